@@ -1,0 +1,142 @@
+//! `mcp-canvas-cli`: the same host as the desktop app, driven from a terminal.
+//!
+//! Exit codes: 0 success, 1 the call could not be made (bad config, server, tool, arguments),
+//! 2 the tool ran and reported an error.
+
+use std::{path::PathBuf, process::ExitCode, time::Duration};
+
+use clap::{Parser, Subcommand};
+use mcp_canvas_host::{data_dir, Host, HostError, HostOptions};
+
+#[derive(Parser)]
+#[command(name = "mcp-canvas-cli", version, about = "MCP Canvas from the command line")]
+struct Cli {
+    /// Data directory (server config, artifacts, logs). Default: $MCP_CANVAS_DATA_DIR, else the
+    /// platform data dir (~/.local/share/mcp-canvas).
+    #[arg(long, global = true, value_name = "DIR")]
+    data_dir: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Call a tool and store what it returns; prints a model-safe summary.
+    Call {
+        /// Server name from the config (the bundled one is `demo`).
+        server: String,
+        /// Tool name.
+        tool: String,
+        /// Arguments as a JSON object.
+        #[arg(long, default_value = "{}")]
+        args: String,
+        /// Print the outcome as JSON (summary, artifacts, warnings, error).
+        #[arg(long)]
+        json: bool,
+        /// Seconds to wait for the tool.
+        #[arg(long, default_value_t = 120)]
+        timeout: u64,
+    },
+    /// List the tools of a server.
+    Tools {
+        /// Server name from the config.
+        server: String,
+    },
+    /// Work with the server config.
+    Servers {
+        #[command(subcommand)]
+        command: ServersCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum ServersCommand {
+    /// List configured servers.
+    List,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("tokio runtime starts");
+    runtime.block_on(run(cli))
+}
+
+async fn run(cli: Cli) -> ExitCode {
+    let (json, timeout) = match &cli.command {
+        Command::Call { json, timeout, .. } => (*json, *timeout),
+        _ => (false, 120),
+    };
+    let host = match open_host(cli.data_dir.as_deref(), timeout) {
+        Ok(host) => host,
+        Err(e) => return fail(json, &e.to_string()),
+    };
+    let code = match cli.command {
+        Command::Call { server, tool, args, json, .. } => call(&host, &server, &tool, &args, json).await,
+        Command::Tools { server } => match host.tools(&server).await {
+            Ok(tools) => {
+                for tool in tools {
+                    let title = tool.title.map(|t| format!(" — {t}")).unwrap_or_default();
+                    println!("{}{title}", tool.name);
+                    if let Some(description) = tool.description {
+                        println!("    {description}");
+                    }
+                }
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(false, &e.to_string()),
+        },
+        Command::Servers { command: ServersCommand::List } => {
+            for server in host.servers() {
+                println!("{}\t{}", server.name, server.command);
+            }
+            ExitCode::SUCCESS
+        }
+    };
+    host.shutdown().await;
+    code
+}
+
+fn open_host(explicit: Option<&std::path::Path>, timeout: u64) -> Result<Host, HostError> {
+    let data_dir = data_dir::resolve(explicit).map_err(HostError::DataDir)?;
+    Host::open(HostOptions { data_dir, call_timeout: Duration::from_secs(timeout) })
+}
+
+async fn call(host: &Host, server: &str, tool: &str, args: &str, json: bool) -> ExitCode {
+    let outcome = match Host::parse_arguments(server, tool, args) {
+        Ok(arguments) => host.call_tool(server, tool, arguments).await,
+        Err(e) => Err(e),
+    };
+    match outcome {
+        Err(e) => fail(json, &e.to_string()),
+        Ok(outcome) => {
+            if json {
+                println!("{}", serde_json::to_string_pretty(&outcome).expect("outcome serializes"));
+            } else {
+                println!("{}", outcome.summary);
+            }
+            if let Some(error) = &outcome.error {
+                if !json {
+                    eprintln!("error: {error}");
+                }
+                return ExitCode::from(2);
+            }
+            ExitCode::SUCCESS
+        }
+    }
+}
+
+/// Reports an error that prevented the call: one line on stderr, and with `--json` an outcome
+/// object with `error` set on stdout so scripts always get JSON.
+fn fail(json: bool, message: &str) -> ExitCode {
+    if json {
+        let outcome = serde_json::json!({ "summary": null, "artifacts": [], "warnings": [], "error": message });
+        println!("{outcome}");
+    }
+    eprintln!("error: {message}");
+    ExitCode::from(1)
+}
+

@@ -1,0 +1,125 @@
+//! Errors of the host. Each message names the server and tool involved and says what to do.
+
+use std::path::PathBuf;
+
+/// What can go wrong between "call this tool" and a stored, summarized result.
+#[derive(Debug, thiserror::Error)]
+pub enum HostError {
+    /// The data dir could not be determined or prepared.
+    #[error("data directory: {0}")]
+    DataDir(String),
+    /// The server config file is unreadable or invalid.
+    #[error("server config {path}: {reason}")]
+    Config {
+        /// The config file.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// No server by that name in the config.
+    #[error("no server named `{name}` in {config}; configured: {}", list_or_none(.configured))]
+    UnknownServer {
+        /// The name asked for.
+        name: String,
+        /// Names that exist.
+        configured: Vec<String>,
+        /// The config file.
+        config: PathBuf,
+    },
+    /// The server's program could not be started.
+    #[error("server `{server}`: cannot start `{command}`: {reason}. Check its `command` in {config}")]
+    Spawn {
+        /// Server name.
+        server: String,
+        /// The program we tried to run.
+        command: String,
+        /// The OS error.
+        reason: String,
+        /// The config file.
+        config: PathBuf,
+    },
+    /// The server started but the MCP handshake did not complete.
+    #[error("server `{server}` did not complete the MCP handshake: {reason}{}", stderr_hint(.stderr_tail, .log))]
+    Handshake {
+        /// Server name.
+        server: String,
+        /// Why the handshake failed.
+        reason: String,
+        /// The last lines the server wrote to stderr.
+        stderr_tail: Vec<String>,
+        /// The server's log file.
+        log: PathBuf,
+    },
+    /// The server lists no tool by that name.
+    #[error("server `{server}` has no tool `{tool}`; available: {}", list_or_none(.available))]
+    UnknownTool {
+        /// Server name.
+        server: String,
+        /// Tool asked for.
+        tool: String,
+        /// Tools the server lists.
+        available: Vec<String>,
+    },
+    /// The arguments are not a JSON object.
+    #[error("arguments for `{server}`/`{tool}` {reason}; pass a JSON object such as '{{\"values\": [1, 2]}}'")]
+    InvalidArguments {
+        /// Server name.
+        server: String,
+        /// Tool name.
+        tool: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The server failed the request (protocol error, connection lost).
+    #[error("server `{server}`, {what}: {reason}{}", stderr_hint(.stderr_tail, .log))]
+    Request {
+        /// Server name.
+        server: String,
+        /// What we asked for (`listing tools`, `calling tool x`).
+        what: String,
+        /// The error.
+        reason: String,
+        /// The last lines the server wrote to stderr.
+        stderr_tail: Vec<String>,
+        /// The server's log file.
+        log: PathBuf,
+    },
+    /// The server did not answer in time.
+    #[error("server `{server}` did not answer `{tool}` within {seconds} s; the call was abandoned (raise --timeout if the tool is slow)")]
+    Timeout {
+        /// Server name.
+        server: String,
+        /// Tool name.
+        tool: String,
+        /// The limit.
+        seconds: u64,
+    },
+    /// The result could not be interpreted.
+    #[error(transparent)]
+    Contract(#[from] mcp_canvas_contract::ContractError),
+    /// Storing an artifact failed.
+    #[error("storing an artifact from `{server}`/`{tool}`: {source}")]
+    Store {
+        /// Server name.
+        server: String,
+        /// Tool name.
+        tool: String,
+        /// The store's error.
+        source: mcp_canvas_store::StoreError,
+    },
+}
+
+fn list_or_none(names: &[String]) -> String {
+    if names.is_empty() {
+        "(none)".to_owned()
+    } else {
+        names.join(", ")
+    }
+}
+
+fn stderr_hint(tail: &[String], log: &std::path::Path) -> String {
+    match tail.last() {
+        Some(last) => format!(" (its last stderr line: \"{last}\"; full log: {})", log.display()),
+        None => format!(" (it wrote nothing to stderr; log: {})", log.display()),
+    }
+}

@@ -1,0 +1,190 @@
+//! [`Host`]: the configured servers, their live connections, and the artifact store.
+
+use std::{
+    collections::HashMap,
+    path::{Path, PathBuf},
+    sync::Arc,
+    time::Duration,
+};
+
+use mcp_canvas_store::ArtifactStore;
+use serde_json::Value;
+
+use crate::{
+    config::ServersConfig,
+    connection::{ServerConnection, SpawnContext},
+    data_dir::DataPaths,
+    error::HostError,
+    ids,
+    wire::{CallOutcome, ServerView, ToolView},
+};
+
+/// Settings a front end chooses.
+#[derive(Debug, Clone)]
+pub struct HostOptions {
+    /// The data directory (already resolved, see [`crate::data_dir::resolve`]).
+    pub data_dir: PathBuf,
+    /// How long a tool call may take.
+    pub call_timeout: Duration,
+}
+
+/// The host. Cheap to share behind an `Arc`; all methods take `&self`.
+pub struct Host {
+    paths: DataPaths,
+    config: ServersConfig,
+    store: Arc<ArtifactStore>,
+    connections: tokio::sync::Mutex<HashMap<String, Arc<ServerConnection>>>,
+    session_id: String,
+    pub(crate) call_timeout: Duration,
+}
+
+impl Host {
+    /// Opens the data dir: creates it, the server config (first run: the demo server) and the
+    /// artifact store. Connects to nothing yet.
+    pub fn open(options: HostOptions) -> Result<Self, HostError> {
+        std::fs::create_dir_all(&options.data_dir)
+            .map_err(|e| HostError::DataDir(format!("cannot create {}: {e}", options.data_dir.display())))?;
+        let paths = DataPaths::new(options.data_dir);
+        let config = ServersConfig::load_or_create(&paths.servers_config())?;
+        let store = ArtifactStore::open(&paths.root)
+            .map_err(|e| HostError::DataDir(format!("cannot open the artifact store in {}: {e}", paths.root.display())))?;
+        Ok(Self {
+            paths,
+            config,
+            store: Arc::new(store),
+            connections: tokio::sync::Mutex::new(HashMap::new()),
+            session_id: ids::fresh("session"),
+            call_timeout: options.call_timeout,
+        })
+    }
+
+    /// The data directory in use.
+    pub fn data_dir(&self) -> &Path {
+        &self.paths.root
+    }
+
+    /// The artifact store, for serving artifacts to the window.
+    pub fn store(&self) -> &Arc<ArtifactStore> {
+        &self.store
+    }
+
+    /// This run's session id.
+    pub fn session_id(&self) -> &str {
+        &self.session_id
+    }
+
+    /// The configured servers.
+    pub fn servers(&self) -> Vec<ServerView> {
+        self.config
+            .servers
+            .iter()
+            .map(|(name, entry)| ServerView { name: name.clone(), command: entry.command.clone() })
+            .collect()
+    }
+
+    /// The tools of `server`, connecting to it first if needed.
+    pub async fn tools(&self, server: &str) -> Result<Vec<ToolView>, HostError> {
+        let connection = self.connection(server).await?;
+        Ok(connection.tools.iter().map(tool_view).collect())
+    }
+
+    /// Calls `tool` on `server` with `arguments` and returns the stored, summarized outcome.
+    pub async fn call_tool(&self, server: &str, tool: &str, arguments: Value) -> Result<CallOutcome, HostError> {
+        let connection = self.connection(server).await?;
+        crate::pipeline::call(self, &connection, tool, arguments, ids::fresh("call")).await
+    }
+
+    /// Parses `text` as tool arguments (a JSON object), with an error naming the tool.
+    pub fn parse_arguments(server: &str, tool: &str, text: &str) -> Result<Value, HostError> {
+        let invalid = |reason: String| HostError::InvalidArguments { server: server.to_owned(), tool: tool.to_owned(), reason };
+        let value: Value = serde_json::from_str(text).map_err(|e| invalid(format!("are not valid JSON ({e})")))?;
+        if !value.is_object() {
+            return Err(invalid("must be a JSON object".to_owned()));
+        }
+        Ok(value)
+    }
+
+    /// Closes every connection; their child processes are stopped.
+    pub async fn shutdown(&self) {
+        let connections: Vec<_> = self.connections.lock().await.drain().map(|(_, c)| c).collect();
+        for connection in connections {
+            connection.shutdown().await;
+        }
+    }
+
+    async fn connection(&self, server: &str) -> Result<Arc<ServerConnection>, HostError> {
+        let mut connections = self.connections.lock().await;
+        if let Some(existing) = connections.get(server) {
+            return Ok(existing.clone());
+        }
+        let entry = self.config.servers.get(server).ok_or_else(|| HostError::UnknownServer {
+            name: server.to_owned(),
+            configured: self.config.servers.keys().cloned().collect(),
+            config: self.paths.servers_config(),
+        })?;
+        let connection = Arc::new(
+            ServerConnection::start(SpawnContext {
+                name: server,
+                entry,
+                program: resolve_program(&entry.command),
+                config_path: &self.paths.servers_config(),
+                log_path: self.paths.server_log(server),
+            })
+            .await?,
+        );
+        connections.insert(server.to_owned(), connection.clone());
+        Ok(connection)
+    }
+
+    pub(crate) fn now_ms() -> i64 {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis() as i64)
+            .unwrap_or(0)
+    }
+}
+
+/// A bare program name (no `/`) is looked for next to our own executable first, so the bundled
+/// `mcp-canvas-demo` is found whether MCP Canvas runs from `target/debug` or `/usr/bin`; otherwise
+/// the OS searches PATH as usual.
+fn resolve_program(command: &str) -> PathBuf {
+    if !command.contains(std::path::MAIN_SEPARATOR) {
+        if let Some(sibling) = std::env::current_exe().ok().and_then(|exe| exe.parent().map(|dir| dir.join(command))) {
+            if sibling.is_file() {
+                return sibling;
+            }
+        }
+    }
+    PathBuf::from(command)
+}
+
+fn tool_view(tool: &rmcp::model::Tool) -> ToolView {
+    ToolView {
+        name: tool.name.to_string(),
+        title: tool.title.clone().or_else(|| tool.annotations.as_ref().and_then(|a| a.title.clone())),
+        description: tool.description.as_ref().map(|d| d.to_string()),
+        input_schema: Value::Object((*tool.input_schema).clone()),
+        read_only: tool.annotations.as_ref().and_then(|a| a.read_only_hint),
+        destructive: tool.annotations.as_ref().and_then(|a| a.destructive_hint),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_must_be_a_json_object() {
+        let err = Host::parse_arguments("demo", "render_chart", "{values: [1]}").unwrap_err().to_string();
+        assert!(err.starts_with("arguments for `demo`/`render_chart` are not valid JSON"), "{err}");
+        let err = Host::parse_arguments("demo", "render_chart", "[1, 2]").unwrap_err().to_string();
+        assert!(err.contains("must be a JSON object"), "{err}");
+        assert_eq!(Host::parse_arguments("demo", "t", r#"{"a": 1}"#).unwrap()["a"], 1);
+    }
+
+    #[test]
+    fn bare_program_names_fall_back_to_path() {
+        assert_eq!(resolve_program("definitely-not-next-to-the-test-binary"), PathBuf::from("definitely-not-next-to-the-test-binary"));
+        assert_eq!(resolve_program("/usr/bin/env"), PathBuf::from("/usr/bin/env"));
+    }
+}

@@ -1,0 +1,20 @@
+//! The MCP host: which servers exist, how to reach them, and what happens when a tool is called.
+//!
+//! [`Host`] is what the desktop app and the CLI both drive. It reads the server config from the
+//! data dir, connects to servers through rmcp on first use, and runs each call through the
+//! pipeline in [`pipeline`]: find the tool → call it with a timeout → normalize the result
+//! (`mcp-canvas-contract`) → store the binaries (`mcp-canvas-store`) → summarize.
+//! Nothing here knows about Tauri or windows.
+#![deny(missing_docs)]
+
+pub mod config;
+mod connection;
+pub mod data_dir;
+mod error;
+mod host;
+mod ids;
+mod pipeline;
+pub mod wire;
+
+pub use error::HostError;
+pub use host::{Host, HostOptions};
