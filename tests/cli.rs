@@ -1,0 +1,149 @@
+//! `mcp-canvas-cli` against the real `mcp-canvas-demo` over stdio, with a real SQLite catalog.
+
+use std::{path::Path, process::Command};
+
+use mcp_canvas_e2e::{binary, demo_images_raw};
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn cli(data_dir: &Path, args: &[&str]) -> Run {
+    let output = Command::new(binary("mcp-canvas-cli"))
+        .arg("--data-dir")
+        .arg(data_dir)
+        .args(args)
+        .env_remove("MCP_CANVAS_DATA_DIR")
+        .output()
+        .expect("cli runs");
+    Run {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8(output.stdout).unwrap(),
+        stderr: String::from_utf8(output.stderr).unwrap(),
+    }
+}
+
+fn write_servers(data_dir: &Path, servers: Value) {
+    std::fs::write(data_dir.join("servers.json"), json!({ "mcpServers": servers }).to_string()).unwrap();
+}
+
+#[test]
+fn stored_chart_is_exactly_the_png_the_server_sent() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = json!({"values": [3, 8, 5, 12], "title": "Quarterly"});
+    let run = cli(dir.path(), &["call", "demo", "render_chart", "--json", "--args", &args.to_string()]);
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+
+    let outcome: Value = serde_json::from_str(&run.stdout).expect("--json prints one JSON object");
+    assert_eq!(outcome["error"], Value::Null);
+    let artifacts = outcome["artifacts"].as_array().unwrap();
+    assert_eq!(artifacts.len(), 1, "{outcome}");
+    let artifact = &artifacts[0];
+    assert_eq!(artifact["mime"], "image/png");
+    assert_eq!(artifact["name"], "render_chart.png");
+
+    let sha = artifact["sha256"].as_str().unwrap();
+    let blob = dir.path().join("artifacts/blobs").join(&sha[..2]).join(&sha[2..4]).join(sha);
+    let stored = std::fs::read(&blob).unwrap_or_else(|e| panic!("blob {}: {e}", blob.display()));
+    assert_eq!(format!("{:x}", Sha256::digest(&stored)), sha, "blob is addressed by its sha256");
+    assert_eq!(artifact["size"], stored.len());
+    assert_eq!(artifact["id"], format!("demo_{}", &sha[..12]));
+
+    let sent = demo_images_raw("render_chart", args);
+    assert_eq!(sent.len(), 1);
+    assert!(stored == sent[0], "stored bytes differ from the PNG the server sent");
+    let decoded = image::load_from_memory_with_format(&stored, image::ImageFormat::Png).expect("a valid PNG");
+    assert_eq!((decoded.width(), decoded.height()), (480, 300));
+
+    let summary = outcome["summary"].as_str().unwrap();
+    assert!(summary.contains("Quarterly: 4 bars, highest 12."), "{summary}");
+    assert!(summary.contains(artifact["id"].as_str().unwrap()), "{summary}");
+}
+
+#[test]
+fn plain_output_is_a_short_summary_without_base64() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = cli(dir.path(), &["call", "demo", "render_chart", "--args", r#"{"values": [1, 2, 3]}"#]);
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    assert!(run.stdout.len() < 300, "summary is {} bytes: {}", run.stdout.len(), run.stdout);
+    assert!(run.stdout.contains("Stored PNG image 'render_chart.png'"), "{}", run.stdout);
+    let longest_base64_run = run
+        .stdout
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '+' || c == '/' || c == '='))
+        .map(str::len)
+        .max()
+        .unwrap_or(0);
+    assert!(longest_base64_run < 40, "summary carries a {longest_base64_run}-char base64-like run: {}", run.stdout);
+}
+
+#[test]
+fn text_tool_prints_its_text_and_stores_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = cli(dir.path(), &["call", "demo", "summarize_numbers", "--json", "--args", r#"{"values": [2, 4, 9]}"#]);
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    let outcome: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(outcome["summary"], "count 3, min 2, max 9, mean 5.000");
+    assert_eq!(outcome["artifacts"], json!([]));
+}
+
+#[test]
+fn data_dir_comes_from_the_environment_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = Command::new(binary("mcp-canvas-cli"))
+        .args(["call", "demo", "render_chart", "--json"])
+        .env("MCP_CANVAS_DATA_DIR", dir.path())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let outcome: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let sha = outcome["artifacts"][0]["sha256"].as_str().unwrap();
+    assert!(dir.path().join("artifacts/blobs").join(&sha[..2]).join(&sha[2..4]).join(sha).is_file());
+    assert!(dir.path().join("servers.json").is_file(), "first run writes the server config");
+    assert!(dir.path().join("catalog.sqlite").is_file());
+}
+
+#[test]
+fn tool_reported_error_exits_2_with_the_tools_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = cli(dir.path(), &["call", "demo", "summarize_numbers", "--args", r#"{"values": []}"#]);
+    assert_eq!(run.code, 2);
+    assert!(run.stdout.contains("`values` is empty"), "{}", run.stdout);
+}
+
+/// Each bad input gives exit code 1 and one line on stderr naming the server or tool.
+#[test]
+fn bad_input_gives_one_actionable_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path();
+    write_servers(
+        data,
+        json!({
+            "demo": {"command": "mcp-canvas-demo"},
+            "ghost": {"command": "/nonexistent/mcp-server"},
+            "quitter": {"command": "sh", "args": ["-c", "echo 'config file missing' >&2; exit 3"]},
+        }),
+    );
+    let cases: &[(&[&str], &[&str])] = &[
+        (&["call", "ghost", "anything"], &["server `ghost`: cannot start `/nonexistent/mcp-server`", "servers.json"]),
+        (&["call", "quitter", "anything"], &["server `quitter` did not complete the MCP handshake", "config file missing"]),
+        (&["call", "demo", "no_such_tool"], &["server `demo` has no tool `no_such_tool`", "render_chart"]),
+        (&["call", "demo", "render_chart", "--args", "{values: [1]}"], &["arguments for `demo`/`render_chart` are not valid JSON"]),
+        (&["call", "demo", "render_chart", "--args", "[1]"], &["must be a JSON object"]),
+        (&["call", "nobody", "x"], &["no server named `nobody`", "configured: demo, ghost, quitter"]),
+    ];
+    for (args, expected) in cases {
+        let run = cli(data, args);
+        assert_eq!(run.code, 1, "{args:?}: stdout {} stderr {}", run.stdout, run.stderr);
+        assert_eq!(run.stderr.lines().count(), 1, "{args:?}: want one line, got: {}", run.stderr);
+        for needle in *expected {
+            assert!(run.stderr.contains(needle), "{args:?}: `{needle}` not in: {}", run.stderr);
+        }
+    }
+    let run = cli(data, &["call", "ghost", "anything", "--json"]);
+    let outcome: Value = serde_json::from_str(&run.stdout).expect("--json failures are JSON too");
+    assert!(outcome["error"].as_str().unwrap().contains("cannot start"));
+}

@@ -1,0 +1,74 @@
+import { useState } from "react";
+import { callTool, errorText } from "../ipc";
+import { defaultArguments } from "../schemaDefaults";
+import type { CallOutcome } from "../wire/CallOutcome";
+import type { ToolSelection } from "./ServerList";
+
+interface Props {
+  selection: ToolSelection;
+  onOutcome: (outcome: CallOutcome) => void;
+}
+
+type Entry = { kind: "outcome"; outcome: CallOutcome } | { kind: "failure"; error: string; at: number };
+
+export function ToolPanel({ selection, onOutcome }: Props) {
+  const { server, tool } = selection;
+  const [argumentsText, setArgumentsText] = useState(() => JSON.stringify(defaultArguments(tool.input_schema), null, 2));
+  const [running, setRunning] = useState(false);
+  const [history, setHistory] = useState<Entry[]>([]);
+
+  async function run() {
+    setRunning(true);
+    try {
+      const outcome = await callTool(server, tool.name, argumentsText);
+      setHistory((h) => [{ kind: "outcome", outcome }, ...h]);
+      onOutcome(outcome);
+    } catch (error) {
+      setHistory((h) => [{ kind: "failure", error: errorText(error), at: Date.now() }, ...h]);
+    } finally {
+      setRunning(false);
+    }
+  }
+
+  return (
+    <div className="tool-panel">
+      <header>
+        <p className="eyebrow">{server}</p>
+        <h2>{tool.title ?? tool.name}</h2>
+        <code className="tool-name">{tool.name}</code>
+        <div className="badges">
+          {tool.read_only ? <span className="badge safe">read-only</span> : null}
+          {tool.destructive ? <span className="badge danger">destructive</span> : null}
+        </div>
+        {tool.description ? <p className="description">{tool.description}</p> : null}
+      </header>
+      <label className="field">
+        <span>Arguments (JSON)</span>
+        <textarea
+          className="arguments"
+          spellCheck={false}
+          value={argumentsText}
+          onChange={(e) => setArgumentsText(e.target.value)}
+          rows={8}
+        />
+      </label>
+      <button type="button" className="primary call-button" disabled={running} onClick={run}>
+        {running ? "Calling…" : "Call tool"}
+      </button>
+      <ol className="history" aria-label="Results">
+        {history.map((entry) =>
+          entry.kind === "outcome" ? (
+            <li key={entry.outcome.call_id} className={`result${entry.outcome.error ? " failed" : ""}`}>
+              <pre className="summary">{entry.outcome.summary}</pre>
+              {entry.outcome.error ? <p className="error small">{entry.outcome.error}</p> : null}
+            </li>
+          ) : (
+            <li key={entry.at} className="result failed">
+              <p className="error small call-error">{entry.error}</p>
+            </li>
+          ),
+        )}
+      </ol>
+    </div>
+  );
+}

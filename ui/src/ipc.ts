@@ -1,0 +1,21 @@
+// The only module that talks to Tauri. Everything else imports these functions, so the UI can be
+// tested (and one day hosted) without a webview.
+import { convertFileSrc, invoke } from "@tauri-apps/api/core";
+import type { CallOutcome } from "./wire/CallOutcome";
+import type { ServerView } from "./wire/ServerView";
+import type { ToolView } from "./wire/ToolView";
+
+export const listServers = (): Promise<ServerView[]> => invoke("list_servers");
+
+export const listTools = (server: string): Promise<ToolView[]> => invoke("list_tools", { server });
+
+/** `argumentsJson` is the text the user typed; the backend parses and validates it. */
+export const callTool = (server: string, tool: string, argumentsJson: string): Promise<CallOutcome> =>
+  invoke("call_tool", { server, tool, arguments: argumentsJson });
+
+/** URL of a stored artifact on the `artifact:` scheme (served from the store, with its MIME type). */
+export const artifactUrl = (id: string): string => convertFileSrc(id, "artifact");
+
+/** Tauri rejects with the command's error string; anything else is shown as is. */
+export const errorText = (error: unknown): string =>
+  typeof error === "string" ? error : error instanceof Error ? error.message : JSON.stringify(error);
