@@ -12,7 +12,7 @@ import sys
 SHELL = "mcp-canvas"
 NO_IO = {"mcp-canvas-contract": {"rmcp", "rusqlite", "tokio", "reqwest"}}
 
-meta = json.loads(subprocess.check_output(["cargo", "metadata", "--format-version", "1", "--locked"]))
+meta = json.loads(subprocess.check_output(["cargo", "metadata", "--format-version", "1"]))
 packages = {p["id"]: p for p in meta["packages"]}
 nodes = {n["id"]: n for n in meta["resolve"]["nodes"]}
 members = {packages[i]["name"]: i for i in meta["workspace_members"]}

@@ -5,6 +5,11 @@
 const COMMANDS: &[&str] = &["list_servers", "list_tools", "call_tool"];
 
 fn main() {
+    let ui = std::path::Path::new("../ui/dist/index.html");
+    println!("cargo:rerun-if-changed=../ui/dist");
+    if !ui.is_file() {
+        panic!("ui/dist/index.html is missing: build the UI first with `scripts/setup.sh`, or `cd ui && npm ci && npm run build`");
+    }
     let attributes = tauri_build::Attributes::new()
         .config_path("../tauri.conf.json")
         .app_manifest(tauri_build::AppManifest::new().commands(COMMANDS));
