@@ -19,6 +19,8 @@ use crate::{
     wire::{CallOutcome, ServerView, ToolView},
 };
 
+type ConnectionSlot = tokio::sync::Mutex<Option<Arc<ServerConnection>>>;
+
 /// Settings a front end chooses.
 #[derive(Debug, Clone)]
 pub struct HostOptions {
@@ -33,7 +35,8 @@ pub struct Host {
     paths: DataPaths,
     config: ServersConfig,
     store: Arc<ArtifactStore>,
-    connections: tokio::sync::Mutex<HashMap<String, Arc<ServerConnection>>>,
+    /// One slot per server, so connecting to a slow server never blocks calls to the others.
+    connections: std::sync::Mutex<HashMap<String, Arc<ConnectionSlot>>>,
     session_id: String,
     pub(crate) call_timeout: Duration,
 }
@@ -52,7 +55,7 @@ impl Host {
             paths,
             config,
             store: Arc::new(store),
-            connections: tokio::sync::Mutex::new(HashMap::new()),
+            connections: std::sync::Mutex::new(HashMap::new()),
             session_id: ids::fresh("session"),
             call_timeout: options.call_timeout,
         })
@@ -106,16 +109,24 @@ impl Host {
 
     /// Closes every connection; their child processes are stopped.
     pub async fn shutdown(&self) {
-        let connections: Vec<_> = self.connections.lock().await.drain().map(|(_, c)| c).collect();
-        for connection in connections {
-            connection.shutdown().await;
+        let slots: Vec<_> = self.connections.lock().unwrap().drain().map(|(_, slot)| slot).collect();
+        for slot in slots {
+            if let Some(connection) = slot.lock().await.take() {
+                connection.shutdown().await;
+            }
         }
     }
 
+    /// The live connection to `server`, started on first use and restarted when its transport
+    /// has closed (the server exited or crashed).
     async fn connection(&self, server: &str) -> Result<Arc<ServerConnection>, HostError> {
-        let mut connections = self.connections.lock().await;
-        if let Some(existing) = connections.get(server) {
-            return Ok(existing.clone());
+        let slot = self.connections.lock().unwrap().entry(server.to_owned()).or_default().clone();
+        let mut slot = slot.lock().await;
+        if let Some(existing) = slot.as_ref() {
+            if !existing.peer.is_transport_closed() {
+                return Ok(existing.clone());
+            }
+            tracing::warn!(server, "transport closed; reconnecting");
         }
         let entry = self.config.servers.get(server).ok_or_else(|| HostError::UnknownServer {
             name: server.to_owned(),
@@ -132,7 +143,7 @@ impl Host {
             })
             .await?,
         );
-        connections.insert(server.to_owned(), connection.clone());
+        *slot = Some(connection.clone());
         Ok(connection)
     }
 

@@ -1,0 +1,45 @@
+//! `Host` (the library both front ends drive) against real child processes.
+
+use std::{sync::Arc, time::Duration};
+
+use mcp_canvas_e2e::binary;
+use mcp_canvas_host::{Host, HostOptions};
+use serde_json::json;
+
+fn host_with(servers: serde_json::Value) -> (tempfile::TempDir, Arc<Host>) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("servers.json"), json!({ "mcpServers": servers }).to_string()).unwrap();
+    let host = Host::open(HostOptions { data_dir: dir.path().to_owned(), call_timeout: Duration::from_secs(30) }).unwrap();
+    (dir, Arc::new(host))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_never_answers_does_not_block_the_others() {
+    let demo = binary("mcp-canvas-demo");
+    let (_dir, host) = host_with(json!({
+        "demo": {"command": demo},
+        "silent": {"command": "sleep", "args": ["600"]},
+    }));
+    let silent = tokio::spawn({
+        let host = host.clone();
+        async move { host.tools("silent").await }
+    });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let outcome = host.call_tool("demo", "render_chart", json!({"values": [1, 2]})).await.unwrap();
+    assert_eq!(outcome.artifacts.len(), 1);
+    assert!(!silent.is_finished(), "the silent server's handshake should still be pending");
+    silent.abort();
+    host.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_connection_serves_many_calls_and_artifacts_share_a_session() {
+    let (_dir, host) = host_with(json!({ "demo": {"command": binary("mcp-canvas-demo")} }));
+    let first = host.call_tool("demo", "render_chart", json!({"values": [1]})).await.unwrap();
+    let second = host.call_tool("demo", "render_chart", json!({"values": [2, 3]})).await.unwrap();
+    assert_ne!(first.call_id, second.call_id);
+    assert_ne!(first.artifacts[0].id, second.artifacts[0].id, "different charts, different ids");
+    let stored = host.store().list_session(host.session_id()).unwrap();
+    assert_eq!(stored.len(), 2);
+    host.shutdown().await;
+}
