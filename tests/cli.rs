@@ -145,5 +145,6 @@ fn bad_input_gives_one_actionable_line() {
     }
     let run = cli(data, &["call", "ghost", "anything", "--json"]);
     let outcome: Value = serde_json::from_str(&run.stdout).expect("--json failures are JSON too");
-    assert!(outcome["error"].as_str().unwrap().contains("cannot start"));
+    assert_eq!(outcome["error"]["code"], "CALL_FAILED");
+    assert!(outcome["error"]["message"].as_str().unwrap().contains("cannot start"));
 }

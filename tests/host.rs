@@ -26,7 +26,7 @@ async fn a_server_that_never_answers_does_not_block_the_others() {
     });
     tokio::time::sleep(Duration::from_millis(200)).await;
     let outcome = host.call_tool("demo", "render_chart", json!({"values": [1, 2]})).await.unwrap();
-    assert_eq!(outcome.artifacts.len(), 1);
+    assert_eq!(outcome.outcome.artifacts.len(), 1);
     assert!(!silent.is_finished(), "the silent server's handshake should still be pending");
     silent.abort();
     host.shutdown().await;
@@ -38,7 +38,7 @@ async fn one_connection_serves_many_calls_and_artifacts_share_a_session() {
     let first = host.call_tool("demo", "render_chart", json!({"values": [1]})).await.unwrap();
     let second = host.call_tool("demo", "render_chart", json!({"values": [2, 3]})).await.unwrap();
     assert_ne!(first.call_id, second.call_id);
-    assert_ne!(first.artifacts[0].id, second.artifacts[0].id, "different charts, different ids");
+    assert_ne!(first.outcome.artifacts[0].id, second.outcome.artifacts[0].id, "different charts, different ids");
     let stored = host.store().list_session(host.session_id()).unwrap();
     assert_eq!(stored.len(), 2);
     host.shutdown().await;

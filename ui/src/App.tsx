@@ -3,7 +3,7 @@ import { Canvas } from "./components/Canvas";
 import { ServerList, type ToolSelection } from "./components/ServerList";
 import { ToolPanel } from "./components/ToolPanel";
 import { errorText, listServers } from "./ipc";
-import type { ArtifactRecord } from "./wire/ArtifactRecord";
+import type { OutcomeArtifact } from "./wire/OutcomeArtifact";
 import type { CallOutcome } from "./wire/CallOutcome";
 import type { ServerView } from "./wire/ServerView";
 
@@ -11,22 +11,23 @@ export function App() {
   const [servers, setServers] = useState<ServerView[]>([]);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [selection, setSelection] = useState<ToolSelection | null>(null);
-  const [tabs, setTabs] = useState<ArtifactRecord[]>([]);
+  const [tabs, setTabs] = useState<OutcomeArtifact[]>([]);
   const [activeTab, setActiveTab] = useState<string | null>(null);
 
   useEffect(() => {
     listServers().then(setServers, (e) => setLoadError(errorText(e)));
   }, []);
 
-  // Foundation behaviour: every stored artifact opens as a tab (append), the first one of the
-  // latest call becomes active. The full replace/append/split rules arrive with the canvas crate.
+  // Every artifact meant for the user opens as a tab (append); the outcome's primary artifact
+  // becomes active. The replace/append/split rules move into a Rust canvas crate (issue #7).
   const onOutcome = useCallback((outcome: CallOutcome) => {
-    if (outcome.artifacts.length === 0) return;
+    const forUser = outcome.artifacts.filter((a) => a.audience !== "assistant");
+    if (forUser.length === 0 || !outcome.display.open_canvas) return;
     setTabs((previous) => {
       const known = new Set(previous.map((t) => t.id));
-      return [...previous, ...outcome.artifacts.filter((a) => !known.has(a.id))];
+      return [...previous, ...forUser.filter((a) => !known.has(a.id))];
     });
-    setActiveTab(outcome.artifacts[0].id);
+    setActiveTab(outcome.display.primary ?? forUser[0].id);
   }, []);
 
   const closeTab = useCallback((id: string) => {

@@ -1,12 +1,12 @@
 //! `mcp-canvas-cli`: the same host as the desktop app, driven from a terminal.
 //!
-//! Exit codes: 0 success, 1 the call could not be made (bad config, server, tool, arguments),
-//! 2 the tool ran and reported an error.
+//! Exit codes: 0 success, 1 the call could not be made (bad config, server, tool, arguments,
+//! unreadable input), 2 the tool ran and reported an error.
 
 use std::{path::PathBuf, process::ExitCode, time::Duration};
 
 use clap::{Parser, Subcommand};
-use mcp_canvas_host::{data_dir, Host, HostError, HostOptions};
+use mcp_canvas_host::{data_dir, wire::CallOutcome, Host, HostError, HostOptions};
 
 #[derive(Parser)]
 #[command(name = "mcp-canvas-cli", version, about = "MCP Canvas from the command line")]
@@ -36,6 +36,21 @@ enum Command {
         /// Seconds to wait for the tool.
         #[arg(long, default_value_t = 120)]
         timeout: u64,
+    },
+    /// Normalize a raw CallToolResult (JSON, from FILE or stdin) exactly as `call` would:
+    /// store its artifacts in the data dir and print the model-safe summary.
+    Normalize {
+        /// Server name the result is attributed to (the artifact id namespace).
+        #[arg(long)]
+        server: String,
+        /// Tool name the result came from (per-tool rules match on it).
+        #[arg(long)]
+        tool: String,
+        /// File holding the raw result; `-` or nothing reads stdin.
+        file: Option<PathBuf>,
+        /// Print the whole outcome as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// List the tools of a server.
     Tools {
@@ -68,6 +83,7 @@ fn main() -> ExitCode {
 async fn run(cli: Cli) -> ExitCode {
     let (json, timeout) = match &cli.command {
         Command::Call { json, timeout, .. } => (*json, *timeout),
+        Command::Normalize { json, .. } => (*json, 120),
         _ => (false, 120),
     };
     let host = match open_host(cli.data_dir.as_deref(), timeout) {
@@ -76,6 +92,7 @@ async fn run(cli: Cli) -> ExitCode {
     };
     let code = match cli.command {
         Command::Call { server, tool, args, json, .. } => call(&host, &server, &tool, &args, json).await,
+        Command::Normalize { server, tool, file, json } => normalize(&host, &server, &tool, file.as_deref(), json),
         Command::Tools { server } => match host.tools(&server).await {
             Ok(tools) => {
                 for tool in tools {
@@ -110,17 +127,40 @@ async fn call(host: &Host, server: &str, tool: &str, args: &str, json: bool) -> 
         Ok(arguments) => host.call_tool(server, tool, arguments).await,
         Err(e) => Err(e),
     };
+    report(outcome, json)
+}
+
+fn normalize(host: &Host, server: &str, tool: &str, file: Option<&std::path::Path>, json: bool) -> ExitCode {
+    let (label, text) = match file.filter(|f| f.as_os_str() != "-") {
+        Some(path) => (path.display().to_string(), std::fs::read_to_string(path)),
+        None => ("stdin".to_owned(), std::io::read_to_string(std::io::stdin())),
+    };
+    let text = match text {
+        Ok(text) => text,
+        Err(e) => return fail(json, &format!("cannot read {label}: {e}")),
+    };
+    let raw: serde_json::Value = match serde_json::from_str(&text) {
+        Ok(raw) => raw,
+        Err(e) => return fail(json, &format!("{label} is not valid JSON: {e}")),
+    };
+    drop(text);
+    report(host.normalize_raw(server, tool, raw), json)
+}
+
+/// Prints an outcome: the summary (or the whole outcome with `--json`). Exit code 2 when the
+/// tool reported an error.
+fn report(outcome: Result<CallOutcome, HostError>, json: bool) -> ExitCode {
     match outcome {
         Err(e) => fail(json, &e.to_string()),
         Ok(outcome) => {
             if json {
                 println!("{}", serde_json::to_string_pretty(&outcome).expect("outcome serializes"));
             } else {
-                println!("{}", outcome.summary);
+                println!("{}", outcome.outcome.summary);
             }
-            if let Some(error) = &outcome.error {
+            if let Some(error) = &outcome.outcome.error {
                 if !json {
-                    eprintln!("error: {error}");
+                    eprintln!("error: tool `{}` on server `{}` reported {}: {}", outcome.tool, outcome.server, error.code, error.message);
                 }
                 return ExitCode::from(2);
             }
@@ -133,7 +173,8 @@ async fn call(host: &Host, server: &str, tool: &str, args: &str, json: bool) -> 
 /// object with `error` set on stdout so scripts always get JSON.
 fn fail(json: bool, message: &str) -> ExitCode {
     if json {
-        let outcome = serde_json::json!({ "summary": null, "artifacts": [], "warnings": [], "error": message });
+        let error = serde_json::json!({ "code": "CALL_FAILED", "message": message, "retryable": null, "details": null });
+        let outcome = serde_json::json!({ "summary": null, "artifacts": [], "warnings": [], "error": error });
         println!("{outcome}");
     }
     eprintln!("error: {message}");

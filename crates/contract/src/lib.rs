@@ -1,39 +1,69 @@
-//! The tool-result contract: raw `CallToolResult` JSON in, a normalized outcome out.
+//! The tool-result contract: a raw `CallToolResult` in, a normalized outcome out.
 //!
 //! This crate does no I/O and knows nothing of MCP transports, storage or windows. It decides what
-//! a result *is*: text the model and the user read, binaries that must be stored instead of shown
-//! to the model, structured data, and whether the call failed. The host stores the binaries and
-//! then asks [`summarize`] for the short, model-safe text that stands in for them.
+//! a result *is* — text the model and the user read, binaries that must be stored instead of shown
+//! to the model, structured data, a request for more input, an error, a dashboard — and, once the
+//! host has stored the binaries, writes the short model-safe summary that stands in for them.
 //!
-//! Today it understands MCP content blocks (`text`, `image`, `audio`, embedded `resource`,
-//! `resource_link`), `structuredContent` and `isError`. Every other shape the specs define is
-//! widened in here, behind the same entry point, [`normalize_tool_result`].
+//! Two steps, so that storage (I/O) stays outside:
+//! 1. [`Normalizer::normalize`] detects the result's shape and runs the extraction layers in
+//!    RFC 003's order (custom transformers → per-tool rules → MCP binary blocks → base64 detection
+//!    → size safety net), giving a [`Normalized`] whose binaries are [`PendingArtifact`]s.
+//! 2. The host streams each pending artifact's [`Payload`] into its store and calls
+//!    [`Normalized::finish`] with what it stored, giving the [`ToolOutcome`] (summary included).
+//!
+//! Shapes understood (see `shapes.rs`): MCP content blocks with annotations; `structuredContent`;
+//! JSON text blocks (canonical over `structuredContent`, 004); the v2 contract (`results`,
+//! `meta_data`, `artifacts`, `display`, `canvas`) and its legacy arrays; `kind`-discriminated
+//! payloads (`needsInput:v1`, `toolError:v1`); markdown with contract markers; plain JSON with
+//! base64 or `data:` URLs in fields at any depth.
 #![deny(missing_docs)]
 
-mod content_blocks;
+mod base64_scan;
+mod blocks;
+mod canvas_intent;
+mod config;
+mod finish;
+mod kinds;
+mod names;
+mod normalize;
 mod outcome;
+mod payload;
+mod rules;
+mod shapes;
+mod sniff;
 mod summary;
+mod transformer;
+mod walk;
 
-pub use outcome::{ExtractedBinary, NormalizedResult, ResultText};
-pub use summary::{summarize, StoredArtifactRef};
+pub use config::{ExtractionConfig, FieldRule, ToolRule};
+pub use normalize::Normalizer;
+pub use outcome::{
+    Audience, CanvasMode, DashboardEnvelope, DashboardPersistence, DisplayIntent, NeedsInput, NeedsInputOption, Normalized,
+    OutcomeArtifact, OutcomeText, PendingArtifact, StoredArtifact, ToolErrorInfo, ToolOutcome, Viewer,
+};
+pub use payload::Payload;
+pub use summary::{human_size, kind_label};
+pub use transformer::{ExtractionSink, OutputTransformer, Transformed};
 
 use serde_json::Value;
 
 /// What a tool call returned, with the names needed to interpret it.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct RawToolResult<'a> {
     /// The configured name of the server that answered.
     pub server: &'a str,
     /// The tool's name as the server lists it.
     pub tool: &'a str,
-    /// The `CallToolResult` exactly as received, as JSON.
-    pub result: &'a Value,
+    /// The `CallToolResult` exactly as received, as JSON. Taken by value: large strings are moved
+    /// into artifacts, not copied.
+    pub result: Value,
+    /// The tool's declared `outputSchema`, if any.
+    pub output_schema: Option<&'a Value>,
 }
 
-/// A result that cannot be interpreted at all (not an object, `content` not an array).
-///
-/// Individual bad parts (a block with invalid base64, an unknown block type) are not errors: they
-/// become warnings on the [`NormalizedResult`] and the rest of the result is kept.
+/// A result that cannot be interpreted at all. Bad *parts* of a result are never errors: they
+/// become warnings on the outcome and the rest is kept.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum ContractError {
     /// The result is not a JSON object.
@@ -54,36 +84,17 @@ pub enum ContractError {
         /// Tool name.
         tool: String,
     },
+    /// The per-tool rules file is invalid.
+    #[error("extraction rules: {0}")]
+    Rules(String),
 }
 
-/// Normalizes one tool result. See the crate docs for the shapes it understands.
-pub fn normalize_tool_result(raw: RawToolResult<'_>) -> Result<NormalizedResult, ContractError> {
-    let Some(object) = raw.result.as_object() else {
-        return Err(ContractError::NotAnObject {
-            server: raw.server.to_owned(),
-            tool: raw.tool.to_owned(),
-            found: json_type_name(raw.result),
-        });
-    };
-    let mut normalized = NormalizedResult {
-        is_error: object.get("isError").and_then(Value::as_bool).unwrap_or(false),
-        structured: object.get("structuredContent").cloned(),
-        ..NormalizedResult::default()
-    };
-    match object.get("content") {
-        None | Some(Value::Null) => {}
-        Some(Value::Array(blocks)) => content_blocks::read_blocks(blocks, raw.tool, &mut normalized),
-        Some(_) => {
-            return Err(ContractError::ContentNotArray {
-                server: raw.server.to_owned(),
-                tool: raw.tool.to_owned(),
-            })
-        }
-    }
-    Ok(normalized)
+/// Normalizes with the default configuration and no transformers.
+pub fn normalize_tool_result(raw: RawToolResult<'_>) -> Result<Normalized, ContractError> {
+    Normalizer::new(&ExtractionConfig::default()).normalize(raw)
 }
 
-fn json_type_name(value: &Value) -> &'static str {
+pub(crate) fn json_type_name(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -1,56 +1,221 @@
-//! The short, model-safe text that stands in for a result once its binaries are stored.
+//! The model-facing summary (RFC 003 §5.3): what came back, in at most `max_chars` characters,
+//! deterministic, never base64. Errors, input requests and artifact references are kept first;
+//! text and structured results fill what room is left.
 
-use crate::outcome::NormalizedResult;
+use std::collections::BTreeMap;
 
-/// What the summary needs to know about one stored artifact.
-#[derive(Debug, Clone, PartialEq)]
-pub struct StoredArtifactRef {
-    /// The artifact id the model can use to refer to it.
-    pub id: String,
-    /// File name.
-    pub name: String,
-    /// MIME type.
-    pub mime: String,
-    /// Size in bytes.
-    pub size: u64,
+use serde_json::Value;
+
+use crate::outcome::{Audience, DashboardEnvelope, NeedsInput, OutcomeArtifact, OutcomeText, ToolErrorInfo};
+
+pub(crate) struct Input<'a> {
+    pub error: Option<&'a ToolErrorInfo>,
+    pub needs_input: Option<&'a NeedsInput>,
+    pub texts: &'a [OutcomeText],
+    pub results: Option<&'a Value>,
+    pub artifacts: &'a [(OutcomeArtifact, Option<String>, BTreeMap<String, String>, Option<(String, String, usize)>)],
+    pub dashboard: Option<&'a DashboardEnvelope>,
+    pub warnings: &'a [String],
+    pub max_chars: usize,
 }
 
-/// Longest text kept in a summary before it is cut (in characters).
-const MAX_TEXT_CHARS: usize = 2_000;
+const MAX_ARTIFACT_LINE: usize = 300;
 
-/// Builds the model-safe summary: the result's text (cut when long) and one line per stored
-/// artifact with its kind, name, size and id. Never contains the binaries themselves.
-pub fn summarize(result: &NormalizedResult, artifacts: &[StoredArtifactRef]) -> String {
-    let mut lines = Vec::new();
-    if result.is_error {
-        lines.push("The tool reported an error.".to_owned());
+pub(crate) fn build(input: &Input<'_>) -> String {
+    let max = input.max_chars.max(200);
+    // Fixed parts, in priority order.
+    let mut head = Vec::new();
+    if let Some(error) = input.error {
+        head.push(cut(&format!("Error ({}): {}", error.code, one_line(&error.message)), 400));
     }
-    for part in &result.texts {
-        lines.push(truncate_chars(part.text.trim(), MAX_TEXT_CHARS));
+    if let Some(needs) = input.needs_input {
+        let mut line = format!("The tool needs more input: {}", one_line(&needs.message));
+        if !needs.fields.is_empty() {
+            line.push_str(&format!(" Fields: {}.", needs.fields.join(", ")));
+        }
+        for (field, values) in &needs.suggestions {
+            if !values.is_empty() {
+                line.push_str(&format!(" Suggestions for {field}: {}.", values.iter().take(5).cloned().collect::<Vec<_>>().join(", ")));
+            }
+        }
+        head.push(cut(&line, 500));
     }
-    for artifact in artifacts {
-        lines.push(format!(
-            "Stored {} '{}' ({}). Reference: {}",
-            kind_label(&artifact.mime),
-            artifact.name,
-            human_size(artifact.size),
-            artifact.id
-        ));
+    let visible: Vec<_> = input.artifacts.iter().filter(|(a, ..)| a.audience != Audience::User).collect();
+    let mut artifact_lines = Vec::new();
+    let artifact_budget = max * 6 / 10;
+    let mut used = 0;
+    for (i, (artifact, template, vars, _)) in visible.iter().enumerate() {
+        let line = cut(&artifact_line(artifact, template.as_deref(), vars), MAX_ARTIFACT_LINE);
+        if used + line.len() > artifact_budget {
+            artifact_lines.push(format!("…and {} more artifacts (listed in the canvas).", visible.len() - i));
+            break;
+        }
+        used += line.len() + 1;
+        artifact_lines.push(line);
     }
-    for warning in &result.warnings {
-        lines.push(format!("Note: {warning}"));
+    let mut tail = Vec::new();
+    if let Some(dashboard) = input.dashboard {
+        let title = dashboard.title.as_deref().map(|t| format!(" '{}'", one_line(t))).unwrap_or_default();
+        let origin = url_origin(&dashboard.url);
+        tail.push(cut(&format!("The tool offered a live dashboard{title} from {origin} for the canvas."), 300));
     }
+    if visible.iter().any(|(a, ..)| a.viewer.is_some()) {
+        tail.push(if visible.len() == 1 { "The user can open it in the canvas." } else { "The user can open them in the canvas." }.to_owned());
+    }
+
+    let fixed: usize = head.iter().chain(&artifact_lines).chain(&tail).map(|l| l.chars().count() + 1).sum();
+    let mut room = max.saturating_sub(fixed);
+
+    // Flexible parts: text for the model, then results, then previews of cut text, then warnings.
+    let mut body = Vec::new();
+    for text in input.texts.iter().filter(|t| t.audience != Audience::User) {
+        push_flexible(&mut body, text.text.trim(), &mut room);
+    }
+    if let Some(results) = input.results {
+        let has_payload_text = input.error.is_some() || input.needs_input.is_some();
+        if !has_payload_text || input.texts.is_empty() {
+            let compact = match results {
+                Value::String(s) => s.clone(),
+                other => serde_json::to_string(other).unwrap_or_default(),
+            };
+            if !(has_payload_text) || input.texts.is_empty() {
+                push_flexible(&mut body, &compact, &mut room);
+            }
+        }
+    }
+    let mut previews = Vec::new();
+    for (artifact, _, _, preview) in visible.iter() {
+        if let Some((head_text, tail_text, cut_chars)) = preview {
+            let line = format!("Preview of '{}': {} … [{cut_chars} characters cut] … {}", artifact.name, one_line(head_text), one_line(tail_text));
+            push_flexible(&mut previews, &line, &mut room);
+        }
+    }
+    let mut notes = Vec::new();
+    if !input.warnings.is_empty() {
+        let line = match input.warnings.len() {
+            1 => format!("Note: {}", one_line(&input.warnings[0])),
+            n => format!("Note: {n} parts of the result needed attention, e.g. {}", one_line(&input.warnings[0])),
+        };
+        push_flexible(&mut notes, &line, &mut room);
+    }
+
+    let mut lines: Vec<String> = head.into_iter().chain(body).chain(artifact_lines).chain(previews).chain(tail).chain(notes).collect();
     if lines.is_empty() {
-        lines.push("The tool returned no content.".to_owned());
+        lines.push("The tool returned no content.".into());
     }
-    lines.join("\n")
+    let joined = scrub_base64(&lines.join("\n"));
+    cut(&joined, max)
 }
 
-fn truncate_chars(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        None => text.to_owned(),
-        Some((cut, _)) => format!("{}… [{} more characters]", &text[..cut], text[cut..].chars().count()),
+fn push_flexible(lines: &mut Vec<String>, text: &str, room: &mut usize) {
+    if text.is_empty() || *room < 40 {
+        return;
     }
+    let line = cut(text, *room - 1);
+    *room = room.saturating_sub(line.chars().count() + 1);
+    lines.push(line);
+}
+
+fn artifact_line(artifact: &OutcomeArtifact, template: Option<&str>, vars: &BTreeMap<String, String>) -> String {
+    let mut facts = vec![human_size(artifact.size)];
+    if let Some(pages) = artifact.pages {
+        facts.push(format!("{pages} page{}", if pages == 1 { "" } else { "s" }));
+    }
+    if let (Some(w), Some(h)) = (artifact.width, artifact.height) {
+        facts.push(format!("{w}×{h} px"));
+    }
+    if let Some(template) = template {
+        let mut words = vars.clone();
+        words.insert("filename".into(), artifact.name.clone());
+        words.insert("size_human".into(), human_size(artifact.size));
+        words.insert("size".into(), artifact.size.to_string());
+        words.entry("content_type".into()).or_insert_with(|| kind_label(&artifact.mime));
+        words.insert("artifact_id".into(), artifact.id.clone());
+        words.insert("mime".into(), artifact.mime.clone());
+        if let Some(pages) = artifact.pages {
+            words.insert("pages".into(), pages.to_string());
+        }
+        let mut line = fill_template(template, &words);
+        if !line.contains(&artifact.id) {
+            line.push_str(&format!(" Reference: {}", artifact.id));
+        }
+        return one_line(&line);
+    }
+    let description = artifact.description.as_deref().map(|d| format!(" — {}", cut(&one_line(d), 120))).unwrap_or_default();
+    one_line(&format!("Stored {} '{}' ({}){description}. Reference: {}", kind_label(&artifact.mime), artifact.name, facts.join(", "), artifact.id))
+}
+
+/// `{word}` → its value; unknown words are left as written.
+fn fill_template(template: &str, words: &BTreeMap<String, String>) -> String {
+    let mut out = String::new();
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        match after.find('}') {
+            Some(close) if words.contains_key(&after[..close]) => {
+                out.push_str(&words[&after[..close]]);
+                rest = &after[close + 1..];
+            }
+            _ => {
+                out.push('{');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn url_origin(url: &str) -> String {
+    url::Url::parse(url).map(|u| u.origin().ascii_serialization()).unwrap_or_else(|_| "an unknown origin".into())
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// At most `max` characters, marking the cut.
+fn cut(text: &str, max: usize) -> String {
+    let count = text.chars().count();
+    if count <= max {
+        return text.to_owned();
+    }
+    let marker = format!("… [{} more characters]", count - max);
+    let keep = max.saturating_sub(marker.chars().count());
+    let mut out: String = text.chars().take(keep).collect();
+    out.push_str(&marker);
+    if out.chars().count() > max {
+        out = out.chars().take(max).collect();
+    }
+    out
+}
+
+/// Replaces any run of 200+ base64-alphabet characters with a note. Nothing that looks like an
+/// encoded payload reaches the model, even from a text block that was not a recognised binary.
+fn scrub_base64(text: &str) -> String {
+    const MIN_RUN: usize = 200;
+    let is_b64 = |c: char| c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '=' | '-' | '_');
+    let mut out = String::with_capacity(text.len());
+    let mut run = String::new();
+    let flush = |run: &mut String, out: &mut String| {
+        if run.len() >= MIN_RUN {
+            out.push_str(&format!("[{} characters of encoded data omitted]", run.len()));
+        } else {
+            out.push_str(run);
+        }
+        run.clear();
+    };
+    for c in text.chars() {
+        if is_b64(c) {
+            run.push(c);
+        } else {
+            flush(&mut run, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut run, &mut out);
+    out
 }
 
 /// A human word for a MIME type: "PNG image", "PDF document", ...
@@ -60,10 +225,18 @@ pub fn kind_label(mime: &str) -> String {
         "application/pdf" => "PDF document".to_owned(),
         "text/html" => "HTML document".to_owned(),
         "image/svg+xml" => "SVG image".to_owned(),
+        "text/markdown" => "Markdown document".to_owned(),
+        "text/csv" => "CSV table".to_owned(),
+        "application/json" => "JSON document".to_owned(),
+        "text/plain" => "text file".to_owned(),
+        "application/zip" => "ZIP archive".to_owned(),
+        "application/vnd.openxmlformats-officedocument.wordprocessingml.document" => "Word document".to_owned(),
+        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" => "Excel workbook".to_owned(),
+        "application/vnd.openxmlformats-officedocument.presentationml.presentation" => "PowerPoint presentation".to_owned(),
         _ => match essence.split_once('/') {
-            Some(("image", sub)) => format!("{} image", sub.to_ascii_uppercase()),
-            Some(("audio", sub)) => format!("{} audio", sub.to_ascii_uppercase()),
-            Some(("video", sub)) => format!("{} video", sub.to_ascii_uppercase()),
+            Some(("image", sub)) => format!("{} image", sub.trim_start_matches("x-").to_ascii_uppercase()),
+            Some(("audio", sub)) => format!("{} audio", sub.trim_start_matches("x-").to_ascii_uppercase()),
+            Some(("video", sub)) => format!("{} video", sub.trim_start_matches("x-").to_ascii_uppercase()),
             Some(("text", sub)) => format!("{sub} text"),
             _ => "file".to_owned(),
         },
@@ -83,4 +256,36 @@ pub fn human_size(bytes: u64) -> String {
         unit += 1;
     }
     format!("{value:.1} {}", UNITS[unit])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cut_marks_and_bounds() {
+        assert_eq!(cut("short", 10), "short");
+        let long = "x".repeat(100);
+        let c = cut(&long, 50);
+        assert!(c.chars().count() <= 50 && c.contains("more characters"), "{c}");
+    }
+
+    #[test]
+    fn base64_runs_are_scrubbed() {
+        let text = format!("before {} after", "QUJD".repeat(100));
+        assert_eq!(scrub_base64(&text), "before [400 characters of encoded data omitted] after");
+        assert_eq!(scrub_base64("an id 3f2a9c0e12b4d6a8 stays"), "an id 3f2a9c0e12b4d6a8 stays");
+    }
+
+    #[test]
+    fn templates_fill_known_words_only() {
+        let words = BTreeMap::from([("name".to_owned(), "Sales".to_owned())]);
+        assert_eq!(fill_template("Workbook '{name}' {unknown} {", &words), "Workbook 'Sales' {unknown} {");
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(human_size(512), "512 B");
+        assert_eq!(human_size(2_411_724), "2.3 MB");
+    }
 }

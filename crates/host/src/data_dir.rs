@@ -35,6 +35,10 @@ impl DataPaths {
     pub fn servers_config(&self) -> PathBuf {
         self.root.join("servers.json")
     }
+    /// Per-tool extraction rules (optional TOML; see `mcp_canvas_contract::ExtractionConfig`).
+    pub fn extraction_rules(&self) -> PathBuf {
+        self.root.join("extraction.toml")
+    }
     /// Per-server stderr logs.
     pub fn server_log(&self, server: &str) -> PathBuf {
         let safe: String = server.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();

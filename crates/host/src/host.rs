@@ -7,6 +7,7 @@ use std::{
     time::Duration,
 };
 
+use mcp_canvas_contract::ExtractionConfig;
 use mcp_canvas_store::ArtifactStore;
 use serde_json::Value;
 
@@ -34,6 +35,7 @@ pub struct HostOptions {
 pub struct Host {
     paths: DataPaths,
     config: ServersConfig,
+    extraction: ExtractionConfig,
     store: Arc<ArtifactStore>,
     /// One slot per server, so connecting to a slow server never blocks calls to the others.
     connections: std::sync::Mutex<HashMap<String, Arc<ConnectionSlot>>>,
@@ -49,11 +51,13 @@ impl Host {
             .map_err(|e| HostError::DataDir(format!("cannot create {}: {e}", options.data_dir.display())))?;
         let paths = DataPaths::new(options.data_dir);
         let config = ServersConfig::load_or_create(&paths.servers_config())?;
+        let extraction = load_extraction_rules(&paths.extraction_rules())?;
         let store = ArtifactStore::open(&paths.root)
             .map_err(|e| HostError::DataDir(format!("cannot open the artifact store in {}: {e}", paths.root.display())))?;
         Ok(Self {
             paths,
             config,
+            extraction,
             store: Arc::new(store),
             connections: std::sync::Mutex::new(HashMap::new()),
             session_id: ids::fresh("session"),
@@ -69,6 +73,19 @@ impl Host {
     /// The artifact store, for serving artifacts to the window.
     pub fn store(&self) -> &Arc<ArtifactStore> {
         &self.store
+    }
+
+    /// The extraction settings and per-tool rules (`extraction.toml` in the data dir).
+    pub fn extraction(&self) -> &ExtractionConfig {
+        &self.extraction
+    }
+
+    /// Normalizes a raw `CallToolResult` that did not come through a connection (read from a
+    /// file by `mcp-canvas-cli normalize`): the same normalize → store → summarize path as a call.
+    pub fn normalize_raw(&self, server: &str, tool: &str, raw: Value) -> Result<CallOutcome, HostError> {
+        let call_id = ids::fresh("call");
+        let outcome = crate::pipeline::store_and_finish(self, server, tool, raw, None, &call_id)?;
+        Ok(CallOutcome { call_id, server: server.to_owned(), tool: tool.to_owned(), outcome })
     }
 
     /// This run's session id.
@@ -152,6 +169,15 @@ impl Host {
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_millis() as i64)
             .unwrap_or(0)
+    }
+}
+
+/// Reads the optional per-tool extraction rules; absent means the defaults.
+fn load_extraction_rules(path: &Path) -> Result<ExtractionConfig, HostError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => ExtractionConfig::from_toml(&text).map_err(|e| HostError::Config { path: path.to_owned(), reason: e.to_string() }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(ExtractionConfig::default()),
+        Err(e) => Err(HostError::Config { path: path.to_owned(), reason: e.to_string() }),
     }
 }
 

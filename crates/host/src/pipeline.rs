@@ -1,78 +1,64 @@
 //! The tool-call pipeline: find the tool → call with a timeout → normalize → store → summarize.
+//! `mcp-canvas-cli normalize` enters at [`store_and_finish`] with a result read from a file.
 
-use mcp_canvas_contract::{normalize_tool_result, summarize, RawToolResult, StoredArtifactRef};
+use mcp_canvas_contract::{ExtractionConfig, Normalizer, RawToolResult, StoredArtifact, ToolOutcome};
 use mcp_canvas_store::{NewArtifact, Persistence};
 use rmcp::model::CallToolRequestParams;
 use serde_json::Value;
 
-use crate::{connection::ServerConnection, error::HostError, host::Host, wire::CallOutcome};
+use crate::{connection::ServerConnection, error::HostError, host::Host, probe, wire::CallOutcome};
 
-pub(crate) async fn call(
-    host: &Host,
-    connection: &ServerConnection,
-    tool: &str,
-    arguments: Value,
-    call_id: String,
-) -> Result<CallOutcome, HostError> {
+pub(crate) async fn call(host: &Host, connection: &ServerConnection, tool: &str, arguments: Value, call_id: String) -> Result<CallOutcome, HostError> {
     let server = connection.name.as_str();
-    if !connection.tools.iter().any(|t| t.name == tool) {
+    let Some(definition) = connection.tools.iter().find(|t| t.name == tool) else {
         return Err(HostError::UnknownTool {
             server: server.to_owned(),
             tool: tool.to_owned(),
             available: connection.tools.iter().map(|t| t.name.to_string()).collect(),
         });
-    }
+    };
     let Value::Object(arguments) = arguments else {
-        return Err(HostError::InvalidArguments {
-            server: server.to_owned(),
-            tool: tool.to_owned(),
-            reason: "must be a JSON object".to_owned(),
-        });
+        return Err(HostError::InvalidArguments { server: server.to_owned(), tool: tool.to_owned(), reason: "must be a JSON object".to_owned() });
     };
 
     let request = connection.peer.call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments));
     let result = match tokio::time::timeout(host.call_timeout, request).await {
         Ok(Ok(result)) => result,
         Ok(Err(e)) => return Err(connection.request_error(&format!("calling tool `{tool}`"), e.to_string())),
-        Err(_) => {
-            return Err(HostError::Timeout { server: server.to_owned(), tool: tool.to_owned(), seconds: host.call_timeout.as_secs() })
-        }
+        Err(_) => return Err(HostError::Timeout { server: server.to_owned(), tool: tool.to_owned(), seconds: host.call_timeout.as_secs() }),
     };
     let raw = serde_json::to_value(&result).expect("a CallToolResult serializes");
-    let normalized = normalize_tool_result(RawToolResult { server, tool, result: &raw })?;
+    drop(result);
+    let output_schema = definition.output_schema.as_ref().map(|s| Value::Object((**s).clone()));
+    let outcome = store_and_finish(host, server, tool, raw, output_schema.as_ref(), &call_id)?;
+    Ok(CallOutcome { call_id, server: server.to_owned(), tool: tool.to_owned(), outcome })
+}
 
+/// Normalizes a raw result, streams its binaries into the store, and builds the outcome.
+/// A binary that fails to store becomes a warning; the others are kept.
+pub(crate) fn store_and_finish(host: &Host, server: &str, tool: &str, raw: Value, output_schema: Option<&Value>, call_id: &str) -> Result<ToolOutcome, HostError> {
+    let config: &ExtractionConfig = host.extraction();
+    let normalized = Normalizer::new(config).normalize(RawToolResult { server, tool, result: raw, output_schema })?;
     let now_ms = Host::now_ms();
-    let mut artifacts = Vec::with_capacity(normalized.binaries.len());
-    for binary in &normalized.binaries {
-        let new = NewArtifact {
-            name: &binary.name,
-            mime: &binary.mime,
-            server,
-            tool,
-            call_id: &call_id,
-            session_id: host.session_id(),
-            description: None,
-            persistence: Persistence::Session,
-            now_ms,
-        };
-        let record = host
-            .store()
-            .put(new, binary.bytes.as_slice())
-            .map_err(|source| HostError::Store { server: server.to_owned(), tool: tool.to_owned(), source })?;
-        artifacts.push(record);
-    }
-    let refs: Vec<StoredArtifactRef> = artifacts
+    let stored: Vec<Result<StoredArtifact, String>> = normalized
+        .pending
         .iter()
-        .map(|a| StoredArtifactRef { id: a.id.clone(), name: a.name.clone(), mime: a.mime.clone(), size: a.size })
+        .map(|pending| {
+            let new = NewArtifact {
+                name: &pending.name,
+                mime: &pending.mime,
+                server,
+                tool,
+                call_id,
+                session_id: host.session_id(),
+                description: pending.description.as_deref(),
+                persistence: Persistence::Session,
+                now_ms,
+            };
+            let record = host.store().put(new, pending.payload.reader()).map_err(|e| e.to_string())?;
+            let facts = probe::probe(&host.store().blob_path(&record.sha256), &record.mime);
+            Ok(StoredArtifact { id: record.id, sha256: record.sha256, size: record.size, pages: facts.pages, width: facts.width, height: facts.height })
+        })
         .collect();
-    let summary = summarize(&normalized, &refs);
-    Ok(CallOutcome {
-        call_id,
-        server: server.to_owned(),
-        tool: tool.to_owned(),
-        error: normalized.is_error.then(|| format!("tool `{tool}` on server `{server}` reported an error")),
-        summary,
-        artifacts,
-        warnings: normalized.warnings,
-    })
+    Ok(normalized.finish(stored, config))
 }

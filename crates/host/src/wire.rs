@@ -1,7 +1,7 @@
 //! Types that cross to the UI and out of `mcp-canvas-cli --json`. TypeScript declarations are
 //! generated from these (ts-rs) into `ui/src/wire/`; `scripts/check-wire-types.sh` fails on drift.
 
-use mcp_canvas_store::ArtifactRecord;
+use mcp_canvas_contract::ToolOutcome;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
@@ -34,8 +34,8 @@ pub struct ToolView {
     pub destructive: Option<bool>,
 }
 
-/// The result of one tool call as the host presents it: a model-safe summary and the stored
-/// artifacts. `error` is set when the call failed or the tool reported an error.
+/// The result of one tool call: which call it was, and the normalized outcome (summary,
+/// artifacts, display intent, needs_input, error, warnings, ...).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[ts(export)]
 pub struct CallOutcome {
@@ -45,12 +45,8 @@ pub struct CallOutcome {
     pub server: String,
     /// Tool name.
     pub tool: String,
-    /// Short text for the model and the user; never contains binaries.
-    pub summary: String,
-    /// Stored artifacts, in the order the result carried them.
-    pub artifacts: Vec<ArtifactRecord>,
-    /// Parts of the result that could not be read.
-    pub warnings: Vec<String>,
-    /// What went wrong, when something did.
-    pub error: Option<String>,
+    /// What the call returned, normalized.
+    #[serde(flatten)]
+    #[ts(flatten)]
+    pub outcome: ToolOutcome,
 }

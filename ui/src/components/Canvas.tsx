@@ -1,8 +1,8 @@
 import { artifactUrl } from "../ipc";
-import type { ArtifactRecord } from "../wire/ArtifactRecord";
+import type { OutcomeArtifact } from "../wire/OutcomeArtifact";
 
 interface Props {
-  tabs: ArtifactRecord[];
+  tabs: OutcomeArtifact[];
   activeTab: string | null;
   onActivate: (id: string) => void;
   onClose: (id: string) => void;
@@ -29,13 +29,14 @@ export function Canvas({ tabs, activeTab, onActivate, onClose }: Props) {
   );
 }
 
-function Viewer({ artifact }: { artifact: ArtifactRecord }) {
-  if (artifact.mime.startsWith("image/")) {
+function Viewer({ artifact }: { artifact: OutcomeArtifact }) {
+  if (artifact.viewer === "image") {
     return (
       <figure className="image-viewer">
         <img className="artifact-image" src={artifactUrl(artifact.id)} alt={artifact.name} data-artifact={artifact.id} />
         <figcaption>
-          {artifact.name} · {artifact.mime} · {formatSize(artifact.size)} · <code>{artifact.id}</code>
+          {artifact.name} · {artifact.mime} · {formatSize(artifact.size)}
+          {artifact.width && artifact.height ? ` · ${artifact.width}×${artifact.height}` : ""} · <code>{artifact.id}</code>
         </figcaption>
       </figure>
     );
@@ -44,7 +45,7 @@ function Viewer({ artifact }: { artifact: ArtifactRecord }) {
     <div className="unsupported">
       <h3>{artifact.name}</h3>
       <p>
-        Stored as <code>{artifact.id}</code> ({artifact.mime}, {formatSize(artifact.size)}). This kind of file has no viewer yet.
+        Stored as <code>{artifact.id}</code> ({artifact.mime}, {formatSize(artifact.size)}). {artifact.viewer ? `Its ${artifact.viewer} viewer arrives soon.` : "This kind of file cannot be shown."}
       </p>
     </div>
   );

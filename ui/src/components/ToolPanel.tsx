@@ -2,6 +2,7 @@ import { useState } from "react";
 import { callTool, errorText } from "../ipc";
 import { defaultArguments } from "../schemaDefaults";
 import type { CallOutcome } from "../wire/CallOutcome";
+import { OutcomeView } from "./OutcomeView";
 import type { ToolSelection } from "./ServerList";
 
 interface Props {
@@ -16,6 +17,18 @@ export function ToolPanel({ selection, onOutcome }: Props) {
   const [argumentsText, setArgumentsText] = useState(() => JSON.stringify(defaultArguments(tool.input_schema), null, 2));
   const [running, setRunning] = useState(false);
   const [history, setHistory] = useState<Entry[]>([]);
+
+  // A needsInput option fills its field in the arguments, ready to call again.
+  function chooseOption(field: string, value: string) {
+    let current: Record<string, unknown> = {};
+    try {
+      const parsed = JSON.parse(argumentsText);
+      if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) current = parsed;
+    } catch {
+      // Start from an empty object when the text is not valid JSON.
+    }
+    setArgumentsText(JSON.stringify({ ...current, [field]: value }, null, 2));
+  }
 
   async function run() {
     setRunning(true);
@@ -59,8 +72,7 @@ export function ToolPanel({ selection, onOutcome }: Props) {
         {history.map((entry) =>
           entry.kind === "outcome" ? (
             <li key={entry.outcome.call_id} className={`result${entry.outcome.error ? " failed" : ""}`}>
-              <pre className="summary">{entry.outcome.summary}</pre>
-              {entry.outcome.error ? <p className="error small">{entry.outcome.error}</p> : null}
+              <OutcomeView outcome={entry.outcome} onChoose={chooseOption} />
             </li>
           ) : (
             <li key={entry.at} className="result failed">

@@ -1,0 +1,131 @@
+//! Recognising base64 and `data:` URLs without false positives: a string is base64 only if every
+//! character is in one alphabet, padding is at the end, and the length is possible; whether it is
+//! a *binary* is then decided by its decoded head (see `sniff.rs`), never by a prefix table.
+
+use crate::payload::Payload;
+
+/// If `text` is a whole base64 string (standard or URL-safe; ASCII whitespace allowed, e.g.
+/// line-wrapped), the payload for it.
+pub(crate) fn as_base64(text: &str) -> Option<Payload> {
+    let bytes = text.as_bytes();
+    let (mut standard, mut url_safe, mut whitespace) = (false, false, false);
+    let mut padding = 0usize;
+    let mut body = 0usize;
+    for &b in bytes {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' if padding == 0 => body += 1,
+            b'+' | b'/' if padding == 0 => {
+                standard = true;
+                body += 1;
+            }
+            b'-' | b'_' if padding == 0 => {
+                url_safe = true;
+                body += 1;
+            }
+            b'=' => padding += 1,
+            b' ' | b'\n' | b'\r' | b'\t' => whitespace = true,
+            _ => return None,
+        }
+    }
+    if body == 0 || (standard && url_safe) || padding > 2 || body % 4 == 1 || (padding > 0 && (body + padding) % 4 != 0) {
+        return None;
+    }
+    let text = if whitespace { text.chars().filter(|c| !c.is_ascii_whitespace()).collect() } else { text.to_owned() };
+    Some(Payload::Base64 { text, url_safe })
+}
+
+/// A `data:` URL split into its parts.
+#[derive(Debug, PartialEq)]
+pub(crate) struct DataUrl {
+    pub mime: Option<String>,
+    pub payload: Payload,
+}
+
+/// Parses a whole string as a `data:` URL (`data:image/png;base64,...` or percent-encoded).
+pub(crate) fn parse_data_url(text: &str) -> Option<DataUrl> {
+    let rest = strip_prefix_ignore_case(text.trim(), "data:")?;
+    let (header, data) = rest.split_once(',')?;
+    let mut parts = header.split(';');
+    let mime = parts.next().map(str::trim).filter(|m| !m.is_empty()).map(|m| m.to_ascii_lowercase());
+    if mime.as_deref().is_some_and(|m| !valid_mime(m)) {
+        return None;
+    }
+    let is_base64 = parts.any(|p| p.trim().eq_ignore_ascii_case("base64"));
+    let payload = if is_base64 {
+        as_base64(data)?
+    } else {
+        Payload::Bytes(percent_encoding::percent_decode_str(data).collect())
+    };
+    Some(DataUrl { mime, payload })
+}
+
+/// Every base64 `data:` URL inside a longer text (markdown images, HTML): byte ranges and parses.
+pub(crate) fn find_data_urls(text: &str) -> Vec<(std::ops::Range<usize>, DataUrl)> {
+    let mut found = Vec::new();
+    let lower = text.to_ascii_lowercase();
+    let mut from = 0;
+    while let Some(offset) = lower[from..].find("data:") {
+        let start = from + offset;
+        from = start + 5;
+        let Some(comma) = text[start..].find(',').map(|c| start + c) else { break };
+        let header = &text[start + 5..comma];
+        if header.len() > 100 || !header.to_ascii_lowercase().ends_with(";base64") {
+            continue;
+        }
+        let end = text[comma + 1..]
+            .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '=' | '-' | '_')))
+            .map_or(text.len(), |e| comma + 1 + e);
+        if let Some(parsed) = parse_data_url(&text[start..end]) {
+            from = end;
+            found.push((start..end, parsed));
+        }
+    }
+    found
+}
+
+fn strip_prefix_ignore_case<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
+    (text.len() >= prefix.len() && text.is_char_boundary(prefix.len()) && text[..prefix.len()].eq_ignore_ascii_case(prefix))
+        .then(|| &text[prefix.len()..])
+}
+
+fn valid_mime(mime: &str) -> bool {
+    let Some((kind, sub)) = mime.split_once('/') else { return false };
+    let token = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$&^_.+-".contains(&b));
+    token(kind) && token(sub)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recognises_base64_forms() {
+        assert!(as_base64("SGVsbG8gd29ybGQ=").is_some());
+        assert!(as_base64("SGVsbG8gd29ybGQ").is_some(), "unpadded");
+        assert!(as_base64("SGVs\nbG8g\r\nd29y bGQ=").is_some(), "wrapped");
+        assert!(matches!(as_base64("ab-_ab-_"), Some(Payload::Base64 { url_safe: true, .. })));
+    }
+
+    #[test]
+    fn refuses_what_is_not_base64() {
+        for text in ["", "====", "abcde", "ab+_cd", "a=bc", "abc===", "hello world!", "eyJhbGciOi.eyJzdWIi.sig"] {
+            assert!(as_base64(text).is_none(), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn data_urls() {
+        let url = parse_data_url("data:image/png;base64,iVBORw0KGgo=").unwrap();
+        assert_eq!(url.mime.as_deref(), Some("image/png"));
+        assert_eq!(url.payload.head(8), b"\x89PNG\r\n\x1a\n");
+        let svg = parse_data_url("data:image/svg+xml,%3Csvg%3E%3C/svg%3E").unwrap();
+        assert_eq!(svg.payload, Payload::Bytes(b"<svg></svg>".to_vec()));
+        assert!(parse_data_url("data:not a mime;base64,AAAA").is_none());
+        assert!(parse_data_url("https://example.com").is_none());
+
+        let text = "see ![chart](data:image/png;base64,iVBORw0KGgo=) and data:text/plain,hi";
+        let found = find_data_urls(text);
+        assert_eq!(found.len(), 1);
+        assert_eq!(&text[found[0].0.clone()], "data:image/png;base64,iVBORw0KGgo=");
+    }
+}

@@ -1,0 +1,220 @@
+//! What the canonical structured payload is — a `kind` payload (004), the v2/v1 contract (000),
+//! or plain JSON — and the size safety net (layer 4).
+
+use serde_json::{Map, Value};
+
+use crate::{
+    base64_scan::{as_base64, parse_data_url},
+    canvas_intent::{parse_dashboard, parse_mode, parse_viewer},
+    finish::placeholder,
+    kinds::{kind_of, parse_needs_input, parse_tool_error},
+    normalize::{BinaryExtras, Extractor},
+    outcome::Normalized,
+    payload::Payload,
+    walk::detect_base64,
+};
+
+/// Keys that mark the v2 (or v1) tool contract.
+const CONTRACT_KEYS: &[&str] = &["results", "artifacts", "returned_file_names", "returned_file_contents", "display", "canvas", "meta_data"];
+
+pub(crate) fn classify(mut value: Value, source: &str, normalized: &mut Normalized, extractor: &mut Extractor<'_>, skip_detection: bool) {
+    if let Some(kind) = kind_of(&value).map(str::to_owned) {
+        let warnings = &mut extractor.warnings;
+        if kind.starts_with("needsInput:") {
+            normalized.needs_input = parse_needs_input(&value, warnings);
+        } else if kind.starts_with("toolError:") {
+            normalized.error = parse_tool_error(&value, warnings);
+        }
+        normalized.kind = Some(kind);
+    }
+    let is_contract = value.as_object().is_some_and(|m| CONTRACT_KEYS.iter().any(|k| m.contains_key(*k)) && normalized.kind.is_none());
+    if is_contract {
+        let Value::Object(map) = value else { unreachable!() };
+        contract(map, source, normalized, extractor, skip_detection);
+        return;
+    }
+    if !skip_detection {
+        detect_base64(&mut value, source, extractor, 0);
+    }
+    normalized.results = Some(value);
+}
+
+/// The v2 contract (000 §1): `results`, `meta_data`, `artifacts`, `display`, `canvas`, and the
+/// legacy `returned_file_names`/`returned_file_contents` (used only when `artifacts` is absent).
+fn contract(mut map: Map<String, Value>, source: &str, normalized: &mut Normalized, extractor: &mut Extractor<'_>, skip_detection: bool) {
+    let artifacts = map.remove("artifacts");
+    let legacy_names = map.remove("returned_file_names");
+    let legacy_contents = map.remove("returned_file_contents");
+    match artifacts {
+        Some(Value::Array(items)) => {
+            if legacy_names.is_some() || legacy_contents.is_some() {
+                extractor.warnings.push(format!("{source}: both `artifacts` and legacy `returned_file_*` arrays; `artifacts` wins, the legacy arrays are ignored"));
+            }
+            for (i, item) in items.into_iter().enumerate() {
+                contract_artifact(item, &format!("{source}.artifacts[{i}]"), extractor);
+            }
+        }
+        Some(Value::Null) | None => legacy(legacy_names, legacy_contents, source, extractor),
+        Some(other) => extractor.warnings.push(format!("{source}.artifacts: expected an array, got {}; ignored", crate::json_type_name(&other))),
+    }
+
+    if let Some(mut results) = map.remove("results") {
+        if !skip_detection {
+            detect_base64(&mut results, &format!("{source}.results"), extractor, 0);
+        }
+        normalized.results = Some(results);
+    }
+
+    match map.remove("meta_data") {
+        None | Some(Value::Null) => {}
+        Some(meta) => {
+            let text = serde_json::to_string(&meta).unwrap_or_default();
+            if text.len() > extractor.config.max_meta_bytes {
+                extractor.warnings.push(format!("{source}.meta_data is {} bytes (limit {}); stored as an artifact", text.len(), extractor.config.max_meta_bytes));
+                extractor.add(Payload::Text(text), Some("application/json"), Some("meta_data.json"), format!("{source}.meta_data"), None, BinaryExtras::default());
+            } else {
+                normalized.meta = Some(meta);
+            }
+        }
+    }
+
+    if let Some(display) = map.remove("display") {
+        match display {
+            Value::Object(display) => {
+                let warnings = &mut extractor.warnings;
+                normalized.display_open = display.get("open_canvas").and_then(Value::as_bool);
+                normalized.primary_file = display.get("primary_file").and_then(Value::as_str).map(str::to_owned);
+                normalized.mode = parse_mode(display.get("mode"), "display.mode", warnings);
+                normalized.viewer_hint = parse_viewer(display.get("viewer_hint"), "display.viewer_hint", warnings);
+            }
+            other => extractor.warnings.push(format!("{source}.display: expected an object, got {}; ignored", crate::json_type_name(&other))),
+        }
+    }
+    if let Some(canvas) = map.remove("canvas") {
+        normalized.dashboard = parse_dashboard(&canvas, &mut extractor.warnings);
+    }
+}
+
+fn contract_artifact(item: Value, source: &str, extractor: &mut Extractor<'_>) {
+    let Value::Object(item) = item else {
+        extractor.warnings.push(format!("{source}: not an object; skipped"));
+        return;
+    };
+    let text = |k: &str| item.get(k).and_then(Value::as_str);
+    let name = text("name");
+    let label = name.map(|n| format!(" ({})", n.chars().take(80).collect::<String>())).unwrap_or_default();
+    let Some(data) = text("b64").or_else(|| text("data")) else {
+        extractor.warnings.push(format!("{source}{label}: no `b64` content; skipped"));
+        return;
+    };
+    let (payload, url_mime) = match parse_data_url(data) {
+        Some(url) => (Some(url.payload), url.mime),
+        None => (as_base64(data), None),
+    };
+    let Some(payload) = payload else {
+        extractor.warnings.push(format!("{source}{label}: `b64` is not valid base64 ({} characters); not stored", data.len()));
+        return;
+    };
+    if let Some(declared) = item.get("size").and_then(Value::as_u64) {
+        let actual = payload.decoded_len();
+        if declared != actual {
+            extractor.warnings.push(format!("{source}{label}: declared size {declared} but the content is {actual} bytes"));
+        }
+    }
+    let viewer_hint = parse_viewer(item.get("viewer"), &format!("{source}.viewer"), &mut extractor.warnings);
+    let declared = text("mime").map(str::to_owned).or(url_mime);
+    let description = text("description").map(str::to_owned);
+    extractor.add(payload, declared.as_deref(), name, source.to_owned(), description, BinaryExtras { viewer_hint, ..Default::default() });
+}
+
+fn legacy(names: Option<Value>, contents: Option<Value>, source: &str, extractor: &mut Extractor<'_>) {
+    let (names, contents) = match (names, contents) {
+        (None, None) => return,
+        (Some(Value::Array(n)), Some(Value::Array(c))) => (n, c),
+        (n, c) => {
+            extractor.warnings.push(format!(
+                "{source}: legacy `returned_file_names` ({}) and `returned_file_contents` ({}) must both be arrays; ignored",
+                n.as_ref().map_or("absent", crate::json_type_name),
+                c.as_ref().map_or("absent", crate::json_type_name)
+            ));
+            return;
+        }
+    };
+    if names.len() != contents.len() {
+        extractor.warnings.push(format!(
+            "{source}: {} legacy file names but {} contents; only the first {} pairs are used",
+            names.len(),
+            contents.len(),
+            names.len().min(contents.len())
+        ));
+    }
+    for (i, (name, content)) in names.into_iter().zip(contents).enumerate() {
+        let item_source = format!("{source}.returned_file_contents[{i}]");
+        let (Value::String(name), Value::String(content)) = (name, content) else {
+            extractor.warnings.push(format!("{item_source}: name and content must be strings; skipped"));
+            continue;
+        };
+        match parse_data_url(&content).map(|u| (u.payload, u.mime)).or_else(|| as_base64(&content).map(|p| (p, None))) {
+            Some((payload, mime)) => {
+                extractor.add(payload, mime.as_deref(), Some(&name), item_source, None, BinaryExtras::default());
+            }
+            None => extractor.warnings.push(format!("{item_source} ({}): not valid base64; not stored", name.chars().take(80).collect::<String>())),
+        }
+    }
+}
+
+/// A light check of the structured result against the tool's declared `outputSchema`: required
+/// top-level properties must be present.
+pub(crate) fn check_required(schema: &Value, value: &Value, warnings: &mut Vec<String>) {
+    let (Some(required), Some(object)) = (schema.get("required").and_then(Value::as_array), value.as_object()) else { return };
+    let missing: Vec<&str> = required.iter().filter_map(Value::as_str).filter(|k| !object.contains_key(*k)).collect();
+    if !missing.is_empty() {
+        warnings.push(format!("structured result lacks {} required by the tool's outputSchema", missing.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")));
+    }
+}
+
+/// Layer 4: text longer than `max_inline_chars` becomes a text artifact with a head/tail preview.
+pub(crate) fn safety_net(normalized: &mut Normalized, extractor: &mut Extractor<'_>) {
+    let max = extractor.config.max_inline_chars;
+    let texts = std::mem::take(&mut normalized.texts);
+    for text in texts {
+        let chars = text.text.chars().count();
+        if chars <= max {
+            normalized.texts.push(text);
+            continue;
+        }
+        let mime = text.mime.clone().unwrap_or_else(|| "text/plain".into());
+        let ext = match mime.as_str() {
+            "text/markdown" => "md",
+            "application/json" => "json",
+            "text/html" => "html",
+            _ => "txt",
+        };
+        let name = format!("{}-{}.{ext}", extractor.tool, text.source.replace(['[', ']'], "").replace("content", "text"));
+        let preview = preview(&text.text, chars);
+        extractor.warnings.push(format!("{}: {chars} characters (limit {max}); stored as a text artifact", text.source));
+        let extras = BinaryExtras { audience: text.audience, preview: Some(preview), ..Default::default() };
+        let index = extractor.add(Payload::Text(text.text), Some(&mime), Some(&name), text.source.clone(), None, extras);
+        normalized.texts.push(crate::outcome::OutcomeText { text: placeholder(index), ..text });
+    }
+    if let Some(results) = &normalized.results {
+        let serialized = serde_json::to_string_pretty(results).unwrap_or_default();
+        let chars = serialized.chars().count();
+        if chars > max {
+            let preview = preview(&serialized, chars);
+            extractor.warnings.push(format!("results: {chars} characters as JSON (limit {max}); stored as an artifact"));
+            let name = format!("{}-results.json", extractor.tool);
+            let extras = BinaryExtras { preview: Some(preview), ..Default::default() };
+            normalized.results_artifact = Some(extractor.add(Payload::Text(serialized), Some("application/json"), Some(&name), "results".into(), None, extras));
+        }
+    }
+}
+
+const PREVIEW_HEAD: usize = 400;
+const PREVIEW_TAIL: usize = 200;
+
+fn preview(text: &str, chars: usize) -> (String, String, usize) {
+    let head: String = text.chars().take(PREVIEW_HEAD).collect();
+    let tail: String = text.chars().skip(chars.saturating_sub(PREVIEW_TAIL)).collect();
+    (head, tail, chars.saturating_sub(PREVIEW_HEAD + PREVIEW_TAIL))
+}

@@ -1,0 +1,62 @@
+import type { CallOutcome } from "../wire/CallOutcome";
+
+interface Props {
+  outcome: CallOutcome;
+  onChoose: (field: string, value: string) => void;
+}
+
+/** One call's outcome in the results list: the summary, and what needs the user's attention. */
+export function OutcomeView({ outcome, onChoose }: Props) {
+  const { error, needs_input: needsInput, warnings } = outcome;
+  return (
+    <div className="outcome">
+      {error ? (
+        <p className="error small outcome-error">
+          <strong>{error.code}</strong> {error.message}
+          {error.retryable ? " (retrying may help)" : ""}
+        </p>
+      ) : null}
+      {needsInput ? (
+        <div className="needs-input">
+          <p className="needs-input-message">{needsInput.message}</p>
+          {needsInput.reason ? <p className="muted small">{needsInput.reason}</p> : null}
+          <div className="chips">
+            {needsInput.options.map((option) => (
+              <button
+                type="button"
+                key={`${option.field ?? ""}=${option.value}`}
+                className="chip"
+                title={option.description ?? undefined}
+                onClick={() => option.field && onChoose(option.field, option.value)}
+                disabled={!option.field}
+              >
+                {option.field ? `${option.field}: ` : ""}
+                {option.label}
+              </button>
+            ))}
+            {Object.entries(needsInput.suggestions).flatMap(([field, values]) =>
+              (values ?? []).map((value) => (
+                <button type="button" key={`${field}~${value}`} className="chip" onClick={() => onChoose(field, value)}>
+                  {field}: {value}
+                </button>
+              )),
+            )}
+          </div>
+        </div>
+      ) : null}
+      <pre className="summary">{outcome.summary}</pre>
+      {warnings.length > 0 ? (
+        <details className="warnings">
+          <summary>
+            {warnings.length} warning{warnings.length === 1 ? "" : "s"}
+          </summary>
+          <ul>
+            {warnings.map((w, i) => (
+              <li key={i}>{w}</li>
+            ))}
+          </ul>
+        </details>
+      ) : null}
+    </div>
+  );
+}
