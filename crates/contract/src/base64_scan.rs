@@ -30,8 +30,26 @@ pub(crate) fn as_base64(text: &str) -> Option<Payload> {
     if body == 0 || (standard && url_safe) || padding > 2 || body % 4 == 1 || (padding > 0 && (body + padding) % 4 != 0) {
         return None;
     }
+    // The last character of a partial quantum has unused low bits; a strict decoder (the one that
+    // will stream the bytes into the store) refuses them when they are not zero.
+    let unused_bits_mask = [0u8, 0, 0b1111, 0b11][body % 4];
+    let last = bytes.iter().rev().find(|b| !matches!(b, b'=' | b' ' | b'\n' | b'\r' | b'\t'));
+    if last.is_some_and(|&b| sextet(b) & unused_bits_mask != 0) {
+        return None;
+    }
     let text = if whitespace { text.chars().filter(|c| !c.is_ascii_whitespace()).collect() } else { text.to_owned() };
     Some(Payload::Base64 { text, url_safe })
+}
+
+/// The 6-bit value of a base64 character (either alphabet; the caller has validated it).
+fn sextet(b: u8) -> u8 {
+    match b {
+        b'A'..=b'Z' => b - b'A',
+        b'a'..=b'z' => b - b'a' + 26,
+        b'0'..=b'9' => b - b'0' + 52,
+        b'+' | b'-' => 62,
+        _ => 63,
+    }
 }
 
 /// A `data:` URL split into its parts.
@@ -102,13 +120,15 @@ mod tests {
     fn recognises_base64_forms() {
         assert!(as_base64("SGVsbG8gd29ybGQ=").is_some());
         assert!(as_base64("SGVsbG8gd29ybGQ").is_some(), "unpadded");
+        assert!(as_base64("QQ==").is_some() && as_base64("QUI=").is_some() && as_base64("QUI").is_some());
         assert!(as_base64("SGVs\nbG8g\r\nd29y bGQ=").is_some(), "wrapped");
         assert!(matches!(as_base64("ab-_ab-_"), Some(Payload::Base64 { url_safe: true, .. })));
     }
 
     #[test]
     fn refuses_what_is_not_base64() {
-        for text in ["", "====", "abcde", "ab+_cd", "a=bc", "abc===", "hello world!", "eyJhbGciOi.eyJzdWIi.sig"] {
+        // "QR==" and "QUI=" set unused bits after the last byte: a strict decoder refuses them.
+        for text in ["", "====", "abcde", "ab+_cd", "a=bc", "abc===", "hello world!", "eyJhbGciOi.eyJzdWIi.sig", "QR==", "QR", "QUJ=", "QUJ"] {
             assert!(as_base64(text).is_none(), "{text:?}");
         }
     }

@@ -68,7 +68,7 @@ impl Normalized {
     /// Builds the final outcome. `stored` has one entry per pending artifact, in order: what the
     /// store returned, or why it could not store it (reported as a warning; the rest goes on).
     pub fn finish(self, stored: Vec<Result<StoredArtifact, String>>, config: &ExtractionConfig) -> ToolOutcome {
-        let Normalized { texts, pending, mut results, display_open, primary_file, mode, viewer_hint, dashboard, needs_input, error, kind, mut warnings, meta, results_artifact, .. } =
+        let Normalized { texts, pending, mut results, display_open, primary_file, mode, viewer_hint, dashboard, needs_input, error, kind, mut warnings, meta, results_artifact, results_audience, .. } =
             self;
         let mut artifacts = Vec::new();
         let mut references = Vec::with_capacity(pending.len());
@@ -142,18 +142,27 @@ impl Normalized {
             },
             None => artifacts.iter().find(showable).map(|a| a.id.clone()),
         };
+        // `display.viewer_hint` is for the primary artifact: kept only when it suits it.
+        let viewer = viewer_hint.filter(|&hint| {
+            let Some(target) = primary.as_ref().and_then(|id| artifacts.iter().find(|a| &a.id == id)) else { return true };
+            let suits = target.viewer == Some(hint) || (is_textual(&target.mime) && text_viewer(hint) && target.viewer.is_some_and(text_viewer));
+            if !suits {
+                warnings.push(format!("display.viewer_hint {hint:?} does not suit the primary artifact '{}' ({}); ignored", target.name, target.mime));
+            }
+            suits
+        });
         let display = DisplayIntent {
             open_canvas: display_open.unwrap_or(false) || artifacts.iter().any(|a| showable(&a)) || dashboard.is_some(),
             primary,
             mode,
-            viewer: viewer_hint,
+            viewer,
         };
 
         let summary = summary::build(&summary::Input {
             error: error.as_ref(),
             needs_input: needs_input.as_ref(),
             texts: &texts,
-            results: if results_artifact.is_some() { None } else { results.as_ref() },
+            results: if results_artifact.is_some() || results_audience == Audience::User { None } else { results.as_ref() },
             artifacts: &summary_artifacts,
             dashboard: dashboard.as_ref(),
             warnings: &warnings,

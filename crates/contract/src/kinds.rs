@@ -92,7 +92,7 @@ pub(crate) fn strip_contract_markers(text: &str) -> String {
             out.push_str(&rest[start..start + len + 3]);
         }
         rest = &rest[start + len + 3..];
-        if comment.starts_with("kind:") && out.ends_with('\n') {
+        if comment.starts_with("kind:") && (out.is_empty() || out.ends_with('\n')) {
             rest = rest.strip_prefix("\r\n").or_else(|| rest.strip_prefix('\n')).unwrap_or(rest);
         }
     }
@@ -119,5 +119,6 @@ mod tests {
         let md = "# Title\n\n<!-- kind:pattern-card:v1 -->\n## Card\n<!-- a note -->\ntext";
         assert_eq!(strip_contract_markers(md), "# Title\n\n## Card\n<!-- a note -->\ntext");
         assert_eq!(strip_contract_markers("unclosed <!-- kind:x:v1"), "unclosed <!-- kind:x:v1");
+        assert_eq!(strip_contract_markers("<!-- kind:pattern-index:v1 -->\n# Results"), "# Results", "a leading marker leaves no blank line");
     }
 }

@@ -40,13 +40,16 @@ pub(crate) struct Extractor<'a> {
     pub tool: &'a str,
     pub pending: Vec<PendingArtifact>,
     pub warnings: Vec<String>,
+    /// The audience of the block being walked: binaries found inside a user-only JSON block are
+    /// user-only too.
+    pub block_audience: Audience,
     names: UniqueNames,
     nameless: usize,
 }
 
 impl<'a> Extractor<'a> {
     fn new(config: &'a ExtractionConfig, server: &'a str, tool: &'a str) -> Self {
-        Self { config, server, tool, pending: Vec::new(), warnings: Vec::new(), names: UniqueNames::default(), nameless: 0 }
+        Self { config, server, tool, pending: Vec::new(), warnings: Vec::new(), block_audience: Audience::Both, names: UniqueNames::default(), nameless: 0 }
     }
 
     /// Queues a binary: checks the declared MIME type against the bytes, names it, and returns its
@@ -82,7 +85,7 @@ impl<'a> Extractor<'a> {
             source,
             description,
             viewer_hint: extras.viewer_hint,
-            audience: extras.audience,
+            audience: if extras.audience == Audience::Both { self.block_audience } else { extras.audience },
             summary_template: extras.summary_template,
             template_vars: extras.template_vars,
             preview: extras.preview,
@@ -145,7 +148,8 @@ impl<'a> Normalizer<'a> {
         let canonical_index = blocks.iter().rposition(|b| matches!(b, Block::Json { value, .. } if value.is_object() || value.is_array()));
         let canonical = match canonical_index {
             Some(index) => {
-                let Block::Json { value, source, .. } = blocks.remove(index) else { unreachable!() };
+                let Block::Json { value, source, audience, .. } = blocks.remove(index) else { unreachable!() };
+                normalized.results_audience = audience;
                 if let Some(structured) = &structured {
                     if *structured != value {
                         extractor.warnings.push(format!("structuredContent disagrees with the JSON text block {source}; the JSON block is used (it is canonical)"));
@@ -160,10 +164,12 @@ impl<'a> Normalizer<'a> {
         }
 
         if let Some((mut value, source)) = canonical {
+            extractor.block_audience = normalized.results_audience;
             if !skip_detection {
                 walk::apply_rules(&mut value, &source, &mut extractor);
             }
             shapes::classify(value, &source, &mut normalized, &mut extractor, skip_detection);
+            extractor.block_audience = Audience::Both;
         }
 
         // MCP binary blocks were queued by read_blocks (layer 2); now text and other JSON blocks.
@@ -175,7 +181,9 @@ impl<'a> Normalizer<'a> {
                 }
                 Block::Json { mut value, mime, audience, priority, source } => {
                     if !skip_detection {
+                        extractor.block_audience = audience;
                         walk::detect_base64(&mut value, &source, &mut extractor, 0);
+                        extractor.block_audience = Audience::Both;
                     }
                     let text = serde_json::to_string_pretty(&value).unwrap_or_default();
                     normalized.texts.push(OutcomeText { text, mime: mime.or(Some("application/json".into())), audience, priority, source });
@@ -186,7 +194,14 @@ impl<'a> Normalizer<'a> {
         if is_error && normalized.error.is_none() {
             normalized.error = Some(crate::outcome::ToolErrorInfo {
                 code: "TOOL_ERROR".into(),
-                message: normalized.texts.first().map(|t| truncate(t.text.trim(), 500)).filter(|m| !m.is_empty()).unwrap_or_else(|| "the tool reported an error".into()),
+                // The message goes into the model's summary: never from a user-only text.
+                message: normalized
+                    .texts
+                    .iter()
+                    .find(|t| t.audience != Audience::User)
+                    .map(|t| truncate(t.text.trim(), 500))
+                    .filter(|m| !m.is_empty())
+                    .unwrap_or_else(|| "the tool reported an error".into()),
                 retryable: None,
                 details: None,
             });

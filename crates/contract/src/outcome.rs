@@ -307,4 +307,7 @@ pub struct Normalized {
     pub meta: Option<Value>,
     /// When `results` was too long to inline: the pending artifact holding it.
     pub results_artifact: Option<usize>,
+    /// Who the structured result is for (the canonical JSON block's audience): a user-only result
+    /// is kept for the user but left out of the model's summary.
+    pub results_audience: Audience,
 }

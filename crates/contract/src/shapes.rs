@@ -27,7 +27,7 @@ pub(crate) fn classify(mut value: Value, source: &str, normalized: &mut Normaliz
         }
         normalized.kind = Some(kind);
     }
-    let is_contract = value.as_object().is_some_and(|m| CONTRACT_KEYS.iter().any(|k| m.contains_key(*k)) && normalized.kind.is_none());
+    let is_contract = normalized.kind.is_none() && value.as_object().is_some_and(is_contract);
     if is_contract {
         let Value::Object(map) = value else { unreachable!() };
         contract(map, source, normalized, extractor, skip_detection);
@@ -37,6 +37,21 @@ pub(crate) fn classify(mut value: Value, source: &str, normalized: &mut Normaliz
         detect_base64(&mut value, source, extractor, 0);
     }
     normalized.results = Some(value);
+}
+
+/// Whether an object is the v2 (or v1) contract rather than plain data that happens to use one of
+/// its key names (REST pagination `{"count", "next", "results"}`, a `display` string): every key is
+/// a contract key with the right JSON type, or it carries files (`artifacts` or the legacy pair).
+fn is_contract(map: &Map<String, Value>) -> bool {
+    let carries_files = matches!(map.get("artifacts"), Some(Value::Array(_)))
+        || (matches!(map.get("returned_file_names"), Some(Value::Array(_))) && matches!(map.get("returned_file_contents"), Some(Value::Array(_))));
+    let well_typed = |key: &str, value: &Value| match key {
+        "display" | "canvas" => value.is_object(),
+        "artifacts" | "returned_file_names" | "returned_file_contents" => value.is_array() || value.is_null(),
+        _ => true,
+    };
+    let only_contract_keys = !map.is_empty() && map.iter().all(|(k, v)| CONTRACT_KEYS.contains(&k.as_str()) && well_typed(k, v));
+    carries_files || only_contract_keys
 }
 
 /// The v2 contract (000 §1): `results`, `meta_data`, `artifacts`, `display`, `canvas`, and the
@@ -92,6 +107,10 @@ fn contract(mut map: Map<String, Value>, source: &str, normalized: &mut Normaliz
     }
     if let Some(canvas) = map.remove("canvas") {
         normalized.dashboard = parse_dashboard(&canvas, &mut extractor.warnings);
+    }
+    if !map.is_empty() {
+        let keys: Vec<String> = map.keys().take(10).map(|k| format!("`{}`", k.chars().take(40).collect::<String>())).collect();
+        extractor.warnings.push(format!("{source}: {} not part of the v2 contract; ignored", keys.join(", ")));
     }
 }
 
@@ -204,7 +223,7 @@ pub(crate) fn safety_net(normalized: &mut Normalized, extractor: &mut Extractor<
             let preview = preview(&serialized, chars);
             extractor.warnings.push(format!("results: {chars} characters as JSON (limit {max}); stored as an artifact"));
             let name = format!("{}-results.json", extractor.tool);
-            let extras = BinaryExtras { preview: Some(preview), ..Default::default() };
+            let extras = BinaryExtras { preview: Some(preview), audience: normalized.results_audience, ..Default::default() };
             normalized.results_artifact = Some(extractor.add(Payload::Text(serialized), Some("application/json"), Some(&name), "results".into(), None, extras));
         }
     }

@@ -100,7 +100,7 @@ fn looks_like_csv(text: &str) -> bool {
 }
 
 /// The longest valid UTF-8 prefix, if it is most of `head` and free of control characters.
-fn utf8_prefix(head: &[u8]) -> Option<&str> {
+pub(crate) fn utf8_prefix(head: &[u8]) -> Option<&str> {
     let text = match std::str::from_utf8(head) {
         Ok(t) => t,
         Err(e) if e.error_len().is_none() && e.valid_up_to() + 4 > head.len() => std::str::from_utf8(&head[..e.valid_up_to()]).ok()?,

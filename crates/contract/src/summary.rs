@@ -6,7 +6,11 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::outcome::{Audience, DashboardEnvelope, NeedsInput, OutcomeArtifact, OutcomeText, ToolErrorInfo};
+use crate::{
+    base64_scan::as_base64,
+    outcome::{Audience, DashboardEnvelope, NeedsInput, OutcomeArtifact, OutcomeText, ToolErrorInfo},
+    sniff::utf8_prefix,
+};
 
 pub(crate) struct Input<'a> {
     pub error: Option<&'a ToolErrorInfo>,
@@ -59,8 +63,10 @@ pub(crate) fn build(input: &Input<'_>) -> String {
         let origin = url_origin(&dashboard.url);
         tail.push(cut(&format!("The tool offered a live dashboard{title} from {origin} for the canvas."), 300));
     }
-    if visible.iter().any(|(a, ..)| a.viewer.is_some()) {
-        tail.push(if visible.len() == 1 { "The user can open it in the canvas." } else { "The user can open them in the canvas." }.to_owned());
+    // Only artifacts the user can see (not assistant-only ones) can be opened in the canvas.
+    let openable = visible.iter().filter(|(a, ..)| a.viewer.is_some() && a.audience == Audience::Both).count();
+    if openable > 0 {
+        tail.push(if openable == 1 { "The user can open it in the canvas." } else { "The user can open them in the canvas." }.to_owned());
     }
 
     let fixed: usize = head.iter().chain(&artifact_lines).chain(&tail).map(|l| l.chars().count() + 1).sum();
@@ -191,15 +197,19 @@ fn cut(text: &str, max: usize) -> String {
     out
 }
 
-/// Replaces any run of 200+ base64-alphabet characters with a note. Nothing that looks like an
-/// encoded payload reaches the model, even from a text block that was not a recognised binary.
+/// Replaces runs of base64-alphabet characters that look like an encoded payload with a note, so
+/// that nothing of the kind reaches the model, even from a text block that was not a recognised
+/// binary. A run of 1,024+ characters always goes; a run of 200+ goes unless it is plainly an
+/// identifier the model may need to pass on: hexadecimal (hashes, trace ids) or base64 of readable
+/// text (a JWT's claims).
 fn scrub_base64(text: &str) -> String {
     const MIN_RUN: usize = 200;
+    const MAX_RUN: usize = 1024;
     let is_b64 = |c: char| c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '=' | '-' | '_');
     let mut out = String::with_capacity(text.len());
     let mut run = String::new();
     let flush = |run: &mut String, out: &mut String| {
-        if run.len() >= MIN_RUN {
+        if run.len() >= MAX_RUN || (run.len() >= MIN_RUN && !is_readable_token(run)) {
             out.push_str(&format!("[{} characters of encoded data omitted]", run.len()));
         } else {
             out.push_str(run);
@@ -216,6 +226,18 @@ fn scrub_base64(text: &str) -> String {
     }
     flush(&mut run, &mut out);
     out
+}
+
+/// Hexadecimal (with digits, not one repeated character), or base64 (either alphabet) whose
+/// decoded start is readable text.
+fn is_readable_token(run: &str) -> bool {
+    let first = run.as_bytes()[0];
+    if run.bytes().all(|b| b.is_ascii_hexdigit()) && run.bytes().any(|b| b.is_ascii_digit()) && run.bytes().any(|b| b != first) {
+        return true;
+    }
+    let body: String = run.chars().filter(|&c| c != '=').collect();
+    let whole_quantums = body.len() - body.len() % 4;
+    as_base64(&body[..whole_quantums]).is_some_and(|payload| utf8_prefix(&payload.head(768)).is_some())
 }
 
 /// A human word for a MIME type: "PNG image", "PDF document", ...
@@ -237,7 +259,7 @@ pub fn kind_label(mime: &str) -> String {
             Some(("image", sub)) => format!("{} image", sub.trim_start_matches("x-").to_ascii_uppercase()),
             Some(("audio", sub)) => format!("{} audio", sub.trim_start_matches("x-").to_ascii_uppercase()),
             Some(("video", sub)) => format!("{} video", sub.trim_start_matches("x-").to_ascii_uppercase()),
-            Some(("text", sub)) => format!("{sub} text"),
+            Some(("text", sub)) => format!("{} text", sub.trim_start_matches("x-")),
             _ => "file".to_owned(),
         },
     }
@@ -272,9 +294,16 @@ mod tests {
 
     #[test]
     fn base64_runs_are_scrubbed() {
-        let text = format!("before {} after", "QUJD".repeat(100));
+        let text = format!("before {} after", "/wD/".repeat(100));
         assert_eq!(scrub_base64(&text), "before [400 characters of encoded data omitted] after");
         assert_eq!(scrub_base64("an id 3f2a9c0e12b4d6a8 stays"), "an id 3f2a9c0e12b4d6a8 stays");
+        let hex = "0123456789abcdef".repeat(20);
+        assert_eq!(scrub_base64(&hex), hex, "a 320-character hex id is an id");
+        let claims = "eyJzdWIiOiAiMTIzNDU2Nzg5MCIsICJzY29wZSI6ICJyZWFkOnJlcG9ydHMgd3JpdGU6cmVwb3J0cyJ9".repeat(3);
+        assert_eq!(scrub_base64(&claims), claims, "base64 of readable text (JWT claims) stays");
+        let zeros = "A".repeat(400);
+        assert_eq!(scrub_base64(&zeros), "[400 characters of encoded data omitted]", "zero bytes are not text");
+        assert_eq!(scrub_base64(&"0".repeat(1024)), "[1024 characters of encoded data omitted]", "1 KB always goes");
     }
 
     #[test]

@@ -13,6 +13,7 @@ use serde_json::Value;
 
 use crate::{
     config::ServersConfig,
+    probe::{ArtifactProbe, ImageHeaderProbe},
     connection::{ServerConnection, SpawnContext},
     data_dir::DataPaths,
     error::HostError,
@@ -36,6 +37,7 @@ pub struct Host {
     paths: DataPaths,
     config: ServersConfig,
     extraction: ExtractionConfig,
+    probes: Vec<Box<dyn ArtifactProbe>>,
     store: Arc<ArtifactStore>,
     /// One slot per server, so connecting to a slow server never blocks calls to the others.
     connections: std::sync::Mutex<HashMap<String, Arc<ConnectionSlot>>>,
@@ -58,6 +60,7 @@ impl Host {
             paths,
             config,
             extraction,
+            probes: vec![Box::new(ImageHeaderProbe)],
             store: Arc::new(store),
             connections: std::sync::Mutex::new(HashMap::new()),
             session_id: ids::fresh("session"),
@@ -78,6 +81,16 @@ impl Host {
     /// The extraction settings and per-tool rules (`extraction.toml` in the data dir).
     pub fn extraction(&self) -> &ExtractionConfig {
         &self.extraction
+    }
+
+    /// Adds a probe consulted before the built-in ones (the render crate's PDF probe, say).
+    pub fn with_probe(mut self, probe: Box<dyn ArtifactProbe>) -> Self {
+        self.probes.insert(0, probe);
+        self
+    }
+
+    pub(crate) fn probes(&self) -> &[Box<dyn ArtifactProbe>] {
+        &self.probes
     }
 
     /// Normalizes a raw `CallToolResult` that did not come through a connection (read from a

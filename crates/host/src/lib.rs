@@ -14,7 +14,7 @@ mod error;
 mod host;
 mod ids;
 mod pipeline;
-mod probe;
+pub mod probe;
 pub mod wire;
 
 pub use error::HostError;

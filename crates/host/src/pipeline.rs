@@ -56,7 +56,7 @@ pub(crate) fn store_and_finish(host: &Host, server: &str, tool: &str, raw: Value
                 now_ms,
             };
             let record = host.store().put(new, pending.payload.reader()).map_err(|e| e.to_string())?;
-            let facts = probe::probe(&host.store().blob_path(&record.sha256), &record.mime);
+            let facts = probe::probe_all(host.probes(), &host.store().blob_path(&record.sha256), &record.mime);
             Ok(StoredArtifact { id: record.id, sha256: record.sha256, size: record.size, pages: facts.pages, width: facts.width, height: facts.height })
         })
         .collect();

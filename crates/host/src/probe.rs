@@ -1,20 +1,43 @@
-//! Facts about a stored artifact for its summary line: image dimensions (read from the header
-//! only, never decoding pixels). PDF page counts arrive with the render crate.
+//! Facts about a stored artifact for its summary line (pages, pixel size). The contract stays
+//! I/O-free; the host asks probes after the bytes are stored. [`ImageHeaderProbe`] reads image
+//! dimensions from the header only (never decoding pixels); the render crate adds a PDF probe.
 
 use std::path::Path;
 
-#[derive(Debug, Default, PartialEq)]
-pub(crate) struct ProbeFacts {
+/// What a probe learned; `None` fields are simply omitted from the summary.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct ProbeFacts {
+    /// PDF page count.
     pub pages: Option<u32>,
+    /// Pixel width.
     pub width: Option<u32>,
+    /// Pixel height.
     pub height: Option<u32>,
 }
 
-pub(crate) fn probe(blob: &Path, mime: &str) -> ProbeFacts {
-    if matches!(mime, "image/png" | "image/jpeg" | "image/gif" | "image/webp") {
-        if let Ok((width, height)) = image::ImageReader::open(blob).and_then(|r| r.with_guessed_format()).map_err(image::ImageError::IoError).and_then(|r| r.into_dimensions()) {
-            return ProbeFacts { width: Some(width), height: Some(height), ..Default::default() };
+/// Reads facts from a stored blob. Probes must be cheap and must never fail loudly: a blob they
+/// cannot read gives empty facts.
+pub trait ArtifactProbe: Send + Sync {
+    /// Facts about the blob at `path`, whose MIME type is `mime`; `None` if this probe does not
+    /// handle the type.
+    fn probe(&self, path: &Path, mime: &str) -> Option<ProbeFacts>;
+}
+
+/// Dimensions of PNG, JPEG, GIF and WebP images from their headers.
+pub struct ImageHeaderProbe;
+
+impl ArtifactProbe for ImageHeaderProbe {
+    fn probe(&self, path: &Path, mime: &str) -> Option<ProbeFacts> {
+        if !matches!(mime, "image/png" | "image/jpeg" | "image/gif" | "image/webp") {
+            return None;
         }
+        let reader = image::ImageReader::open(path).and_then(|r| r.with_guessed_format()).ok()?;
+        let (width, height) = reader.into_dimensions().ok()?;
+        Some(ProbeFacts { width: Some(width), height: Some(height), ..Default::default() })
     }
-    ProbeFacts::default()
+}
+
+/// The first probe that handles `mime` decides.
+pub(crate) fn probe_all(probes: &[Box<dyn ArtifactProbe>], path: &Path, mime: &str) -> ProbeFacts {
+    probes.iter().find_map(|p| p.probe(path, mime)).unwrap_or_default()
 }

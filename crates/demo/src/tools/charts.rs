@@ -1,26 +1,15 @@
-//! The demo server's tools and their MCP metadata.
+//! Chart tools: `render_chart` (MCP image content) and `summarize_numbers` (text).
 
 use base64::Engine as _;
 use rmcp::{
-    handler::server::{router::tool::ToolRouter, wrapper::Parameters},
-    model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig},
-    schemars, tool, tool_handler, tool_router, ErrorData, ServerHandler,
+    handler::server::wrapper::Parameters,
+    model::{CallToolResult, ContentBlock},
+    schemars, tool, tool_router, ErrorData,
 };
 use serde::Deserialize;
 
+use super::DemoServer;
 use crate::chart;
-
-#[derive(Debug, Clone)]
-pub struct DemoServer {
-    #[allow(dead_code, reason = "read by the code tool_handler generates")]
-    tool_router: ToolRouter<Self>,
-}
-
-impl DemoServer {
-    pub fn new() -> Self {
-        Self { tool_router: Self::tool_router() }
-    }
-}
 
 fn default_values() -> Vec<f64> {
     vec![3.0, 7.0, 4.0, 9.0, 5.0]
@@ -45,7 +34,7 @@ pub struct SummarizeArgs {
     pub values: Vec<f64>,
 }
 
-#[tool_router]
+#[tool_router(router = chart_router, vis = "pub(super)")]
 impl DemoServer {
     #[tool(
         title = "Render a bar chart",
@@ -95,14 +84,3 @@ impl DemoServer {
     }
 }
 
-#[tool_handler]
-impl ServerHandler for DemoServer {
-    fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(
-                Implementation::new("mcp-canvas-demo", env!("CARGO_PKG_VERSION"))
-                    .with_title("MCP Canvas demo server"),
-            )
-            .with_instructions("Demo tools that return charts and text, for trying MCP Canvas.")
-    }
-}
