@@ -5,7 +5,7 @@
 use serde_json::{Map, Value};
 
 use crate::{
-    base64_scan::as_base64,
+    base64_scan::{as_base64, parse_data_url},
     normalize::{BinaryExtras, Extractor},
     outcome::Audience,
     payload::Payload,
@@ -36,9 +36,12 @@ pub(crate) fn read_blocks(content: Vec<Value>, extractor: &mut Extractor<'_>) ->
                     extractor.warnings.push(format!("{source}: {kind} block without `data`; skipped"));
                     continue;
                 };
-                match as_base64(&data) {
-                    Some(payload) => {
-                        extractor.add(payload, mime.as_deref(), None, source, None, BinaryExtras { audience, ..Default::default() });
+                // Bare base64 as the spec says, or (a common mistake) a whole `data:` URL.
+                let decoded = as_base64(&data).map(|p| (p, None)).or_else(|| parse_data_url(&data).map(|url| (url.payload, url.mime)));
+                match decoded {
+                    Some((payload, url_mime)) => {
+                        let declared = mime.or(url_mime);
+                        extractor.add(payload, declared.as_deref(), None, source, None, BinaryExtras { audience, ..Default::default() });
                     }
                     None => extractor.warnings.push(format!("{source}: {kind} data is not valid base64 ({} characters); not stored", data.len())),
                 }

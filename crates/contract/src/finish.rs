@@ -29,7 +29,7 @@ pub(crate) fn reference(id: &str) -> String {
     format!("artifact:{id}")
 }
 
-fn replace_placeholders(text: &str, references: &[String]) -> String {
+pub(crate) fn replace_placeholders(text: &str, references: &[String]) -> String {
     if !text.contains(OPEN) {
         return text.to_owned();
     }

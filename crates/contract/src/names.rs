@@ -5,12 +5,13 @@ use std::collections::HashSet;
 const MAX_NAME_CHARS: usize = 120;
 
 /// A safe file name from whatever the server said: the last path component, no control
-/// characters, no `..`, no leading dots, bounded length (the extension is kept).
+/// characters, no bidirectional overrides (`report\u{202e}fdp.exe` would read as `reportexe.pdf`),
+/// no `..`, no leading dots, bounded length (the extension is kept).
 pub(crate) fn sanitize(raw: &str) -> Option<String> {
     let last = raw.rsplit(['/', '\\']).next().unwrap_or("");
     let cleaned: String = last
         .chars()
-        .map(|c| if c.is_control() || matches!(c, ':' | '*' | '?' | '"' | '<' | '>' | '|') { '_' } else { c })
+        .map(|c| if c.is_control() || is_bidi_control(c) || matches!(c, ':' | '*' | '?' | '"' | '<' | '>' | '|') { '_' } else { c })
         .collect();
     let cleaned = cleaned.replace("..", "_");
     let cleaned = cleaned.trim().trim_start_matches('.').trim();
@@ -30,6 +31,11 @@ pub(crate) fn sanitize(raw: &str) -> Option<String> {
         Some(ext) => format!("{stem}.{ext}"),
         None => stem,
     })
+}
+
+/// Unicode format characters that reorder how text is displayed.
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 /// `<tool>.<ext>` for the first nameless binary of a result, then `<tool>-2.<ext>`, ...
@@ -130,6 +136,7 @@ mod tests {
         assert_eq!(sanitize(".bashrc").as_deref(), Some("bashrc"));
         assert_eq!(sanitize("re\u{0}port\n.pdf").as_deref(), Some("re_port_.pdf"));
         assert_eq!(sanitize("   ").as_deref(), None);
+        assert_eq!(sanitize("invoice\u{202e}fdp.exe").as_deref(), Some("invoice_fdp.exe"));
         let long = format!("{}.pdf", "x".repeat(500));
         let cut = sanitize(&long).unwrap();
         assert_eq!(cut.chars().count(), 120);

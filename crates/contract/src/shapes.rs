@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use crate::{
     base64_scan::{as_base64, parse_data_url},
     canvas_intent::{parse_dashboard, parse_mode, parse_viewer},
-    finish::placeholder,
+    finish::{placeholder, replace_placeholders},
     kinds::{kind_of, parse_needs_input, parse_tool_error},
     normalize::{BinaryExtras, Extractor},
     outcome::Normalized,
@@ -192,16 +192,25 @@ pub(crate) fn check_required(schema: &Value, value: &Value, warnings: &mut Vec<S
     }
 }
 
+/// Stored text cannot carry `⟦artifact:N⟧` placeholders (ids are known only after storage): they
+/// name the artifact instead.
+fn name_placeholders(text: &str, extractor: &Extractor<'_>) -> String {
+    let names: Vec<String> = extractor.pending.iter().map(|p| format!("artifact '{}'", p.name)).collect();
+    replace_placeholders(text, &names)
+}
+
 /// Layer 4: text longer than `max_inline_chars` becomes a text artifact with a head/tail preview.
 pub(crate) fn safety_net(normalized: &mut Normalized, extractor: &mut Extractor<'_>) {
     let max = extractor.config.max_inline_chars;
     let texts = std::mem::take(&mut normalized.texts);
-    for text in texts {
+    for mut text in texts {
         let chars = text.text.chars().count();
         if chars <= max {
             normalized.texts.push(text);
             continue;
         }
+        text.text = name_placeholders(&text.text, extractor);
+        let chars = text.text.chars().count();
         let mime = text.mime.clone().unwrap_or_else(|| "text/plain".into());
         let ext = match mime.as_str() {
             "text/markdown" => "md",
@@ -220,6 +229,8 @@ pub(crate) fn safety_net(normalized: &mut Normalized, extractor: &mut Extractor<
         let serialized = serde_json::to_string_pretty(results).unwrap_or_default();
         let chars = serialized.chars().count();
         if chars > max {
+            let serialized = name_placeholders(&serialized, extractor);
+            let chars = serialized.chars().count();
             let preview = preview(&serialized, chars);
             extractor.warnings.push(format!("results: {chars} characters as JSON (limit {max}); stored as an artifact"));
             let name = format!("{}-results.json", extractor.tool);

@@ -110,7 +110,8 @@ pub(crate) fn build(input: &Input<'_>) -> String {
         lines.push("The tool returned no content.".into());
     }
     let joined = scrub_base64(&lines.join("\n"));
-    cut(&joined, max)
+    // The layout above assumes room for at least 200 characters; the configured bound still holds.
+    cut(&joined, input.max_chars)
 }
 
 fn push_flexible(lines: &mut Vec<String>, text: &str, room: &mut usize) {

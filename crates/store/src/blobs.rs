@@ -1,6 +1,7 @@
 //! Content-addressed blob files: temp file, fsync, rename, fsync the directory.
 
 use std::{
+    collections::HashSet,
     fs::{self, File},
     io::{self, Read, Write},
     path::{Path, PathBuf},
@@ -11,7 +12,7 @@ use sha2::{Digest, Sha256};
 
 use crate::error::{io, StoreError};
 
-/// Bytes read and hashed per step; the store never holds more than this of a payload.
+/// Bytes read and hashed per step; the store holds no more than this of a payload at once.
 const CHUNK: usize = 256 * 1024;
 
 pub(crate) struct BlobDir {
@@ -40,31 +41,18 @@ impl BlobDir {
         self.blobs.join(&sha256[0..2]).join(&sha256[2..4]).join(sha256)
     }
 
+    fn temp_path(&self) -> PathBuf {
+        self.tmp.join(format!("{}-{}.part", std::process::id(), TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)))
+    }
+
     /// Streams `reader` to a temp file while hashing, then moves it into place durably.
     pub fn write(&self, mut reader: impl Read) -> Result<WrittenBlob, StoreError> {
-        let temp_path = self.tmp.join(format!(
-            "{}-{}.part",
-            std::process::id(),
-            TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
+        let temp_path = self.temp_path();
         let result = (|| {
             let mut file = File::create(&temp_path).map_err(io("creating", &temp_path))?;
-            let mut hasher = Sha256::new();
-            let mut buffer = vec![0u8; CHUNK];
-            let mut size = 0u64;
-            loop {
-                let n = match reader.read(&mut buffer) {
-                    Ok(0) => break,
-                    Ok(n) => n,
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    Err(e) => return Err(StoreError::Io { action: "reading payload for", path: temp_path.clone(), source: e }),
-                };
-                hasher.update(&buffer[..n]);
-                file.write_all(&buffer[..n]).map_err(io("writing", &temp_path))?;
-                size += n as u64;
-            }
+            let (sha256, size) = copy_hashing(&mut reader, &mut file, &temp_path)?;
             file.sync_all().map_err(io("syncing", &temp_path))?;
-            let sha256 = hex(&hasher.finalize());
+            drop(file);
             let final_path = self.path_for(&sha256);
             if final_path.exists() {
                 fs::remove_file(&temp_path).map_err(io("removing", &temp_path))?;
@@ -86,6 +74,124 @@ impl BlobDir {
         let path = self.path_for(sha256);
         fs::read(&path).map_err(io("reading", &path))
     }
+
+    /// Copies a blob to `destination` through a verified temp file beside it.
+    pub fn export(&self, id: &str, sha256: &str, destination: &Path) -> Result<(), StoreError> {
+        let source = self.path_for(sha256);
+        let mut input = File::open(&source).map_err(|e| match e.kind() {
+            io::ErrorKind::NotFound => StoreError::Corrupt { id: id.to_owned(), reason: "its blob is missing".into() },
+            _ => StoreError::Io { action: "opening", path: source.clone(), source: e },
+        })?;
+        let temp = destination.with_file_name(format!(
+            ".{}.mcp-canvas-export-{}",
+            destination.file_name().and_then(|n| n.to_str()).unwrap_or("artifact"),
+            std::process::id()
+        ));
+        let result = (|| {
+            let mut output = File::create(&temp).map_err(io("creating", &temp))?;
+            let (actual, _) = copy_hashing(&mut input, &mut output, &temp)?;
+            if actual != sha256 {
+                return Err(StoreError::Corrupt { id: id.to_owned(), reason: format!("its blob hashes to {actual}, not {sha256}") });
+            }
+            output.sync_all().map_err(io("syncing", &temp))?;
+            fs::rename(&temp, destination).map_err(io("renaming into", destination))
+        })();
+        if result.is_err() {
+            let _ = fs::remove_file(&temp);
+        }
+        result
+    }
+
+    /// Every blob file as (sha256 from its name, path).
+    pub fn blob_files(&self) -> Result<Vec<(String, PathBuf)>, StoreError> {
+        let mut found = Vec::new();
+        for first in read_dir(&self.blobs)? {
+            for second in read_dir(&first)? {
+                for file in read_dir(&second)? {
+                    let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("").to_owned();
+                    found.push((name, file));
+                }
+            }
+        }
+        Ok(found)
+    }
+
+    /// Temp files, with whether their writer process is gone.
+    pub fn temp_files(&self) -> Result<Vec<(PathBuf, bool)>, StoreError> {
+        Ok(read_dir(&self.tmp)?
+            .into_iter()
+            .map(|path| {
+                let pid = path.file_name().and_then(|n| n.to_str()).and_then(|n| n.split('-').next()).and_then(|p| p.parse::<u32>().ok());
+                let abandoned = match pid {
+                    Some(pid) if pid == std::process::id() => false,
+                    Some(pid) => !Path::new(&format!("/proc/{pid}")).exists(),
+                    None => true,
+                };
+                (path, abandoned)
+            })
+            .collect())
+    }
+
+    /// Removes blobs not in `referenced` and abandoned temp files.
+    pub fn gc(&self, referenced: &HashSet<String>) -> Result<usize, StoreError> {
+        let mut removed = 0;
+        for (sha, path) in self.blob_files()? {
+            if !referenced.contains(&sha) {
+                fs::remove_file(&path).map_err(io("removing", &path))?;
+                removed += 1;
+            }
+        }
+        for (path, abandoned) in self.temp_files()? {
+            if abandoned {
+                fs::remove_file(&path).map_err(io("removing", &path))?;
+                removed += 1;
+            }
+        }
+        Ok(removed)
+    }
+}
+
+fn read_dir(dir: &Path) -> Result<Vec<PathBuf>, StoreError> {
+    match fs::read_dir(dir) {
+        Ok(entries) => entries.map(|e| e.map(|e| e.path()).map_err(io("listing", dir))).collect(),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(e) => Err(StoreError::Io { action: "listing", path: dir.to_owned(), source: e }),
+    }
+}
+
+/// Copies in chunks, hashing on the way. Returns (hex sha256, bytes copied).
+fn copy_hashing(reader: &mut impl Read, writer: &mut impl Write, path: &Path) -> Result<(String, u64), StoreError> {
+    let mut hasher = Sha256::new();
+    let mut buffer = vec![0u8; CHUNK];
+    let mut size = 0u64;
+    loop {
+        let n = match reader.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(StoreError::Io { action: "reading the payload for", path: path.to_owned(), source: e }),
+        };
+        hasher.update(&buffer[..n]);
+        writer.write_all(&buffer[..n]).map_err(io("writing", path))?;
+        size += n as u64;
+    }
+    Ok((hex(&hasher.finalize()), size))
+}
+
+/// Hashes a whole file (for `verify`).
+pub(crate) fn hash_file(path: &Path) -> Result<String, StoreError> {
+    let mut file = File::open(path).map_err(io("opening", path))?;
+    let (sha, _) = copy_hashing(&mut file, &mut io::sink(), path)?;
+    Ok(sha)
+}
+
+/// Errors when `bytes` do not hash to `sha256`.
+pub(crate) fn check(id: &str, sha256: &str, bytes: &[u8]) -> Result<(), StoreError> {
+    let actual = hex(&Sha256::digest(bytes));
+    if actual != sha256 {
+        return Err(StoreError::Corrupt { id: id.to_owned(), reason: format!("its blob hashes to {actual}, not {sha256}") });
+    }
+    Ok(())
 }
 
 fn hex(bytes: &[u8]) -> String {

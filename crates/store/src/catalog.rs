@@ -1,8 +1,8 @@
-//! The SQLite catalog: schema migrations and the queries the store needs.
+//! The SQLite catalog: schema migrations and the row-level operations the store needs.
 
-use std::path::Path;
+use std::{collections::HashSet, path::Path};
 
-use rusqlite::{params, Connection, OptionalExtension, Row};
+use rusqlite::{params, Connection, OptionalExtension, Row, TransactionBehavior};
 
 use crate::{
     error::StoreError,
@@ -10,15 +10,18 @@ use crate::{
 };
 
 /// Migrations in order; `PRAGMA user_version` records how many have run.
-const MIGRATIONS: &[&str] = &[include_str!("../migrations/0001_artifacts.sql")];
+const MIGRATIONS: &[&str] = &[include_str!("../migrations/0001_artifacts.sql"), include_str!("../migrations/0002_sessions_and_queries.sql")];
 
-const COLUMNS: &str = "id, sha256, name, mime, size, server, tool, call_id, session_id, created_at_ms, persistence, description";
+pub(crate) const COLUMNS: &str =
+    "a.id, a.sha256, a.name, a.mime, a.size, a.server, a.tool, a.call_id, a.session_id, a.created_at_ms, a.last_used_at_ms, a.persistence, a.description";
 
 pub(crate) fn open(path: &Path) -> Result<Connection, StoreError> {
     let mut conn = Connection::open(path)?;
+    // Another process (the app and the CLI) may be writing: wait rather than fail.
+    conn.busy_timeout(std::time::Duration::from_secs(10))?;
     conn.pragma_update(None, "journal_mode", "WAL")?;
     conn.pragma_update(None, "synchronous", "NORMAL")?;
-    conn.busy_timeout(std::time::Duration::from_secs(5))?;
+    conn.pragma_update(None, "foreign_keys", "ON")?;
     migrate(&mut conn)?;
     Ok(conn)
 }
@@ -34,7 +37,12 @@ fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
         return Err(StoreError::SchemaTooNew { found: current, supported });
     }
     for (index, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
-        let tx = conn.transaction()?;
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        // Another process may have migrated while we waited for the lock.
+        let now: i64 = tx.pragma_query_value(None, "user_version", |row| row.get(0))?;
+        if now > index as i64 {
+            continue;
+        }
         tx.execute_batch(sql)?;
         tx.pragma_update(None, "user_version", index as i64 + 1)?;
         tx.commit()?;
@@ -55,41 +63,45 @@ fn namespace(server: &str) -> String {
     ns
 }
 
-pub(crate) fn insert_or_touch(conn: &Connection, new: &NewArtifact<'_>, sha256: &str, size: u64) -> Result<ArtifactRecord, StoreError> {
+pub(crate) fn insert_or_touch(conn: &mut Connection, new: &NewArtifact<'_>, sha256: &str, size: u64) -> Result<ArtifactRecord, StoreError> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let ns = namespace(new.server);
-    // 12 hex digits as the RFC recommends; on the (astronomically rare) prefix clash with other
+    let mut chosen = None;
+    // 12 hex digits as RFC 003 recommends; on the (astronomically rare) prefix clash with other
     // bytes, lengthen the prefix instead of mixing two artifacts under one id.
     for len in [12, 16, 24, 64] {
         let id = format!("{ns}_{}", &sha256[..len]);
-        if let Some(existing) = get_optional(conn, &id)? {
-            if existing.sha256 == sha256 {
-                conn.execute("UPDATE artifacts SET last_used_at_ms = ?1 WHERE id = ?2", params![new.now_ms, id])?;
-                return Ok(existing);
+        match get_optional(&tx, &id)? {
+            Some(existing) if existing.sha256 == sha256 => {
+                tx.execute("UPDATE artifacts SET last_used_at_ms = MAX(last_used_at_ms, ?1) WHERE id = ?2", params![new.now_ms, id])?;
+                chosen = Some(id);
+                break;
             }
-            continue;
+            Some(_) => continue,
+            None => {
+                tx.execute(
+                    "INSERT INTO artifacts (id, sha256, name, mime, size, server, tool, call_id, session_id,
+                                            created_at_ms, last_used_at_ms, persistence, description)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10, ?11, ?12)",
+                    params![id, sha256, new.name, new.mime, size as i64, new.server, new.tool, new.call_id, new.session_id, new.now_ms, new.persistence.as_str(), new.description],
+                )?;
+                chosen = Some(id);
+                break;
+            }
         }
-        conn.execute(
-            "INSERT INTO artifacts (id, sha256, name, mime, size, server, tool, call_id, session_id,
-                                    created_at_ms, last_used_at_ms, persistence, description)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10, ?11, ?12)",
-            params![
-                id,
-                sha256,
-                new.name,
-                new.mime,
-                size as i64,
-                new.server,
-                new.tool,
-                new.call_id,
-                new.session_id,
-                new.now_ms,
-                new.persistence.as_str(),
-                new.description,
-            ],
-        )?;
-        return get(conn, &id);
     }
-    unreachable!("a 64-digit prefix is the whole sha256, which matched or was free")
+    let id = chosen.expect("a 64-digit prefix is the whole sha256, which matched or was free");
+    tx.execute(
+        "INSERT INTO session_artifacts (session_id, artifact_id, call_id, added_at_ms) VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT (session_id, artifact_id) DO UPDATE SET call_id = excluded.call_id, added_at_ms = excluded.added_at_ms",
+        params![new.session_id, id, new.call_id, new.now_ms],
+    )?;
+    if new.persistence == Persistence::Pinned {
+        tx.execute("UPDATE artifacts SET persistence = 'pinned' WHERE id = ?1", [&id])?;
+    }
+    let record = get(&tx, &id)?;
+    tx.commit()?;
+    Ok(record)
 }
 
 pub(crate) fn get(conn: &Connection, id: &str) -> Result<ArtifactRecord, StoreError> {
@@ -97,19 +109,51 @@ pub(crate) fn get(conn: &Connection, id: &str) -> Result<ArtifactRecord, StoreEr
 }
 
 fn get_optional(conn: &Connection, id: &str) -> Result<Option<ArtifactRecord>, StoreError> {
-    let sql = format!("SELECT {COLUMNS} FROM artifacts WHERE id = ?1");
+    let sql = format!("SELECT {COLUMNS} FROM artifacts a WHERE a.id = ?1");
     Ok(conn.query_row(&sql, [id], from_row).optional()?)
 }
 
-pub(crate) fn list_session(conn: &Connection, session_id: &str) -> Result<Vec<ArtifactRecord>, StoreError> {
-    let sql = format!("SELECT {COLUMNS} FROM artifacts WHERE session_id = ?1 ORDER BY created_at_ms, id");
-    let mut stmt = conn.prepare(&sql)?;
-    let rows = stmt.query_map([session_id], from_row)?;
+pub(crate) fn touch(conn: &Connection, id: &str, now_ms: i64) -> Result<(), StoreError> {
+    match conn.execute("UPDATE artifacts SET last_used_at_ms = MAX(last_used_at_ms, ?1) WHERE id = ?2", params![now_ms, id])? {
+        0 => Err(StoreError::NotFound(id.to_owned())),
+        _ => Ok(()),
+    }
+}
+
+pub(crate) fn set_persistence(conn: &Connection, id: &str, persistence: Persistence) -> Result<(), StoreError> {
+    match conn.execute("UPDATE artifacts SET persistence = ?1 WHERE id = ?2", params![persistence.as_str(), id])? {
+        0 => Err(StoreError::NotFound(id.to_owned())),
+        _ => Ok(()),
+    }
+}
+
+pub(crate) fn remove(conn: &mut Connection, id: &str) -> Result<ArtifactRecord, StoreError> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let record = get(&tx, id)?;
+    tx.execute("DELETE FROM artifacts WHERE id = ?1", [id])?;
+    tx.commit()?;
+    Ok(record)
+}
+
+pub(crate) fn all_sha256(conn: &Connection) -> Result<HashSet<String>, StoreError> {
+    let mut stmt = conn.prepare("SELECT DISTINCT sha256 FROM artifacts")?;
+    let rows = stmt.query_map([], |row| row.get(0))?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
-fn from_row(row: &Row<'_>) -> rusqlite::Result<ArtifactRecord> {
-    let persistence: String = row.get(10)?;
+pub(crate) fn all_id_sha(conn: &Connection) -> Result<Vec<(String, String)>, StoreError> {
+    let mut stmt = conn.prepare("SELECT id, sha256 FROM artifacts ORDER BY id")?;
+    let rows = stmt.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+pub(crate) fn total_bytes(conn: &Connection) -> Result<u64, StoreError> {
+    let total: i64 = conn.query_row("SELECT COALESCE(SUM(size), 0) FROM (SELECT sha256, MAX(size) AS size FROM artifacts GROUP BY sha256)", [], |row| row.get(0))?;
+    Ok(total as u64)
+}
+
+pub(crate) fn from_row(row: &Row<'_>) -> rusqlite::Result<ArtifactRecord> {
+    let persistence: String = row.get(11)?;
     Ok(ArtifactRecord {
         id: row.get(0)?,
         sha256: row.get(1)?,
@@ -121,10 +165,11 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<ArtifactRecord> {
         call_id: row.get(7)?,
         session_id: row.get(8)?,
         created_at_ms: row.get(9)?,
+        last_used_at_ms: row.get(10)?,
         persistence: Persistence::parse(&persistence).ok_or_else(|| {
-            rusqlite::Error::FromSqlConversionFailure(10, rusqlite::types::Type::Text, format!("unknown persistence `{persistence}`").into())
+            rusqlite::Error::FromSqlConversionFailure(11, rusqlite::types::Type::Text, format!("unknown persistence `{persistence}`").into())
         })?,
-        description: row.get(11)?,
+        description: row.get(12)?,
     })
 }
 

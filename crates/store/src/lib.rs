@@ -1,23 +1,34 @@
 //! The artifact store: content-addressed blobs on disk and a SQLite catalog describing them.
 //!
-//! Blobs are written to a temporary file, fsynced and renamed into
-//! `blobs/<sha[0..2]>/<sha[2..4]>/<sha>`; identical bytes are stored once. The catalog row is
-//! inserted only after its blob is durable, so a crash leaves at worst an orphan blob, never a row
-//! pointing at missing or half-written bytes. Time is passed in by the caller.
+//! Blobs are streamed to a temporary file (decoded and hashed in chunks), fsynced and renamed into
+//! `artifacts/blobs/<sha[0..2]>/<sha[2..4]>/<sha>`; identical bytes are stored once. The catalog
+//! row is inserted only after its blob is durable, so a crash leaves at worst an orphan blob or a
+//! temp file (both removed by [`ArtifactStore::gc`]), never a row pointing at missing or
+//! half-written bytes. Reads re-hash, so a damaged blob gives an error, not wrong bytes.
+//!
+//! Lifecycle: sessions link to artifacts; clearing a session removes its links, and session-scoped
+//! artifacts no session links to are removed. Pinned artifacts stay. A quota and an age limit
+//! evict unpinned artifacts least-recently-used first. Time is always passed in by the caller.
 #![deny(missing_docs)]
 
 mod blobs;
 mod catalog;
 mod error;
+mod lifecycle;
+mod query;
 mod record;
+mod verify;
 
 pub use error::StoreError;
+pub use lifecycle::{Eviction, Limits};
+pub use query::{ArtifactPage, ArtifactQuery, MimeFamily, SortKey};
 pub use record::{ArtifactRecord, NewArtifact, Persistence};
+pub use verify::VerifyReport;
 
 use std::{
     io::Read,
     path::{Path, PathBuf},
-    sync::Mutex,
+    sync::{Mutex, MutexGuard},
 };
 
 /// A store rooted at one directory (the app's data dir).
@@ -28,38 +39,58 @@ pub struct ArtifactStore {
 
 impl ArtifactStore {
     /// Opens (creating when needed) the store under `data_dir`: `artifacts/` for blobs and
-    /// `catalog.sqlite` for the catalog, migrated to the current schema.
+    /// `catalog.sqlite` for the catalog, migrated to the current schema. A catalog written by a
+    /// newer MCP Canvas is refused with [`StoreError::SchemaTooNew`].
     pub fn open(data_dir: &Path) -> Result<Self, StoreError> {
         let blobs = blobs::BlobDir::open(&data_dir.join("artifacts"))?;
         let catalog = catalog::open(&data_dir.join("catalog.sqlite"))?;
         Ok(Self { blobs, catalog: Mutex::new(catalog) })
     }
 
-    /// Streams `bytes` into the store and records it in the catalog.
+    fn conn(&self) -> MutexGuard<'_, rusqlite::Connection> {
+        self.catalog.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Streams `bytes` into the store and records it in the catalog, linked to the session.
     ///
     /// The artifact id is `<namespace>_<first 12 hex digits of sha256>`, the namespace being the
     /// server name reduced to `[a-z0-9-]`. Storing the same bytes from the same server again
-    /// returns the existing record (its last-used time refreshed) instead of a duplicate.
+    /// returns the existing record (last-used time refreshed, linked to this session too).
     pub fn put(&self, new: NewArtifact<'_>, bytes: impl Read) -> Result<ArtifactRecord, StoreError> {
         let written = self.blobs.write(bytes)?;
-        let conn = self.catalog.lock().expect("catalog mutex poisoned");
-        catalog::insert_or_touch(&conn, &new, &written.sha256, written.size)
+        let mut conn = self.conn();
+        catalog::insert_or_touch(&mut conn, &new, &written.sha256, written.size)
     }
 
     /// The catalog record of artifact `id`.
     pub fn get(&self, id: &str) -> Result<ArtifactRecord, StoreError> {
-        let conn = self.catalog.lock().expect("catalog mutex poisoned");
-        catalog::get(&conn, id)
+        catalog::get(&self.conn(), id)
     }
 
-    /// The record and the full bytes of artifact `id`, checked against its sha256 size.
+    /// The record and the full bytes of artifact `id`, checked against its sha256: a damaged
+    /// blob is an error, never wrong bytes.
     pub fn read(&self, id: &str) -> Result<(ArtifactRecord, Vec<u8>), StoreError> {
         let record = self.get(id)?;
-        let bytes = self.blobs.read(&record.sha256)?;
-        if bytes.len() as u64 != record.size {
-            return Err(StoreError::Corrupt { id: id.to_owned(), reason: format!("blob has {} bytes, catalog says {}", bytes.len(), record.size) });
-        }
+        let bytes = self.blobs.read(&record.sha256).map_err(|e| match e {
+            StoreError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
+                StoreError::Corrupt { id: id.to_owned(), reason: "its blob is missing".into() }
+            }
+            other => other,
+        })?;
+        blobs::check(id, &record.sha256, &bytes)?;
         Ok((record, bytes))
+    }
+
+    /// Copies artifact `id` to `destination` (via a temp file beside it, verified, then renamed).
+    pub fn export(&self, id: &str, destination: &Path) -> Result<ArtifactRecord, StoreError> {
+        let record = self.get(id)?;
+        self.blobs.export(id, &record.sha256, destination)?;
+        Ok(record)
+    }
+
+    /// Marks `id` as used now (for least-recently-used eviction).
+    pub fn touch(&self, id: &str, now_ms: i64) -> Result<(), StoreError> {
+        catalog::touch(&self.conn(), id, now_ms)
     }
 
     /// Where the blob with this sha256 lives (whether or not it exists).
@@ -67,9 +98,73 @@ impl ArtifactStore {
         self.blobs.path_for(sha256)
     }
 
-    /// Artifacts of one session, oldest first.
+    /// Artifacts linked to one session, oldest first.
     pub fn list_session(&self, session_id: &str) -> Result<Vec<ArtifactRecord>, StoreError> {
-        let conn = self.catalog.lock().expect("catalog mutex poisoned");
-        catalog::list_session(&conn, session_id)
+        let query = ArtifactQuery { session: Some(session_id.to_owned()), sort: SortKey::Created, descending: false, limit: u32::MAX, ..Default::default() };
+        Ok(self.query(&query)?.items)
+    }
+
+    /// Filtered, sorted, paginated listing.
+    pub fn query(&self, query: &ArtifactQuery) -> Result<ArtifactPage, StoreError> {
+        query::run(&self.conn(), query)
+    }
+
+    /// Pins (`true`) or unpins an artifact. Pinned artifacts survive session clears, the quota
+    /// and the age limit.
+    pub fn set_pinned(&self, id: &str, pinned: bool) -> Result<ArtifactRecord, StoreError> {
+        let conn = self.conn();
+        catalog::set_persistence(&conn, id, if pinned { Persistence::Pinned } else { Persistence::Session })?;
+        catalog::get(&conn, id)
+    }
+
+    /// Removes an artifact (and its blob when no other artifact shares it).
+    pub fn remove(&self, id: &str) -> Result<ArtifactRecord, StoreError> {
+        let record = catalog::remove(&mut self.conn(), id)?;
+        self.gc()?;
+        Ok(record)
+    }
+
+    /// Clears a session: its links go, and session-scoped artifacts nothing links to any more are
+    /// removed with their blobs. Returns the removed artifacts.
+    pub fn clear_session(&self, session_id: &str) -> Result<Vec<ArtifactRecord>, StoreError> {
+        let removed = lifecycle::clear_session(&mut self.conn(), session_id)?;
+        self.gc()?;
+        Ok(removed)
+    }
+
+    /// Clears every session whose newest link is older than `cutoff_ms`, except `keep`.
+    pub fn clear_sessions_before(&self, cutoff_ms: i64, keep: &str) -> Result<Vec<ArtifactRecord>, StoreError> {
+        let sessions = lifecycle::sessions_idle_since(&self.conn(), cutoff_ms, keep)?;
+        let mut removed = Vec::new();
+        for session in sessions {
+            removed.extend(lifecycle::clear_session(&mut self.conn(), &session)?);
+        }
+        self.gc()?;
+        Ok(removed)
+    }
+
+    /// Applies the quota and age limit: unpinned artifacts go, least-recently-used first.
+    pub fn enforce(&self, limits: &Limits, now_ms: i64) -> Result<Eviction, StoreError> {
+        let eviction = lifecycle::enforce(&mut self.conn(), limits, now_ms)?;
+        self.gc()?;
+        Ok(eviction)
+    }
+
+    /// Deletes blobs no artifact references and temp files left by writers that are gone.
+    /// Returns how many files were removed.
+    pub fn gc(&self) -> Result<usize, StoreError> {
+        let referenced = catalog::all_sha256(&self.conn())?;
+        self.blobs.gc(&referenced)
+    }
+
+    /// Re-hashes every blob and reports missing, corrupt and orphaned files.
+    pub fn verify(&self) -> Result<VerifyReport, StoreError> {
+        let records = catalog::all_id_sha(&self.conn())?;
+        verify::run(&self.blobs, &records)
+    }
+
+    /// Total bytes of distinct blobs the catalog references.
+    pub fn total_bytes(&self) -> Result<u64, StoreError> {
+        catalog::total_bytes(&self.conn())
     }
 }

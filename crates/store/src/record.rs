@@ -57,6 +57,9 @@ pub struct ArtifactRecord {
     /// Creation time, milliseconds since the Unix epoch.
     #[ts(type = "number")]
     pub created_at_ms: i64,
+    /// Last time it was stored again, shown or exported, milliseconds since the Unix epoch.
+    #[ts(type = "number")]
+    pub last_used_at_ms: i64,
     /// Session-scoped or pinned.
     pub persistence: Persistence,
     /// Short human label, when the server gave one.

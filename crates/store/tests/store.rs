@@ -1,6 +1,6 @@
 //! The store against a real SQLite file and a real directory.
 
-use mcp_canvas_store::{ArtifactStore, NewArtifact, Persistence, StoreError};
+use mcp_canvas_store::{ArtifactQuery, ArtifactStore, Limits, MimeFamily, NewArtifact, Persistence, SortKey, StoreError};
 use sha2::{Digest, Sha256};
 
 fn new_artifact<'a>(name: &'a str, server: &'a str, now_ms: i64) -> NewArtifact<'a> {
@@ -41,7 +41,9 @@ fn identical_bytes_are_stored_once() {
     let store = ArtifactStore::open(dir.path()).unwrap();
     let first = store.put(new_artifact("a.png", "demo", 1), &b"same"[..]).unwrap();
     let second = store.put(new_artifact("b.png", "demo", 2), &b"same"[..]).unwrap();
-    assert_eq!(first, second);
+    assert_eq!(first.id, second.id);
+    assert_eq!(second.name, "a.png", "the first name stays");
+    assert_eq!(second.last_used_at_ms, 2, "storing again counts as a use");
     let blob_files = walk(&dir.path().join("artifacts/blobs"));
     assert_eq!(blob_files, 1);
     assert_eq!(walk(&dir.path().join("artifacts/tmp")), 0, "temp files left behind");
@@ -94,4 +96,158 @@ fn walk(dir: &std::path::Path) -> usize {
             if p.is_dir() { walk(&p) } else { 1 }
         })
         .sum()
+}
+
+fn artifact<'a>(name: &'a str, mime: &'a str, session: &'a str, now_ms: i64) -> NewArtifact<'a> {
+    NewArtifact { name, mime, server: "demo", tool: "t", call_id: "c", session_id: session, description: None, persistence: Persistence::Session, now_ms }
+}
+
+#[test]
+fn clearing_a_session_keeps_pinned_and_shared_artifacts() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = ArtifactStore::open(dir.path()).unwrap();
+    let only_a = store.put(artifact("a.png", "image/png", "A", 1), &b"only in A"[..]).unwrap();
+    let pinned = store.put(artifact("p.pdf", "application/pdf", "A", 2), &b"pinned"[..]).unwrap();
+    store.set_pinned(&pinned.id, true).unwrap();
+    let shared = store.put(artifact("s.txt", "text/plain", "A", 3), &b"shared"[..]).unwrap();
+    store.put(artifact("s.txt", "text/plain", "B", 4), &b"shared"[..]).unwrap();
+
+    let removed: Vec<String> = store.clear_session("A").unwrap().into_iter().map(|r| r.id).collect();
+    assert_eq!(removed, vec![only_a.id.clone()]);
+    assert!(matches!(store.get(&only_a.id), Err(StoreError::NotFound(_))));
+    assert!(!store.blob_path(&only_a.sha256).exists(), "its blob is deleted");
+    assert_eq!(store.get(&pinned.id).unwrap().persistence, Persistence::Pinned);
+    assert!(store.get(&shared.id).is_ok(), "session B still links to it");
+    assert!(store.list_session("A").unwrap().is_empty());
+    assert_eq!(store.list_session("B").unwrap().len(), 1);
+    assert!(store.verify().unwrap().is_clean());
+}
+
+#[test]
+fn quota_evicts_least_recently_used_unpinned_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = ArtifactStore::open(dir.path()).unwrap();
+    let old = store.put(artifact("old", "text/plain", "S", 10), &[1u8; 400][..]).unwrap();
+    let used = store.put(artifact("used", "text/plain", "S", 20), &[2u8; 400][..]).unwrap();
+    let pinned = store.put(artifact("pin", "text/plain", "S", 5), &[3u8; 400][..]).unwrap();
+    store.set_pinned(&pinned.id, true).unwrap();
+    let newest = store.put(artifact("new", "text/plain", "S", 30), &[4u8; 400][..]).unwrap();
+    store.touch(&used.id, 40).unwrap();
+    assert_eq!(store.total_bytes().unwrap(), 1600);
+
+    let eviction = store.enforce(&Limits { quota_bytes: 1000, ..Limits::default() }, 50).unwrap();
+    assert_eq!(eviction.over_quota, vec![old.id.clone(), newest.id.clone()], "LRU order; the pinned one is never evicted");
+    assert_eq!(store.total_bytes().unwrap(), 800);
+    assert!(store.get(&used.id).is_ok() && store.get(&pinned.id).is_ok());
+    assert!(store.verify().unwrap().is_clean());
+}
+
+#[test]
+fn age_limit_evicts_unused_unpinned_artifacts() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = ArtifactStore::open(dir.path()).unwrap();
+    let day = 86_400_000;
+    let stale = store.put(artifact("stale", "text/plain", "S", 0), &b"stale"[..]).unwrap();
+    let fresh = store.put(artifact("fresh", "text/plain", "S", 9 * day), &b"fresh"[..]).unwrap();
+    let eviction = store.enforce(&Limits { max_age_days: Some(7), ..Limits::default() }, 10 * day).unwrap();
+    assert_eq!(eviction.expired, vec![stale.id]);
+    assert!(store.get(&fresh.id).is_ok());
+}
+
+#[test]
+fn queries_filter_sort_and_paginate() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = ArtifactStore::open(dir.path()).unwrap();
+    let rows = [
+        ("Chart.png", "image/png", "render_chart"),
+        ("report.pdf", "application/pdf", "download"),
+        ("page.html", "text/html", "make_report"),
+        ("data.csv", "text/csv", "make_report"),
+        ("big_chart.png", "image/png", "render_chart"),
+    ];
+    for (i, (name, mime, tool)) in rows.iter().enumerate() {
+        let new = NewArtifact { tool, ..artifact(name, mime, if i < 3 { "S1" } else { "S2" }, i as i64) };
+        store.put(new, name.as_bytes()).unwrap();
+    }
+    let names = |q: ArtifactQuery| store.query(&q).unwrap().items.into_iter().map(|r| r.name).collect::<Vec<_>>();
+    assert_eq!(names(ArtifactQuery { family: Some(MimeFamily::Image), ..Default::default() }), vec!["big_chart.png", "Chart.png"]);
+    assert_eq!(names(ArtifactQuery { family: Some(MimeFamily::Text), ..Default::default() }), vec!["data.csv"]);
+    assert_eq!(names(ArtifactQuery { name_contains: Some("CHART".into()), sort: SortKey::Name, descending: false, ..Default::default() }), vec!["big_chart.png", "Chart.png"]);
+    assert_eq!(names(ArtifactQuery { name_contains: Some("%".into()), ..Default::default() }), Vec::<String>::new(), "LIKE wildcards are literal");
+    assert_eq!(names(ArtifactQuery { tool: Some("make_report".into()), session: Some("S1".into()), ..Default::default() }), vec!["page.html"]);
+    let page = store.query(&ArtifactQuery { limit: 2, offset: 2, descending: false, ..Default::default() }).unwrap();
+    assert_eq!((page.total, page.items.iter().map(|r| r.name.as_str()).collect::<Vec<_>>()), (5, vec!["page.html", "data.csv"]));
+}
+
+#[test]
+fn verify_names_missing_corrupt_and_orphaned_blobs_and_reads_refuse_wrong_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = ArtifactStore::open(dir.path()).unwrap();
+    let corrupt = store.put(artifact("c.bin", "application/octet-stream", "S", 1), &b"original bytes"[..]).unwrap();
+    let missing = store.put(artifact("m.bin", "application/octet-stream", "S", 2), &b"will vanish"[..]).unwrap();
+    std::fs::write(store.blob_path(&corrupt.sha256), b"tampered bytes").unwrap();
+    std::fs::remove_file(store.blob_path(&missing.sha256)).unwrap();
+    let orphan = store.blob_path(&"ab".repeat(32));
+    std::fs::create_dir_all(orphan.parent().unwrap()).unwrap();
+    std::fs::write(&orphan, b"nobody's").unwrap();
+
+    let report = store.verify().unwrap();
+    assert_eq!(report.corrupt, vec![corrupt.id.clone()]);
+    assert_eq!(report.missing, vec![missing.id.clone()]);
+    assert_eq!(report.orphaned, vec![orphan.clone()]);
+    assert!(!report.is_clean());
+    let err = store.read(&corrupt.id).unwrap_err();
+    assert!(matches!(err, StoreError::Corrupt { .. }), "{err}");
+    assert!(err.to_string().contains(&corrupt.id));
+    assert!(matches!(store.read(&missing.id), Err(StoreError::Corrupt { .. })));
+    let out = dir.path().join("exported.bin");
+    assert!(store.export(&corrupt.id, &out).is_err());
+    assert!(!out.exists(), "a failed export leaves no file");
+    assert_eq!(store.gc().unwrap(), 1, "gc removes the orphan");
+    assert!(!orphan.exists());
+}
+
+#[test]
+fn export_writes_the_verified_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = ArtifactStore::open(dir.path()).unwrap();
+    let record = store.put(artifact("x.txt", "text/plain", "S", 1), &b"exported"[..]).unwrap();
+    let out = dir.path().join("x.txt");
+    store.export(&record.id, &out).unwrap();
+    assert_eq!(std::fs::read(out).unwrap(), b"exported");
+}
+
+#[test]
+fn a_catalog_from_a_newer_version_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    drop(ArtifactStore::open(dir.path()).unwrap());
+    let conn = rusqlite::Connection::open(dir.path().join("catalog.sqlite")).unwrap();
+    conn.pragma_update(None, "user_version", 99).unwrap();
+    drop(conn);
+    let err = ArtifactStore::open(dir.path()).err().expect("refused");
+    assert!(err.to_string().contains("schema version 99 is newer"), "{err}");
+}
+
+#[test]
+fn two_stores_on_one_directory_write_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    drop(ArtifactStore::open(dir.path()).unwrap());
+    let handles: Vec<_> = (0..2)
+        .map(|writer| {
+            let path = dir.path().to_owned();
+            std::thread::spawn(move || {
+                let store = ArtifactStore::open(&path).unwrap();
+                for i in 0..100 {
+                    let bytes = format!("writer {writer} item {i}");
+                    let session = format!("w{writer}");
+                    store.put(artifact("x.txt", "text/plain", &session, i), bytes.as_bytes()).unwrap();
+                }
+            })
+        })
+        .collect();
+    handles.into_iter().for_each(|h| h.join().unwrap());
+    let store = ArtifactStore::open(dir.path()).unwrap();
+    assert_eq!(store.list_session("w0").unwrap().len(), 100);
+    assert_eq!(store.list_session("w1").unwrap().len(), 100);
+    assert!(store.verify().unwrap().is_clean());
 }

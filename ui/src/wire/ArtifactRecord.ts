@@ -46,6 +46,10 @@ session_id: string,
  */
 created_at_ms: number, 
 /**
+ * Last time it was stored again, shown or exported, milliseconds since the Unix epoch.
+ */
+last_used_at_ms: number, 
+/**
  * Session-scoped or pinned.
  */
 persistence: Persistence, 

@@ -1,0 +1,143 @@
+//! Filtered, sorted, paginated listing of the catalog (the artifact browser, `artifacts list`).
+
+use rusqlite::{types::Value as SqlValue, Connection};
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::{
+    catalog::{from_row, COLUMNS},
+    error::StoreError,
+    record::ArtifactRecord,
+};
+
+/// Broad kinds of content to filter by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "lowercase")]
+#[ts(export)]
+pub enum MimeFamily {
+    /// `image/*`
+    Image,
+    /// `application/pdf`
+    Pdf,
+    /// `text/html`
+    Html,
+    /// `text/*` and JSON
+    Text,
+    /// `audio/*`
+    Audio,
+    /// `video/*`
+    Video,
+    /// Anything else
+    Other,
+}
+
+/// What to sort by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS, Default)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum SortKey {
+    /// Creation time.
+    #[default]
+    Created,
+    /// Last use.
+    LastUsed,
+    /// File name (case-insensitive).
+    Name,
+    /// Size.
+    Size,
+}
+
+/// A listing request. Empty filters match everything.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct ArtifactQuery {
+    /// Only artifacts linked to this session.
+    pub session: Option<String>,
+    /// Only from this server.
+    pub server: Option<String>,
+    /// Only from this tool.
+    pub tool: Option<String>,
+    /// Only this kind of content.
+    pub family: Option<MimeFamily>,
+    /// Name contains this (case-insensitive).
+    pub name_contains: Option<String>,
+    /// Only pinned artifacts.
+    pub pinned_only: bool,
+    /// Sort key.
+    pub sort: SortKey,
+    /// Newest / largest / Z first.
+    pub descending: bool,
+    /// Page size.
+    pub limit: u32,
+    /// Rows to skip.
+    pub offset: u32,
+}
+
+impl Default for ArtifactQuery {
+    fn default() -> Self {
+        Self { session: None, server: None, tool: None, family: None, name_contains: None, pinned_only: false, sort: SortKey::Created, descending: true, limit: 50, offset: 0 }
+    }
+}
+
+/// One page of results.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct ArtifactPage {
+    /// The rows.
+    pub items: Vec<ArtifactRecord>,
+    /// How many rows match in all.
+    pub total: u32,
+}
+
+pub(crate) fn run(conn: &Connection, query: &ArtifactQuery) -> Result<ArtifactPage, StoreError> {
+    let mut joins = String::new();
+    let mut conditions: Vec<String> = Vec::new();
+    let mut params: Vec<SqlValue> = Vec::new();
+    let mut bind = |value: SqlValue| {
+        params.push(value);
+        format!("?{}", params.len())
+    };
+    if let Some(session) = &query.session {
+        let p = bind(session.clone().into());
+        joins.push_str(&format!(" JOIN session_artifacts s ON s.artifact_id = a.id AND s.session_id = {p}"));
+    }
+    if let Some(server) = &query.server {
+        conditions.push(format!("a.server = {}", bind(server.clone().into())));
+    }
+    if let Some(tool) = &query.tool {
+        conditions.push(format!("a.tool = {}", bind(tool.clone().into())));
+    }
+    if let Some(family) = query.family {
+        conditions.push(match family {
+            MimeFamily::Image => "(a.mime >= 'image/' AND a.mime < 'image0')".into(),
+            MimeFamily::Audio => "(a.mime >= 'audio/' AND a.mime < 'audio0')".into(),
+            MimeFamily::Video => "(a.mime >= 'video/' AND a.mime < 'video0')".into(),
+            MimeFamily::Pdf => "a.mime = 'application/pdf'".into(),
+            MimeFamily::Html => "a.mime = 'text/html'".into(),
+            MimeFamily::Text => "(((a.mime >= 'text/' AND a.mime < 'text0') AND a.mime <> 'text/html') OR a.mime = 'application/json')".into(),
+            MimeFamily::Other => "NOT (a.mime >= 'image/' AND a.mime < 'image0') AND NOT (a.mime >= 'audio/' AND a.mime < 'audio0') AND NOT (a.mime >= 'video/' AND a.mime < 'video0') AND NOT (a.mime >= 'text/' AND a.mime < 'text0') AND a.mime NOT IN ('application/pdf', 'application/json')".into(),
+        });
+    }
+    if let Some(needle) = query.name_contains.as_deref().filter(|n| !n.is_empty()) {
+        let escaped = needle.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
+        conditions.push(format!("a.name LIKE {} ESCAPE '\\'", bind(format!("%{escaped}%").into())));
+    }
+    if query.pinned_only {
+        conditions.push("a.persistence = 'pinned'".into());
+    }
+    let where_clause = if conditions.is_empty() { String::new() } else { format!(" WHERE {}", conditions.join(" AND ")) };
+    let order = match query.sort {
+        SortKey::Created => "a.created_at_ms",
+        SortKey::LastUsed => "a.last_used_at_ms",
+        SortKey::Name => "a.name COLLATE NOCASE",
+        SortKey::Size => "a.size",
+    };
+    let direction = if query.descending { "DESC" } else { "ASC" };
+
+    let count_sql = format!("SELECT COUNT(*) FROM artifacts a{joins}{where_clause}");
+    let total: i64 = conn.query_row(&count_sql, rusqlite::params_from_iter(params.iter()), |row| row.get(0))?;
+    let list_sql = format!("SELECT {COLUMNS} FROM artifacts a{joins}{where_clause} ORDER BY {order} {direction}, a.id {direction} LIMIT {} OFFSET {}", query.limit.min(100_000), query.offset);
+    let mut stmt = conn.prepare(&list_sql)?;
+    let items = stmt.query_map(rusqlite::params_from_iter(params.iter()), from_row)?.collect::<Result<_, _>>()?;
+    Ok(ArtifactPage { items, total: total as u32 })
+}
