@@ -4,9 +4,50 @@
 
 use crate::payload::Payload;
 
+/// What validating a base64 string found out.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Base64Form {
+    pub url_safe: bool,
+    pub whitespace: bool,
+}
+
 /// If `text` is a whole base64 string (standard or URL-safe; ASCII whitespace allowed, e.g.
-/// line-wrapped), the payload for it.
+/// line-wrapped), the payload for it (a copy of the text; see [`into_base64`] to move it).
 pub(crate) fn as_base64(text: &str) -> Option<Payload> {
+    let form = check_base64(text)?;
+    Some(payload_from(text.to_owned(), form))
+}
+
+/// Like [`as_base64`] but takes the string, so a 100 MB payload is moved, not copied. Gives the
+/// string back when it is not base64.
+pub(crate) fn into_base64(text: String) -> Result<Payload, String> {
+    match check_base64(&text) {
+        Some(form) => Ok(payload_from(text, form)),
+        None => Err(text),
+    }
+}
+
+/// Whole base64 whose decoded head is a confidently identified binary or document (layer 3):
+/// validated and sniffed without copying the text. Returns the form and the MIME type.
+pub(crate) fn identify_base64(text: &str) -> Option<(Base64Form, String)> {
+    let form = check_base64(text)?;
+    let head = if form.whitespace {
+        let compact: String = text.chars().filter(|c| !c.is_ascii_whitespace()).take(crate::sniff::SNIFF_BYTES / 3 * 4 + 8).collect();
+        crate::payload::decode_head(&compact, form.url_safe, crate::sniff::SNIFF_BYTES)
+    } else {
+        crate::payload::decode_head(text, form.url_safe, crate::sniff::SNIFF_BYTES)
+    };
+    let mime = crate::sniff::identify_confidently(&head)?;
+    Some((form, mime))
+}
+
+pub(crate) fn payload_from(text: String, form: Base64Form) -> Payload {
+    let text = if form.whitespace { text.chars().filter(|c| !c.is_ascii_whitespace()).collect() } else { text };
+    Payload::Base64 { text, url_safe: form.url_safe }
+}
+
+/// Validates `text` as whole base64 without allocating.
+pub(crate) fn check_base64(text: &str) -> Option<Base64Form> {
     let bytes = text.as_bytes();
     let (mut standard, mut url_safe, mut whitespace) = (false, false, false);
     let mut padding = 0usize;
@@ -37,8 +78,7 @@ pub(crate) fn as_base64(text: &str) -> Option<Payload> {
     if last.is_some_and(|&b| sextet(b) & unused_bits_mask != 0) {
         return None;
     }
-    let text = if whitespace { text.chars().filter(|c| !c.is_ascii_whitespace()).collect() } else { text.to_owned() };
-    Some(Payload::Base64 { text, url_safe })
+    Some(Base64Form { url_safe, whitespace })
 }
 
 /// The 6-bit value of a base64 character (either alphabet; the caller has validated it).

@@ -5,7 +5,7 @@
 use serde_json::{Map, Value};
 
 use crate::{
-    base64_scan::{as_base64, parse_data_url},
+    base64_scan::{into_base64, parse_data_url},
     normalize::{BinaryExtras, Extractor},
     outcome::Audience,
     payload::Payload,
@@ -37,13 +37,16 @@ pub(crate) fn read_blocks(content: Vec<Value>, extractor: &mut Extractor<'_>) ->
                     continue;
                 };
                 // Bare base64 as the spec says, or (a common mistake) a whole `data:` URL.
-                let decoded = as_base64(&data).map(|p| (p, None)).or_else(|| parse_data_url(&data).map(|url| (url.payload, url.mime)));
+                let decoded = match into_base64(data) {
+                    Ok(payload) => Ok((payload, None)),
+                    Err(data) => parse_data_url(&data).map(|url| (url.payload, url.mime)).ok_or(data),
+                };
                 match decoded {
-                    Some((payload, url_mime)) => {
+                    Ok((payload, url_mime)) => {
                         let declared = mime.or(url_mime);
                         extractor.add(payload, declared.as_deref(), None, source, None, BinaryExtras { audience, ..Default::default() });
                     }
-                    None => extractor.warnings.push(format!("{source}: {kind} data is not valid base64 ({} characters); not stored", data.len())),
+                    Err(data) => extractor.warnings.push(format!("{source}: {kind} data is not valid base64 ({} characters); not stored", data.len())),
                 }
             }
             Some("resource") => read_resource(block, &source, audience, extractor),
@@ -85,11 +88,11 @@ fn read_resource(mut block: Map<String, Value>, source: &str, audience: Audience
         let mime = mime.or_else(|| Some("text/plain".into()));
         extractor.add(Payload::Text(text), mime.as_deref(), name.as_deref(), source.to_owned(), description, extras());
     } else if let Some(blob) = take_str(&mut resource, "blob") {
-        match as_base64(&blob) {
-            Some(payload) => {
+        match into_base64(blob) {
+            Ok(payload) => {
                 extractor.add(payload, mime.as_deref(), name.as_deref(), source.to_owned(), description, extras());
             }
-            None => extractor.warnings.push(format!("{source}: resource blob is not valid base64 ({} characters); not stored", blob.len())),
+            Err(blob) => extractor.warnings.push(format!("{source}: resource blob is not valid base64 ({} characters); not stored", blob.len())),
         }
     } else {
         extractor.warnings.push(format!("{source}: resource without `text` or `blob`; skipped"));

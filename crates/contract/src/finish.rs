@@ -88,7 +88,7 @@ impl Normalized {
                 }
             };
             references.push(reference(&stored.id));
-            let natural = viewer_for(&artifact.mime, &artifact.name);
+            let natural = if artifact.shown_as_source { Some(Viewer::Code) } else { viewer_for(&artifact.mime, &artifact.name) };
             let viewer = match (artifact.viewer_hint, natural) {
                 (Some(hint), Some(natural)) if hint == natural || (is_textual(&artifact.mime) && text_viewer(hint) && text_viewer(natural)) => Some(hint),
                 (Some(hint), _) => {

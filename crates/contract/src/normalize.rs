@@ -58,6 +58,7 @@ impl<'a> Extractor<'a> {
         let head = payload.head(sniff::SNIFF_BYTES);
         let declared = declared.map(str::to_owned).or_else(|| name_hint.and_then(names::mime_for_name).map(str::to_owned));
         let (mime, warning) = sniff::reconcile(declared.as_deref(), &head);
+        let shown_as_source = warning.is_some() && matches!(mime.as_str(), "image/svg+xml" | "text/html");
         if let Some(warning) = warning {
             self.warnings.push(format!("{source}: {warning}"));
         }
@@ -89,6 +90,7 @@ impl<'a> Extractor<'a> {
             summary_template: extras.summary_template,
             template_vars: extras.template_vars,
             preview: extras.preview,
+            shown_as_source,
         });
         self.pending.len() - 1
     }

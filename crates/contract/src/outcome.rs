@@ -253,6 +253,9 @@ pub struct PendingArtifact {
     pub template_vars: BTreeMap<String, String>,
     /// Text safety-net artifacts: head and tail preview for the summary, and cut size.
     pub preview: Option<(String, String, usize)>,
+    /// The bytes turned out to be SVG or HTML although declared as something else: shown as
+    /// source code, never as an image or a document.
+    pub shown_as_source: bool,
 }
 
 /// What the host reports back for each pending artifact, in the same order.

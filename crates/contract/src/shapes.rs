@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use crate::{
-    base64_scan::{as_base64, parse_data_url},
+    base64_scan::{into_base64, parse_data_url},
     canvas_intent::{parse_dashboard, parse_mode, parse_viewer},
     finish::{placeholder, replace_placeholders},
     kinds::{kind_of, parse_needs_input, parse_tool_error},
@@ -119,20 +119,29 @@ fn contract_artifact(item: Value, source: &str, extractor: &mut Extractor<'_>) {
         extractor.warnings.push(format!("{source}: not an object; skipped"));
         return;
     };
+    let mut item = item;
+    // Take the content out of the map so a large payload is moved, not copied.
+    let data = match item.remove("b64").or_else(|| item.remove("data")) {
+        Some(Value::String(data)) => Some(data),
+        _ => None,
+    };
     let text = |k: &str| item.get(k).and_then(Value::as_str);
     let name = text("name");
     let label = name.map(|n| format!(" ({})", n.chars().take(80).collect::<String>())).unwrap_or_default();
-    let Some(data) = text("b64").or_else(|| text("data")) else {
+    let Some(data) = data else {
         extractor.warnings.push(format!("{source}{label}: no `b64` content; skipped"));
         return;
     };
-    let (payload, url_mime) = match parse_data_url(data) {
-        Some(url) => (Some(url.payload), url.mime),
-        None => (as_base64(data), None),
+    let decoded = match parse_data_url(&data) {
+        Some(url) => Ok((url.payload, url.mime)),
+        None => into_base64(data).map(|p| (p, None)),
     };
-    let Some(payload) = payload else {
-        extractor.warnings.push(format!("{source}{label}: `b64` is not valid base64 ({} characters); not stored", data.len()));
-        return;
+    let (payload, url_mime) = match decoded {
+        Ok(decoded) => decoded,
+        Err(data) => {
+            extractor.warnings.push(format!("{source}{label}: `b64` is not valid base64 ({} characters); not stored", data.len()));
+            return;
+        }
     };
     if let Some(declared) = item.get("size").and_then(Value::as_u64) {
         let actual = payload.decoded_len();
@@ -173,11 +182,15 @@ fn legacy(names: Option<Value>, contents: Option<Value>, source: &str, extractor
             extractor.warnings.push(format!("{item_source}: name and content must be strings; skipped"));
             continue;
         };
-        match parse_data_url(&content).map(|u| (u.payload, u.mime)).or_else(|| as_base64(&content).map(|p| (p, None))) {
-            Some((payload, mime)) => {
+        let decoded = match parse_data_url(&content) {
+            Some(url) => Ok((url.payload, url.mime)),
+            None => into_base64(content).map(|p| (p, None)),
+        };
+        match decoded {
+            Ok((payload, mime)) => {
                 extractor.add(payload, mime.as_deref(), Some(&name), item_source, None, BinaryExtras::default());
             }
-            None => extractor.warnings.push(format!("{item_source} ({}): not valid base64; not stored", name.chars().take(80).collect::<String>())),
+            Err(_) => extractor.warnings.push(format!("{item_source} ({}): not valid base64; not stored", name.chars().take(80).collect::<String>())),
         }
     }
 }

@@ -74,19 +74,26 @@ pub(crate) fn build(input: &Input<'_>) -> String {
 
     // Flexible parts: text for the model, then results, then previews of cut text, then warnings.
     let mut body = Vec::new();
-    for text in input.texts.iter().filter(|t| t.audience != Audience::User) {
+    let error_text = input.error.map(|e| one_line(&e.message));
+    let model_texts: Vec<&OutcomeText> = input
+        .texts
+        .iter()
+        .filter(|t| t.audience != Audience::User)
+        // A bare `isError` takes its message from the text: do not say it twice.
+        .filter(|t| error_text.as_deref() != Some(one_line(&t.text).as_str()))
+        .collect();
+    for text in &model_texts {
         push_flexible(&mut body, text.text.trim(), &mut room);
     }
+    // Structured results speak for themselves only when nothing else does: a tool that sends
+    // markdown (or an error / input request) and structuredContent says the same thing twice.
     if let Some(results) = input.results {
-        let has_payload_text = input.error.is_some() || input.needs_input.is_some();
-        if !has_payload_text || input.texts.is_empty() {
+        if model_texts.is_empty() && input.error.is_none() && input.needs_input.is_none() {
             let compact = match results {
                 Value::String(s) => s.clone(),
                 other => serde_json::to_string(other).unwrap_or_default(),
             };
-            if !(has_payload_text) || input.texts.is_empty() {
-                push_flexible(&mut body, &compact, &mut room);
-            }
+            push_flexible(&mut body, &compact, &mut room);
         }
     }
     let mut previews = Vec::new();

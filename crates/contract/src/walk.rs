@@ -6,13 +6,12 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use crate::{
-    base64_scan::{as_base64, find_data_urls, parse_data_url},
+    base64_scan::{check_base64, find_data_urls, identify_base64, parse_data_url, payload_from},
     finish::{is_placeholder, placeholder},
     kinds::strip_contract_markers,
     normalize::{BinaryExtras, Extractor},
     outcome::Audience,
     rules::{self, FieldPath, Step},
-    sniff,
 };
 
 /// Sibling keys that name the file a binary field holds.
@@ -34,7 +33,10 @@ pub(crate) fn apply_rules(root: &mut Value, prefix: &str, extractor: &mut Extrac
             }
             let (payload, url_mime) = match parse_data_url(text) {
                 Some(url) => (Some(url.payload), url.mime),
-                None => (as_base64(text), None),
+                None => match check_base64(text) {
+                    Some(form) => (Some(payload_from(std::mem::take(text), form)), None),
+                    None => (None, None),
+                },
             };
             let Some(payload) = payload else {
                 extractor.warnings.push(format!("{source}: rule `{}` expects base64 but the value is not; left inline", rule.path));
@@ -134,12 +136,10 @@ fn extract_string(text: &mut String, source: &str, name_hint: Option<&str>, vars
         }
     }
     if text.len() >= extractor.config.base64_min_chars {
-        if let Some(payload) = as_base64(text) {
-            let head = payload.head(sniff::SNIFF_BYTES);
-            if let Some(mime) = sniff::identify_confidently(&head) {
-                let index = extractor.add(payload, Some(&mime), name_hint, source.to_owned(), None, extras());
-                return Some(placeholder(index));
-            }
+        if let Some((form, mime)) = identify_base64(text) {
+            let payload = payload_from(std::mem::take(text), form);
+            let index = extractor.add(payload, Some(&mime), name_hint, source.to_owned(), None, extras());
+            return Some(placeholder(index));
         }
         if text.contains("data:") {
             return Some(replace_embedded_data_urls(text, source, Audience::Both, extractor));
@@ -155,10 +155,15 @@ pub(crate) fn extract_from_text(mut text: String, source: &str, audience: Audien
     let whole = if trimmed.len() >= 5 && trimmed.as_bytes()[..5].eq_ignore_ascii_case(b"data:") {
         parse_data_url(trimmed).map(|url| (url.payload, url.mime))
     } else if trimmed.len() >= extractor.config.base64_min_chars {
-        as_base64(trimmed).and_then(|payload| {
-            let mime = sniff::identify_confidently(&payload.head(sniff::SNIFF_BYTES))?;
-            Some((payload, Some(mime)))
-        })
+        match identify_base64(trimmed) {
+            Some((form, mime)) => {
+                // Move the text when there is nothing to trim (the large case), copy otherwise.
+                let owned = if trimmed.len() == text.len() { None } else { Some(trimmed.to_owned()) };
+                let owned = owned.unwrap_or_else(|| std::mem::take(&mut text));
+                Some((payload_from(owned, form), Some(mime)))
+            }
+            None => None,
+        }
     } else {
         None
     };
