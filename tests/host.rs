@@ -9,7 +9,7 @@ use serde_json::json;
 fn host_with(servers: serde_json::Value) -> (tempfile::TempDir, Arc<Host>) {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("servers.json"), json!({ "mcpServers": servers }).to_string()).unwrap();
-    let host = Host::open(HostOptions { data_dir: dir.path().to_owned(), call_timeout: Duration::from_secs(30) }).unwrap();
+    let host = Host::open(HostOptions { data_dir: dir.path().to_owned(), call_timeout: Duration::from_secs(30), session: None }).unwrap();
     (dir, Arc::new(host))
 }
 

@@ -18,7 +18,7 @@ pub(crate) type HostState = Result<Arc<Host>, String>;
 
 fn open_host() -> HostState {
     let data_dir = data_dir::resolve(None)?;
-    Host::open(HostOptions { data_dir, call_timeout: Duration::from_secs(120) })
+    Host::open(HostOptions { data_dir, call_timeout: Duration::from_secs(120), session: None })
         .map(Arc::new)
         .map_err(|e| e.to_string())
 }
@@ -29,6 +29,15 @@ fn main() {
         eprintln!("mcp-canvas: {reason}");
     }
     let store = host.as_ref().ok().map(|h| h.store().clone());
+    if let Ok(host) = &host {
+        // Housekeeping off the start-up path: old sessions, quota, orphaned blobs.
+        let host = host.clone();
+        std::thread::spawn(move || {
+            if let Err(e) = host.tidy_store() {
+                eprintln!("mcp-canvas: tidying the artifact store failed: {e}");
+            }
+        });
+    }
     let app = tauri::Builder::default()
         .manage(host)
         .register_asynchronous_uri_scheme_protocol(artifact_scheme::SCHEME, move |_ctx, request, responder| {

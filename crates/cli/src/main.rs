@@ -3,6 +3,8 @@
 //! Exit codes: 0 success, 1 the call could not be made (bad config, server, tool, arguments,
 //! unreadable input), 2 the tool ran and reported an error.
 
+mod artifacts;
+
 use std::{path::PathBuf, process::ExitCode, time::Duration};
 
 use clap::{Parser, Subcommand};
@@ -15,6 +17,9 @@ struct Cli {
     /// platform data dir (~/.local/share/mcp-canvas).
     #[arg(long, global = true, value_name = "DIR")]
     data_dir: Option<PathBuf>,
+    /// Session the artifacts of `call`/`normalize` belong to (cleared together).
+    #[arg(long, global = true, default_value = "cli")]
+    session: String,
     #[command(subcommand)]
     command: Command,
 }
@@ -52,6 +57,11 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Browse and manage stored artifacts.
+    Artifacts {
+        #[command(subcommand)]
+        command: artifacts::ArtifactsCommand,
+    },
     /// List the tools of a server.
     Tools {
         /// Server name from the config.
@@ -86,12 +96,13 @@ async fn run(cli: Cli) -> ExitCode {
         Command::Normalize { json, .. } => (*json, 120),
         _ => (false, 120),
     };
-    let host = match open_host(cli.data_dir.as_deref(), timeout) {
+    let host = match open_host(cli.data_dir.as_deref(), timeout, cli.session.clone()) {
         Ok(host) => host,
         Err(e) => return fail(json, &e.to_string()),
     };
     let code = match cli.command {
         Command::Call { server, tool, args, json, .. } => call(&host, &server, &tool, &args, json).await,
+        Command::Artifacts { command } => artifacts::run(&host, command),
         Command::Normalize { server, tool, file, json } => normalize(&host, &server, &tool, file.as_deref(), json),
         Command::Tools { server } => match host.tools(&server).await {
             Ok(tools) => {
@@ -117,9 +128,9 @@ async fn run(cli: Cli) -> ExitCode {
     code
 }
 
-fn open_host(explicit: Option<&std::path::Path>, timeout: u64) -> Result<Host, HostError> {
+fn open_host(explicit: Option<&std::path::Path>, timeout: u64, session: String) -> Result<Host, HostError> {
     let data_dir = data_dir::resolve(explicit).map_err(HostError::DataDir)?;
-    Host::open(HostOptions { data_dir, call_timeout: Duration::from_secs(timeout) })
+    Host::open(HostOptions { data_dir, call_timeout: Duration::from_secs(timeout), session: Some(session) })
 }
 
 async fn call(host: &Host, server: &str, tool: &str, args: &str, json: bool) -> ExitCode {
@@ -171,7 +182,7 @@ fn report(outcome: Result<CallOutcome, HostError>, json: bool) -> ExitCode {
 
 /// Reports an error that prevented the call: one line on stderr, and with `--json` an outcome
 /// object with `error` set on stdout so scripts always get JSON.
-fn fail(json: bool, message: &str) -> ExitCode {
+pub(crate) fn fail(json: bool, message: &str) -> ExitCode {
     if json {
         let error = serde_json::json!({ "code": "CALL_FAILED", "message": message, "retryable": null, "details": null });
         let outcome = serde_json::json!({ "summary": null, "artifacts": [], "warnings": [], "error": error });

@@ -124,8 +124,22 @@ impl DashboardServer {
         let token = random_hex(16)?;
         let (linked_tx, linked_rx) = watch::channel(false);
         self.state.insert(&token, GrantKind::Link { linked: linked_tx });
-        let url = format!("http://127.0.0.1:{}/link?token={token}", self.port);
+        let url = self.link_url(&token);
         Ok(IssuedLink { token, url, linked: linked_rx })
+    }
+
+    /// The link page's URL for `token`.
+    pub fn link_url(&self, token: &str) -> String {
+        format!("http://127.0.0.1:{}/link?token={token}", self.port)
+    }
+
+    /// Whether the link page of a still-valid `token` was confirmed, as a watch.
+    pub fn watch_link(&self, token: &str) -> Option<watch::Receiver<bool>> {
+        let now = Instant::now();
+        match self.state.lock().get(token) {
+            Some(Grant { expires, kind: GrantKind::Link { linked } }) if *expires > now => Some(linked.subscribe()),
+            _ => None,
+        }
     }
 
     /// Forgets a token before it expires (a finished link).

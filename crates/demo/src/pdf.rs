@@ -313,7 +313,7 @@ fn table(c: &mut Content, mut y: f64, table: &Table) -> f64 {
     let row_h = 17.0;
     let size = 9.5;
 
-    let mut draw_row = |c: &mut Content, y: f64, cells: &[String], font: Font| {
+    let draw_row = |c: &mut Content, y: f64, cells: &[String], font: Font| {
         for (i, cell) in cells.iter().enumerate().take(columns) {
             let cell = fit(cell, size, font, col_w(i) - 10.0);
             let x = if i == 0 { col_x(i) + 5.0 } else { col_x(i) + col_w(i) - 5.0 - text_width(&cell, size, font) };

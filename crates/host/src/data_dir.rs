@@ -39,6 +39,10 @@ impl DataPaths {
     pub fn extraction_rules(&self) -> PathBuf {
         self.root.join("extraction.toml")
     }
+    /// User settings (optional TOML; see [`crate::settings::Settings`]).
+    pub fn settings(&self) -> PathBuf {
+        self.root.join("settings.toml")
+    }
     /// Per-server stderr logs.
     pub fn server_log(&self, server: &str) -> PathBuf {
         let safe: String = server.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();

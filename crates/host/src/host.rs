@@ -14,6 +14,7 @@ use serde_json::Value;
 use crate::{
     config::ServersConfig,
     probe::{ArtifactProbe, ImageHeaderProbe},
+    settings::Settings,
     connection::{ServerConnection, SpawnContext},
     data_dir::DataPaths,
     error::HostError,
@@ -30,6 +31,8 @@ pub struct HostOptions {
     pub data_dir: PathBuf,
     /// How long a tool call may take.
     pub call_timeout: Duration,
+    /// The session artifacts are linked to; `None` starts a fresh one (the app does, per run).
+    pub session: Option<String>,
 }
 
 /// The host. Cheap to share behind an `Arc`; all methods take `&self`.
@@ -37,6 +40,7 @@ pub struct Host {
     paths: DataPaths,
     config: ServersConfig,
     extraction: ExtractionConfig,
+    settings: Settings,
     probes: Vec<Box<dyn ArtifactProbe>>,
     store: Arc<ArtifactStore>,
     /// One slot per server, so connecting to a slow server never blocks calls to the others.
@@ -54,16 +58,18 @@ impl Host {
         let paths = DataPaths::new(options.data_dir);
         let config = ServersConfig::load_or_create(&paths.servers_config())?;
         let extraction = load_extraction_rules(&paths.extraction_rules())?;
+        let settings = Settings::load(&paths.settings())?;
         let store = ArtifactStore::open(&paths.root)
             .map_err(|e| HostError::DataDir(format!("cannot open the artifact store in {}: {e}", paths.root.display())))?;
         Ok(Self {
             paths,
             config,
             extraction,
+            settings,
             probes: vec![Box::new(ImageHeaderProbe)],
             store: Arc::new(store),
             connections: std::sync::Mutex::new(HashMap::new()),
-            session_id: ids::fresh("session"),
+            session_id: options.session.unwrap_or_else(|| ids::fresh("session")),
             call_timeout: options.call_timeout,
         })
     }
@@ -76,6 +82,24 @@ impl Host {
     /// The artifact store, for serving artifacts to the window.
     pub fn store(&self) -> &Arc<ArtifactStore> {
         &self.store
+    }
+
+    /// The user's settings (`settings.toml`).
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// Housekeeping: clears sessions idle longer than the retention, applies the quota and age
+    /// limit, and removes orphaned blobs and abandoned temp files. The app runs this at start.
+    pub fn tidy_store(&self) -> Result<(), HostError> {
+        let now = Self::now_ms();
+        let limits = &self.settings.artifacts;
+        let cutoff = now - i64::from(limits.session_retention_days) * 86_400_000;
+        let store_error = |source| HostError::Store { server: "-".into(), tool: "-".into(), source };
+        self.store.clear_sessions_before(cutoff, &self.session_id).map_err(store_error)?;
+        self.store.enforce(limits, now).map_err(store_error)?;
+        self.store.gc().map_err(store_error)?;
+        Ok(())
     }
 
     /// The extraction settings and per-tool rules (`extraction.toml` in the data dir).

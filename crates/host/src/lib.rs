@@ -15,6 +15,7 @@ mod host;
 mod ids;
 mod pipeline;
 pub mod probe;
+pub mod settings;
 pub mod wire;
 
 pub use error::HostError;

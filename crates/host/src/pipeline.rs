@@ -60,5 +60,10 @@ pub(crate) fn store_and_finish(host: &Host, server: &str, tool: &str, raw: Value
             Ok(StoredArtifact { id: record.id, sha256: record.sha256, size: record.size, pages: facts.pages, width: facts.width, height: facts.height })
         })
         .collect();
-    Ok(normalized.finish(stored, config))
+    let outcome = normalized.finish(stored, config);
+    // Keep the store within its quota; this call's artifacts were just used, so they go last.
+    if let Err(e) = host.store().enforce(&host.settings().artifacts, Host::now_ms()) {
+        tracing::warn!("applying the artifact quota failed: {e}");
+    }
+    Ok(outcome)
 }

@@ -2,6 +2,12 @@
 //! `#[tool_router(router = ...)]` block is added into the one router in [`DemoServer::new`].
 
 mod charts;
+mod interactive;
+mod arguments;
+mod documents;
+mod resources;
+#[path = "../pdf.rs"]
+mod pdf;
 
 use rmcp::{
     handler::server::router::tool::ToolRouter,
@@ -17,18 +23,42 @@ pub struct DemoServer {
 
 impl DemoServer {
     pub fn new() -> Self {
-        Self { tool_router: Self::chart_router() }
+        Self { tool_router: Self::chart_router() + Self::interactive_router() + Self::document_router() }
     }
 }
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for DemoServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_resources().build())
             .with_server_info(
                 Implementation::new("mcp-canvas-demo", env!("CARGO_PKG_VERSION"))
                     .with_title("MCP Canvas demo server"),
             )
             .with_instructions("Demo tools that return charts and text, for trying MCP Canvas.")
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<rmcp::model::PaginatedRequestParams>,
+        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::ListResourcesResult, rmcp::ErrorData> {
+        Ok(resources::list())
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<rmcp::model::PaginatedRequestParams>,
+        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::ListResourceTemplatesResult, rmcp::ErrorData> {
+        Ok(resources::templates())
+    }
+
+    async fn read_resource(
+        &self,
+        request: rmcp::model::ReadResourceRequestParams,
+        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::ReadResourceResponse, rmcp::ErrorData> {
+        resources::read(&request.uri).map(Into::into)
     }
 }

@@ -1,0 +1,52 @@
+//! User settings in `settings.toml` in the data dir. Absent file or keys mean the defaults.
+//!
+//! ```toml
+//! [artifacts]
+//! quota_bytes = 2147483648       # 2 GiB; unpinned artifacts beyond it are evicted, LRU first
+//! max_age_days = 30              # optional; unpinned artifacts unused this long are evicted
+//! session_retention_days = 7     # idle sessions' session-scoped artifacts are cleared at start
+//! ```
+
+use std::path::Path;
+
+use mcp_canvas_store::Limits;
+use serde::Deserialize;
+
+use crate::error::HostError;
+
+/// Everything `settings.toml` can say.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct Settings {
+    /// Artifact store limits.
+    pub artifacts: Limits,
+}
+
+impl Settings {
+    /// Reads `path`; a missing file gives the defaults, a broken one a clear error.
+    pub fn load(path: &Path) -> Result<Self, HostError> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => toml::from_str(&text).map_err(|e| HostError::Config { path: path.to_owned(), reason: e.to_string() }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Self::default()),
+            Err(e) => Err(HostError::Config { path: path.to_owned(), reason: e.to_string() }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_and_overrides() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.toml");
+        assert_eq!(Settings::load(&path).unwrap().artifacts.quota_bytes, 2 << 30);
+        std::fs::write(&path, "[artifacts]\nquota_bytes = 1000\nmax_age_days = 3\n").unwrap();
+        let settings = Settings::load(&path).unwrap();
+        assert_eq!((settings.artifacts.quota_bytes, settings.artifacts.max_age_days, settings.artifacts.session_retention_days), (1000, Some(3), 7));
+        std::fs::write(&path, "[artifacts]\nquota = 1\n").unwrap();
+        let err = Settings::load(&path).unwrap_err().to_string();
+        assert!(err.contains("settings.toml") && err.contains("unknown field"), "{err}");
+    }
+}
