@@ -494,14 +494,17 @@ mod tests {
     #[test]
     fn xref_offsets_point_at_objects() {
         let pdf = sample(2);
-        let text = String::from_utf8_lossy(&pdf).into_owned();
-        let start: usize = text.rsplit("startxref\n").next().unwrap().lines().next().unwrap().parse().unwrap();
-        assert!(text[start..].starts_with("xref\n0 "));
-        let entries: Vec<&str> = text[start..].lines().skip(3).take_while(|l| l.ends_with(" n ")).collect();
+        let find = |needle: &[u8]| pdf.windows(needle.len()).rposition(|w| w == needle).unwrap();
+        let after = find(b"startxref\n") + b"startxref\n".len();
+        let digits: Vec<u8> = pdf[after..].iter().take_while(|b| b.is_ascii_digit()).copied().collect();
+        let start: usize = String::from_utf8(digits).unwrap().parse().unwrap();
+        let xref = std::str::from_utf8(&pdf[start..]).expect("the xref table and trailer are ASCII");
+        assert!(xref.starts_with("xref\n0 "));
+        let entries: Vec<&str> = xref.lines().skip(3).take_while(|l| l.ends_with(" n ")).collect();
         assert_eq!(entries.len(), FIRST_PAGE - 1 + 2 * 3);
         for (i, entry) in entries.iter().enumerate() {
             let offset: usize = entry[..10].parse().unwrap();
-            assert!(text[offset..].starts_with(&format!("{} 0 obj\n", i + 1)), "object {}", i + 1);
+            assert!(pdf[offset..].starts_with(format!("{} 0 obj\n", i + 1).as_bytes()), "object {}", i + 1);
         }
     }
 

@@ -13,6 +13,7 @@ use serde_json::Value;
 
 use crate::{
     config::ServersConfig,
+    file_server::FileServer,
     probe::{ArtifactProbe, ImageHeaderProbe},
     settings::Settings,
     connection::{ServerConnection, SpawnContext},
@@ -47,6 +48,7 @@ pub struct Host {
     connections: std::sync::Mutex<HashMap<String, Arc<ConnectionSlot>>>,
     session_id: String,
     pub(crate) call_timeout: Duration,
+    file_server: tokio::sync::OnceCell<FileServer>,
 }
 
 impl Host {
@@ -71,6 +73,7 @@ impl Host {
             connections: std::sync::Mutex::new(HashMap::new()),
             session_id: options.session.unwrap_or_else(|| ids::fresh("session")),
             call_timeout: options.call_timeout,
+            file_server: tokio::sync::OnceCell::new(),
         })
     }
 
@@ -105,6 +108,14 @@ impl Host {
     /// The extraction settings and per-tool rules (`extraction.toml` in the data dir).
     pub fn extraction(&self) -> &ExtractionConfig {
         &self.extraction
+    }
+
+    /// The loopback file server for capability URLs, started on first use.
+    pub async fn file_server(&self) -> Result<&FileServer, HostError> {
+        self.file_server
+            .get_or_try_init(|| FileServer::start(self.store.clone()))
+            .await
+            .map_err(|e| HostError::DataDir(format!("cannot start the loopback file server: {e}")))
     }
 
     /// Adds a probe consulted before the built-in ones (the render crate's PDF probe, say).

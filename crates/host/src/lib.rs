@@ -7,10 +7,12 @@
 //! Nothing here knows about Tauri or windows.
 #![deny(missing_docs)]
 
+mod arguments;
 pub mod config;
 mod connection;
 pub mod data_dir;
 mod error;
+pub mod file_server;
 mod host;
 mod ids;
 mod pipeline;

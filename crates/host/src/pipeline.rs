@@ -6,7 +6,15 @@ use mcp_canvas_store::{NewArtifact, Persistence};
 use rmcp::model::CallToolRequestParams;
 use serde_json::Value;
 
-use crate::{connection::ServerConnection, error::HostError, host::Host, probe, wire::CallOutcome};
+use crate::{
+    arguments::{self, ArgumentContext},
+    connection::ServerConnection,
+    error::HostError,
+    file_server::{FileServer, DEFAULT_TOKEN_TTL},
+    host::Host,
+    probe,
+    wire::CallOutcome,
+};
 
 pub(crate) async fn call(host: &Host, connection: &ServerConnection, tool: &str, arguments: Value, call_id: String) -> Result<CallOutcome, HostError> {
     let server = connection.name.as_str();
@@ -17,9 +25,13 @@ pub(crate) async fn call(host: &Host, connection: &ServerConnection, tool: &str,
             available: connection.tools.iter().map(|t| t.name.to_string()).collect(),
         });
     };
-    let Value::Object(arguments) = arguments else {
+    let Value::Object(mut arguments) = arguments else {
         return Err(HostError::InvalidArguments { server: server.to_owned(), tool: tool.to_owned(), reason: "must be a JSON object".to_owned() });
     };
+    let schema = &definition.input_schema;
+    let wants_files = ["filename", "file_names"].iter().any(|k| schema.get("properties").and_then(|p| p.get(*k)).is_some());
+    let file_server = if wants_files { Some(host.file_server().await?) } else { None };
+    arguments::prepare(schema, &mut arguments, &ArgumentsFromHost { host, file_server });
 
     let request = connection.peer.call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments));
     let result = match tokio::time::timeout(host.call_timeout, request).await {
@@ -32,6 +44,23 @@ pub(crate) async fn call(host: &Host, connection: &ServerConnection, tool: &str,
     let output_schema = definition.output_schema.as_ref().map(|s| Value::Object((**s).clone()));
     let outcome = store_and_finish(host, server, tool, raw, output_schema.as_ref(), &call_id)?;
     Ok(CallOutcome { call_id, server: server.to_owned(), tool: tool.to_owned(), outcome })
+}
+
+struct ArgumentsFromHost<'a> {
+    host: &'a Host,
+    file_server: Option<&'a FileServer>,
+}
+
+impl ArgumentContext for ArgumentsFromHost<'_> {
+    fn username(&self) -> &str {
+        &self.host.settings().identity.username
+    }
+
+    fn file_url(&self, id_or_name: &str) -> Option<String> {
+        let server = self.file_server?;
+        let record = self.host.store().find_in_session(self.host.session_id(), id_or_name).ok().flatten()?;
+        Some(server.grant(&record.id, DEFAULT_TOKEN_TTL))
+    }
 }
 
 /// Normalizes a raw result, streams its binaries into the store, and builds the outcome.

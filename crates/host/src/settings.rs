@@ -5,6 +5,9 @@
 //! quota_bytes = 2147483648       # 2 GiB; unpinned artifacts beyond it are evicted, LRU first
 //! max_age_days = 30              # optional; unpinned artifacts unused this long are evicted
 //! session_retention_days = 7     # idle sessions' session-scoped artifacts are cleared at start
+//!
+//! [identity]
+//! username = "ada"               # injected into tools that take `username`; default: $USER
 //! ```
 
 use std::path::Path;
@@ -20,6 +23,23 @@ use crate::error::HostError;
 pub struct Settings {
     /// Artifact store limits.
     pub artifacts: Limits,
+    /// Who the local user is, for tools that take a `username` (000 §4).
+    pub identity: Identity,
+}
+
+/// The local identity injected into tools whose schema defines `username`; never what a model says.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct Identity {
+    /// Defaults to the OS user (`$USER`, else `$LOGNAME`, else `local-user`).
+    pub username: String,
+}
+
+impl Default for Identity {
+    fn default() -> Self {
+        let username = ["USER", "LOGNAME"].iter().find_map(|v| std::env::var(v).ok().filter(|u| !u.is_empty())).unwrap_or_else(|| "local-user".into());
+        Self { username }
+    }
 }
 
 impl Settings {

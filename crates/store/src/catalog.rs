@@ -113,6 +113,15 @@ fn get_optional(conn: &Connection, id: &str) -> Result<Option<ArtifactRecord>, S
     Ok(conn.query_row(&sql, [id], from_row).optional()?)
 }
 
+pub(crate) fn find_in_session(conn: &Connection, session_id: &str, id_or_name: &str) -> Result<Option<ArtifactRecord>, StoreError> {
+    let sql = format!(
+        "SELECT {COLUMNS} FROM artifacts a JOIN session_artifacts s ON s.artifact_id = a.id
+         WHERE s.session_id = ?1 AND (a.id = ?2 OR a.name = ?2)
+         ORDER BY (a.id = ?2) DESC, s.added_at_ms DESC LIMIT 1"
+    );
+    Ok(conn.query_row(&sql, params![session_id, id_or_name], from_row).optional()?)
+}
+
 pub(crate) fn touch(conn: &Connection, id: &str, now_ms: i64) -> Result<(), StoreError> {
     match conn.execute("UPDATE artifacts SET last_used_at_ms = MAX(last_used_at_ms, ?1) WHERE id = ?2", params![now_ms, id])? {
         0 => Err(StoreError::NotFound(id.to_owned())),

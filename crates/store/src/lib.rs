@@ -104,6 +104,12 @@ impl ArtifactStore {
         Ok(self.query(&query)?.items)
     }
 
+    /// The artifact of `session` named by id or by file name (the most recently added when
+    /// several share the name).
+    pub fn find_in_session(&self, session_id: &str, id_or_name: &str) -> Result<Option<ArtifactRecord>, StoreError> {
+        catalog::find_in_session(&self.conn(), session_id, id_or_name)
+    }
+
     /// Filtered, sorted, paginated listing.
     pub fn query(&self, query: &ArtifactQuery) -> Result<ArtifactPage, StoreError> {
         query::run(&self.conn(), query)

@@ -49,12 +49,9 @@ const PROGRESS_EVERY: Duration = Duration::from_millis(250);
 #[serde(rename_all = "lowercase")]
 #[schemars(inline)]
 pub enum Persistence {
-    /// Kept open for this session (default).
     #[default]
     Session,
-    /// May be closed as soon as another result replaces it.
     Ephemeral,
-    /// Kept open across sessions until the user closes it.
     Pinned,
 }
 
@@ -62,12 +59,9 @@ pub enum Persistence {
 #[serde(rename_all = "lowercase")]
 #[schemars(inline)]
 pub enum CanvasMode {
-    /// Replace what the canvas shows (default).
     #[default]
     Replace,
-    /// Add a tab next to what the canvas shows.
     Append,
-    /// Show beside the current view.
     Split,
 }
 
@@ -83,10 +77,12 @@ pub struct OpenDashboardArgs {
     #[serde(default = "default_dashboard_title")]
     #[schemars(length(min = 1, max = 120))]
     pub title: String,
-    /// How long the host should keep the dashboard tab: `session`, `ephemeral` or `pinned`.
+    /// How long the host should keep the dashboard tab: `session` (this session, the default),
+    /// `ephemeral` (until another result replaces it) or `pinned` (until the user closes it).
     #[serde(default)]
     pub persistence: Persistence,
-    /// Where the canvas should put it: `replace`, `append` or `split` (a hint).
+    /// Where the canvas should put it (a hint): `replace` what it shows (the default), `append` a
+    /// tab, or `split` the view.
     #[serde(default)]
     pub mode: CanvasMode,
 }
@@ -322,12 +318,16 @@ fn display_url(url: &str) -> String {
 
 /// Checks that `url` is an absolute http(s) URL; returns its host.
 fn check_url(url: &str) -> Result<String, String> {
-    let uri: ureq::http::Uri = url.parse().map_err(|e| format!("`{}` is not a URL: {e}", display_url(url)))?;
-    match uri.scheme_str() {
-        Some("http" | "https") => {}
-        Some(other) => return Err(format!("`{}` uses `{other}:`; only http and https URLs can be downloaded", display_url(url))),
-        None => return Err(format!("`{}` is not an absolute http(s) URL", display_url(url))),
+    let lower = url.trim_start().to_ascii_lowercase();
+    if !(lower.starts_with("http://") || lower.starts_with("https://")) {
+        return Err(match url.split_once(':') {
+            Some((scheme, _)) if !scheme.is_empty() && scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c)) => {
+                format!("`{}` uses `{scheme}:`; only http and https URLs can be downloaded", display_url(url))
+            }
+            _ => format!("`{}` is not an http(s) URL", display_url(url)),
+        });
     }
+    let uri: ureq::http::Uri = url.parse().map_err(|e| format!("`{}` is not a valid URL: {e}", display_url(url)))?;
     uri.host().map(str::to_owned).ok_or_else(|| format!("`{}` has no host", display_url(url)))
 }
 
@@ -812,7 +812,8 @@ mod tests {
 
         let args = serde_json::from_value::<JsonObject>(json!({ "persistence": "forever" })).unwrap();
         let error = parse_args::<OpenDashboardArgs>(args).unwrap_err();
-        assert!(serde_json::to_string(&error.content).unwrap().contains("`persistence`"));
+        let text = serde_json::to_string(&error.content).unwrap();
+        assert!(text.contains("`persistence`"), "{text}");
 
         let error = parse_args::<WhoamiArgs>(JsonObject::new()).unwrap_err();
         assert!(serde_json::to_string(&error.content).unwrap().contains("username"));

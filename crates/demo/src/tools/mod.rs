@@ -2,6 +2,7 @@
 //! `#[tool_router(router = ...)]` block is added into the one router in [`DemoServer::new`].
 
 mod charts;
+mod patterns;
 mod interactive;
 mod arguments;
 mod documents;
@@ -23,7 +24,7 @@ pub struct DemoServer {
 
 impl DemoServer {
     pub fn new() -> Self {
-        Self { tool_router: Self::chart_router() + Self::interactive_router() + Self::document_router() }
+        Self { tool_router: Self::chart_router() + Self::interactive_router() + Self::document_router() + Self::patterns_router() }
     }
 }
 
