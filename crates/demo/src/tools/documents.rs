@@ -272,7 +272,7 @@ pub struct ContractArtifact {
     pub size: u64,
     /// Short human label.
     pub description: String,
-    /// Viewer hint: image, html or code.
+    /// Viewer hint (000 §1): image, html, or auto (let the host choose by MIME type).
     pub viewer: String,
 }
 
@@ -682,7 +682,7 @@ fn build_report(args: &MakeReportArgs) -> Result<ReportContract, String> {
         artifacts: vec![
             artifact("report.html", html.as_bytes(), "text/html", "The report, as HTML", "html"),
             artifact("chart.png", &chart_png, "image/png", "Sales by quarter", "image"),
-            artifact("data.csv", csv.as_bytes(), "text/csv", "The data behind the report", "code"),
+            artifact("data.csv", csv.as_bytes(), "text/csv", "The data behind the report", "auto"),
         ],
         display: DisplayHints { open_canvas: true, primary_file: "report.html".into(), mode: args.mode, viewer_hint: "html".into() },
     })

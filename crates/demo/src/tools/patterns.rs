@@ -755,7 +755,7 @@ fn find(query: &str, category: Option<&str>, difficulty: Option<&str>) -> Vec<&'
         .filter(|p| category.is_none_or(|c| p.category == c) && difficulty.is_none_or(|d| p.difficulty == d))
         .filter_map(|p| score(p, &tokens).map(|s| (s, p)))
         .collect();
-    scored.sort_by(|a, b| b.0.cmp(&a.0));
+    scored.sort_by_key(|(score, _)| std::cmp::Reverse(*score));
     scored.into_iter().map(|(_, p)| p).collect()
 }
 
