@@ -428,7 +428,8 @@ async fn streamable_http_transport() {
     assert!(url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"), "{url}");
 
     let transport = StreamableHttpClientTransport::from_uri(url.as_str());
-    let service = TestClient::new(None).serve(transport).await.expect("initialize over HTTP");
+    let answers = json!({"theme": "system", "font_size": 20});
+    let service = TestClient::new(Some(Answer::Accept(answers))).serve(transport).await.expect("initialize over HTTP");
     let tools = service.list_all_tools().await.unwrap();
     for name in ["render_chart", "open_dashboard", "slow_job"] {
         assert!(tools.iter().any(|t| t.name == name), "{name} is listed");
@@ -439,6 +440,9 @@ async fn streamable_http_transport() {
         .unwrap();
     assert_eq!(chart.is_error, Some(false));
     assert!(chart.content.iter().any(|c| c.as_image().is_some_and(|i| i.mime_type == "image/png")));
+    // Server→client requests (elicitation) travel over the session's event stream.
+    let prefs = call(&service, "ask_preferences", json!({})).await;
+    assert_eq!(structured(&prefs)["results"]["preferences"]["theme"], "system", "{}", text(&prefs));
     service.cancel().await.unwrap();
 
     let (status, _) = http("GET", &url.replace("/mcp", "/elsewhere")).await;

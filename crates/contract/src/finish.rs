@@ -73,6 +73,7 @@ impl Normalized {
         let mut artifacts = Vec::new();
         let mut references = Vec::with_capacity(pending.len());
         let mut summary_artifacts = Vec::new();
+        let mut spilled = std::collections::HashSet::new();
         for (index, (artifact, stored)) in pending.into_iter().zip(stored.into_iter().map(Some).chain(std::iter::repeat(None))).enumerate() {
             let stored = match stored {
                 Some(Ok(stored)) => stored,
@@ -88,6 +89,9 @@ impl Normalized {
                 }
             };
             references.push(reference(&stored.id));
+            if artifact.preview.is_some() {
+                spilled.insert(stored.id.clone());
+            }
             let natural = if artifact.shown_as_source { Some(Viewer::Code) } else { viewer_for(&artifact.mime, &artifact.name) };
             let viewer = match (artifact.viewer_hint, natural) {
                 (Some(hint), Some(natural)) if hint == natural || (is_textual(&artifact.mime) && text_viewer(hint) && text_viewer(natural)) => Some(hint),
@@ -131,16 +135,20 @@ impl Normalized {
             })
             .collect();
 
-        let showable = |a: &&OutcomeArtifact| a.viewer.is_some() && a.audience != Audience::Assistant;
+        // The first showable artifact, preferring real files over text the safety net spilled.
+        let first_showable = || {
+            let showable = |a: &&OutcomeArtifact| a.viewer.is_some() && a.audience != Audience::Assistant;
+            artifacts.iter().filter(showable).find(|a| !spilled.contains(&a.id)).or_else(|| artifacts.iter().find(showable)).map(|a| a.id.clone())
+        };
         let primary = match &primary_file {
             Some(name) => match artifacts.iter().find(|a| &a.name == name).or_else(|| artifacts.iter().find(|a| a.name.eq_ignore_ascii_case(name.trim()))) {
                 Some(found) => Some(found.id.clone()),
                 None => {
                     warnings.push(format!("display.primary_file '{}' names no artifact; showing the first showable one", name.chars().take(80).collect::<String>()));
-                    artifacts.iter().find(showable).map(|a| a.id.clone())
+                    first_showable()
                 }
             },
-            None => artifacts.iter().find(showable).map(|a| a.id.clone()),
+            None => first_showable(),
         };
         // `display.viewer_hint` is for the primary artifact: kept only when it suits it.
         let viewer = viewer_hint.filter(|&hint| {
@@ -152,7 +160,7 @@ impl Normalized {
             suits
         });
         let display = DisplayIntent {
-            open_canvas: display_open.unwrap_or(false) || artifacts.iter().any(|a| showable(&a)) || dashboard.is_some(),
+            open_canvas: display_open.unwrap_or(false) || first_showable().is_some() || dashboard.is_some(),
             primary,
             mode,
             viewer,

@@ -233,19 +233,22 @@ pub(crate) fn safety_net(normalized: &mut Normalized, extractor: &mut Extractor<
         };
         let name = format!("{}-{}.{ext}", extractor.tool, text.source.replace(['[', ']'], "").replace("content", "text"));
         let preview = preview(&text.text, chars);
-        extractor.warnings.push(format!("{}: {chars} characters (limit {max}); stored as a text artifact", text.source));
         let extras = BinaryExtras { audience: text.audience, preview: Some(preview), ..Default::default() };
         let index = extractor.add(Payload::Text(text.text), Some(&mime), Some(&name), text.source.clone(), None, extras);
         normalized.texts.push(crate::outcome::OutcomeText { text: placeholder(index), ..text });
     }
-    if let Some(results) = &normalized.results {
+    // Results reach the summary only when nothing else speaks for the result (see summary.rs);
+    // only then does their size matter to the model.
+    let results_in_summary = normalized.error.is_none()
+        && normalized.needs_input.is_none()
+        && !normalized.texts.iter().any(|t| t.audience != crate::outcome::Audience::User);
+    if let Some(results) = normalized.results.as_ref().filter(|_| results_in_summary) {
         let serialized = serde_json::to_string_pretty(results).unwrap_or_default();
         let chars = serialized.chars().count();
         if chars > max {
             let serialized = name_placeholders(&serialized, extractor);
             let chars = serialized.chars().count();
             let preview = preview(&serialized, chars);
-            extractor.warnings.push(format!("results: {chars} characters as JSON (limit {max}); stored as an artifact"));
             let name = format!("{}-results.json", extractor.tool);
             let extras = BinaryExtras { preview: Some(preview), audience: normalized.results_audience, ..Default::default() };
             normalized.results_artifact = Some(extractor.add(Payload::Text(serialized), Some("application/json"), Some(&name), "results".into(), None, extras));

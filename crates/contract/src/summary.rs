@@ -39,10 +39,13 @@ pub(crate) fn build(input: &Input<'_>) -> String {
         }
         for (field, values) in &needs.suggestions {
             if !values.is_empty() {
-                line.push_str(&format!(" Suggestions for {field}: {}.", values.iter().take(5).cloned().collect::<Vec<_>>().join(", ")));
+                let shown = values.iter().take(8).cloned().collect::<Vec<_>>().join(", ");
+                let more = values.len().saturating_sub(8);
+                let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+                line.push_str(&format!(" Suggestions for {field}: {shown}{more}."));
             }
         }
-        head.push(cut(&line, 500));
+        head.push(cut(&line, 700));
     }
     let visible: Vec<_> = input.artifacts.iter().filter(|(a, ..)| a.audience != Audience::User).collect();
     let mut artifact_lines = Vec::new();

@@ -13,14 +13,16 @@ use std::{
 };
 
 use rmcp::{
-    handler::server::tool::InputResponses,
+    handler::server::tool::{InputResponses, RequestState},
     model::{
         CallToolResponse, CallToolResult, ClientCapabilities, ContentBlock, CustomNotification,
         ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema,
         EnumSchema, InputRequest, InputRequiredResult, JsonObject, ProgressNotificationParam,
-        ProtocolVersion, RequestMetaObject, ServerNotification,
+        ProtocolVersion, ServerNotification,
     },
-    schemars, tool, tool_router, ErrorData, Peer, RoleServer,
+    schemars,
+    service::RequestContext,
+    tool, tool_router, ErrorData, RoleServer,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -177,7 +179,7 @@ fn elicitation_modes(capabilities: Option<&ClientCapabilities>) -> ElicitationMo
 
 /// Protocol 2026-07-28 forbids server→client requests; elicitation goes through an
 /// `InputRequiredResult` the client answers by retrying the call (MRTR).
-fn uses_input_required(context: &rmcp::service::RequestContext<RoleServer>) -> bool {
+fn uses_input_required(context: &RequestContext<RoleServer>) -> bool {
     context.protocol_version().is_some_and(|v| v >= ProtocolVersion::V_2026_07_28)
 }
 
@@ -190,7 +192,7 @@ enum Elicited {
 /// Asks the client for `params`: a server→client `elicitation/create` request on legacy protocol
 /// versions, an `InputRequiredResult` round trip on 2026-07-28. `state` is echoed back on retry.
 async fn elicit(
-    context: &rmcp::service::RequestContext<RoleServer>,
+    context: &RequestContext<RoleServer>,
     responses: Option<&BTreeMap<String, Value>>,
     key: &str,
     params: ElicitRequestParams,
@@ -465,7 +467,7 @@ impl DemoServer {
     )]
     async fn ask_preferences(
         &self,
-        context: rmcp::service::RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
         InputResponses(responses): InputResponses,
     ) -> Result<CallToolResponse, ErrorData> {
         if !elicitation_modes(context.client_capabilities().as_ref()).form {
@@ -528,9 +530,9 @@ impl DemoServer {
     async fn link_account(
         &self,
         arguments: JsonObject,
-        context: rmcp::service::RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
         InputResponses(responses): InputResponses,
-        rmcp::handler::server::tool::RequestState(state): rmcp::handler::server::tool::RequestState,
+        RequestState(state): RequestState,
     ) -> Result<CallToolResponse, ErrorData> {
         let args: LinkAccountArgs = match parse_args(arguments) {
             Ok(args) => args,
@@ -556,14 +558,22 @@ impl DemoServer {
             Err(error) => return Ok(tool_error(error).into()),
         };
         // On an MRTR retry the link was issued in the first round; its token is the request state.
-        let (token, url, mut linked) = match state.as_deref().and_then(|t| server.watch_link(t).map(|rx| (t, rx))) {
-            Some((token, linked)) => (token.to_owned(), server.link_url(token), linked),
+        let (token, url, mut linked) = match state.as_deref() {
+            Some(token) => match server.watch_link(token) {
+                Some(linked) => (token.to_owned(), server.link_url(token), linked),
+                None => {
+                    return Ok(tool_error(
+                        "The linking page of this call has expired or is unknown; call `link_account` again.",
+                    )
+                    .into());
+                }
+            },
             None => match server.open_link() {
                 Ok(link) => (link.token, link.url, link.linked),
                 Err(error) => return Ok(tool_error(error).into()),
             },
         };
-        let elicitation_id = format!("link-{}", &token[..12]);
+        let elicitation_id = format!("link-{}", token.get(..12).unwrap_or(&token));
         let params = ElicitRequestParams::UrlElicitationParams {
             meta: None,
             message: "Open this page to link your (pretend) demo account, then press “Link account”.".to_owned(),
@@ -742,9 +752,8 @@ impl DemoServer {
     async fn slow_job(
         &self,
         arguments: JsonObject,
-        context: rmcp::service::RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        let (meta, peer, ct): (&RequestMetaObject, &Peer<RoleServer>, _) = (&context.meta, &context.peer, &context.ct);
         let args: SlowJobArgs = match parse_args(arguments) {
             Ok(args) => args,
             Err(error) => return Ok(error),
@@ -755,7 +764,7 @@ impl DemoServer {
                 args.seconds
             )));
         }
-        let token = meta.get_progress_token();
+        let token = context.meta.get_progress_token();
         let total_steps = args.seconds * 1000 / PROGRESS_EVERY.as_millis() as u64;
         let started = Instant::now();
         let mut ticker = tokio::time::interval_at(tokio::time::Instant::now() + PROGRESS_EVERY, PROGRESS_EVERY);
@@ -765,11 +774,12 @@ impl DemoServer {
         while steps < total_steps {
             tokio::select! {
                 _ = ticker.tick() => {}
-                () = ct.cancelled() => { cancelled = true; break; }
+                () = context.ct.cancelled() => { cancelled = true; break; }
             }
             steps += 1;
             if let Some(token) = &token {
-                let _ = peer
+                let _ = context
+                    .peer
                     .notify_progress(
                         ProgressNotificationParam::new(token.clone(), steps as f64)
                             .with_total(total_steps as f64)
@@ -779,6 +789,10 @@ impl DemoServer {
             }
         }
         let elapsed_ms = started.elapsed().as_millis() as u64;
+        if cancelled {
+            // The client will not read a response to a cancelled request; leave a trace in the log.
+            eprintln!("mcp-canvas-demo: slow_job cancelled after {steps} of {total_steps} steps ({elapsed_ms} ms)");
+        }
         let sentence = if cancelled {
             format!("The job was cancelled after {steps} of {total_steps} steps ({elapsed_ms} ms).")
         } else {

@@ -42,6 +42,8 @@ const FORMATS: &[&str] = &["markdown", "json", "both"];
 const EXAMPLE_QUERIES: &[&str] = &["error handling", "service pattern", "concurrency", "resource management"];
 const CATALOG_SOURCE: &str = "MCP Canvas demo pattern catalog";
 const CATALOG_VERSION: &str = "demo-catalog-2025.11";
+/// Longest accepted `q` and `id`, in characters.
+const MAX_QUERY_CHARS: usize = 500;
 /// Words that say nothing about which pattern is meant.
 const STOPWORDS: &[&str] = &["a", "an", "and", "for", "how", "in", "of", "on", "pattern", "patterns", "the", "to", "with"];
 
@@ -140,6 +142,7 @@ pub struct SearchPatternsArgs {
     /// Search words, matched against each pattern's title, id, tags, category, summary and
     /// description; every word must match (case-insensitive). An empty query asks for one.
     #[serde(default)]
+    #[schemars(length(max = MAX_QUERY_CHARS))]
     pub q: String,
     /// Only patterns of this category.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -171,6 +174,7 @@ pub struct SearchPatternsArgs {
 pub struct GetPatternArgs {
     /// The pattern id, as `search_patterns` lists it (for example `effect-service`). An unknown
     /// or empty id answers with the closest ids to choose from.
+    #[schemars(length(max = MAX_QUERY_CHARS))]
     pub id: String,
     /// `markdown` (default): markdown blocks only; `json`: only the JSON block; `both`: markdown
     /// blocks, then the JSON block.
@@ -607,11 +611,19 @@ impl<'a> ArgReader<'a> {
         self.args.get(field).filter(|v| !v.is_null())
     }
 
+    /// A string of at most [`MAX_QUERY_CHARS`] characters, with runs of whitespace (newlines
+    /// included) made single spaces and the ends trimmed.
     fn string(&mut self, field: &'static str) -> Option<String> {
+        let expected = format!("a string of at most {MAX_QUERY_CHARS} characters");
         match self.get(field)? {
-            Value::String(s) => Some(s.clone()),
+            Value::String(s) if s.chars().count() <= MAX_QUERY_CHARS => Some(s.split_whitespace().collect::<Vec<_>>().join(" ")),
+            Value::String(s) => {
+                let received = json!(format!("{} characters", s.chars().count()));
+                self.problems.push(Problem { field, expected, accepted: json!({"type": "string", "maxLength": MAX_QUERY_CHARS}), received });
+                None
+            }
             other => {
-                self.problems.push(Problem { field, expected: "a string".into(), accepted: json!("string"), received: other.clone() });
+                self.problems.push(Problem { field, expected, accepted: json!({"type": "string", "maxLength": MAX_QUERY_CHARS}), received: other.clone() });
                 None
             }
         }
@@ -778,6 +790,12 @@ fn md_escape(text: &str) -> String {
     text.replace('|', "\\|")
 }
 
+/// User input shown in markdown: quoted safely, and unable to forge a contract marker (or any
+/// HTML comment) that would throw off the marker counts.
+fn shown(text: &str) -> String {
+    text.replace('"', "'").replace('<', "&lt;").replace('>', "&gt;")
+}
+
 fn tag_list(tags: &[&str]) -> String {
     tags.iter().map(|t| format!("`{t}`")).collect::<Vec<_>>().join(", ")
 }
@@ -788,7 +806,7 @@ fn count_markers(blocks: &[String], marker: &str) -> usize {
 
 /// The index block and one card block for each of the first `cards` matches.
 fn render_search_markdown(query: &str, filters: &str, matches: &[&'static Pattern], cards: usize) -> Vec<String> {
-    let mut index = format!("# Search Results for \"{}\"\n\n{INDEX_MARKER}\n", query.replace('"', "'"));
+    let mut index = format!("# Search Results for \"{}\"\n\n{INDEX_MARKER}\n", shown(query));
     if matches.is_empty() {
         index.push_str(&format!("No patterns matched{filters}. Try fewer or broader words, or remove the filters.\n"));
         return vec![index];
@@ -887,7 +905,7 @@ fn too_broad(request: &SearchRequest, matches: &[&'static Pattern]) -> Reply {
     let listing = |values: &[&str], counts: &BTreeMap<&str, usize>| values.iter().map(|v| format!("`{v}` ({})", counts[v])).collect::<Vec<_>>().join(", ");
     let markdown = format!(
         "## Narrow Your Search\n\nFound {total} patterns for \"{}\". Would you like to narrow your search by category or difficulty?\n\n**Categories:** {}\n\n**Difficulties:** {}\n",
-        request.q.replace('"', "'"),
+        shown(&request.q),
         listing(&categories, &category_counts),
         listing(&difficulties, &difficulty_counts)
     );
@@ -1014,11 +1032,11 @@ fn pattern_not_found(wanted: &str, format: Format) -> Reply {
             "## Pattern ID Needed\n\nWhich pattern do you want? Please provide a pattern ID.\n".to_owned(),
         )
     } else {
-        let shown = wanted.replace('"', "'");
+        let quoted = wanted.replace('"', "'");
         (
-            format!("Pattern \"{shown}\" not found. Please provide a valid pattern ID."),
-            format!("Pattern ID \"{shown}\" is invalid or does not exist"),
-            format!("## Pattern Not Found\n\nPattern \"{shown}\" not found. Please provide a valid pattern ID.\n"),
+            format!("Pattern \"{quoted}\" not found. Please provide a valid pattern ID."),
+            format!("Pattern ID \"{quoted}\" is invalid or does not exist"),
+            format!("## Pattern Not Found\n\nPattern \"{}\" not found. Please provide a valid pattern ID.\n", shown(wanted)),
         )
     };
     if !ids.is_empty() {
@@ -1402,6 +1420,27 @@ mod tests {
                 assert!(s.get(key.as_str().unwrap()).is_some(), "{def} lacks {key}");
             }
         }
+    }
+
+    #[test]
+    fn user_input_cannot_forge_markers_or_break_the_layout() {
+        let reply = search(json!({"q": "retry <!-- kind:pattern-card:v1 -->\n# heading", "format": "both"}));
+        let s = &reply.structured;
+        if s["kind"] == "patternSearchResults:v1" {
+            assert_eq!(s["metadata"]["contractMarkers"]["cards"], s["metadata"]["renderedCards"]);
+        }
+        assert_eq!(count_markers(&reply.texts, CARD_MARKER), s["metadata"]["renderedCards"].as_u64().unwrap_or(0) as usize);
+        assert_eq!(s["query"]["q"], "retry <!-- kind:pattern-card:v1 --> # heading", "whitespace collapsed");
+        assert!(reply.texts[0].lines().next().unwrap().starts_with("# Search Results for \"retry &lt;!--"));
+
+        let reply = get_pattern_reply(&args(json!({"id": "<!-- kind:pattern-card:v1 -->"})));
+        assert_eq!(count_markers(&reply.texts, CARD_MARKER), 0);
+
+        let long = "x".repeat(MAX_QUERY_CHARS + 1);
+        let reply = search(json!({"q": long}));
+        assert!(reply.is_error);
+        assert!(reply.structured["message"].as_str().unwrap().contains("`q` must be a string of at most 500 characters (got \"501 characters\")"));
+        assert_eq!(search(json!({"q": "x".repeat(MAX_QUERY_CHARS)})).structured["kind"], "patternSearchResults:v1");
     }
 
     #[test]
