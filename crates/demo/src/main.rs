@@ -77,8 +77,13 @@ fn parse_port(value: &str) -> anyhow::Result<u16> {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> anyhow::Result<()> {
-    let Some(mode) = parse_args(std::env::args().skip(1))? else {
-        return Ok(());
+    let mode = match parse_args(std::env::args().skip(1)) {
+        Ok(Some(mode)) => mode,
+        Ok(None) => return Ok(()),
+        Err(usage) => {
+            eprintln!("mcp-canvas-demo: {usage}");
+            std::process::exit(2);
+        }
     };
     match mode {
         Mode::Stdio => {

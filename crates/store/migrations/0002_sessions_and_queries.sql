@@ -13,10 +13,10 @@ INSERT INTO session_artifacts (session_id, artifact_id, call_id, added_at_ms)
     SELECT session_id, id, call_id, created_at_ms FROM artifacts;
 
 -- Indexes for the artifact browser's filters and sorts.
-CREATE INDEX artifacts_by_server ON artifacts (server, created_at_ms);
-CREATE INDEX artifacts_by_tool ON artifacts (tool, created_at_ms);
-CREATE INDEX artifacts_by_mime ON artifacts (mime, created_at_ms);
-CREATE INDEX artifacts_by_created ON artifacts (created_at_ms);
-CREATE INDEX artifacts_by_last_used ON artifacts (last_used_at_ms);
-CREATE INDEX artifacts_by_size ON artifacts (size);
-CREATE INDEX artifacts_by_name ON artifacts (name COLLATE NOCASE);
+CREATE INDEX artifacts_by_server ON artifacts (server, created_at_ms, id);
+CREATE INDEX artifacts_by_tool ON artifacts (tool, created_at_ms, id);
+CREATE INDEX artifacts_by_mime ON artifacts (mime, created_at_ms, id);
+CREATE INDEX artifacts_by_created ON artifacts (created_at_ms, id);
+CREATE INDEX artifacts_by_last_used ON artifacts (last_used_at_ms, id);
+CREATE INDEX artifacts_by_size ON artifacts (size, id);
+CREATE INDEX artifacts_by_name ON artifacts (name COLLATE NOCASE, id);

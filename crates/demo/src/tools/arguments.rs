@@ -67,11 +67,9 @@ fn check(field: &str, value: &Value, schema: &Value) -> Result<(), String> {
     if !types.is_empty() && !types.iter().any(|t| matches(t)) {
         return Err(format!("`{field}` must be {}; got {}", expectation(&types, schema), describe(value)));
     }
-    if let Some(allowed) = schema.get("enum").and_then(Value::as_array) {
-        if !allowed.contains(value) {
-            let list: Vec<String> = allowed.iter().map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned)).collect();
-            return Err(format!("`{field}` must be one of {}; got {}", list.join(", "), describe(value)));
-        }
+    if let Some(allowed) = schema.get("enum").and_then(Value::as_array).filter(|allowed| !allowed.contains(value)) {
+        let list: Vec<String> = allowed.iter().map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned)).collect();
+        return Err(format!("`{field}` must be one of {}; got {}", list.join(", "), describe(value)));
     }
     match value {
         Value::Number(n) => {
@@ -110,7 +108,7 @@ fn check(field: &str, value: &Value, schema: &Value) -> Result<(), String> {
 
 /// What the schema accepts, in words: "an integer from 1 to 500", "a string of 1 to 120 characters".
 fn expectation(types: &[&str], schema: &Value) -> String {
-    let number = |key: &str| schema.get(key).and_then(Value::as_f64).map(|v| format_number(v));
+    let number = |key: &str| schema.get(key).and_then(Value::as_f64).map(format_number);
     let count = |key: &str| schema.get(key).and_then(Value::as_u64);
     let bounds = |min: Option<String>, max: Option<String>| match (min, max) {
         (Some(min), Some(max)) => format!(" from {min} to {max}"),

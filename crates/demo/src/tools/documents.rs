@@ -620,9 +620,12 @@ pub(super) fn workbook_pdf(title: &str, what: &str, pages: u32, seed: u64) -> Re
         paragraph(&mut rng, 3)
     );
     let sections: Vec<Section> = (2..=pages)
-        .map(|page| Section {
-            heading: format!("Section {}: {} {}", page - 1, capitalized(*rng.pick(&WORDS)), rng.pick(&WORDS)),
-            paragraphs: (0..5).map(|_| paragraph(&mut rng, 5)).collect(),
+        .map(|page| {
+            let (first, second) = (*rng.pick(&WORDS), *rng.pick(&WORDS));
+            Section {
+                heading: format!("Section {}: {} {second}", page - 1, capitalized(first)),
+                paragraphs: (0..5).map(|_| paragraph(&mut rng, 5)).collect(),
+            }
         })
         .collect();
     pdf::render(&pdf::Document {

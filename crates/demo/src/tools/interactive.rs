@@ -15,13 +15,13 @@ use std::{
 use rmcp::{
     handler::server::tool::{InputResponses, RequestState},
     model::{
-        CallToolResponse, CallToolResult, ClientCapabilities, ContentBlock, CustomNotification,
+        CallToolResponse, CallToolResult, ClientCapabilities, ClientResult, ContentBlock, CustomNotification,
         ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema,
         EnumSchema, InputRequest, InputRequiredResult, JsonObject, ProgressNotificationParam,
-        ProtocolVersion, ServerNotification,
+        ProtocolVersion, ServerNotification, ServerRequest,
     },
     schemars,
-    service::RequestContext,
+    service::{PeerRequestOptions, RequestContext},
     tool, tool_router, ErrorData, RoleServer,
 };
 use serde::{Deserialize, Serialize};
@@ -207,10 +207,22 @@ async fn elicit(
         let requests = BTreeMap::from([(key.to_owned(), InputRequest::Elicitation(ElicitRequest::new(params)))]);
         return Ok(Elicited::NeedInput(InputRequiredResult::new(Some(requests), state)));
     }
+    // `Peer::create_elicitation` needs rmcp's `elicitation` feature, which pulls in `url` and the
+    // ICU crates; the plain request is the same message (and the same outbound-request checks).
+    let request = ServerRequest::ElicitRequest(ElicitRequest::new(params));
+    let asked = async {
+        let handle = context
+            .peer
+            .send_request_with_option(request, PeerRequestOptions::with_timeout(ELICITATION_TIMEOUT))
+            .await?;
+        handle.await_response().await
+    };
     tokio::select! {
-        answer = context.peer.create_elicitation_with_timeout(params, Some(ELICITATION_TIMEOUT)) => {
-            answer.map(Elicited::Answer).map_err(|e| tool_error(format!("Asking the user failed: {e}.")))
-        }
+        answer = asked => match answer {
+            Ok(ClientResult::ElicitResult(answer)) => Ok(Elicited::Answer(answer)),
+            Ok(_) => Err(tool_error("Asking the user failed: the client answered with something other than an elicitation result.")),
+            Err(e) => Err(tool_error(format!("Asking the user failed: {e}."))),
+        },
         () = context.ct.cancelled() => Err(tool_error("The call was cancelled while waiting for the user.")),
     }
 }
