@@ -35,8 +35,9 @@ fn writer_child() {
     let Ok(dir) = std::env::var("STORE_TEST_DIR") else { return };
     let start: u64 = std::env::var("STORE_TEST_SEED").unwrap().parse().unwrap();
     let big = std::env::var("STORE_TEST_BIG").is_ok();
+    let count: u64 = std::env::var("STORE_TEST_COUNT").ok().and_then(|c| c.parse().ok()).unwrap_or(u64::MAX);
     let store = ArtifactStore::open(dir.as_ref()).unwrap();
-    for i in start.. {
+    for i in (start..).take(count.min(u64::MAX - start) as usize) {
         let bytes = match (big, i - start) {
             (true, 3) => vec![7u8; 1 << 20],
             (true, n) if n > 3 => return,
@@ -146,4 +147,24 @@ fn a_full_disk_is_a_clear_error_and_loses_nothing() {
     }
     let report = store.verify().unwrap();
     assert!(report.is_clean(), "temp file cleaned, nothing orphaned: {report:?}");
+}
+
+#[test]
+fn two_processes_writing_at_once_both_succeed() {
+    let dir = tempfile::tempdir().unwrap();
+    drop(ArtifactStore::open(dir.path()).unwrap());
+    let children: Vec<_> = [10_000u64, 20_000].iter().map(|&seed| spawn_writer(dir.path(), seed, &[("STORE_TEST_COUNT", "60")], None)).collect();
+    let mut reported = Vec::new();
+    for child in children {
+        let output = child.wait_with_output().unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        assert!(!stdout.lines().any(|l| l.starts_with("failed ")), "{stdout}");
+        reported.extend(stdout.lines().filter_map(|l| l.strip_prefix("stored ")).map(|r| r.split(' ').next().unwrap().to_owned()));
+    }
+    assert_eq!(reported.len(), 120, "every write of both processes succeeded");
+    let store = ArtifactStore::open(dir.path()).unwrap();
+    for id in &reported {
+        store.read(id).unwrap();
+    }
+    assert!(store.verify().unwrap().is_clean());
 }
