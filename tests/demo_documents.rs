@@ -302,7 +302,6 @@ fn invalid_arguments_are_tool_errors_naming_the_field() {
 /// Documents a host limitation: a result line over 16 MiB (rmcp's default stdio line limit) is
 /// dropped by the client transport, and the call ends in a timeout instead of an answer.
 #[test]
-#[ignore = "host: rmcp's 16 MiB stdio line limit drops results this large; the call times out"]
 fn big_output_over_16_mib_reaches_the_store() {
     let dir = tempfile::tempdir().unwrap();
     let arguments = json!({"kind": "binary", "size": 20_000_000});

@@ -11,7 +11,7 @@ use std::{
 use rmcp::{
     model::{ClientCapabilities, ClientConfig, Implementation, Tool},
     service::RunningService,
-    transport::TokioChildProcess,
+    transport::async_rw::AsyncRwTransport,
     Peer, RoleClient, ServiceExt,
 };
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -20,6 +20,8 @@ use crate::{config::ServerEntry, error::HostError};
 
 /// How many stderr lines are kept in memory for error messages.
 const STDERR_TAIL_LINES: usize = 20;
+/// Largest single JSON-RPC message accepted from a stdio server.
+const MAX_MESSAGE_BYTES: usize = 1 << 30;
 /// How long the MCP handshake may take.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -28,6 +30,7 @@ pub(crate) struct ServerConnection {
     pub peer: Peer<RoleClient>,
     pub tools: Vec<Tool>,
     service: tokio::sync::Mutex<Option<RunningService<RoleClient, ClientConfig>>>,
+    child: tokio::sync::Mutex<Option<tokio::process::Child>>,
     stderr_tail: Arc<Mutex<VecDeque<String>>>,
     pub log_path: PathBuf,
 }
@@ -54,10 +57,15 @@ impl ServerConnection {
             reason,
             config: ctx.config_path.to_owned(),
         };
-        let (transport, stderr) = TokioChildProcess::builder(command)
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| spawn_error(e.to_string()))?;
+        command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        let mut child = command.spawn().map_err(|e| spawn_error(e.to_string()))?;
+        let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
+            return Err(spawn_error("its stdio could not be captured".into()));
+        };
+        let stderr = child.stderr.take();
+        // rmcp's default drops any line over 16 MiB (and the call then just times out); tool
+        // results carrying 100 MB+ of base64 are exactly what this app exists for.
+        let transport = AsyncRwTransport::<RoleClient, _, _>::new(stdout, stdin).with_max_line_length(MAX_MESSAGE_BYTES);
 
         let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
         let stderr_done = stderr.map(|stderr| tokio::spawn(capture_stderr(stderr, ctx.log_path.clone(), stderr_tail.clone())));
@@ -90,6 +98,7 @@ impl ServerConnection {
             peer,
             tools: Vec::new(),
             service: tokio::sync::Mutex::new(Some(service)),
+            child: tokio::sync::Mutex::new(Some(child)),
             stderr_tail,
             log_path: ctx.log_path,
         };
@@ -111,10 +120,16 @@ impl ServerConnection {
         }
     }
 
-    /// Closes the session and lets rmcp stop the child process.
+    /// Closes the session (stdin closes, as the MCP stdio shutdown asks), waits briefly for the
+    /// server to exit, then kills it.
     pub async fn shutdown(&self) {
         if let Some(mut service) = self.service.lock().await.take() {
             let _ = service.close_with_timeout(Duration::from_secs(3)).await;
+        }
+        if let Some(mut child) = self.child.lock().await.take() {
+            if tokio::time::timeout(Duration::from_secs(2), child.wait()).await.is_err() {
+                let _ = child.kill().await;
+            }
         }
     }
 }
