@@ -43,3 +43,40 @@ async fn one_connection_serves_many_calls_and_artifacts_share_a_session() {
     assert_eq!(stored.len(), 2);
     host.shutdown().await;
 }
+
+/// A server configured with `type: http` is reached over Streamable HTTP (the demo's `--http`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn streamable_http_servers_are_called_like_stdio_ones() {
+    let mut child = tokio::process::Command::new(binary("mcp-canvas-demo"))
+        .args(["--http", "0"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let url = tokio::time::timeout(Duration::from_secs(10), async move {
+        use tokio::io::AsyncBufReadExt as _;
+        let mut lines = tokio::io::BufReader::new(stderr).lines();
+        while let Some(line) = lines.next_line().await.unwrap() {
+            if let Some(at) = line.find("http://") {
+                return line[at..].trim().to_owned();
+            }
+        }
+        panic!("no address printed");
+    })
+    .await
+    .unwrap();
+    let (_dir, host) = host_with(json!({ "remote": {"type": "http", "url": url, "headers": {"X-Test": "1"}} }));
+    assert_eq!(host.servers()[0].transport, "http");
+    let outcome = host.call_tool("remote", "render_chart", json!({"values": [4, 2]})).await.unwrap().outcome;
+    assert_eq!(outcome.artifacts.len(), 1);
+    assert_eq!(outcome.artifacts[0].mime, "image/png");
+    assert_eq!((outcome.artifacts[0].width, outcome.artifacts[0].height), (Some(480), Some(300)));
+    host.shutdown().await;
+
+    let (_dir, host) = host_with(json!({ "down": {"type": "http", "url": "http://127.0.0.1:9/mcp"} }));
+    let err = host.tools("down").await.unwrap_err().to_string();
+    assert!(err.contains("server `down`") && err.contains("http://127.0.0.1:9/mcp"), "{err}");
+}

@@ -119,7 +119,8 @@ async fn run(cli: Cli) -> ExitCode {
         },
         Command::Servers { command: ServersCommand::List } => {
             for server in host.servers() {
-                println!("{}\t{}", server.name, server.command);
+                let problem = server.problem.map(|p| format!("\t(unusable: {p})")).unwrap_or_default();
+                println!("{}\t{}\t{}{problem}", server.name, server.transport, server.target);
             }
             ExitCode::SUCCESS
         }

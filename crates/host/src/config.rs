@@ -27,11 +27,16 @@ pub struct ServersConfig {
     pub other: Map<String, Value>,
 }
 
-/// How to start one stdio server.
+/// How to reach one server: a stdio program (`command`) or a Streamable HTTP endpoint (`url`).
+/// A missing `type` means stdio when `command` is given; `http` means Streamable HTTP.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ServerEntry {
+    /// `stdio`, `http` (also accepted: `streamable-http`, `streamableHttp`), or absent.
+    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
     /// Program to run. A bare name is looked up next to MCP Canvas's own binaries, then on PATH.
-    pub command: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
     /// Its arguments.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub args: Vec<String>,
@@ -41,21 +46,69 @@ pub struct ServerEntry {
     /// Working directory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
+    /// Streamable HTTP endpoint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// Extra HTTP headers (e.g. `Authorization`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub headers: BTreeMap<String, String>,
     /// Keys we do not use, preserved.
     #[serde(flatten)]
     pub other: Map<String, Value>,
 }
 
+/// How a server is reached, once the entry is checked.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Endpoint<'a> {
+    /// A child process speaking MCP on stdin/stdout.
+    Stdio {
+        /// The program.
+        command: &'a str,
+    },
+    /// Streamable HTTP.
+    Http {
+        /// The endpoint URL.
+        url: &'a str,
+    },
+}
+
+impl ServerEntry {
+    /// A stdio entry running `command` with no arguments.
+    pub fn stdio(command: &str) -> Self {
+        Self { kind: None, command: Some(command.to_owned()), args: Vec::new(), env: BTreeMap::new(), cwd: None, url: None, headers: BTreeMap::new(), other: Map::new() }
+    }
+
+    /// Checks the entry and says how to reach the server.
+    pub fn endpoint(&self) -> Result<Endpoint<'_>, String> {
+        match (self.kind.as_deref(), self.command.as_deref(), self.url.as_deref()) {
+            (None | Some("stdio"), Some(command), None) if !command.trim().is_empty() => Ok(Endpoint::Stdio { command }),
+            (None | Some("http" | "streamable-http" | "streamableHttp"), None, Some(url)) => match url.parse::<http::Uri>() {
+                Ok(uri) if matches!(uri.scheme_str(), Some("http" | "https")) => Ok(Endpoint::Http { url }),
+                _ => Err(format!("`url` {url:?} is not an http(s) URL")),
+            },
+            (Some("sse"), ..) => Err("`type: sse` (the deprecated HTTP+SSE transport) is not supported; use the server's Streamable HTTP endpoint with `type: http`".into()),
+            (Some(other), ..) if !matches!(other, "stdio" | "http" | "streamable-http" | "streamableHttp") => Err(format!("unknown `type` {other:?}; use `stdio` or `http`")),
+            (_, Some(_), Some(_)) => Err("give either `command` (stdio) or `url` (http), not both".into()),
+            (Some("stdio"), None, _) | (None, None, None) => Err("no `command` to run (or `url` to reach)".into()),
+            (_, Some(_), None) => Err("`type: http` needs a `url`, not a `command`".into()),
+            (_, None, _) => Err("`command` is empty".into()),
+        }
+    }
+
+    /// What the UI shows for the entry: the command line or the URL.
+    pub fn target(&self) -> String {
+        match (&self.command, &self.url) {
+            (Some(command), _) => std::iter::once(command.as_str()).chain(self.args.iter().map(String::as_str)).collect::<Vec<_>>().join(" "),
+            (None, Some(url)) => url.clone(),
+            (None, None) => String::new(),
+        }
+    }
+}
+
 impl ServersConfig {
     /// The config a first run starts with: the demo server only.
     pub fn first_run() -> Self {
-        let demo = ServerEntry {
-            command: DEMO_COMMAND.to_owned(),
-            args: Vec::new(),
-            env: BTreeMap::new(),
-            cwd: None,
-            other: Map::new(),
-        };
+        let demo = ServerEntry::stdio(DEMO_COMMAND);
         Self { servers: BTreeMap::from([(DEMO_SERVER.to_owned(), demo)]), other: Map::new() }
     }
 
@@ -97,7 +150,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("servers.json");
         let created = ServersConfig::load_or_create(&path).unwrap();
-        assert_eq!(created.servers[DEMO_SERVER].command, DEMO_COMMAND);
+        assert_eq!(created.servers[DEMO_SERVER].command.as_deref(), Some(DEMO_COMMAND));
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(text.contains("\"mcpServers\""), "{text}");
         assert_eq!(ServersConfig::load_or_create(&path).unwrap(), created);
@@ -115,6 +168,24 @@ mod tests {
         assert_eq!(back["theme"], "dark");
         assert_eq!(back["mcpServers"]["x"]["disabled"], true);
         assert_eq!(back["mcpServers"]["x"]["alwaysAllow"][0], "a");
+    }
+
+    #[test]
+    fn endpoints_stdio_http_and_mistakes() {
+        let entry = |json: &str| serde_json::from_str::<ServerEntry>(json).unwrap();
+        assert_eq!(entry(r#"{"command":"x"}"#).endpoint(), Ok(Endpoint::Stdio { command: "x" }));
+        assert_eq!(entry(r#"{"type":"http","url":"http://127.0.0.1:3001/mcp"}"#).endpoint(), Ok(Endpoint::Http { url: "http://127.0.0.1:3001/mcp" }));
+        assert_eq!(entry(r#"{"url":"https://example.com/mcp"}"#).endpoint(), Ok(Endpoint::Http { url: "https://example.com/mcp" }));
+        for (json, says) in [
+            (r#"{"type":"http","url":"ftp://x"}"#, "not an http(s) URL"),
+            (r#"{"command":"x","url":"http://a"}"#, "not both"),
+            (r#"{"type":"sse","url":"http://a/sse"}"#, "not supported"),
+            (r#"{"type":"pigeon","command":"x"}"#, "unknown `type`"),
+            (r#"{}"#, "no `command`"),
+        ] {
+            let err = entry(json).endpoint().unwrap_err();
+            assert!(err.contains(says), "{json}: {err}");
+        }
     }
 
     #[test]

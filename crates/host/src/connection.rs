@@ -11,7 +11,7 @@ use std::{
 use rmcp::{
     model::{ClientCapabilities, ClientConfig, Implementation, Tool},
     service::RunningService,
-    transport::async_rw::AsyncRwTransport,
+    transport::{async_rw::AsyncRwTransport, streamable_http_client::StreamableHttpClientTransportConfig, StreamableHttpClientTransport},
     Peer, RoleClient, ServiceExt,
 };
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -38,22 +38,21 @@ pub(crate) struct ServerConnection {
 pub(crate) struct SpawnContext<'a> {
     pub name: &'a str,
     pub entry: &'a ServerEntry,
-    pub program: PathBuf,
     pub config_path: &'a Path,
     pub log_path: PathBuf,
 }
 
 impl ServerConnection {
     /// Starts the server, completes the MCP handshake and lists its tools.
-    pub async fn start(ctx: SpawnContext<'_>) -> Result<Self, HostError> {
-        let mut command = tokio::process::Command::new(&ctx.program);
+    pub async fn start(ctx: SpawnContext<'_>, program: PathBuf) -> Result<Self, HostError> {
+        let mut command = tokio::process::Command::new(&program);
         command.args(&ctx.entry.args).envs(&ctx.entry.env).kill_on_drop(true);
         if let Some(cwd) = &ctx.entry.cwd {
             command.current_dir(cwd);
         }
         let spawn_error = |reason: String| HostError::Spawn {
             server: ctx.name.to_owned(),
-            command: ctx.entry.command.clone(),
+            command: ctx.entry.target(),
             reason,
             config: ctx.config_path.to_owned(),
         };
@@ -70,11 +69,7 @@ impl ServerConnection {
         let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
         let stderr_done = stderr.map(|stderr| tokio::spawn(capture_stderr(stderr, ctx.log_path.clone(), stderr_tail.clone())));
 
-        let client_info = ClientConfig::new(
-            ClientCapabilities::default(),
-            Implementation::new("mcp-canvas", env!("CARGO_PKG_VERSION")).with_title("MCP Canvas"),
-        );
-        let handshake = tokio::time::timeout(HANDSHAKE_TIMEOUT, client_info.serve(transport)).await;
+        let handshake = tokio::time::timeout(HANDSHAKE_TIMEOUT, client_info().serve(transport)).await;
         let handshake_error = |reason: String| async {
             // Give the stderr reader a moment to drain what a crashing server printed.
             if let Some(done) = stderr_done {
@@ -92,21 +87,41 @@ impl ServerConnection {
             Ok(Err(e)) => return Err(handshake_error(format!("{e} (the server may have exited at once)")).await),
             Err(_) => return Err(handshake_error(format!("no answer within {} s", HANDSHAKE_TIMEOUT.as_secs())).await),
         };
+        Self::ready(ctx, service, Some(child), stderr_tail).await
+    }
+
+    /// Connects to a Streamable HTTP server (rmcp handles the session id, the standalone GET
+    /// stream, `Last-Event-ID` resumption and the server's `retry` delay).
+    pub async fn connect_http(ctx: SpawnContext<'_>, url: &str) -> Result<Self, HostError> {
+        let mut headers = std::collections::HashMap::new();
+        for (name, value) in &ctx.entry.headers {
+            let bad = |what: &str| HostError::Config { path: ctx.config_path.to_owned(), reason: format!("server `{}`: header `{name}` has an invalid {what}", ctx.name) };
+            headers.insert(http::HeaderName::try_from(name.as_str()).map_err(|_| bad("name"))?, http::HeaderValue::try_from(value.as_str()).map_err(|_| bad("value"))?);
+        }
+        let mut config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(headers);
+        config.max_sse_event_size = MAX_MESSAGE_BYTES;
+        let transport = StreamableHttpClientTransport::from_config(config);
+        let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
+        let service = match tokio::time::timeout(HANDSHAKE_TIMEOUT, client_info().serve(transport)).await {
+            Ok(Ok(service)) => service,
+            Ok(Err(e)) => return Err(HostError::Handshake { server: ctx.name.to_owned(), reason: format!("{e} (is the server running at {url}?)"), stderr_tail: Vec::new(), log: ctx.log_path }),
+            Err(_) => return Err(HostError::Handshake { server: ctx.name.to_owned(), reason: format!("no answer from {url} within {} s", HANDSHAKE_TIMEOUT.as_secs()), stderr_tail: Vec::new(), log: ctx.log_path }),
+        };
+        Self::ready(ctx, service, None, stderr_tail).await
+    }
+
+    async fn ready(ctx: SpawnContext<'_>, service: RunningService<RoleClient, ClientConfig>, child: Option<tokio::process::Child>, stderr_tail: Arc<Mutex<VecDeque<String>>>) -> Result<Self, HostError> {
         let peer = service.peer().clone();
         let mut connection = Self {
             name: ctx.name.to_owned(),
             peer,
             tools: Vec::new(),
             service: tokio::sync::Mutex::new(Some(service)),
-            child: tokio::sync::Mutex::new(Some(child)),
+            child: tokio::sync::Mutex::new(child),
             stderr_tail,
             log_path: ctx.log_path,
         };
-        connection.tools = connection
-            .peer
-            .list_all_tools()
-            .await
-            .map_err(|e| connection.request_error("listing tools", e.to_string()))?;
+        connection.tools = connection.peer.list_all_tools().await.map_err(|e| connection.request_error("listing tools", e.to_string()))?;
         Ok(connection)
     }
 
@@ -132,6 +147,10 @@ impl ServerConnection {
             }
         }
     }
+}
+
+fn client_info() -> ClientConfig {
+    ClientConfig::new(ClientCapabilities::default(), Implementation::new("mcp-canvas", env!("CARGO_PKG_VERSION")).with_title("MCP Canvas"))
 }
 
 /// Appends the server's stderr to its log file and keeps the last lines in memory.

@@ -12,7 +12,7 @@ use mcp_canvas_store::ArtifactStore;
 use serde_json::Value;
 
 use crate::{
-    config::ServersConfig,
+    config::{Endpoint, ServersConfig},
     file_server::FileServer,
     probe::{ArtifactProbe, ImageHeaderProbe},
     settings::Settings,
@@ -146,7 +146,14 @@ impl Host {
         self.config
             .servers
             .iter()
-            .map(|(name, entry)| ServerView { name: name.clone(), command: entry.command.clone() })
+            .map(|(name, entry)| {
+                let (transport, problem) = match entry.endpoint() {
+                    Ok(Endpoint::Stdio { .. }) => ("stdio", None),
+                    Ok(Endpoint::Http { .. }) => ("http", None),
+                    Err(problem) => ("invalid", Some(problem)),
+                };
+                ServerView { name: name.clone(), transport: transport.into(), target: entry.target(), problem }
+            })
             .collect()
     }
 
@@ -198,16 +205,12 @@ impl Host {
             configured: self.config.servers.keys().cloned().collect(),
             config: self.paths.servers_config(),
         })?;
-        let connection = Arc::new(
-            ServerConnection::start(SpawnContext {
-                name: server,
-                entry,
-                program: resolve_program(&entry.command),
-                config_path: &self.paths.servers_config(),
-                log_path: self.paths.server_log(server),
-            })
-            .await?,
-        );
+        let endpoint = entry.endpoint().map_err(|reason| HostError::Config { path: self.paths.servers_config(), reason: format!("server `{server}`: {reason}") })?;
+        let context = SpawnContext { name: server, entry, config_path: &self.paths.servers_config(), log_path: self.paths.server_log(server) };
+        let connection = Arc::new(match endpoint {
+            Endpoint::Stdio { command } => ServerConnection::start(context, resolve_program(command)).await?,
+            Endpoint::Http { url } => ServerConnection::connect_http(context, url).await?,
+        });
         *slot = Some(connection.clone());
         Ok(connection)
     }

@@ -12,8 +12,12 @@ use ts_rs::TS;
 pub struct ServerView {
     /// The name it is configured under.
     pub name: String,
-    /// The program that runs it.
-    pub command: String,
+    /// `stdio` or `http`, or `invalid` when the entry cannot be used.
+    pub transport: String,
+    /// The command line or URL.
+    pub target: String,
+    /// Why the entry cannot be used, when it cannot.
+    pub problem: Option<String>,
 }
 
 /// A tool as the UI lists it.

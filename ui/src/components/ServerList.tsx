@@ -47,7 +47,7 @@ function ServerTools({ server, selection, onSelect }: { server: ServerView } & O
 
   return (
     <section className="server" data-server={server.name}>
-      <h3 className="server-name" title={server.command}>
+      <h3 className="server-name" title={`${server.transport}: ${server.target}`}>
         <span className={`status-dot ${state.kind}`} aria-hidden="true" />
         {server.name}
       </h3>

@@ -9,6 +9,14 @@ export type ServerView = {
  */
 name: string, 
 /**
- * The program that runs it.
+ * `stdio` or `http`, or `invalid` when the entry cannot be used.
  */
-command: string, };
+transport: string, 
+/**
+ * The command line or URL.
+ */
+target: string, 
+/**
+ * Why the entry cannot be used, when it cannot.
+ */
+problem: string | null, };
