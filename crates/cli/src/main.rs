@@ -4,6 +4,7 @@
 //! unreadable input), 2 the tool ran and reported an error.
 
 mod artifacts;
+mod servers;
 
 use std::{path::PathBuf, process::ExitCode, time::Duration};
 
@@ -70,14 +71,8 @@ enum Command {
     /// Work with the server config.
     Servers {
         #[command(subcommand)]
-        command: ServersCommand,
+        command: servers::ServersCommand,
     },
-}
-
-#[derive(Subcommand)]
-enum ServersCommand {
-    /// List configured servers.
-    List,
 }
 
 fn main() -> ExitCode {
@@ -117,13 +112,7 @@ async fn run(cli: Cli) -> ExitCode {
             }
             Err(e) => fail(false, &e.to_string()),
         },
-        Command::Servers { command: ServersCommand::List } => {
-            for server in host.servers() {
-                let problem = server.problem.map(|p| format!("\t(unusable: {p})")).unwrap_or_default();
-                println!("{}\t{}\t{}{problem}", server.name, server.transport, server.target);
-            }
-            ExitCode::SUCCESS
-        }
+        Command::Servers { command } => servers::run(&host, command),
     };
     host.shutdown().await;
     code
