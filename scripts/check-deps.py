@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 SHELL = "mcp-canvas"
-NO_IO = {"mcp-canvas-contract": {"rmcp", "rusqlite", "tokio", "reqwest"}}
+NO_IO = {name: {"rmcp", "rusqlite", "tokio", "reqwest"} for name in ("mcp-canvas-contract", "mcp-canvas-canvas")}
 
 meta = json.loads(subprocess.check_output(["cargo", "metadata", "--format-version", "1"]))
 packages = {p["id"]: p for p in meta["packages"]}

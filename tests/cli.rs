@@ -148,3 +148,50 @@ fn bad_input_gives_one_actionable_line() {
     assert_eq!(outcome["error"]["code"], "CALL_FAILED");
     assert!(outcome["error"]["message"].as_str().unwrap().contains("cannot start"));
 }
+
+#[test]
+fn arguments_are_checked_against_the_input_schema_before_the_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = cli(dir.path(), &["call", "demo", "render_chart", "--args", r#"{"values": [1, "two"]}"#]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stderr.contains("do not match its input schema") && run.stderr.contains("values[1]"), "{}", run.stderr);
+}
+
+#[test]
+fn tools_that_change_data_need_confirmation() {
+    let dir = tempfile::tempdir().unwrap();
+    // No TTY here: without --yes the call is refused, and nothing reached the tool.
+    let run = cli(dir.path(), &["call", "demo", "purge_cache"]);
+    assert_eq!(run.code, 1, "{} {}", run.stdout, run.stderr);
+    assert!(run.stderr.contains("needs confirmation") && run.stderr.contains("--yes"), "{}", run.stderr);
+    let run = cli(dir.path(), &["call", "demo", "purge_cache", "--yes"]);
+    assert_eq!(run.code, 0, "{} {}", run.stdout, run.stderr);
+}
+
+#[test]
+fn username_is_the_local_identity_whatever_the_arguments_say() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("settings.toml"), "[identity]\nusername = \"ada\"\n").unwrap();
+    let run = cli(dir.path(), &["call", "demo", "whoami", "--json", "--args", r#"{"username": "admin"}"#]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let outcome: Value = serde_json::from_str(&run.stdout).unwrap();
+    let said = outcome["summary"].as_str().unwrap();
+    assert!(said.contains("ada") && !said.contains("admin"), "{said}");
+}
+
+/// 000 §4 end to end: a file name of this session becomes a capability URL the tool downloads.
+#[test]
+fn file_names_reach_tools_as_capability_urls() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = cli(dir.path(), &["call", "demo", "render_chart", "--json", "--args", r#"{"values": [5, 1, 4]}"#]);
+    let chart: Value = serde_json::from_str(&run.stdout).unwrap();
+    let sha = chart["artifacts"][0]["sha256"].as_str().unwrap().to_owned();
+    let run = cli(dir.path(), &["call", "demo", "summarize_file", "--json", "--args", r#"{"filename": "render_chart.png"}"#]);
+    assert_eq!(run.code, 0, "{} {}", run.stdout, run.stderr);
+    let outcome: Value = serde_json::from_str(&run.stdout).unwrap();
+    let said = outcome["summary"].as_str().unwrap();
+    assert!(said.contains(&sha), "the tool downloaded exactly the stored bytes: {said}");
+    assert!(!said.contains("token="), "no capability token reaches the model: {said}");
+    let run = cli(dir.path(), &["call", "demo", "summarize_file", "--json", "--args", r#"{"filename": "not-in-this-session.png"}"#]);
+    assert_eq!(run.code, 2, "an unknown name is passed through unchanged and the tool says it cannot fetch it: {}", run.stdout);
+}

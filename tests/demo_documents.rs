@@ -269,7 +269,9 @@ fn big_output_of_a_given_size() {
     assert!(outcome["summary"].as_str().unwrap().len() <= 2_000);
 }
 
-/// Each limit is refused with a tool error (exit 2) naming the field and what it accepts.
+/// Each limit is refused twice over: the demo itself answers a tool error (isError) naming the
+/// field and what it accepts (raw JSON-RPC, no host in between), and our host never even sends
+/// such a call — it checks the tool's inputSchema first (CLI exit 1, the field named).
 #[test]
 fn invalid_arguments_are_tool_errors_naming_the_field() {
     let dir = tempfile::tempdir().unwrap();
@@ -288,14 +290,26 @@ fn invalid_arguments_are_tool_errors_naming_the_field() {
         ("legacy_embeddings", json!({"dimension": 4096}), &["`dimension`", "1 to 1536"]),
     ];
     for (tool, arguments, needles) in cases {
-        let run = cli(dir.path(), &["call", "demo", tool, "--json", "--args", &arguments.to_string()]);
-        assert_eq!(run.code, 2, "{tool} {arguments}: stdout {} stderr {}", run.stdout, run.stderr);
-        let outcome: Value = serde_json::from_str(&run.stdout).unwrap();
-        assert_eq!(outcome["artifacts"], json!([]));
-        let message = outcome["error"]["message"].as_str().unwrap_or_else(|| panic!("{tool}: no error in {outcome}"));
+        let raw = demo_result_raw(tool, arguments.clone());
+        assert_eq!(raw["isError"], true, "{tool} {arguments}: {raw}");
+        let message = raw["content"][0]["text"].as_str().unwrap_or_default();
         for needle in *needles {
             assert!(message.contains(needle), "{tool} {arguments}: `{needle}` not in {message:?}");
         }
+
+        let run = cli(dir.path(), &["call", "demo", tool, "--json", "--args", &arguments.to_string()]);
+        let outcome: Value = serde_json::from_str(&run.stdout).unwrap();
+        let host_message = outcome["error"]["message"].as_str().unwrap_or_default().to_owned();
+        if run.code == 1 {
+            // Refused by our inputSchema check before the call.
+            let field = needles[0].trim_matches('`');
+            assert!(host_message.contains("do not match its input schema") && host_message.contains(field), "{tool} {arguments}: {host_message}");
+        } else {
+            // Constraints a JSON Schema cannot express (control characters) reach the tool.
+            assert_eq!(run.code, 2, "{tool} {arguments}: stdout {} stderr {}", run.stdout, run.stderr);
+            assert!(host_message.contains(needles[0]), "{tool} {arguments}: {host_message}");
+        }
+        assert_eq!(outcome["artifacts"], json!([]));
     }
 }
 

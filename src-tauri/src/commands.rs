@@ -3,7 +3,7 @@
 
 use mcp_canvas_host::{
     wire::{CallOutcome, ServerView, ToolView},
-    Host,
+    CallOptions, Host,
 };
 use tauri::State;
 
@@ -24,9 +24,10 @@ pub async fn list_tools(state: State<'_, HostState>, server: String) -> Result<V
 }
 
 /// `arguments` is the JSON text the user typed; it is parsed here so the error names the tool.
+/// `confirmed`: the user saw the exact arguments and agreed to run a tool that may change data.
 #[tauri::command]
-pub async fn call_tool(state: State<'_, HostState>, server: String, tool: String, arguments: String) -> Result<CallOutcome, String> {
+pub async fn call_tool(state: State<'_, HostState>, server: String, tool: String, arguments: String, confirmed: bool) -> Result<CallOutcome, String> {
     let host = host(&state)?;
     let arguments = Host::parse_arguments(&server, &tool, &arguments).map_err(|e| e.to_string())?;
-    host.call_tool(&server, &tool, arguments).await.map_err(|e| e.to_string())
+    host.call_tool_with(&server, &tool, arguments, CallOptions { confirmed }).await.map_err(|e| e.to_string())
 }

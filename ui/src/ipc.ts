@@ -9,9 +9,12 @@ export const listServers = (): Promise<ServerView[]> => invoke("list_servers");
 
 export const listTools = (server: string): Promise<ToolView[]> => invoke("list_tools", { server });
 
-/** `argumentsJson` is the text the user typed; the backend parses and validates it. */
-export const callTool = (server: string, tool: string, argumentsJson: string): Promise<CallOutcome> =>
-  invoke("call_tool", { server, tool, arguments: argumentsJson });
+/**
+ * `argumentsJson` is the text the user typed; the backend parses and validates it. `confirmed`:
+ * the user saw the exact arguments and agreed to run a tool that may change or delete data.
+ */
+export const callTool = (server: string, tool: string, argumentsJson: string, confirmed: boolean): Promise<CallOutcome> =>
+  invoke("call_tool", { server, tool, arguments: argumentsJson, confirmed });
 
 /** URL of a stored artifact on the `artifact:` scheme (served from the store, with its MIME type). */
 export const artifactUrl = (id: string): string => convertFileSrc(id, "artifact");

@@ -9,7 +9,9 @@ mod servers;
 use std::{path::PathBuf, process::ExitCode, time::Duration};
 
 use clap::{Parser, Subcommand};
-use mcp_canvas_host::{data_dir, wire::CallOutcome, Host, HostError, HostOptions};
+use std::io::IsTerminal as _;
+
+use mcp_canvas_host::{data_dir, wire::CallOutcome, CallOptions, Host, HostError, HostOptions};
 
 #[derive(Parser)]
 #[command(name = "mcp-canvas-cli", version, about = "MCP Canvas from the command line")]
@@ -42,6 +44,10 @@ enum Command {
         /// Seconds to wait for the tool.
         #[arg(long, default_value_t = 120)]
         timeout: u64,
+        /// Run tools that may change or delete data without asking (otherwise asked on a TTY,
+        /// refused when there is none).
+        #[arg(long)]
+        yes: bool,
     },
     /// Normalize a raw CallToolResult (JSON, from FILE or stdin) exactly as `call` would:
     /// store its artifacts in the data dir and print the model-safe summary.
@@ -96,7 +102,7 @@ async fn run(cli: Cli) -> ExitCode {
         Err(e) => return fail(json, &e.to_string()),
     };
     let code = match cli.command {
-        Command::Call { server, tool, args, json, .. } => call(&host, &server, &tool, &args, json).await,
+        Command::Call { server, tool, args, json, yes, .. } => call(&host, &server, &tool, &args, json, yes).await,
         Command::Artifacts { command } => artifacts::run(&host, command),
         Command::Normalize { server, tool, file, json } => normalize(&host, &server, &tool, file.as_deref(), json),
         Command::Tools { server } => match host.tools(&server).await {
@@ -123,12 +129,25 @@ fn open_host(explicit: Option<&std::path::Path>, timeout: u64, session: String) 
     Host::open(HostOptions { data_dir, call_timeout: Duration::from_secs(timeout), session: Some(session) })
 }
 
-async fn call(host: &Host, server: &str, tool: &str, args: &str, json: bool) -> ExitCode {
-    let outcome = match Host::parse_arguments(server, tool, args) {
-        Ok(arguments) => host.call_tool(server, tool, arguments).await,
-        Err(e) => Err(e),
+async fn call(host: &Host, server: &str, tool: &str, args: &str, json: bool, yes: bool) -> ExitCode {
+    let arguments = match Host::parse_arguments(server, tool, args) {
+        Ok(arguments) => arguments,
+        Err(e) => return fail(json, &e.to_string()),
     };
+    let mut outcome = host.call_tool_with(server, tool, arguments.clone(), CallOptions { confirmed: yes }).await;
+    if matches!(outcome, Err(HostError::NeedsConfirmation { .. })) && std::io::stdin().is_terminal() && ask_confirmation(server, tool, &arguments) {
+        outcome = host.call_tool_with(server, tool, arguments, CallOptions { confirmed: true }).await;
+    }
     report(outcome, json)
+}
+
+/// Shows the exact arguments and asks on the terminal.
+fn ask_confirmation(server: &str, tool: &str, arguments: &serde_json::Value) -> bool {
+    eprintln!("Tool `{tool}` on server `{server}` may change or delete data.");
+    eprintln!("Arguments: {}", serde_json::to_string_pretty(arguments).unwrap_or_default());
+    eprint!("Run it? [y/N] ");
+    let mut answer = String::new();
+    std::io::stdin().read_line(&mut answer).is_ok() && matches!(answer.trim(), "y" | "Y" | "yes" | "YES" | "Yes")
 }
 
 fn normalize(host: &Host, server: &str, tool: &str, file: Option<&std::path::Path>, json: bool) -> ExitCode {

@@ -1,24 +1,226 @@
-//! `mcp-canvas-cli servers ...`: the server config.
+//! `mcp-canvas-cli servers ...`: the server config (`servers.json` in the data dir).
+//!
+//! - `list [--json]`: the configured servers.
+//! - `import FILE [--workspace DIR] [--input ID=VALUE]... [--replace] [--dry-run] [--json]`:
+//!   merge the servers of a Claude Desktop, Cursor or VS Code config file (or an exported
+//!   `mcp.json`) into `servers.json`. Exit 0 when the import ran, even with conflicts or skipped
+//!   servers (the report says which); 1 when the file cannot be imported, nothing written.
+//! - `export [--out FILE [--force]] [--json]`: `{"mcpServers": {...}}` for Claude Desktop and Cursor.
 
-use std::process::ExitCode;
+use std::{
+    collections::BTreeMap,
+    path::{Path, PathBuf},
+    process::ExitCode,
+};
 
 use clap::Subcommand;
-use mcp_canvas_host::Host;
+use mcp_canvas_host::{
+    config::ServersConfig,
+    config_import::{self, ImportReport, ImportStatus, MergeOptions, Variables},
+    data_dir::DataPaths,
+    Host,
+};
+use serde_json::json;
 
 #[derive(Subcommand)]
 pub enum ServersCommand {
     /// List configured servers.
-    List,
+    List {
+        /// Print a JSON array (name, transport, target, problem).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Import servers from another app's config into servers.json. The format is told from the
+    /// content: `mcpServers` (Claude Desktop, Cursor, an exported mcp.json) or `servers` +
+    /// `inputs` (VS Code; comments and trailing commas allowed). Existing servers with a
+    /// different definition are kept unless --replace.
+    Import {
+        /// The config file (claude_desktop_config.json, .cursor/mcp.json, .vscode/mcp.json, ...);
+        /// `-` reads stdin.
+        file: PathBuf,
+        /// Value of `${workspaceFolder}`. Default: the folder holding `.vscode/` or `.cursor/`
+        /// when FILE is `<folder>/.vscode/mcp.json`, else the current directory.
+        #[arg(long, value_name = "DIR")]
+        workspace: Option<PathBuf>,
+        /// Value of the VS Code input `${input:ID}`; repeat for several. Required for password
+        /// inputs and inputs without a default. Values are never printed.
+        #[arg(long = "input", value_name = "ID=VALUE")]
+        inputs: Vec<String>,
+        /// Overwrite existing servers whose definition differs.
+        #[arg(long)]
+        replace: bool,
+        /// Report what would happen without writing servers.json.
+        #[arg(long)]
+        dry_run: bool,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the servers as an mcp.json (`{"mcpServers": {...}}`) that Claude Desktop and Cursor
+    /// read, or write it to a file.
+    Export {
+        /// Write to FILE (atomically) instead of stdout.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+        /// Overwrite FILE if it exists.
+        #[arg(long, requires = "out")]
+        force: bool,
+        /// With --out: print a JSON report (file, servers, warnings) instead of text.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 pub fn run(host: &Host, command: ServersCommand) -> ExitCode {
+    let config_path = DataPaths::new(host.data_dir().to_owned()).servers_config();
     match command {
-        ServersCommand::List => {
-            for server in host.servers() {
-                let problem = server.problem.map(|p| format!("\t(unusable: {p})")).unwrap_or_default();
-                println!("{}\t{}\t{}{problem}", server.name, server.transport, server.target);
+        ServersCommand::List { json } => {
+            let servers = host.servers();
+            if json {
+                println!("{}", serde_json::to_string_pretty(&servers).expect("server views serialize"));
+            } else {
+                for server in servers {
+                    let problem = server.problem.map(|p| format!("\t(unusable: {p})")).unwrap_or_default();
+                    println!("{}\t{}\t{}{problem}", server.name, server.transport, server.target);
+                }
             }
             ExitCode::SUCCESS
         }
+        ServersCommand::Import { file, workspace, inputs, replace, dry_run, json } => {
+            import(&config_path, &file, workspace, &inputs, MergeOptions { replace, dry_run }, json)
+        }
+        ServersCommand::Export { out, force, json } => export(&config_path, out.as_deref(), force, json),
     }
+}
+
+/// One line on stderr; with `--json` also `{"error": {"code", "message"}}` on stdout.
+fn fail(json: bool, code: &str, message: &str) -> ExitCode {
+    if json {
+        println!("{}", json!({ "error": { "code": code, "message": message } }));
+    }
+    eprintln!("error: {message}");
+    ExitCode::from(1)
+}
+
+/// `--input ID=VALUE` options. Errors never echo the argument: it may be a secret.
+fn parse_inputs(inputs: &[String]) -> Result<BTreeMap<String, String>, String> {
+    let mut values = BTreeMap::new();
+    for (index, input) in inputs.iter().enumerate() {
+        match input.split_once('=') {
+            Some((id, value)) if !id.trim().is_empty() => {
+                if values.insert(id.trim().to_owned(), value.to_owned()).is_some() {
+                    return Err(format!("--input `{}` is given twice", id.trim()));
+                }
+            }
+            _ => return Err(format!("--input #{} is not ID=VALUE", index + 1)),
+        }
+    }
+    Ok(values)
+}
+
+fn import(config_path: &Path, file: &Path, workspace: Option<PathBuf>, inputs: &[String], options: MergeOptions, json: bool) -> ExitCode {
+    let inputs = match parse_inputs(inputs) {
+        Ok(inputs) => inputs,
+        Err(e) => return fail(json, "IMPORT_FAILED", &e),
+    };
+    let from_stdin = file.as_os_str() == "-";
+    let (label, text) = if from_stdin {
+        ("stdin".to_owned(), std::io::read_to_string(std::io::stdin()))
+    } else {
+        (file.display().to_string(), std::fs::read_to_string(file))
+    };
+    let text = match text {
+        Ok(text) => text,
+        Err(e) => return fail(json, "IMPORT_FAILED", &format!("cannot import {label}: cannot read it: {e}")),
+    };
+    let workspace = match workspace {
+        Some(dir) => std::path::absolute(&dir).unwrap_or(dir),
+        None => config_import::default_workspace_folder((!from_stdin).then_some(file)),
+    };
+    let vars = Variables::from_process(workspace, inputs);
+    let report = match config_import::import_text(&label, &text, config_path, &vars, options) {
+        Ok(report) => report,
+        Err(e) => return fail(json, "IMPORT_FAILED", &e),
+    };
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report).expect("report serializes"));
+    } else {
+        print_report(&report);
+    }
+    ExitCode::SUCCESS
+}
+
+fn print_report(report: &ImportReport) {
+    println!("{} ({}) → {}", report.source, report.format.label(), report.config);
+    let width = report.servers.iter().map(|s| s.name.len()).max().unwrap_or(0);
+    for server in &report.servers {
+        let transport = server.transport.as_deref().unwrap_or("-");
+        let reason = server.reason.as_deref().map(|r| format!("  {r}")).unwrap_or_default();
+        println!("  {:<9}  {:<width$}  {transport}{reason}", server.status.as_str(), server.name);
+        if !server.unknown_keys.is_empty() {
+            println!("             unknown keys kept: {}", server.unknown_keys.join(", "));
+        }
+        for note in &server.notes {
+            println!("             note: {note}");
+        }
+    }
+    for warning in &report.warnings {
+        eprintln!("warning: {warning}");
+    }
+    let counts: Vec<String> = [ImportStatus::Added, ImportStatus::Replaced, ImportStatus::Unchanged, ImportStatus::Conflict, ImportStatus::Skipped]
+        .into_iter()
+        .map(|status| (status, report.count(status)))
+        .filter(|(_, n)| *n > 0)
+        .map(|(status, n)| format!("{n} {}", status.as_str()))
+        .collect();
+    let counts = if counts.is_empty() { "no servers in the file".to_owned() } else { counts.join(", ") };
+    let outcome = match (report.dry_run, report.written) {
+        (true, _) => "dry run, nothing written",
+        (false, true) => "servers.json updated",
+        (false, false) => "servers.json unchanged",
+    };
+    println!("{counts} ({outcome})");
+}
+
+fn export(config_path: &Path, out: Option<&Path>, force: bool, json: bool) -> ExitCode {
+    let config = match ServersConfig::load_or_create(config_path) {
+        Ok(config) => config,
+        Err(e) => return fail(json, "EXPORT_FAILED", &e.to_string()),
+    };
+    let (document, warnings) = config.to_mcp_json();
+    let text = serde_json::to_string_pretty(&document).expect("mcp.json serializes") + "\n";
+    let Some(out) = out else {
+        print!("{text}");
+        for warning in &warnings {
+            eprintln!("warning: {warning}");
+        }
+        return ExitCode::SUCCESS;
+    };
+    if out.exists() && !force {
+        return fail(json, "EXPORT_FAILED", &format!("{} already exists; pass --force to overwrite it", out.display()));
+    }
+    if let Err(e) = write_atomically(out, &text) {
+        return fail(json, "EXPORT_FAILED", &format!("cannot write {}: {e}", out.display()));
+    }
+    let servers: Vec<&String> = config.servers.keys().collect();
+    if json {
+        let report = json!({ "file": out.display().to_string(), "servers": servers, "warnings": warnings });
+        println!("{}", serde_json::to_string_pretty(&report).expect("report serializes"));
+    } else {
+        println!("wrote {} server(s) to {}", servers.len(), out.display());
+        for warning in &warnings {
+            eprintln!("warning: {warning}");
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// Temp file next to `path`, then rename, so a reader never sees half a file.
+fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
+    let name = path.file_name().ok_or_else(|| std::io::Error::other("not a file path"))?;
+    let temp = path.with_file_name(format!(".{}.tmp", name.to_string_lossy()));
+    std::fs::write(&temp, text)?;
+    std::fs::rename(&temp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&temp);
+    })
 }

@@ -70,6 +70,24 @@ pub enum HostError {
         /// What is wrong.
         reason: String,
     },
+    /// The arguments do not satisfy the tool's `inputSchema`.
+    #[error("arguments for `{server}`/`{tool}` do not match its input schema: {}", .problems.join("; "))]
+    ArgumentsRejected {
+        /// Server name.
+        server: String,
+        /// Tool name.
+        tool: String,
+        /// One line per problem, naming the field.
+        problems: Vec<String>,
+    },
+    /// The tool may change or delete data and the user has not confirmed.
+    #[error("tool `{tool}` on server `{server}` may change or delete data and needs confirmation (CLI: add --yes)")]
+    NeedsConfirmation {
+        /// Server name.
+        server: String,
+        /// Tool name.
+        tool: String,
+    },
     /// The server failed the request (protocol error, connection lost).
     #[error("server `{server}`, {what}: {reason}{}", stderr_hint(.stderr_tail, .log))]
     Request {

@@ -20,6 +20,7 @@ use crate::{
     data_dir::DataPaths,
     error::HostError,
     ids,
+    pipeline::CallOptions,
     wire::{CallOutcome, ServerView, ToolView},
 };
 
@@ -164,9 +165,15 @@ impl Host {
     }
 
     /// Calls `tool` on `server` with `arguments` and returns the stored, summarized outcome.
+    /// Tools that may change or delete data are refused unless confirmed (see [`Self::call_tool_with`]).
     pub async fn call_tool(&self, server: &str, tool: &str, arguments: Value) -> Result<CallOutcome, HostError> {
+        self.call_tool_with(server, tool, arguments, CallOptions::default()).await
+    }
+
+    /// [`Self::call_tool`] with options (the user's confirmation).
+    pub async fn call_tool_with(&self, server: &str, tool: &str, arguments: Value, options: CallOptions) -> Result<CallOutcome, HostError> {
         let connection = self.connection(server).await?;
-        crate::pipeline::call(self, &connection, tool, arguments, ids::fresh("call")).await
+        crate::pipeline::call(self, &connection, tool, arguments, options, ids::fresh("call")).await
     }
 
     /// Parses `text` as tool arguments (a JSON object), with an error naming the tool.

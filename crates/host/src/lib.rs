@@ -9,6 +9,7 @@
 
 mod arguments;
 pub mod config;
+pub mod config_import;
 mod connection;
 pub mod data_dir;
 mod error;
@@ -18,7 +19,9 @@ mod ids;
 mod pipeline;
 pub mod probe;
 pub mod settings;
+mod validation;
 pub mod wire;
 
 pub use error::HostError;
 pub use host::{Host, HostOptions};
+pub use pipeline::CallOptions;

@@ -12,11 +12,18 @@ use crate::{
     error::HostError,
     file_server::{FileServer, DEFAULT_TOKEN_TTL},
     host::Host,
-    probe,
+    probe, validation,
     wire::CallOutcome,
 };
 
-pub(crate) async fn call(host: &Host, connection: &ServerConnection, tool: &str, arguments: Value, call_id: String) -> Result<CallOutcome, HostError> {
+/// Choices the caller makes for one call.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CallOptions {
+    /// The user confirmed a tool that may change or delete data.
+    pub confirmed: bool,
+}
+
+pub(crate) async fn call(host: &Host, connection: &ServerConnection, tool: &str, arguments: Value, options: CallOptions, call_id: String) -> Result<CallOutcome, HostError> {
     let server = connection.name.as_str();
     let Some(definition) = connection.tools.iter().find(|t| t.name == tool) else {
         return Err(HostError::UnknownTool {
@@ -29,6 +36,14 @@ pub(crate) async fn call(host: &Host, connection: &ServerConnection, tool: &str,
         return Err(HostError::InvalidArguments { server: server.to_owned(), tool: tool.to_owned(), reason: "must be a JSON object".to_owned() });
     };
     let schema = &definition.input_schema;
+    let problems = validation::problems(schema, &Value::Object(arguments.clone()))
+        .map_err(|reason| HostError::InvalidArguments { server: server.to_owned(), tool: tool.to_owned(), reason })?;
+    if !problems.is_empty() {
+        return Err(HostError::ArgumentsRejected { server: server.to_owned(), tool: tool.to_owned(), problems });
+    }
+    if validation::needs_confirmation(definition) && !options.confirmed {
+        return Err(HostError::NeedsConfirmation { server: server.to_owned(), tool: tool.to_owned() });
+    }
     let wants_files = ["filename", "file_names"].iter().any(|k| schema.get("properties").and_then(|p| p.get(*k)).is_some());
     let file_server = if wants_files { Some(host.file_server().await?) } else { None };
     arguments::prepare(schema, &mut arguments, &ArgumentsFromHost { host, file_server });
@@ -42,7 +57,14 @@ pub(crate) async fn call(host: &Host, connection: &ServerConnection, tool: &str,
     let raw = serde_json::to_value(&result).expect("a CallToolResult serializes");
     drop(result);
     let output_schema = definition.output_schema.as_ref().map(|s| Value::Object((**s).clone()));
-    let outcome = store_and_finish(host, server, tool, raw, output_schema.as_ref(), &call_id)?;
+    let structured = raw.get("structuredContent").filter(|v| !v.is_null()).cloned();
+    let mut outcome = store_and_finish(host, server, tool, raw, output_schema.as_ref(), &call_id)?;
+    if let (Some(schema), Some(structured)) = (&definition.output_schema, structured) {
+        match validation::problems(schema, &structured) {
+            Ok(problems) => outcome.warnings.extend(problems.into_iter().map(|p| format!("structuredContent does not match the tool's outputSchema: {p}"))),
+            Err(e) => outcome.warnings.push(format!("outputSchema: {e}")),
+        }
+    }
     Ok(CallOutcome { call_id, server: server.to_owned(), tool: tool.to_owned(), outcome })
 }
 

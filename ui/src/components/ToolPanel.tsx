@@ -3,11 +3,17 @@ import { callTool, errorText } from "../ipc";
 import { defaultArguments } from "../schemaDefaults";
 import type { CallOutcome } from "../wire/CallOutcome";
 import { OutcomeView } from "./OutcomeView";
+import type { ToolView } from "../wire/ToolView";
 import type { ToolSelection } from "./ServerList";
 
 interface Props {
   selection: ToolSelection;
   onOutcome: (outcome: CallOutcome) => void;
+}
+
+/** `destructiveHint: true`, or `readOnlyHint: false` with `destructiveHint` unset (the host enforces the same rule). */
+function needsConfirmation(tool: ToolView): boolean {
+  return tool.destructive === true || (tool.read_only === false && tool.destructive === null);
 }
 
 type Entry = { kind: "outcome"; outcome: CallOutcome } | { kind: "failure"; error: string; at: number };
@@ -17,6 +23,8 @@ export function ToolPanel({ selection, onOutcome }: Props) {
   const [argumentsText, setArgumentsText] = useState(() => JSON.stringify(defaultArguments(tool.input_schema), null, 2));
   const [running, setRunning] = useState(false);
   const [history, setHistory] = useState<Entry[]>([]);
+  const [confirming, setConfirming] = useState(false);
+  const risky = needsConfirmation(tool);
 
   // A needsInput option fills its field in the arguments, ready to call again.
   function chooseOption(field: string, value: string) {
@@ -30,10 +38,15 @@ export function ToolPanel({ selection, onOutcome }: Props) {
     setArgumentsText(JSON.stringify({ ...current, [field]: value }, null, 2));
   }
 
-  async function run() {
+  async function run(confirmed: boolean) {
+    if (risky && !confirmed) {
+      setConfirming(true);
+      return;
+    }
+    setConfirming(false);
     setRunning(true);
     try {
-      const outcome = await callTool(server, tool.name, argumentsText);
+      const outcome = await callTool(server, tool.name, argumentsText, confirmed);
       setHistory((h) => [{ kind: "outcome", outcome }, ...h]);
       onOutcome(outcome);
     } catch (error) {
@@ -65,9 +78,26 @@ export function ToolPanel({ selection, onOutcome }: Props) {
           rows={8}
         />
       </label>
-      <button type="button" className="primary call-button" disabled={running} onClick={run}>
-        {running ? "Calling…" : "Call tool"}
-      </button>
+      {confirming ? (
+        <div className="confirm" role="alertdialog" aria-label="Confirm the call">
+          <p>
+            <strong>{tool.title ?? tool.name}</strong> may change or delete data. It will run with exactly these arguments:
+          </p>
+          <pre className="confirm-arguments">{argumentsText}</pre>
+          <div className="confirm-actions">
+            <button type="button" className="primary danger confirm-run" onClick={() => run(true)}>
+              Run it
+            </button>
+            <button type="button" className="secondary" onClick={() => setConfirming(false)}>
+              Cancel
+            </button>
+          </div>
+        </div>
+      ) : (
+        <button type="button" className="primary call-button" disabled={running} onClick={() => run(false)}>
+          {running ? "Calling…" : "Call tool"}
+        </button>
+      )}
       <ol className="history" aria-label="Results">
         {history.map((entry) =>
           entry.kind === "outcome" ? (

@@ -1,0 +1,219 @@
+//! What a tab shows (an artifact or a dashboard), who opened it, and the label the strip shows.
+
+use std::fmt;
+
+use mcp_canvas_contract::{DashboardEnvelope, DashboardPersistence, Viewer};
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::ids::TabId;
+
+/// One tab in a pane.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct CanvasTab {
+    /// Unique on this canvas, never reused.
+    pub id: TabId,
+    /// What the tab strip shows: the file name, or the dashboard's title (else its host).
+    pub label: String,
+    /// What the tab shows.
+    pub content: TabContent,
+    /// Who put it there; decides whether `replace` may close it.
+    pub opened_by: OpenedBy,
+    /// Pinned by the user: `replace` never closes it.
+    pub pinned: bool,
+}
+
+/// What a tab shows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[ts(export)]
+pub enum TabContent {
+    /// A stored artifact, loaded from `artifact://localhost/<id>`.
+    Artifact(ArtifactTab),
+    /// A live dashboard in a sandboxed iframe.
+    Dashboard(DashboardTab),
+}
+
+/// A stored artifact shown in a tab.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct ArtifactTab {
+    /// Artifact id (`<namespace>_<sha256[..12]>`).
+    pub artifact_id: String,
+    /// File name.
+    pub name: String,
+    /// MIME type.
+    pub mime: String,
+    /// The viewer to use (the result's `display.viewer` hint for its primary artifact).
+    pub viewer: Viewer,
+}
+
+/// A dashboard (000 §3 `canvas` envelope) shown in a tab. `Debug` never prints the token.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct DashboardTab {
+    /// The envelope's `id`: one tab per id on the whole canvas.
+    pub dashboard_id: String,
+    /// Absolute http(s) URL (the origin allowlist decides whether it loads).
+    pub url: String,
+    /// Title, when the tool gave one.
+    pub title: Option<String>,
+    /// How long the tab lives.
+    pub persistence: DashboardPersistence,
+    /// Capability token for the iframe; never logged, never saved by [`PinnedDashboard`].
+    pub token: Option<String>,
+}
+
+impl fmt::Debug for DashboardTab {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DashboardTab")
+            .field("dashboard_id", &self.dashboard_id)
+            .field("url", &self.url)
+            .field("title", &self.title)
+            .field("persistence", &self.persistence)
+            .field("token", &self.token.as_ref().map(|_| "<redacted>"))
+            .finish()
+    }
+}
+
+impl DashboardTab {
+    pub(crate) fn from_envelope(envelope: &DashboardEnvelope) -> Self {
+        Self {
+            dashboard_id: envelope.id.clone(),
+            url: envelope.url.clone(),
+            title: envelope.title.clone(),
+            persistence: envelope.persistence,
+            token: envelope.token.clone(),
+        }
+    }
+}
+
+/// Who put a tab on the canvas.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[ts(export)]
+pub enum OpenedBy {
+    /// A tool result: the call that opened it, or last showed it again.
+    Call {
+        /// The call's id.
+        call_id: String,
+    },
+    /// The user (opened it, moved it to another pane, or it was restored after a restart).
+    User,
+}
+
+/// A `persistence: pinned` dashboard as the app saves it to restore it after a restart. Holds no
+/// token: capability tokens are short-lived and are never written to disk.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct PinnedDashboard {
+    /// The envelope's `id`.
+    pub dashboard_id: String,
+    /// The iframe URL.
+    pub url: String,
+    /// Title, when known.
+    pub title: Option<String>,
+}
+
+impl CanvasTab {
+    pub(crate) fn new(id: TabId, content: TabContent, opened_by: OpenedBy) -> Self {
+        let mut tab = Self { id, label: String::new(), content, opened_by, pinned: false };
+        tab.relabel();
+        tab
+    }
+
+    /// The artifact id, when the tab shows an artifact.
+    pub fn artifact_id(&self) -> Option<&str> {
+        match &self.content {
+            TabContent::Artifact(a) => Some(&a.artifact_id),
+            TabContent::Dashboard(_) => None,
+        }
+    }
+
+    /// The dashboard id, when the tab shows a dashboard.
+    pub fn dashboard_id(&self) -> Option<&str> {
+        match &self.content {
+            TabContent::Dashboard(d) => Some(&d.dashboard_id),
+            TabContent::Artifact(_) => None,
+        }
+    }
+
+    /// Whether `replace` by the pane's next call closes it: opened by `call_id` (the pane's
+    /// previous call), not pinned, and not a session or pinned dashboard.
+    pub(crate) fn replaceable_by_successor_of(&self, call_id: &str) -> bool {
+        let by_that_call = matches!(&self.opened_by, OpenedBy::Call { call_id: c } if c == call_id);
+        let lasting = match &self.content {
+            TabContent::Artifact(_) => false,
+            TabContent::Dashboard(d) => d.persistence != DashboardPersistence::Ephemeral,
+        };
+        by_that_call && !self.pinned && !lasting
+    }
+
+    /// A tool result showed this tab again: it now belongs to that call, unless the user owns it.
+    pub(crate) fn reshown_by(&mut self, call_id: &str) {
+        if let OpenedBy::Call { call_id: c } = &mut self.opened_by {
+            call_id.clone_into(c);
+        }
+    }
+
+    pub(crate) fn relabel(&mut self) {
+        self.label = match &self.content {
+            TabContent::Artifact(a) => a.name.clone(),
+            TabContent::Dashboard(d) => match d.title.as_deref().map(str::trim) {
+                Some(title) if !title.is_empty() => title.to_owned(),
+                _ => url_host(&d.url).to_owned(),
+            },
+        };
+    }
+}
+
+/// `https://host:8080/path?q` → `host:8080`; the whole string when it has no `scheme://`.
+fn url_host(url: &str) -> &str {
+    match url.split_once("://") {
+        Some((_, rest)) => {
+            let host = rest.split(['/', '?', '#']).next().unwrap_or(rest);
+            if host.is_empty() { url } else { host }
+        }
+        None => url,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_redacts_the_token_but_serde_keeps_it() {
+        let tab = DashboardTab {
+            dashboard_id: "d".into(),
+            url: "https://h/x".into(),
+            title: None,
+            persistence: DashboardPersistence::Session,
+            token: Some("s3cret-capability".into()),
+        };
+        let debug = format!("{tab:?} {:?}", CanvasTab::new(TabId(1), TabContent::Dashboard(tab.clone()), OpenedBy::User));
+        assert!(!debug.contains("s3cret"), "{debug}");
+        assert!(debug.contains("<redacted>"));
+        assert!(serde_json::to_string(&tab).unwrap().contains("s3cret-capability"));
+    }
+
+    #[test]
+    fn dashboard_labels_fall_back_to_the_host() {
+        for (title, url, label) in [
+            (Some("Metrics"), "https://h/x", "Metrics"),
+            (Some("  "), "https://tool-host:8443/view?x=1", "tool-host:8443"),
+            (None, "http://example.org", "example.org"),
+            (None, "not a url", "not a url"),
+        ] {
+            let content = TabContent::Dashboard(DashboardTab {
+                dashboard_id: "d".into(),
+                url: url.into(),
+                title: title.map(Into::into),
+                persistence: DashboardPersistence::Session,
+                token: None,
+            });
+            assert_eq!(CanvasTab::new(TabId(1), content, OpenedBy::User).label, label);
+        }
+    }
+}
