@@ -2,7 +2,7 @@
 //! that the capability files in `capabilities/` are enforced for them.
 
 /// Every command `src/commands.rs` registers. A command missing here is unreachable from the UI.
-const COMMANDS: &[&str] = &["list_servers", "list_tools", "call_tool"];
+const COMMANDS: &[&str] = &["list_servers", "list_tools", "call_tool", "canvas_view", "canvas_intent"];
 
 fn main() {
     let ui = std::path::Path::new("../ui/dist/index.html");

@@ -165,6 +165,28 @@ async fn drive(driver: &WebDriver) {
     screenshot(driver, "render_chart.png").await;
     let tab = wait_for(driver, ".tab.active .tab-label").await.prop("textContent").await.unwrap();
     assert_eq!(tab.as_deref(), Some("render_chart.png"));
+
+    // make_report in split mode: a second pane opens beside the first, report.html first.
+    wait_for(driver, r#"button[data-tool="make_report"]"#).await.click().await.unwrap();
+    set_arguments(driver, r#"{"mode": "split"}"#).await;
+    wait_for(driver, "button.call-button").await.click().await.unwrap();
+    let panes = wait_for_script(driver, "const p = document.querySelectorAll('section.pane'); return p.length >= 2 ? p.length : null;", vec![]).await;
+    assert_eq!(panes, json!(2));
+    let active = wait_for(driver, "section.pane.active .tab.active .tab-label").await.prop("textContent").await.unwrap();
+    assert_eq!(active.as_deref(), Some("report.html"), "the primary file opens first");
+    let labels = wait_for_script(driver, "return [...document.querySelectorAll('section.pane.active .tab-label')].map(e => e.textContent);", vec![]).await;
+    assert_eq!(labels, json!(["report.html", "chart.png", "data.csv"]));
+    screenshot(driver, "make_report_split.png").await;
+
+    // A tool that may delete data asks first, showing the exact arguments.
+    wait_for(driver, r#"button[data-tool="purge_cache"]"#).await.click().await.unwrap();
+    wait_for(driver, "button.call-button").await.click().await.unwrap();
+    let dialog = wait_for(driver, ".confirm").await.text().await.unwrap();
+    assert!(dialog.contains("may change or delete data"), "{dialog}");
+    screenshot(driver, "confirm_destructive.png").await;
+    wait_for(driver, "button.confirm-run").await.click().await.unwrap();
+    let summary = wait_for(driver, ".result .summary").await.text().await.unwrap();
+    assert!(!summary.is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

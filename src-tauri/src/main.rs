@@ -40,12 +40,19 @@ fn main() {
     }
     let app = tauri::Builder::default()
         .manage(host)
+        .manage(commands::CanvasState::default())
         .register_asynchronous_uri_scheme_protocol(artifact_scheme::SCHEME, move |_ctx, request, responder| {
             let store = store.clone();
             // Reading a blob is file I/O: keep it off the main thread.
             std::thread::spawn(move || responder.respond(artifact_scheme::respond(store.as_deref(), &request)));
         })
-        .invoke_handler(tauri::generate_handler![commands::list_servers, commands::list_tools, commands::call_tool])
+        .invoke_handler(tauri::generate_handler![
+            commands::list_servers,
+            commands::list_tools,
+            commands::call_tool,
+            commands::canvas_view,
+            commands::canvas_intent
+        ])
         .build(tauri::generate_context!("../tauri.conf.json"))
         .expect("the Tauri application could not be built");
     app.run(|handle, event| {

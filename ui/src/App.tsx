@@ -2,42 +2,54 @@ import { useCallback, useEffect, useState } from "react";
 import { Canvas } from "./components/Canvas";
 import { ServerList, type ToolSelection } from "./components/ServerList";
 import { ToolPanel } from "./components/ToolPanel";
-import { errorText, listServers } from "./ipc";
-import type { OutcomeArtifact } from "./wire/OutcomeArtifact";
-import type { CallOutcome } from "./wire/CallOutcome";
+import { canvasIntent, canvasView, errorText, listServers } from "./ipc";
+import type { CanvasIntent } from "./wire/CanvasIntent";
+import type { CanvasView } from "./wire/CanvasView";
 import type { ServerView } from "./wire/ServerView";
 
 export function App() {
   const [servers, setServers] = useState<ServerView[]>([]);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [selection, setSelection] = useState<ToolSelection | null>(null);
-  const [tabs, setTabs] = useState<OutcomeArtifact[]>([]);
-  const [activeTab, setActiveTab] = useState<string | null>(null);
+  const [canvas, setCanvas] = useState<CanvasView | null>(null);
+  const [canvasError, setCanvasError] = useState<string | null>(null);
 
   useEffect(() => {
     listServers().then(setServers, (e) => setLoadError(errorText(e)));
+    canvasView().then(setCanvas, (e) => setCanvasError(errorText(e)));
   }, []);
 
-  // Every artifact meant for the user opens as a tab (append); the outcome's primary artifact
-  // becomes active. The replace/append/split rules move into a Rust canvas crate (issue #7).
-  const onOutcome = useCallback((outcome: CallOutcome) => {
-    const forUser = outcome.artifacts.filter((a) => a.audience !== "assistant");
-    if (forUser.length === 0 || !outcome.display.open_canvas) return;
-    setTabs((previous) => {
-      const known = new Set(previous.map((t) => t.id));
-      return [...previous, ...forUser.filter((a) => !known.has(a.id))];
-    });
-    setActiveTab(outcome.display.primary ?? forUser[0].id);
+  // The host already applied the outcome to the canvas state; fetch the new view.
+  const onOutcome = useCallback(() => {
+    canvasView().then(setCanvas, (e) => setCanvasError(errorText(e)));
   }, []);
 
-  const closeTab = useCallback((id: string) => {
-    setTabs((previous) => {
-      const index = previous.findIndex((t) => t.id === id);
-      const next = previous.filter((t) => t.id !== id);
-      setActiveTab((active) => (active === id ? (next[Math.max(0, index - 1)]?.id ?? null) : active));
-      return next;
-    });
+  const send = useCallback((intent: CanvasIntent) => {
+    canvasIntent(intent).then(
+      (view) => {
+        setCanvas(view);
+        setCanvasError(null);
+      },
+      (e) => setCanvasError(errorText(e)),
+    );
   }, []);
+
+  // Keyboard: Ctrl+Tab / Ctrl+Shift+Tab switch tabs, Ctrl+W closes the active one.
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (!event.ctrlKey || !canvas) return;
+      const pane = canvas.panes.find((p) => p.id === canvas.active_pane);
+      if (event.key === "Tab") {
+        event.preventDefault();
+        send({ intent: event.shiftKey ? "previous_tab" : "next_tab" });
+      } else if (event.key.toLowerCase() === "w" && pane?.active_tab != null) {
+        event.preventDefault();
+        send({ intent: "close_tab", tab: pane.active_tab });
+      }
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [canvas, send]);
 
   return (
     <div className="app">
@@ -60,7 +72,8 @@ export function App() {
         )}
       </section>
       <main className="canvas-column">
-        <Canvas tabs={tabs} activeTab={activeTab} onActivate={setActiveTab} onClose={closeTab} />
+        {canvasError ? <p className="error canvas-error">{canvasError}</p> : null}
+        <Canvas view={canvas} send={send} />
       </main>
     </div>
   );

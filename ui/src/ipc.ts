@@ -2,6 +2,8 @@
 // tested (and one day hosted) without a webview.
 import { convertFileSrc, invoke } from "@tauri-apps/api/core";
 import type { CallOutcome } from "./wire/CallOutcome";
+import type { CanvasIntent } from "./wire/CanvasIntent";
+import type { CanvasView } from "./wire/CanvasView";
 import type { ServerView } from "./wire/ServerView";
 import type { ToolView } from "./wire/ToolView";
 
@@ -15,6 +17,12 @@ export const listTools = (server: string): Promise<ToolView[]> => invoke("list_t
  */
 export const callTool = (server: string, tool: string, argumentsJson: string, confirmed: boolean): Promise<CallOutcome> =>
   invoke("call_tool", { server, tool, arguments: argumentsJson, confirmed });
+
+/** The canvas state (panes and tabs), kept in Rust. */
+export const canvasView = (): Promise<CanvasView> => invoke("canvas_view");
+
+/** A user intent on the canvas; resolves to the new state. */
+export const canvasIntent = (intent: CanvasIntent): Promise<CanvasView> => invoke("canvas_intent", { intent });
 
 /** URL of a stored artifact on the `artifact:` scheme (served from the store, with its MIME type). */
 export const artifactUrl = (id: string): string => convertFileSrc(id, "artifact");

@@ -1,42 +1,93 @@
 import { artifactUrl } from "../ipc";
-import type { OutcomeArtifact } from "../wire/OutcomeArtifact";
+import type { ArtifactTab } from "../wire/ArtifactTab";
+import type { CanvasIntent } from "../wire/CanvasIntent";
+import type { CanvasPane } from "../wire/CanvasPane";
+import type { CanvasTab } from "../wire/CanvasTab";
+import type { CanvasView } from "../wire/CanvasView";
 
 interface Props {
-  tabs: OutcomeArtifact[];
-  activeTab: string | null;
-  onActivate: (id: string) => void;
-  onClose: (id: string) => void;
+  view: CanvasView | null;
+  send: (intent: CanvasIntent) => void;
 }
 
-export function Canvas({ tabs, activeTab, onActivate, onClose }: Props) {
-  const active = tabs.find((t) => t.id === activeTab) ?? null;
-  return (
-    <div className="canvas">
-      <div className="tab-strip" role="tablist">
-        {tabs.map((tab) => (
-          <div key={tab.id} className={`tab${tab.id === activeTab ? " active" : ""}`} role="tab" aria-selected={tab.id === activeTab}>
-            <button type="button" className="tab-label" onClick={() => onActivate(tab.id)} title={`${tab.name} · ${tab.mime}`}>
-              {tab.name}
-            </button>
-            <button type="button" className="tab-close" aria-label={`Close ${tab.name}`} onClick={() => onClose(tab.id)}>
-              ×
-            </button>
-          </div>
-        ))}
+/** Draws the canvas state kept in Rust (`mcp-canvas-canvas`): panes side by side, each with tabs. */
+export function Canvas({ view, send }: Props) {
+  const empty = !view || view.panes.every((p) => p.tabs.length === 0);
+  if (empty) {
+    return (
+      <div className="canvas">
+        <div className="tab-strip" role="tablist" />
+        <div className="viewer">
+          <EmptyCanvas />
+        </div>
       </div>
-      <div className="viewer">{active ? <Viewer artifact={active} /> : <EmptyCanvas />}</div>
+    );
+  }
+  return (
+    <div className="panes">
+      {view.panes.map((pane) => (
+        <Pane key={pane.id} pane={pane} active={pane.id === view.active_pane} multiple={view.panes.length > 1} send={send} />
+      ))}
     </div>
   );
 }
 
-function Viewer({ artifact }: { artifact: OutcomeArtifact }) {
+function Pane({ pane, active, multiple, send }: { pane: CanvasPane; active: boolean; multiple: boolean; send: Props["send"] }) {
+  const current = pane.tabs.find((t) => t.id === pane.active_tab) ?? null;
+  return (
+    <section
+      className={`canvas pane${active ? " active" : ""}`}
+      data-pane={pane.id}
+      onMouseDown={() => !active && send({ intent: "focus_pane", pane: pane.id })}
+    >
+      <div className="tab-strip" role="tablist">
+        {pane.tabs.map((tab) => (
+          <div key={tab.id} className={`tab${tab.id === pane.active_tab ? " active" : ""}${tab.pinned ? " pinned" : ""}`} role="tab" aria-selected={tab.id === pane.active_tab}>
+            <button type="button" className="tab-label" onClick={() => send({ intent: "activate_tab", tab: tab.id })} title={tabTitle(tab)}>
+              {tab.pinned ? "📌 " : ""}
+              {tab.label}
+            </button>
+            <button type="button" className="tab-close" aria-label={`Close ${tab.label}`} onClick={() => send({ intent: "close_tab", tab: tab.id })}>
+              ×
+            </button>
+          </div>
+        ))}
+        {multiple ? (
+          <button type="button" className="pane-close" aria-label="Close this pane" onClick={() => send({ intent: "close_pane", pane: pane.id })}>
+            ⊟
+          </button>
+        ) : null}
+      </div>
+      <div className="viewer">{current ? <TabViewer tab={current} /> : <EmptyCanvas />}</div>
+    </section>
+  );
+}
+
+function tabTitle(tab: CanvasTab): string {
+  return tab.content.kind === "artifact" ? `${tab.content.name} · ${tab.content.mime}` : `${tab.content.title ?? "Dashboard"} · ${tab.content.url}`;
+}
+
+function TabViewer({ tab }: { tab: CanvasTab }) {
+  if (tab.content.kind === "dashboard") {
+    return (
+      <div className="unsupported">
+        <h3>{tab.content.title ?? "Dashboard"}</h3>
+        <p>
+          Live dashboards from <code>{originOf(tab.content.url)}</code> open once the origin allowlist arrives.
+        </p>
+      </div>
+    );
+  }
+  return <ArtifactViewer artifact={tab.content} />;
+}
+
+function ArtifactViewer({ artifact }: { artifact: ArtifactTab }) {
   if (artifact.viewer === "image") {
     return (
       <figure className="image-viewer">
-        <img className="artifact-image" src={artifactUrl(artifact.id)} alt={artifact.name} data-artifact={artifact.id} />
+        <img className="artifact-image" src={artifactUrl(artifact.artifact_id)} alt={artifact.name} data-artifact={artifact.artifact_id} />
         <figcaption>
-          {artifact.name} · {artifact.mime} · {formatSize(artifact.size)}
-          {artifact.width && artifact.height ? ` · ${artifact.width}×${artifact.height}` : ""} · <code>{artifact.id}</code>
+          {artifact.name} · {artifact.mime} · <code>{artifact.artifact_id}</code>
         </figcaption>
       </figure>
     );
@@ -45,10 +96,18 @@ function Viewer({ artifact }: { artifact: OutcomeArtifact }) {
     <div className="unsupported">
       <h3>{artifact.name}</h3>
       <p>
-        Stored as <code>{artifact.id}</code> ({artifact.mime}, {formatSize(artifact.size)}). {artifact.viewer ? `Its ${artifact.viewer} viewer arrives soon.` : "This kind of file cannot be shown."}
+        Stored as <code>{artifact.artifact_id}</code> ({artifact.mime}). Its {artifact.viewer} viewer arrives soon.
       </p>
     </div>
   );
+}
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
 }
 
 function EmptyCanvas() {
@@ -58,16 +117,4 @@ function EmptyCanvas() {
       <p>What tools return — charts, documents, reports — opens here in tabs, stored on this machine and kept out of the model's context.</p>
     </div>
   );
-}
-
-export function formatSize(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ["KB", "MB", "GB"];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return `${value.toFixed(1)} ${units[unit]}`;
 }
