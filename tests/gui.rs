@@ -176,7 +176,28 @@ async fn drive(driver: &WebDriver) {
     assert_eq!(active.as_deref(), Some("report.html"), "the primary file opens first");
     let labels = wait_for_script(driver, "return [...document.querySelectorAll('section.pane.active .tab-label')].map(e => e.textContent);", vec![]).await;
     assert_eq!(labels, json!(["report.html", "chart.png", "data.csv"]));
+    // report.html is shown sanitized in a sandboxed frame: no script, no handler survives.
+    let frame = wait_for(driver, "section.pane.active iframe.document-frame").await;
+    assert_eq!(frame.attr("sandbox").await.unwrap().as_deref(), Some(""), "no allow-scripts, no allow-same-origin");
+    let src = frame.attr("src").await.unwrap().unwrap();
+    let sanitized = wait_for_script(driver, "return fetch(arguments[0]).then(r => r.text());", vec![json!(src)]).await;
+    let sanitized = sanitized.as_str().unwrap().to_ascii_lowercase();
+    assert!(sanitized.contains("quarterly") || sanitized.contains("report"), "the report's content is kept");
+    assert!(!sanitized.contains("<script") && !sanitized.contains("onclick"), "{sanitized}");
     screenshot(driver, "make_report_split.png").await;
+
+    // A PDF opens at page 1, rendered by pdfium; the next page renders on demand.
+    wait_for(driver, r#"button[data-tool="download_workbook"]"#).await.click().await.unwrap();
+    set_arguments(driver, r#"{"pages": 3}"#).await;
+    wait_for(driver, "button.call-button").await.click().await.unwrap();
+    let page = wait_for(driver, "img.pdf-page").await;
+    let size = wait_for_script(driver, "const i = arguments[0]; return i.complete && i.naturalWidth > 0 ? [i.naturalWidth, i.naturalHeight] : null;", vec![page.to_json().unwrap()]).await;
+    assert_eq!(size[0], json!(900), "{size}");
+    assert!(size[1].as_u64().unwrap() > 900, "a portrait page: {size}");
+    assert_eq!(wait_for(driver, ".pdf-page-number").await.text().await.unwrap(), "Page 1 of 3");
+    wait_for(driver, "button.pdf-next").await.click().await.unwrap();
+    wait_for_script(driver, "return document.querySelector('.pdf-page-number').textContent === 'Page 2 of 3';", vec![]).await;
+    screenshot(driver, "pdf_viewer.png").await;
 
     // A tool that may delete data asks first, showing the exact arguments.
     wait_for(driver, r#"button[data-tool="purge_cache"]"#).await.click().await.unwrap();

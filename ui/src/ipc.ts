@@ -27,6 +27,10 @@ export const canvasIntent = (intent: CanvasIntent): Promise<CanvasView> => invok
 /** URL of a stored artifact on the `artifact:` scheme (served from the store, with its MIME type). */
 export const artifactUrl = (id: string): string => convertFileSrc(id, "artifact");
 
+/** Another view of a stored artifact on the same scheme: `sanitized` (HTML/markdown made safe),
+ * `info` (JSON facts), `page/N?width=W` (a PDF page as PNG). */
+export const artifactViewUrl = (id: string, view: string): string => `${convertFileSrc(id, "artifact")}/${view}`;
+
 /** Tauri rejects with the command's error string; anything else is shown as is. */
 export const errorText = (error: unknown): string =>
   typeof error === "string" ? error : error instanceof Error ? error.message : JSON.stringify(error);

@@ -14,9 +14,9 @@
 //!   `${pathSeparator}`, `${/}`, `${input:ID}`) are substituted in every string of a server
 //!   entry, whatever the format. A variable without a value (unset environment variable, input
 //!   with no `--input` value that is a password or has no default) fails the whole import, with
-//!   one message listing every missing value by server, before anything is written: a half-
-//!   substituted entry would only fail later, at spawn time, with a worse message. A `${...}`
-//!   we do not know (e.g. `${command:...}`) is kept literally and noted.
+//!   one message listing every missing value and the servers using it, before anything is
+//!   written: a half-substituted entry would only fail later, at spawn time, with a worse
+//!   message. A `${...}` we do not know (e.g. `${command:...}`) is kept literally and noted.
 //! - Values substituted from inputs and the environment are written into `servers.json` (that is
 //!   the point of importing) but never appear in reports, notes or errors: those name servers,
 //!   keys and variables only.
@@ -282,15 +282,14 @@ pub fn parse_source(text: &str) -> Result<Source, String> {
     };
     let mut warnings = Vec::new();
     // A VS Code settings.json keeps the same thing under "mcp".
-    if !top.contains_key("mcpServers") && !top.contains_key("servers") {
-        if let Some(Value::Object(mcp)) = top.get("mcp").filter(|m| m.get("servers").is_some()) {
-            let mcp = mcp.clone();
-            let others = top.len() - 1;
-            if others > 0 {
-                warnings.push(format!("{others} other top-level key(s) of what looks like a VS Code settings.json were not imported"));
-            }
-            top = mcp;
+    let unwrapped = !top.contains_key("mcpServers") && !top.contains_key("servers");
+    if let Some(Value::Object(mcp)) = top.get("mcp").filter(|m| unwrapped && m.get("servers").is_some()) {
+        let mcp = mcp.clone();
+        let others = top.len() - 1;
+        if others > 0 {
+            warnings.push(format!("{others} other top-level key(s) of what looks like a VS Code settings.json were not imported"));
         }
+        top = mcp;
     }
     let (format, servers) = match (top.remove("mcpServers"), top.remove("servers")) {
         (Some(_), Some(_)) => {
@@ -413,7 +412,6 @@ impl Substituter<'_> {
     }
 
     fn lookup(&mut self, name: &str) -> Option<String> {
-        let server = self.server;
         if let Some(var) = name.strip_prefix("env:") {
             let value = self.vars.env.get(var).cloned();
             if value.is_none() {
@@ -451,7 +449,6 @@ impl Substituter<'_> {
     }
 
     fn input(&mut self, id: &str) -> Option<String> {
-        let server = self.server;
         let decl = self.decls.get(id);
         if let Some(value) = self.vars.inputs.get(id) {
             self.used_inputs.insert(id.to_owned());
@@ -501,13 +498,13 @@ pub fn resolve(source: &Source, vars: &Variables) -> Result<(Vec<Imported>, Vec<
                 other => Err(format!("the definition is {}, not an object", json_kind(&other))),
             }
         };
-        if let Ok(entry) = &entry {
-            if let Err(problem) = entry.endpoint() {
-                notes.push(format!("kept, but cannot be used until fixed: {problem}"));
-            }
+        if let Some(problem) = entry.as_ref().ok().and_then(|e| e.endpoint().err()) {
+            notes.push(format!("kept, but cannot be used until fixed: {problem}"));
         }
         imported.push(Imported { name: name.clone(), entry, unknown_keys, notes });
     }
+    // Sorted, whether or not serde_json keeps the file's key order (its `preserve_order` feature).
+    imported.sort_by(|a, b| a.name.cmp(&b.name));
     if !missing.is_empty() {
         let missing: Vec<String> = missing
             .iter()
@@ -586,6 +583,7 @@ fn build_entry(map: Map<String, Value>, unknown_keys: &mut Vec<String>, notes: &
             _ => unreachable!("known keys are matched above"),
         }
     }
+    unknown_keys.sort();
     entry.kind = entry.normalized_kind();
     Ok(entry)
 }
@@ -877,7 +875,7 @@ mod tests {
                 "env": {"KEY": "${input:key}"}}}
         }"#;
         let err = import(text, &vars()).unwrap_err();
-        assert!(err.contains("server `s` uses ${input:key} (a password input); pass --input key=VALUE"), "{err}");
+        assert!(err.contains("${input:key} (a password input), used by `s`: pass --input key=VALUE"), "{err}");
 
         let mut with_key = vars();
         with_key.inputs.insert("key".into(), "s3cret".into());
@@ -893,13 +891,13 @@ mod tests {
 
         with_key.inputs.insert("mode".into(), "turbo".into());
         let err = import(text, &with_key).unwrap_err();
-        assert!(err.contains("input `mode` is not one of its options (fast, slow)") && !err.contains("turbo"), "{err}");
+        assert!(err.contains("${input:mode}, used by `s`: the value given is not one of its options (fast, slow)") && !err.contains("turbo"), "{err}");
 
         let env = r#"{"mcpServers": {"a": {"command": "${env:NOPE_A}"}, "b": {"url": "${env:NOPE_B}", "headers": {"X": "${input:tok}"}}}}"#;
         let err = import(env, &vars()).unwrap_err();
         assert!(err.starts_with("3 value(s) missing"), "{err}");
-        assert!(err.contains("server `a` uses ${env:NOPE_A} but NOPE_A is not set"), "{err}");
-        assert!(err.contains("server `b` uses ${input:tok}, which is not declared in `inputs`"), "{err}");
+        assert!(err.contains("${env:NOPE_A}, used by `a`: NOPE_A is not set in the environment"), "{err}");
+        assert!(err.contains("${input:tok} (not declared in `inputs`), used by `b`: pass --input tok=VALUE"), "{err}");
 
         let mut vars = vars();
         vars.inputs.insert("ghost".into(), "x".into());

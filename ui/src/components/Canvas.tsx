@@ -1,4 +1,6 @@
-import { artifactUrl } from "../ipc";
+import { artifactUrl, artifactViewUrl } from "../ipc";
+import { PdfViewer } from "../viewers/PdfViewer";
+import { CodeViewer, CsvViewer, DocumentViewer, JsonViewer } from "../viewers/TextViewers";
 import type { ArtifactTab } from "../wire/ArtifactTab";
 import type { CanvasIntent } from "../wire/CanvasIntent";
 import type { CanvasPane } from "../wire/CanvasPane";
@@ -82,6 +84,30 @@ function TabViewer({ tab }: { tab: CanvasTab }) {
 }
 
 function ArtifactViewer({ artifact }: { artifact: ArtifactTab }) {
+  const id = artifact.artifact_id;
+  switch (artifact.viewer) {
+    case "html":
+    case "markdown":
+      return <DocumentViewer src={artifactViewUrl(id, "sanitized")} title={artifact.name} />;
+    case "pdf":
+      return <PdfViewer id={id} name={artifact.name} />;
+    case "json":
+      return <JsonViewer id={id} />;
+    case "csv":
+      return <CsvViewer id={id} />;
+    case "code":
+    case "text":
+      return <CodeViewer id={id} />;
+    case "audio":
+      return (
+        <figure className="audio-viewer">
+          <audio controls src={artifactUrl(id)} />
+          <figcaption>{artifact.name}</figcaption>
+        </figure>
+      );
+    case "image":
+      break;
+  }
   if (artifact.viewer === "image") {
     return (
       <figure className="image-viewer">
