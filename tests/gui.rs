@@ -192,12 +192,31 @@ async fn drive(driver: &WebDriver) {
     wait_for(driver, "button.call-button").await.click().await.unwrap();
     let page = wait_for(driver, "img.pdf-page").await;
     let size = wait_for_script(driver, "const i = arguments[0]; return i.complete && i.naturalWidth > 0 ? [i.naturalWidth, i.naturalHeight] : null;", vec![page.to_json().unwrap()]).await;
-    assert_eq!(size[0], json!(900), "{size}");
-    assert!(size[1].as_u64().unwrap() > 900, "a portrait page: {size}");
+    let (w, h) = (size[0].as_u64().unwrap(), size[1].as_u64().unwrap());
+    assert!(w >= 100 && w % 100 == 0 && h > w, "a portrait page rendered at a width step: {size}");
     assert_eq!(wait_for(driver, ".pdf-page-number").await.text().await.unwrap(), "Page 1 of 3");
     wait_for(driver, "button.pdf-next").await.click().await.unwrap();
     wait_for_script(driver, "return document.querySelector('.pdf-page-number').textContent === 'Page 2 of 3';", vec![]).await;
     screenshot(driver, "pdf_viewer.png").await;
+
+    // needsInput: an empty query asks for one; a suggestion button re-runs the tool with it.
+    wait_for(driver, r#"button[data-tool="search_patterns"]"#).await.click().await.unwrap();
+    set_arguments(driver, r#"{"q": ""}"#).await;
+    wait_for(driver, "button.call-button").await.click().await.unwrap();
+    let chip = wait_for(driver, ".needs-input .chip").await;
+    let chip_text = chip.text().await.unwrap();
+    screenshot(driver, "needs_input.png").await;
+    chip.click().await.unwrap();
+    let rerun = wait_for_script(
+        driver,
+        "const r = document.querySelectorAll('.history .result'); return r.length >= 2 ? r[0].querySelector('.summary').textContent : null;",
+        vec![],
+    )
+    .await;
+    let rerun = rerun.as_str().unwrap();
+    assert!(!rerun.contains("needs more input"), "re-run with `{chip_text}` gave: {rerun}");
+    let arguments = wait_for(driver, "textarea.arguments").await.prop("value").await.unwrap().unwrap();
+    assert!(arguments.contains("\"q\""), "{arguments}");
 
     // A tool that may delete data asks first, showing the exact arguments.
     wait_for(driver, r#"button[data-tool="purge_cache"]"#).await.click().await.unwrap();

@@ -26,7 +26,7 @@ export function ToolPanel({ selection, onOutcome }: Props) {
   const [confirming, setConfirming] = useState(false);
   const risky = needsConfirmation(tool);
 
-  // A needsInput option fills its field in the arguments, ready to call again.
+  // A needsInput option fills its field in the arguments and calls the tool again.
   function chooseOption(field: string, value: string) {
     let current: Record<string, unknown> = {};
     try {
@@ -35,10 +35,12 @@ export function ToolPanel({ selection, onOutcome }: Props) {
     } catch {
       // Start from an empty object when the text is not valid JSON.
     }
-    setArgumentsText(JSON.stringify({ ...current, [field]: value }, null, 2));
+    const next = JSON.stringify({ ...current, [field]: value }, null, 2);
+    setArgumentsText(next);
+    void run(false, next);
   }
 
-  async function run(confirmed: boolean) {
+  async function run(confirmed: boolean, text: string = argumentsText) {
     if (risky && !confirmed) {
       setConfirming(true);
       return;
@@ -46,7 +48,7 @@ export function ToolPanel({ selection, onOutcome }: Props) {
     setConfirming(false);
     setRunning(true);
     try {
-      const outcome = await callTool(server, tool.name, argumentsText, confirmed);
+      const outcome = await callTool(server, tool.name, text, confirmed);
       setHistory((h) => [{ kind: "outcome", outcome }, ...h]);
       onOutcome(outcome);
     } catch (error) {

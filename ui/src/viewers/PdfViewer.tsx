@@ -1,4 +1,4 @@
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { artifactViewUrl } from "../ipc";
 
 interface Info {
@@ -6,14 +6,26 @@ interface Info {
   error?: string;
 }
 
-const ZOOMS = [600, 900, 1200, 1600];
+/** Zoom steps, relative to the pane's width ("fit width" is 1). */
+const ZOOMS = [0.5, 0.75, 1, 1.5, 2];
 
 /** PDF pages rendered by pdfium in Rust, one PNG per page from the `artifact:` scheme; only the
  * page shown is rendered (a 500-page PDF opens at page 1 without rendering the rest). */
 export function PdfViewer({ id, name }: { id: string; name: string }) {
   const [info, setInfo] = useState<Info | null>(null);
   const [page, setPage] = useState(1);
-  const [zoom, setZoom] = useState(1);
+  const [zoom, setZoom] = useState(2);
+  const area = useRef<HTMLDivElement>(null);
+  const [fitWidth, setFitWidth] = useState(0);
+  useEffect(() => {
+    const element = area.current;
+    if (!element) return;
+    const measure = () => setFitWidth(Math.max(200, element.clientWidth - 32));
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, [info]);
   useEffect(() => {
     let live = true;
     fetch(artifactViewUrl(id, "info"))
@@ -27,7 +39,9 @@ export function PdfViewer({ id, name }: { id: string; name: string }) {
   if (!info) return <p className="muted viewer-status">Opening {name}…</p>;
   if (info.error || !info.pages) return <p className="error viewer-status pdf-error">{info.error ?? "This PDF has no pages."}</p>;
   const pages = info.pages;
-  const width = ZOOMS[zoom];
+  // Requested in steps of 100 px (so the render cache is reused), drawn at the exact width.
+  const shown = Math.round(fitWidth * ZOOMS[zoom]);
+  const requested = Math.min(4000, Math.max(100, Math.ceil((shown * (window.devicePixelRatio || 1)) / 100) * 100));
   return (
     <div className="pdf-viewer">
       <div className="pdf-toolbar">
@@ -47,8 +61,10 @@ export function PdfViewer({ id, name }: { id: string; name: string }) {
           +
         </button>
       </div>
-      <div className="pdf-page-area">
-        <img className="pdf-page" alt={`${name}, page ${page}`} src={artifactViewUrl(id, `page/${page}?width=${width}`)} width={width} />
+      <div className="pdf-page-area" ref={area}>
+        {fitWidth > 0 ? (
+          <img className="pdf-page" alt={`${name}, page ${page}`} src={artifactViewUrl(id, `page/${page}?width=${requested}`)} width={shown} />
+        ) : null}
       </div>
     </div>
   );
