@@ -1,0 +1,206 @@
+//! [`PdfRenderer`]: document facts and page renders, serialized through the one PDFium binding.
+
+use std::io::Cursor;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use image::codecs::png::{CompressionType, FilterType, PngEncoder};
+use image::{DynamicImage, ImageEncoder};
+use pdfium_render::prelude::{PdfDocument, PdfDocumentMetadataTagType, PdfRenderConfig, Pdfium};
+use sha2::{Digest, Sha256};
+
+use super::cache::{CacheStats, RenderCache};
+use super::errors::open_reason;
+use super::library::{Library, library};
+use super::source::PdfSource;
+use crate::{RenderError, Result};
+
+/// Widest page render accepted, in pixels.
+pub const MAX_RENDER_WIDTH: u32 = 4000;
+/// Tallest page render produced, in pixels; a very tall page is rendered narrower to fit.
+pub const MAX_RENDER_HEIGHT: u32 = 16000;
+
+/// How a [`PdfRenderer`] is set up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PdfRendererConfig {
+    /// Load libpdfium from exactly this file instead of searching
+    /// ([`pdfium_search_paths`](crate::pdfium_search_paths)). Ignored when the process has
+    /// already bound PDFium: there is one binding per process.
+    pub library: Option<PathBuf>,
+    /// Rendered pages kept in memory (0 turns the cache off). Default 32.
+    pub cache_entries: usize,
+    /// PNG bytes kept in memory at most. Default 64 MiB.
+    pub cache_bytes: usize,
+}
+
+impl Default for PdfRendererConfig {
+    fn default() -> Self {
+        PdfRendererConfig { library: None, cache_entries: 32, cache_bytes: 64 * 1024 * 1024 }
+    }
+}
+
+/// Facts about a document.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PdfInfo {
+    /// Number of pages.
+    pub page_count: u32,
+    /// The document's `/Title`, if set and not blank.
+    pub title: Option<String>,
+    /// Size of each page, in PDF points (1/72 inch).
+    pub page_sizes: Vec<PageSize>,
+}
+
+/// A page size in PDF points (1/72 inch).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PageSize {
+    /// Width in points.
+    pub width: f32,
+    /// Height in points.
+    pub height: f32,
+}
+
+/// Renders PDF pages to PNG. Cheap to share (`Send + Sync`); all renderers in a process use the
+/// same PDFium binding and take turns on it.
+pub struct PdfRenderer {
+    library: &'static Library,
+    cache: Mutex<RenderCache>,
+}
+
+impl std::fmt::Debug for PdfRenderer {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.debug_struct("PdfRenderer").field("library", &self.library.path()).finish()
+    }
+}
+
+impl PdfRenderer {
+    /// A renderer with the default configuration, binding libpdfium if this process has not yet.
+    /// Fails with [`RenderError::PdfiumUnavailable`] when the library cannot be loaded.
+    pub fn new() -> Result<Self> {
+        Self::with_config(PdfRendererConfig::default())
+    }
+
+    /// A renderer with `config`.
+    pub fn with_config(config: PdfRendererConfig) -> Result<Self> {
+        let library = library(config.library.as_deref())?;
+        let cache = Mutex::new(RenderCache::new(config.cache_entries, config.cache_bytes));
+        Ok(PdfRenderer { library, cache })
+    }
+
+    /// The libpdfium file in use.
+    pub fn library_path(&self) -> &Path {
+        self.library.path()
+    }
+
+    /// Page count, title and page sizes.
+    pub fn page_count_and_title<'a>(&self, source: impl Into<PdfSource<'a>>) -> Result<PdfInfo> {
+        let bytes = source.into().bytes()?;
+        self.with_document(&bytes, |document| {
+            let pages = document.pages();
+            let page_sizes = pages
+                .page_sizes()
+                .map_err(|error| RenderError::PdfOpen { reason: open_reason(&error) })?
+                .into_iter()
+                .map(|rect| PageSize { width: rect.width().value, height: rect.height().value })
+                .collect();
+            let title = document
+                .metadata()
+                .get(PdfDocumentMetadataTagType::Title)
+                .map(|tag| tag.value().trim().to_owned())
+                .filter(|title| !title.is_empty());
+            Ok(PdfInfo { page_count: page_count(document), title, page_sizes })
+        })
+    }
+
+    /// Page `page_index` (from 0) as a PNG `width_px` pixels wide (1 to [`MAX_RENDER_WIDTH`]),
+    /// white background, forms and annotations drawn. Repeated requests for the same bytes, page
+    /// and width come from the cache.
+    pub fn render_page<'a>(
+        &self,
+        source: impl Into<PdfSource<'a>>,
+        page_index: u32,
+        width_px: u32,
+    ) -> Result<Vec<u8>> {
+        if width_px == 0 || width_px > MAX_RENDER_WIDTH {
+            return Err(RenderError::InvalidRenderWidth { width: width_px, max: MAX_RENDER_WIDTH });
+        }
+        let bytes = source.into().bytes()?;
+        let key = (Sha256::digest(&bytes).into(), page_index, width_px);
+        if let Some(png) = self.lock_cache().get(&key) {
+            return Ok(png.as_ref().clone());
+        }
+        let image = self.with_document(&bytes, |document| {
+            render(document, page_index, width_px)
+        })?;
+        let png = encode_png(&image, page_index)?;
+        self.lock_cache().insert(key, Arc::new(png.clone()));
+        Ok(png)
+    }
+
+    /// Cache counters.
+    pub fn cache_stats(&self) -> CacheStats {
+        self.lock_cache().stats()
+    }
+
+    fn lock_cache(&self) -> std::sync::MutexGuard<'_, RenderCache> {
+        self.cache.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Opens `bytes` and runs `work` on the document, holding the PDFium lock throughout. A panic
+    /// inside pdfium-render becomes an error, never reaches the caller.
+    fn with_document<T>(
+        &self,
+        bytes: &[u8],
+        work: impl FnOnce(&PdfDocument<'_>) -> Result<T>,
+    ) -> Result<T> {
+        let pdfium = self.library.lock();
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            let document = open(&pdfium, bytes)?;
+            work(&document)
+        }));
+        outcome.unwrap_or_else(|_| {
+            Err(RenderError::PdfOpen { reason: "PDFium failed on this document".to_owned() })
+        })
+    }
+}
+
+fn open<'a>(pdfium: &'a Pdfium, bytes: &'a [u8]) -> Result<PdfDocument<'a>> {
+    if bytes.is_empty() {
+        return Err(RenderError::PdfOpen { reason: "the file is empty".to_owned() });
+    }
+    pdfium
+        .load_pdf_from_byte_slice(bytes, None)
+        .map_err(|error| RenderError::PdfOpen { reason: open_reason(&error) })
+}
+
+fn page_count(document: &PdfDocument<'_>) -> u32 {
+    u32::try_from(document.pages().len()).unwrap_or(0)
+}
+
+fn render(document: &PdfDocument<'_>, index: u32, width: u32) -> Result<DynamicImage> {
+    let page_count = page_count(document);
+    if index >= page_count {
+        return Err(RenderError::PdfPageOutOfRange { index, page_count });
+    }
+    let failed = |error: pdfium_render::prelude::PdfiumError| RenderError::PdfRender {
+        index,
+        reason: format!("{error:?}"),
+    };
+    let page = document.pages().get(index as i32).map_err(failed)?;
+    let config = PdfRenderConfig::new()
+        .set_target_width(width as i32)
+        .set_maximum_height(MAX_RENDER_HEIGHT as i32)
+        .render_form_data(true);
+    let bitmap = page.render_with_config(&config).map_err(failed)?;
+    bitmap.as_image().map_err(failed)
+}
+
+/// Pages are opaque (rendered on white), so RGB; fast compression keeps preview latency low.
+fn encode_png(image: &DynamicImage, index: u32) -> Result<Vec<u8>> {
+    let rgb = image.to_rgb8();
+    let mut png = Vec::new();
+    PngEncoder::new_with_quality(Cursor::new(&mut png), CompressionType::Fast, FilterType::Adaptive)
+        .write_image(rgb.as_raw(), rgb.width(), rgb.height(), image::ExtendedColorType::Rgb8)
+        .map_err(|error| RenderError::PdfRender { index, reason: format!("PNG encoding: {error}") })?;
+    Ok(png)
+}
