@@ -195,3 +195,30 @@ fn file_names_reach_tools_as_capability_urls() {
     let run = cli(dir.path(), &["call", "demo", "summarize_file", "--json", "--args", r#"{"filename": "not-in-this-session.png"}"#]);
     assert_eq!(run.code, 2, "an unknown name is passed through unchanged and the tool says it cannot fetch it: {}", run.stdout);
 }
+
+#[test]
+fn every_call_is_audited_with_secrets_redacted() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("settings.toml"), "[identity]\nusername = \"ada\"\n").unwrap();
+    cli(dir.path(), &["call", "demo", "render_chart", "--args", r#"{"values": [1, 2]}"#]);
+    cli(dir.path(), &["call", "demo", "summarize_numbers", "--args", r#"{"values": []}"#]);
+    cli(dir.path(), &["call", "demo", "purge_cache"]);
+    cli(dir.path(), &["call", "demo", "whoami", "--args", r#"{"username": "admin"}"#]);
+    cli(dir.path(), &["call", "demo", "render_chart", "--args", r#"{"values": "x"}"#]);
+    let run = cli(dir.path(), &["audit", "--json"]);
+    let log: Value = serde_json::from_str(&run.stdout).unwrap();
+    let rows = log.as_array().unwrap();
+    let outcomes: Vec<&str> = rows.iter().map(|r| r["outcome"].as_str().unwrap()).collect();
+    assert_eq!(outcomes, ["refused", "ok", "refused", "tool_error", "ok"], "newest first");
+    assert_eq!(rows[1]["identity"], "ada");
+    assert_eq!(rows[1]["arguments"]["username"], "ada", "what was sent, not what was asked");
+    assert_eq!(rows[4]["artifact_ids"].as_array().unwrap().len(), 1);
+    assert!(rows[4]["duration_ms"].as_i64().unwrap() >= 0);
+
+    // Capability URLs are audited without their token.
+    cli(dir.path(), &["call", "demo", "summarize_file", "--args", r#"{"filename": "render_chart.png"}"#]);
+    let run = cli(dir.path(), &["audit", "--json", "--limit", "1"]);
+    let last: Value = serde_json::from_str(&run.stdout).unwrap();
+    let sent = last[0]["arguments"]["filename"].as_str().unwrap();
+    assert!(sent.starts_with("http://127.0.0.1:") && sent.ends_with("token=[redacted]"), "{sent}");
+}

@@ -64,6 +64,15 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// The audit log: every call, newest first (secrets redacted).
+    Audit {
+        /// How many calls to show.
+        #[arg(long, default_value_t = 50)]
+        limit: u32,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Browse and manage stored artifacts.
     Artifacts {
         #[command(subcommand)]
@@ -104,6 +113,20 @@ async fn run(cli: Cli) -> ExitCode {
     let code = match cli.command {
         Command::Call { server, tool, args, json, yes, .. } => call(&host, &server, &tool, &args, json, yes).await,
         Command::Artifacts { command } => artifacts::run(&host, command),
+        Command::Audit { limit, json } => match host.store().audit_log(limit) {
+            Ok(records) if json => {
+                println!("{}", serde_json::to_string_pretty(&records).expect("serializes"));
+                ExitCode::SUCCESS
+            }
+            Ok(records) => {
+                for r in records {
+                    let identity = r.identity.map(|i| format!(" as {i}")).unwrap_or_default();
+                    println!("{}\t{}/{}{identity}\t{}\t{} ms\t{}\t{}", r.started_ms, r.server, r.tool, r.outcome, r.duration_ms, r.arguments, r.artifact_ids.join(","));
+                }
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(json, &e.to_string()),
+        },
         Command::Normalize { server, tool, file, json } => normalize(&host, &server, &tool, file.as_deref(), json),
         Command::Tools { server } => match host.tools(&server).await {
             Ok(tools) => {

@@ -172,7 +172,28 @@ impl Host {
 
     /// [`Self::call_tool`] with options (the user's confirmation).
     pub async fn call_tool_with(&self, server: &str, tool: &str, arguments: Value, options: CallOptions) -> Result<CallOutcome, HostError> {
-        let connection = self.connection(server).await?;
+        let started_ms = Self::now_ms();
+        let connection = match self.connection(server).await {
+            Ok(connection) => connection,
+            Err(error) => {
+                // A call that never reached its server is audited too.
+                let record = mcp_canvas_store::AuditRecord {
+                    call_id: ids::fresh("call"),
+                    session_id: self.session_id.clone(),
+                    server: server.to_owned(),
+                    tool: tool.to_owned(),
+                    arguments: crate::audit::redact(&arguments),
+                    identity: None,
+                    started_ms,
+                    duration_ms: Self::now_ms() - started_ms,
+                    outcome: "not_connected".into(),
+                    detail: Some(error.to_string()),
+                    artifact_ids: Vec::new(),
+                };
+                let _ = self.store.audit(&record);
+                return Err(error);
+            }
+        };
         crate::pipeline::call(self, &connection, tool, arguments, options, ids::fresh("call")).await
     }
 

@@ -8,6 +8,7 @@
 #![deny(missing_docs)]
 
 mod arguments;
+mod audit;
 pub mod config;
 pub mod config_import;
 mod connection;

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use crate::{
     arguments::{self, ArgumentContext},
+    audit,
     connection::ServerConnection,
     error::HostError,
     file_server::{FileServer, DEFAULT_TOKEN_TTL},
@@ -23,7 +24,54 @@ pub struct CallOptions {
     pub confirmed: bool,
 }
 
+/// Runs one call and records it in the audit log, whatever happens.
 pub(crate) async fn call(host: &Host, connection: &ServerConnection, tool: &str, arguments: Value, options: CallOptions, call_id: String) -> Result<CallOutcome, HostError> {
+    let started_ms = Host::now_ms();
+    let clock = std::time::Instant::now();
+    let mut sent = Sent { arguments: arguments.clone(), identity: None };
+    let result = call_unaudited(host, connection, tool, arguments, options, call_id.clone(), &mut sent).await;
+    let (outcome, detail, artifact_ids) = match &result {
+        Ok(call) => match &call.outcome.error {
+            Some(error) => ("tool_error", Some(format!("{}: {}", error.code, error.message)), call.outcome.artifacts.iter().map(|a| a.id.clone()).collect()),
+            None => ("ok", None, call.outcome.artifacts.iter().map(|a| a.id.clone()).collect()),
+        },
+        Err(e) => (audit_outcome(e), Some(e.to_string()), Vec::new()),
+    };
+    let record = mcp_canvas_store::AuditRecord {
+        call_id,
+        session_id: host.session_id().to_owned(),
+        server: connection.name.clone(),
+        tool: tool.to_owned(),
+        arguments: audit::redact(&sent.arguments),
+        identity: sent.identity,
+        started_ms,
+        duration_ms: clock.elapsed().as_millis() as i64,
+        outcome: outcome.to_owned(),
+        detail: detail.map(|d| audit::redact_text(&d)),
+        artifact_ids,
+    };
+    if let Err(e) = host.store().audit(&record) {
+        tracing::warn!("writing the audit log failed: {e}");
+    }
+    result
+}
+
+/// What was actually sent, for the audit log.
+struct Sent {
+    arguments: Value,
+    identity: Option<String>,
+}
+
+fn audit_outcome(error: &HostError) -> &'static str {
+    match error {
+        HostError::Timeout { .. } => "timeout",
+        HostError::Request { .. } | HostError::Handshake { .. } => "protocol_error",
+        HostError::UnknownTool { .. } | HostError::InvalidArguments { .. } | HostError::ArgumentsRejected { .. } | HostError::NeedsConfirmation { .. } => "refused",
+        _ => "error",
+    }
+}
+
+async fn call_unaudited(host: &Host, connection: &ServerConnection, tool: &str, arguments: Value, options: CallOptions, call_id: String, sent: &mut Sent) -> Result<CallOutcome, HostError> {
     let server = connection.name.as_str();
     let Some(definition) = connection.tools.iter().find(|t| t.name == tool) else {
         return Err(HostError::UnknownTool {
@@ -47,6 +95,8 @@ pub(crate) async fn call(host: &Host, connection: &ServerConnection, tool: &str,
     let wants_files = ["filename", "file_names"].iter().any(|k| schema.get("properties").and_then(|p| p.get(*k)).is_some());
     let file_server = if wants_files { Some(host.file_server().await?) } else { None };
     arguments::prepare(schema, &mut arguments, &ArgumentsFromHost { host, file_server });
+    sent.arguments = Value::Object(arguments.clone());
+    sent.identity = arguments.get("username").and_then(Value::as_str).map(str::to_owned);
 
     let request = connection.peer.call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments));
     let result = match tokio::time::timeout(host.call_timeout, request).await {

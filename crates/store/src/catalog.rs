@@ -10,7 +10,11 @@ use crate::{
 };
 
 /// Migrations in order; `PRAGMA user_version` records how many have run.
-const MIGRATIONS: &[&str] = &[include_str!("../migrations/0001_artifacts.sql"), include_str!("../migrations/0002_sessions_and_queries.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("../migrations/0001_artifacts.sql"),
+    include_str!("../migrations/0002_sessions_and_queries.sql"),
+    include_str!("../migrations/0003_audit.sql"),
+];
 
 pub(crate) const COLUMNS: &str =
     "a.id, a.sha256, a.name, a.mime, a.size, a.server, a.tool, a.call_id, a.session_id, a.created_at_ms, a.last_used_at_ms, a.persistence, a.description";

@@ -11,6 +11,7 @@
 //! evict unpinned artifacts least-recently-used first. Time is always passed in by the caller.
 #![deny(missing_docs)]
 
+mod audit;
 mod blobs;
 mod catalog;
 mod error;
@@ -19,6 +20,7 @@ mod query;
 mod record;
 mod verify;
 
+pub use audit::AuditRecord;
 pub use error::StoreError;
 pub use lifecycle::{Eviction, Limits};
 pub use query::{ArtifactPage, ArtifactQuery, MimeFamily, SortKey};
@@ -167,6 +169,16 @@ impl ArtifactStore {
     pub fn verify(&self) -> Result<VerifyReport, StoreError> {
         let records = catalog::all_id_sha(&self.conn())?;
         verify::run(&self.blobs, &records)
+    }
+
+    /// Appends one call to the audit log.
+    pub fn audit(&self, record: &AuditRecord) -> Result<(), StoreError> {
+        audit::insert(&self.conn(), record)
+    }
+
+    /// The most recent audited calls, newest first.
+    pub fn audit_log(&self, limit: u32) -> Result<Vec<AuditRecord>, StoreError> {
+        audit::recent(&self.conn(), limit)
     }
 
     /// Total bytes of distinct blobs the catalog references.

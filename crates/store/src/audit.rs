@@ -1,0 +1,85 @@
+//! The audit log: one row per tool call. Arguments arrive already redacted (the host decides
+//! what is secret); the store only keeps and lists them.
+
+use rusqlite::{params, Connection};
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::error::StoreError;
+
+/// One audited call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct AuditRecord {
+    /// The call's id.
+    pub call_id: String,
+    /// The session it ran in.
+    pub session_id: String,
+    /// Server name.
+    pub server: String,
+    /// Tool name.
+    pub tool: String,
+    /// Arguments as sent, secrets redacted.
+    #[ts(type = "unknown")]
+    pub arguments: serde_json::Value,
+    /// The identity injected as `username`, if the tool takes one.
+    pub identity: Option<String>,
+    /// Start, milliseconds since the Unix epoch.
+    #[ts(type = "number")]
+    pub started_ms: i64,
+    /// How long it took.
+    #[ts(type = "number")]
+    pub duration_ms: i64,
+    /// `ok`, `tool_error`, `protocol_error`, `timeout`, `cancelled`, `refused`.
+    pub outcome: String,
+    /// The error message, when there was one.
+    pub detail: Option<String>,
+    /// Artifacts the call stored.
+    pub artifact_ids: Vec<String>,
+}
+
+pub(crate) fn insert(conn: &Connection, record: &AuditRecord) -> Result<(), StoreError> {
+    conn.execute(
+        "INSERT INTO audit (call_id, session_id, server, tool, arguments, identity, started_ms, duration_ms, outcome, detail, artifact_ids)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+        params![
+            record.call_id,
+            record.session_id,
+            record.server,
+            record.tool,
+            record.arguments.to_string(),
+            record.identity,
+            record.started_ms,
+            record.duration_ms,
+            record.outcome,
+            record.detail,
+            serde_json::to_string(&record.artifact_ids).expect("strings serialize"),
+        ],
+    )?;
+    Ok(())
+}
+
+pub(crate) fn recent(conn: &Connection, limit: u32) -> Result<Vec<AuditRecord>, StoreError> {
+    let mut stmt = conn.prepare(
+        "SELECT call_id, session_id, server, tool, arguments, identity, started_ms, duration_ms, outcome, detail, artifact_ids
+         FROM audit ORDER BY seq DESC LIMIT ?1",
+    )?;
+    let rows = stmt.query_map([limit], |row| {
+        let arguments: String = row.get(4)?;
+        let artifacts: String = row.get(10)?;
+        Ok(AuditRecord {
+            call_id: row.get(0)?,
+            session_id: row.get(1)?,
+            server: row.get(2)?,
+            tool: row.get(3)?,
+            arguments: serde_json::from_str(&arguments).unwrap_or(serde_json::Value::Null),
+            identity: row.get(5)?,
+            started_ms: row.get(6)?,
+            duration_ms: row.get(7)?,
+            outcome: row.get(8)?,
+            detail: row.get(9)?,
+            artifact_ids: serde_json::from_str(&artifacts).unwrap_or_default(),
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
