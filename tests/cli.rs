@@ -2,30 +2,9 @@
 
 use std::{path::Path, process::Command};
 
-use mcp_canvas_e2e::{binary, demo_images_raw};
+use mcp_canvas_e2e::{binary, cli, demo_images_raw};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn cli(data_dir: &Path, args: &[&str]) -> Run {
-    let output = Command::new(binary("mcp-canvas-cli"))
-        .arg("--data-dir")
-        .arg(data_dir)
-        .args(args)
-        .env_remove("MCP_CANVAS_DATA_DIR")
-        .output()
-        .expect("cli runs");
-    Run {
-        code: output.status.code().unwrap_or(-1),
-        stdout: String::from_utf8(output.stdout).unwrap(),
-        stderr: String::from_utf8(output.stderr).unwrap(),
-    }
-}
 
 fn write_servers(data_dir: &Path, servers: Value) {
     std::fs::write(data_dir.join("servers.json"), json!({ "mcpServers": servers }).to_string()).unwrap();

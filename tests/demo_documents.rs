@@ -2,36 +2,11 @@
 //! pipeline: `mcp-canvas-cli call` → host → contract → store, checked against what the server sent
 //! over raw JSON-RPC.
 
-use std::{
-    io::{BufRead, BufReader, Write},
-    path::Path,
-    process::{Command, Stdio},
-};
+use std::path::Path;
 
 use base64::Engine as _;
-use mcp_canvas_e2e::binary;
+use mcp_canvas_e2e::{cli, demo_result_raw};
 use serde_json::{json, Value};
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn cli(data_dir: &Path, args: &[&str]) -> Run {
-    let output = Command::new(binary("mcp-canvas-cli"))
-        .arg("--data-dir")
-        .arg(data_dir)
-        .args(args)
-        .env_remove("MCP_CANVAS_DATA_DIR")
-        .output()
-        .expect("cli runs");
-    Run {
-        code: output.status.code().unwrap_or(-1),
-        stdout: String::from_utf8(output.stdout).unwrap(),
-        stderr: String::from_utf8(output.stderr).unwrap(),
-    }
-}
 
 /// `call demo <tool> --json`: the outcome, after checking the call succeeded.
 fn call_ok(data_dir: &Path, tool: &str, arguments: &Value) -> Value {
@@ -50,36 +25,6 @@ fn stored(data_dir: &Path, artifact: &Value) -> Vec<u8> {
 }
 
 /// The `result` of `tools/call` exactly as `mcp-canvas-demo` sends it, with no host in between.
-fn demo_result_raw(tool: &str, arguments: Value) -> Value {
-    let mut child = Command::new(binary("mcp-canvas-demo"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("demo server starts");
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut send = |message: Value| writeln!(stdin, "{message}").unwrap();
-    let mut receive = |id: u64| loop {
-        let mut line = String::new();
-        assert!(stdout.read_line(&mut line).unwrap() > 0, "demo server closed stdout");
-        let message: Value = serde_json::from_str(&line).unwrap();
-        if message["id"] == id {
-            return message;
-        }
-    };
-    send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "e2e", "version": "0"}}}));
-    receive(1);
-    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-    send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}));
-    let response = receive(2);
-    drop(stdin);
-    let _ = child.kill();
-    let _ = child.wait();
-    response["result"].clone()
-}
-
 /// The JSON in the (only) text block of a raw result.
 fn raw_json_text(result: &Value) -> Value {
     let content = result["content"].as_array().unwrap_or_else(|| panic!("no content in {result}"));

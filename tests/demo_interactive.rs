@@ -404,27 +404,7 @@ async fn whoami_echoes_the_username_and_purge_cache_is_destructive() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn streamable_http_transport() {
-    let mut child = tokio::process::Command::new(binary("mcp-canvas-demo"))
-        .args(["--http", "0"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("demo server starts");
-    let stderr = child.stderr.take().unwrap();
-    let url = tokio::time::timeout(Duration::from_secs(10), async move {
-        use tokio::io::AsyncBufReadExt as _;
-        let mut lines = tokio::io::BufReader::new(stderr).lines();
-        while let Some(line) = lines.next_line().await.unwrap() {
-            if let Some(at) = line.find("http://") {
-                return line[at..].trim().to_owned();
-            }
-        }
-        panic!("the server exited without printing its address");
-    })
-    .await
-    .expect("the server prints its address");
+    let (mut child, url) = mcp_canvas_e2e::spawn_demo_http().await;
     assert!(url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"), "{url}");
 
     let transport = StreamableHttpClientTransport::from_uri(url.as_str());

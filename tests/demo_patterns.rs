@@ -2,13 +2,9 @@
 //! real pipeline: `mcp-canvas-cli call` → host → contract normalizer, asserting on the normalized
 //! outcome. One test also reads the raw JSON-RPC answer, to know what was on the wire.
 
-use std::{
-    io::{BufRead, BufReader, Write},
-    path::Path,
-    process::{Command, Stdio},
-};
+use std::path::Path;
 
-use mcp_canvas_e2e::binary;
+use mcp_canvas_e2e::{cli, RawDemo};
 use serde_json::{json, Value};
 
 struct Run {
@@ -18,17 +14,9 @@ struct Run {
 }
 
 fn call(data_dir: &Path, tool: &str, args: Value) -> Run {
-    let output = Command::new(binary("mcp-canvas-cli"))
-        .arg("--data-dir")
-        .arg(data_dir)
-        .args(["call", "demo", tool, "--json", "--args", &args.to_string()])
-        .env_remove("MCP_CANVAS_DATA_DIR")
-        .output()
-        .expect("cli runs");
-    let stdout = String::from_utf8(output.stdout).unwrap();
-    let stderr = String::from_utf8(output.stderr).unwrap();
-    let outcome = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{tool} {args}: --json printed no JSON ({e}): {stdout}\nstderr: {stderr}"));
-    Run { code: output.status.code().unwrap_or(-1), outcome, stderr }
+    let run = cli(data_dir, &["call", "demo", tool, "--json", "--args", &args.to_string()]);
+    let outcome = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{tool} {args}: --json printed no JSON ({e}): {}\nstderr: {}", run.stdout, run.stderr));
+    Run { code: run.code, outcome, stderr: run.stderr }
 }
 
 fn search(data_dir: &Path, args: Value) -> Run {
@@ -258,24 +246,8 @@ fn get_pattern_gives_details_or_asks_for_a_valid_id() {
 /// output schemas are declared.
 #[test]
 fn wire_shapes_follow_004() {
-    let mut child = Command::new(binary("mcp-canvas-demo")).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().expect("demo server starts");
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut send = |message: Value| writeln!(stdin, "{message}").unwrap();
-    let mut receive = |id: u64| loop {
-        let mut line = String::new();
-        assert!(stdout.read_line(&mut line).unwrap() > 0, "demo server closed stdout");
-        let message: Value = serde_json::from_str(&line).unwrap();
-        if message["id"] == id {
-            return message;
-        }
-    };
-    send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "e2e", "version": "0"}}}));
-    receive(1);
-    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-    send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
-    let tools = receive(2);
+    let mut demo = RawDemo::start();
+    let tools = demo.request("tools/list", json!({}));
     for name in ["search_patterns", "get_pattern"] {
         let tool = tools["result"]["tools"].as_array().unwrap().iter().find(|t| t["name"] == name).unwrap_or_else(|| panic!("{name} not listed"));
         assert_eq!(tool["annotations"]["readOnlyHint"], true, "{name}");
@@ -289,14 +261,10 @@ fn wire_shapes_follow_004() {
         json!({"q": "retry", "simulate_error": "SERVER_ERROR", "format": "both"}),
     ];
     let mut answers = Vec::new();
-    for (i, arguments) in calls.iter().enumerate() {
-        let id = 10 + i as u64;
-        send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "search_patterns", "arguments": arguments}}));
-        answers.push(receive(id)["result"].clone());
+    for arguments in &calls {
+        answers.push(demo.call("search_patterns", arguments.clone()));
     }
-    drop(stdin);
-    let _ = child.kill();
-    let _ = child.wait();
+    drop(demo);
 
     let texts = |result: &Value| -> Vec<String> { result["content"].as_array().unwrap().iter().map(|b| b["text"].as_str().unwrap().to_owned()).collect() };
     let (both, markdown, json_only, error) = (&answers[0], &answers[1], &answers[2], &answers[3]);

@@ -2,7 +2,7 @@
 
 use std::{sync::Arc, time::Duration};
 
-use mcp_canvas_e2e::binary;
+use mcp_canvas_e2e::{binary, spawn_demo_http};
 use mcp_canvas_host::{Host, HostOptions};
 use serde_json::json;
 
@@ -47,27 +47,7 @@ async fn one_connection_serves_many_calls_and_artifacts_share_a_session() {
 /// A server configured with `type: http` is reached over Streamable HTTP (the demo's `--http`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn streamable_http_servers_are_called_like_stdio_ones() {
-    let mut child = tokio::process::Command::new(binary("mcp-canvas-demo"))
-        .args(["--http", "0"])
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let stderr = child.stderr.take().unwrap();
-    let url = tokio::time::timeout(Duration::from_secs(10), async move {
-        use tokio::io::AsyncBufReadExt as _;
-        let mut lines = tokio::io::BufReader::new(stderr).lines();
-        while let Some(line) = lines.next_line().await.unwrap() {
-            if let Some(at) = line.find("http://") {
-                return line[at..].trim().to_owned();
-            }
-        }
-        panic!("no address printed");
-    })
-    .await
-    .unwrap();
+    let (_server, url) = spawn_demo_http().await;
     let (_dir, host) = host_with(json!({ "remote": {"type": "http", "url": url, "headers": {"X-Test": "1"}} }));
     assert_eq!(host.servers()[0].transport, "http");
     let outcome = host.call_tool("remote", "render_chart", json!({"values": [4, 2]})).await.unwrap().outcome;
