@@ -20,10 +20,15 @@ const RAW_CSP: &str = "default-src 'none'; img-src 'self' data:; style-src 'unsa
 /// Sanitized documents may show images from the store and inline styles, nothing else.
 const DOCUMENT_CSP: &str = "default-src 'none'; img-src data: artifact: http://artifact.localhost; style-src 'unsafe-inline'; sandbox";
 
-/// pdfium is bound once; when it cannot be, every PDF request says why.
+/// pdfium is bound once it can be; until then every PDF request says why and tries again (so
+/// installing the library while the app runs is enough).
 fn pdf_renderer() -> Result<&'static PdfRenderer, String> {
-    static RENDERER: OnceLock<Result<PdfRenderer, String>> = OnceLock::new();
-    RENDERER.get_or_init(|| PdfRenderer::new().map_err(|e| e.to_string())).as_ref().map_err(Clone::clone)
+    static RENDERER: OnceLock<PdfRenderer> = OnceLock::new();
+    if let Some(renderer) = RENDERER.get() {
+        return Ok(renderer);
+    }
+    let renderer = PdfRenderer::new().map_err(|e| e.to_string())?;
+    Ok(RENDERER.get_or_init(|| renderer))
 }
 
 pub fn respond(store: Option<&ArtifactStore>, request: &Request<Vec<u8>>) -> Response<Vec<u8>> {

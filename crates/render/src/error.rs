@@ -108,5 +108,9 @@ fn display_paths(paths: &[PathBuf]) -> String {
     if paths.is_empty() {
         return "nowhere".to_owned();
     }
-    paths.iter().map(|path| path.display().to_string()).collect::<Vec<_>>().join(", ")
+    paths
+        .iter()
+        .map(|path| path.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }

@@ -95,7 +95,9 @@ pub use pdf::{
     CacheStats, MAX_RENDER_HEIGHT, MAX_RENDER_WIDTH, PageSize, PdfInfo, PdfRenderer,
     PdfRendererConfig, PdfSource, pdfium_search_paths,
 };
-pub use raster::{DisplayPng, ImageFormat, ImageInfo, Limits, decode_limited, image_info, to_display_png};
+pub use raster::{
+    DisplayPng, ImageFormat, ImageInfo, Limits, decode_limited, image_info, to_display_png,
+};
 pub use svg::is_svg;
 
 /// The `image` crate this crate decodes with ([`decode_limited`] returns its `DynamicImage`).

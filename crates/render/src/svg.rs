@@ -15,13 +15,22 @@ pub fn is_svg(bytes: &[u8]) -> bool {
     loop {
         rest = rest.trim_start();
         if let Some(after) = rest.strip_prefix("<?") {
-            let Some(end) = after.find("?>") else { return false };
+            let Some(end) = after.find("?>") else {
+                return false;
+            };
             rest = &after[end + 2..];
         } else if let Some(after) = rest.strip_prefix("<!--") {
-            let Some(end) = after.find("-->") else { return false };
+            let Some(end) = after.find("-->") else {
+                return false;
+            };
             rest = &after[end + 3..];
-        } else if rest.get(..9).is_some_and(|start| start.eq_ignore_ascii_case("<!doctype")) {
-            let Some(end) = doctype_end(&rest[9..]) else { return false };
+        } else if rest
+            .get(..9)
+            .is_some_and(|start| start.eq_ignore_ascii_case("<!doctype"))
+        {
+            let Some(end) = doctype_end(&rest[9..]) else {
+                return false;
+            };
             rest = &rest[9 + end..];
         } else {
             return root_is_svg(rest);
@@ -44,8 +53,12 @@ fn doctype_end(doctype: &str) -> Option<usize> {
 }
 
 fn root_is_svg(rest: &str) -> bool {
-    let Some(tag) = rest.strip_prefix('<') else { return false };
-    let name_end = tag.find(|c: char| c.is_whitespace() || c == '>' || c == '/').unwrap_or(tag.len());
+    let Some(tag) = rest.strip_prefix('<') else {
+        return false;
+    };
+    let name_end = tag
+        .find(|c: char| c.is_whitespace() || c == '>' || c == '/')
+        .unwrap_or(tag.len());
     let name = &tag[..name_end];
     let local = name.rsplit(':').next().unwrap_or(name);
     local == "svg" && name_end < tag.len()

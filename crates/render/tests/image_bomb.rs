@@ -8,7 +8,9 @@ mod crafted;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use mcp_canvas_render::{ImageFormat, Limits, RenderError, decode_limited, image_info, to_display_png};
+use mcp_canvas_render::{
+    ImageFormat, Limits, RenderError, decode_limited, image_info, to_display_png,
+};
 
 struct RecordingAllocator;
 
@@ -46,16 +48,45 @@ const ONE_MB: usize = 1 << 20;
 
 #[test]
 fn bombs_are_refused_before_allocating() {
+    // The recorder sees a large allocation when there is one.
+    let (_, largest) = largest_allocation(|| std::hint::black_box(vec![1u8; 4 * ONE_MB]).len());
+    assert!(largest >= 4 * ONE_MB, "recorder saw only {largest}");
+
     let bombs: Vec<(&str, Vec<u8>, ImageFormat, u32, u32)> = vec![
-        ("PNG 100000 × 100000", crafted::png_claiming(100_000, 100_000), ImageFormat::Png, 100_000, 100_000),
-        ("BMP 60000 × 60000", crafted::bmp_claiming(60_000, 60_000), ImageFormat::Bmp, 60_000, 60_000),
-        ("GIF 65535 × 65535", crafted::gif_claiming(65_535, 65_535), ImageFormat::Gif, 65_535, 65_535),
+        (
+            "PNG 100000 × 100000",
+            crafted::png_claiming(100_000, 100_000),
+            ImageFormat::Png,
+            100_000,
+            100_000,
+        ),
+        (
+            "BMP 60000 × 60000",
+            crafted::bmp_claiming(60_000, 60_000),
+            ImageFormat::Bmp,
+            60_000,
+            60_000,
+        ),
+        (
+            "GIF 65535 × 65535",
+            crafted::gif_claiming(65_535, 65_535),
+            ImageFormat::Gif,
+            65_535,
+            65_535,
+        ),
     ];
     for (name, bytes, format, width, height) in bombs {
         let (info, largest) = largest_allocation(|| image_info(&bytes));
         let info = info.unwrap_or_else(|error| panic!("{name}: header should read: {error}"));
-        assert_eq!((info.width, info.height, info.format), (width, height, format), "{name}");
-        assert!(largest < ONE_MB, "{name}: image_info allocated {largest} bytes at once");
+        assert_eq!(
+            (info.width, info.height, info.format),
+            (width, height, format),
+            "{name}"
+        );
+        assert!(
+            largest < ONE_MB,
+            "{name}: image_info allocated {largest} bytes at once"
+        );
 
         let (result, largest) = largest_allocation(|| decode_limited(&bytes, Limits::default()));
         let error = result.expect_err(name);
@@ -66,27 +97,74 @@ fn bombs_are_refused_before_allocating() {
             "{name}: {error}"
         );
         let message = error.to_string();
-        assert!(message.contains("over the limit of 100000000") && message.contains("refused before decoding"), "{message}");
-        assert!(largest < ONE_MB, "{name}: decode_limited allocated {largest} bytes at once");
+        assert!(
+            message.contains("over the limit of 100000000")
+                && message.contains("refused before decoding"),
+            "{message}"
+        );
+        assert!(
+            largest < ONE_MB,
+            "{name}: decode_limited allocated {largest} bytes at once"
+        );
 
-        let (result, largest) = largest_allocation(|| to_display_png(&bytes, Some(200)));
-        assert!(matches!(result, Err(RenderError::ImageTooLarge { .. })), "{name}: {result:?}");
-        assert!(largest < ONE_MB, "{name}: to_display_png allocated {largest} bytes at once");
+        // Also with no resizing, where a PNG would otherwise pass through untouched.
+        for max_width in [Some(200), None] {
+            let (result, largest) = largest_allocation(|| to_display_png(&bytes, max_width));
+            assert!(
+                matches!(result, Err(RenderError::ImageTooLarge { .. })),
+                "{name} {max_width:?}: {result:?}"
+            );
+            assert!(
+                largest < ONE_MB,
+                "{name}: to_display_png allocated {largest} bytes at once"
+            );
+        }
     }
 
     // Under the pixel limit but over the allocation limit: 3000 × 3000 RGBA8 is 36 MB.
     let bytes = crafted::png_claiming(3000, 3000);
-    let (result, largest) =
-        largest_allocation(|| decode_limited(&bytes, Limits { max_pixels: 100_000_000, max_alloc: 8 * ONE_MB as u64 }));
+    let (result, largest) = largest_allocation(|| {
+        decode_limited(
+            &bytes,
+            Limits {
+                max_pixels: 100_000_000,
+                max_alloc: 8 * ONE_MB as u64,
+            },
+        )
+    });
     assert!(
-        matches!(result, Err(RenderError::ImageAllocationTooLarge { bytes: 36_000_000, max_bytes: 8_388_608 })),
+        matches!(
+            result,
+            Err(RenderError::ImageAllocationTooLarge {
+                bytes: 36_000_000,
+                max_bytes: 8_388_608
+            })
+        ),
         "{result:?}"
     );
     assert!(largest < ONE_MB, "allocated {largest} bytes at once");
     // And a lower pixel limit is honoured too.
-    let result = decode_limited(&bytes, Limits { max_pixels: 1_000_000, ..Limits::default() });
-    assert!(matches!(result, Err(RenderError::ImageTooLarge { pixels: 9_000_000, .. })), "{result:?}");
+    let result = decode_limited(
+        &bytes,
+        Limits {
+            max_pixels: 1_000_000,
+            ..Limits::default()
+        },
+    );
+    assert!(
+        matches!(
+            result,
+            Err(RenderError::ImageTooLarge {
+                pixels: 9_000_000,
+                ..
+            })
+        ),
+        "{result:?}"
+    );
     // Within both limits the (lying) file is decoded and fails on its missing data, not a panic.
     let result = decode_limited(&crafted::png_claiming(64, 64), Limits::default());
-    assert!(matches!(result, Err(RenderError::ImageDecode(_))), "{result:?}");
+    assert!(
+        matches!(result, Err(RenderError::ImageDecode(_))),
+        "{result:?}"
+    );
 }

@@ -15,17 +15,31 @@ fn extensions_render() {
             "| a | b |\n|---|:-:|\n| 1 | **2** |",
             "<table><thead><tr><th>a</th><th style=\"text-align:center\">b</th></tr></thead><tbody>\n<tr><td>1</td><td style=\"text-align:center\"><strong>2</strong></td></tr>\n</tbody></table>\n",
         ),
-        ("~~gone~~ and `code`", "<p><del>gone</del> and <code>code</code></p>\n"),
-        ("- [x] done\n- [ ] todo", "<ul>\n<li>☑ done</li>\n<li>☐ todo</li>\n</ul>\n"),
-        ("# Title\n\n> quote", "<h1>Title</h1>\n<blockquote>\n<p>quote</p>\n</blockquote>\n"),
+        (
+            "~~gone~~ and `code`",
+            "<p><del>gone</del> and <code>code</code></p>\n",
+        ),
+        (
+            "- [x] done\n- [ ] todo",
+            "<ul>\n<li>☑ done</li>\n<li>☐ todo</li>\n</ul>\n",
+        ),
+        (
+            "# Title\n\n> quote",
+            "<h1>Title</h1>\n<blockquote>\n<p>quote</p>\n</blockquote>\n",
+        ),
         (
             "```rust\nfn main() { println!(\"<b>\"); }\n```",
             "<pre><code class=\"language-rust\">fn main() { println!(\"&lt;b&gt;\"); }\n</code></pre>\n",
         ),
-        ("1. one\n2. two", "<ol>\n<li>one</li>\n<li>two</li>\n</ol>\n"),
+        (
+            "1. one\n2. two",
+            "<ol>\n<li>one</li>\n<li>two</li>\n</ol>\n",
+        ),
         (
             "[site](https://example.com \"T\") <https://auto.example>",
-            &format!("<p><a href=\"https://example.com\" title=\"T\" {LINK}>site</a> <a href=\"https://auto.example\" {LINK}>https://auto.example</a></p>\n"),
+            &format!(
+                "<p><a href=\"https://example.com\" title=\"T\" {LINK}>site</a> <a href=\"https://auto.example\" {LINK}>https://auto.example</a></p>\n"
+            ),
         ),
         (
             "![d](data:image/png;base64,iVBORw0KGgo=)",
@@ -36,19 +50,26 @@ fn extensions_render() {
         let output = render_markdown(input);
         assert_eq!(output.body, *expected, "input: {input}");
         assert!(output.removed.is_empty(), "{input}: {:?}", output.removed);
-        assert!(checker::document_problems(&output.html, false).is_empty(), "{input}");
+        assert!(
+            checker::document_problems(&output.html, false).is_empty(),
+            "{input}"
+        );
     }
 }
 
 #[test]
 fn raw_html_is_sanitized() {
-    let output = render_markdown("Hello\n\n<script>alert(1)</script>\n\n<b onclick=\"x()\">bold</b> <img src=x onerror=alert(1)>");
+    let output = render_markdown(
+        "Hello\n\n<script>alert(1)</script>\n\n<b onclick=\"x()\">bold</b> <img src=x onerror=alert(1)>",
+    );
     assert_eq!(output.body, "<p>Hello</p>\n\n<p><b>bold</b> <img></p>\n");
     assert_eq!(output.removed.scripts, 1);
     assert_eq!(output.removed.event_handlers, 2);
     assert!(checker::document_problems(&output.html, false).is_empty());
 
-    let output = render_markdown("<iframe src=\"https://evil.example\"></iframe>\n\n<style>*{}</style>\n\ntext");
+    let output = render_markdown(
+        "<iframe src=\"https://evil.example\"></iframe>\n\n<style>*{}</style>\n\ntext",
+    );
     assert_eq!(output.body, "\n\n<p>text</p>\n");
 }
 
@@ -73,7 +94,10 @@ fn javascript_links_lose_their_href() {
         assert_eq!(output.removed.urls, 1, "{input}");
     }
     let autolink = render_markdown("<javascript:alert(1)>");
-    assert_eq!(autolink.body, format!("<p><a {LINK}>javascript:alert(1)</a></p>\n"));
+    assert_eq!(
+        autolink.body,
+        format!("<p><a {LINK}>javascript:alert(1)</a></p>\n")
+    );
     assert!(checker::document_problems(&autolink.html, false).is_empty());
 }
 
@@ -83,6 +107,14 @@ fn remote_images_follow_the_options() {
     let blocked = render_markdown(input);
     assert_eq!(blocked.body, "<p><img alt=\"chart\"></p>\n");
     assert_eq!(blocked.removed.remote_images_blocked, 1);
-    let allowed = render_markdown_with(input, &HtmlOptions { allow_remote_images: true });
-    assert_eq!(allowed.body, "<p><img src=\"https://example.com/chart.png\" alt=\"chart\"></p>\n");
+    let allowed = render_markdown_with(
+        input,
+        &HtmlOptions {
+            allow_remote_images: true,
+        },
+    );
+    assert_eq!(
+        allowed.body,
+        "<p><img src=\"https://example.com/chart.png\" alt=\"chart\"></p>\n"
+    );
 }

@@ -8,7 +8,7 @@
 #[path = "support/pdf.rs"]
 mod pdf;
 
-use image::{GenericImageView, RgbImage};
+use image::RgbImage;
 use mcp_canvas_render::{PdfRenderer, PdfRendererConfig, RenderError};
 
 fn renderer_with(config: PdfRendererConfig) -> Option<PdfRenderer> {
@@ -32,7 +32,9 @@ fn renderer() -> Option<PdfRenderer> {
 
 fn decode(png: &[u8]) -> RgbImage {
     assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "render is not a PNG");
-    image::load_from_memory_with_format(png, image::ImageFormat::Png).expect("render decodes").to_rgb8()
+    image::load_from_memory_with_format(png, image::ImageFormat::Png)
+        .expect("render decodes")
+        .to_rgb8()
 }
 
 /// Mean luminance (0 black – 255 white) and the share of near-white pixels in a rectangle.
@@ -56,10 +58,21 @@ fn page_count_title_and_sizes() {
     let info = renderer.page_count_and_title(&pdf::sample()).unwrap();
     assert_eq!(info.page_count, 3);
     assert_eq!(info.title.as_deref(), Some(pdf::SAMPLE_TITLE));
-    let sizes: Vec<(f32, f32)> = info.page_sizes.iter().map(|size| (size.width, size.height)).collect();
+    let sizes: Vec<(f32, f32)> = info
+        .page_sizes
+        .iter()
+        .map(|size| (size.width, size.height))
+        .collect();
     assert_eq!(sizes, vec![(200.0, 300.0), (200.0, 300.0), (300.0, 200.0)]);
 
-    let untitled = pdf::build(None, &[pdf::Page { width: 100.0, height: 100.0, content: String::new() }]);
+    let untitled = pdf::build(
+        None,
+        &[pdf::Page {
+            width: 100.0,
+            height: 100.0,
+            content: String::new(),
+        }],
+    );
     let info = renderer.page_count_and_title(&untitled).unwrap();
     assert_eq!((info.page_count, info.title), (1, None));
 }
@@ -72,16 +85,28 @@ fn first_page_at_300px_has_white_background_and_dark_shapes_where_drawn() {
     assert_eq!(image.dimensions(), (300, 450));
     // Square at 20–100 pt from the left and the top → 30–150 px; sample inside its edges.
     let (square, _) = stats(&image, 40..140, 40..140);
-    assert!(square < 10.0, "square should be black, mean luminance {square}");
+    assert!(
+        square < 10.0,
+        "square should be black, mean luminance {square}"
+    );
     // Right of the square, above the text: nothing drawn.
     let (blank, blank_white) = stats(&image, 170..295, 5..340);
-    assert!(blank > 250.0 && blank_white > 0.99, "background should be white: {blank}, {blank_white}");
+    assert!(
+        blank > 250.0 && blank_white > 0.99,
+        "background should be white: {blank}, {blank_white}"
+    );
     // "Page 1", 24 pt Helvetica with its baseline 40 pt from the bottom: ink in that band.
     let (_, text_white) = stats(&image, 25..160, 350..395);
-    assert!(text_white < 0.95 && text_white > 0.4, "text band should hold some ink: {text_white} white");
+    assert!(
+        text_white < 0.95 && text_white > 0.4,
+        "text band should hold some ink: {text_white} white"
+    );
     // The whole page: mostly white.
     let (_, page_white) = stats(&image, 0..300, 0..450);
-    assert!(page_white > 0.8, "page should be mostly white: {page_white}");
+    assert!(
+        page_white > 0.8,
+        "page should be mostly white: {page_white}"
+    );
 }
 
 #[test]
@@ -95,21 +120,31 @@ fn any_page_renders_its_own_content() {
     assert!(square < 10.0, "page 2 square: {square}");
     // Below its "Page 2" heading, where page 1 has its square: nothing.
     let (top_left, _) = stats(&second, 30..150, 90..150);
-    assert!(top_left > 250.0, "page 2 has nothing where page 1 has its square: {top_left}");
+    assert!(
+        top_left > 250.0,
+        "page 2 has nothing where page 1 has its square: {top_left}"
+    );
 
     let third = decode(&renderer.render_page(&bytes, 2, 600).unwrap());
     assert_eq!(third.dimensions(), (600, 400));
     let [r, g, b] = third.get_pixel(300, 200).0;
-    assert!(b > 200 && r < 60 && g < 60, "page 3 is blue in the middle: {r},{g},{b}");
+    assert!(
+        b > 200 && r < 60 && g < 60,
+        "page 3 is blue in the middle: {r},{g},{b}"
+    );
     let [r, g, b] = third.get_pixel(3, 3).0;
-    assert!(r > 245 && g > 245 && b > 245, "page 3 margin is white: {r},{g},{b}");
+    assert!(
+        r > 245 && g > 245 && b > 245,
+        "page 3 margin is white: {r},{g},{b}"
+    );
 }
 
 #[test]
 #[ignore = "writes target/pdf-render-preview/*.png to look at"]
 fn write_previews() {
     let Some(renderer) = renderer() else { return };
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/pdf-render-preview");
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/pdf-render-preview");
     std::fs::create_dir_all(&dir).unwrap();
     for page in 0..3 {
         let png = renderer.render_page(&pdf::sample(), page, 300).unwrap();
@@ -126,11 +161,18 @@ fn widths_are_honoured_and_bounded() {
     for width in [1, 37, 1000] {
         let image = decode(&renderer.render_page(&bytes, 0, width).unwrap());
         assert_eq!(image.width(), width);
-        assert!(image.height().abs_diff(width * 3 / 2) <= 1, "{width}: {}", image.height());
+        assert!(
+            image.height().abs_diff(width * 3 / 2) <= 1,
+            "{width}: {}",
+            image.height()
+        );
     }
     for width in [0, 4001, u32::MAX] {
         let error = renderer.render_page(&bytes, 0, width).unwrap_err();
-        assert!(matches!(error, RenderError::InvalidRenderWidth { max: 4000, .. }), "{error}");
+        assert!(
+            matches!(error, RenderError::InvalidRenderWidth { max: 4000, .. }),
+            "{error}"
+        );
     }
 }
 
@@ -138,7 +180,16 @@ fn widths_are_honoured_and_bounded() {
 fn page_out_of_range_is_an_error() {
     let Some(renderer) = renderer() else { return };
     let error = renderer.render_page(&pdf::sample(), 3, 100).unwrap_err();
-    assert!(matches!(error, RenderError::PdfPageOutOfRange { index: 3, page_count: 3 }), "{error}");
+    assert!(
+        matches!(
+            error,
+            RenderError::PdfPageOutOfRange {
+                index: 3,
+                page_count: 3
+            }
+        ),
+        "{error}"
+    );
     assert!(error.to_string().contains("has 3 page"), "{error}");
 }
 
@@ -151,14 +202,26 @@ fn damaged_input_is_a_clear_error_not_a_panic() {
         ("not a PDF", b"GIF89a this is not a PDF at all".to_vec()),
         ("header only", bytes[..16].to_vec()),
         ("truncated to a third", bytes[..bytes.len() / 3].to_vec()),
-        ("garbage after the header", [b"%PDF-1.7\n".as_slice(), &[0xA5; 2000]].concat()),
+        (
+            "garbage after the header",
+            [b"%PDF-1.7\n".as_slice(), &[0xA5; 2000]].concat(),
+        ),
     ];
     for (name, case) in cases {
         let error = renderer.render_page(&case, 0, 100).expect_err(name);
-        assert!(matches!(error, RenderError::PdfOpen { .. }), "{name}: {error}");
-        assert!(error.to_string().starts_with("could not open the PDF: "), "{name}: {error}");
+        assert!(
+            matches!(error, RenderError::PdfOpen { .. }),
+            "{name}: {error}"
+        );
+        assert!(
+            error.to_string().starts_with("could not open the PDF: "),
+            "{name}: {error}"
+        );
         let error = renderer.page_count_and_title(&case).expect_err(name);
-        assert!(matches!(error, RenderError::PdfOpen { .. }), "{name}: {error}");
+        assert!(
+            matches!(error, RenderError::PdfOpen { .. }),
+            "{name}: {error}"
+        );
     }
 }
 
@@ -170,7 +233,10 @@ fn files_are_read_from_disk() {
     std::fs::write(&path, pdf::sample()).unwrap();
     assert_eq!(renderer.page_count_and_title(&path).unwrap().page_count, 3);
     let from_file = renderer.render_page(&path, 0, 120).unwrap();
-    assert_eq!(from_file, renderer.render_page(&pdf::sample(), 0, 120).unwrap());
+    assert_eq!(
+        from_file,
+        renderer.render_page(&pdf::sample(), 0, 120).unwrap()
+    );
     let missing = dir.path().join("missing.pdf");
     let error = renderer.render_page(&missing, 0, 120).unwrap_err();
     assert!(matches!(error, RenderError::Io { .. }), "{error}");
@@ -193,7 +259,11 @@ fn renders_are_cached_by_content_page_and_width() {
     assert!(stats.bytes > 0);
 
     // Least recently used goes first.
-    let small = renderer_with(PdfRendererConfig { cache_entries: 2, ..Default::default() }).unwrap();
+    let small = renderer_with(PdfRendererConfig {
+        cache_entries: 2,
+        ..Default::default()
+    })
+    .unwrap();
     small.render_page(&bytes, 0, 50).unwrap();
     small.render_page(&bytes, 1, 50).unwrap();
     small.render_page(&bytes, 0, 50).unwrap(); // hit, now most recent
@@ -203,7 +273,11 @@ fn renders_are_cached_by_content_page_and_width() {
     let stats = small.cache_stats();
     assert_eq!((stats.hits, stats.misses, stats.entries), (2, 4, 2));
 
-    let off = renderer_with(PdfRendererConfig { cache_entries: 0, ..Default::default() }).unwrap();
+    let off = renderer_with(PdfRendererConfig {
+        cache_entries: 0,
+        ..Default::default()
+    })
+    .unwrap();
     off.render_page(&bytes, 0, 50).unwrap();
     off.render_page(&bytes, 0, 50).unwrap();
     assert_eq!(off.cache_stats().entries, 0);
@@ -211,18 +285,26 @@ fn renders_are_cached_by_content_page_and_width() {
 
 #[test]
 fn concurrent_renders_are_serialized_and_correct() {
-    let Some(renderer) = renderer_with(PdfRendererConfig { cache_entries: 0, ..Default::default() }) else {
+    let Some(renderer) = renderer_with(PdfRendererConfig {
+        cache_entries: 0,
+        ..Default::default()
+    }) else {
         return;
     };
     let bytes = pdf::sample();
-    let expected: Vec<Vec<u8>> = (0..3).map(|page| renderer.render_page(&bytes, page, 150).unwrap()).collect();
+    let expected: Vec<Vec<u8>> = (0..3)
+        .map(|page| renderer.render_page(&bytes, page, 150).unwrap())
+        .collect();
     std::thread::scope(|scope| {
         for thread in 0..6u32 {
             let (renderer, bytes, expected) = (&renderer, &bytes, &expected);
             scope.spawn(move || {
                 for round in 0..5u32 {
                     let page = (thread + round) % 3;
-                    assert_eq!(renderer.render_page(bytes, page, 150).unwrap(), expected[page as usize]);
+                    assert_eq!(
+                        renderer.render_page(bytes, page, 150).unwrap(),
+                        expected[page as usize]
+                    );
                     assert_eq!(renderer.page_count_and_title(bytes).unwrap().page_count, 3);
                 }
             });

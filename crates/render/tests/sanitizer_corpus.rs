@@ -27,7 +27,9 @@ fn unescape(line: &str) -> String {
         ("{SO}", "\u{e}"),
     ]
     .iter()
-    .fold(line.to_owned(), |text, (token, character)| text.replace(token, character))
+    .fold(line.to_owned(), |text, (token, character)| {
+        text.replace(token, character)
+    })
 }
 
 fn corpus() -> Vec<Vector> {
@@ -45,7 +47,10 @@ fn corpus() -> Vec<Vector> {
             if line.trim().is_empty() || line.starts_with('#') {
                 continue;
             }
-            vectors.push(Vector { origin: format!("{name}:{}", number + 1), text: unescape(line) });
+            vectors.push(Vector {
+                origin: format!("{name}:{}", number + 1),
+                text: unescape(line),
+            });
         }
     }
     vectors
@@ -58,16 +63,29 @@ fn corpus_is_large_enough() {
     let mut unique: Vec<&str> = vectors.iter().map(|vector| vector.text.as_str()).collect();
     unique.sort();
     unique.dedup();
-    assert!(unique.len() >= 150, "only {} distinct vectors", unique.len());
+    assert!(
+        unique.len() >= 150,
+        "only {} distinct vectors",
+        unique.len()
+    );
 }
 
-fn check_all(label: &str, remote_images: bool, render: impl Fn(&str) -> mcp_canvas_render::SanitizedHtml) {
+fn check_all(
+    label: &str,
+    remote_images: bool,
+    render: impl Fn(&str) -> mcp_canvas_render::SanitizedHtml,
+) {
     let vectors = corpus();
     let mut failures = Vec::new();
     for vector in &vectors {
         let output = render(&vector.text);
         let mut problems = checker::document_problems(&output.html, remote_images);
-        let again = sanitize_html(&output.body, &HtmlOptions { allow_remote_images: remote_images });
+        let again = sanitize_html(
+            &output.body,
+            &HtmlOptions {
+                allow_remote_images: remote_images,
+            },
+        );
         if checker::canonical(&again.body) != checker::canonical(&output.body) {
             problems.push(format!("not stable: {:?} → {:?}", output.body, again.body));
         }
@@ -81,26 +99,44 @@ fn check_all(label: &str, remote_images: bool, render: impl Fn(&str) -> mcp_canv
             ));
         }
     }
-    println!("{label}: {} vectors, {} unsafe", vectors.len(), failures.len());
-    assert!(failures.is_empty(), "{label}: {} of {} vectors unsafe:\n{}", failures.len(), vectors.len(), failures.join("\n"));
+    println!(
+        "{label}: {} vectors, {} unsafe",
+        vectors.len(),
+        failures.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{label}: {} of {} vectors unsafe:\n{}",
+        failures.len(),
+        vectors.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
 fn every_vector_is_safe_as_html() {
-    check_all("html", false, |text| sanitize_html(text, &HtmlOptions::default()));
+    check_all("html", false, |text| {
+        sanitize_html(text, &HtmlOptions::default())
+    });
 }
 
 #[test]
 fn every_vector_is_safe_as_html_with_remote_images_allowed() {
-    let options = HtmlOptions { allow_remote_images: true };
+    let options = HtmlOptions {
+        allow_remote_images: true,
+    };
     check_all("html+remote", true, |text| sanitize_html(text, &options));
 }
 
 #[test]
 fn every_vector_is_safe_inside_markdown() {
     check_all("markdown", false, render_markdown);
-    let options = HtmlOptions { allow_remote_images: true };
-    check_all("markdown+remote", true, |text| render_markdown_with(text, &options));
+    let options = HtmlOptions {
+        allow_remote_images: true,
+    };
+    check_all("markdown+remote", true, |text| {
+        render_markdown_with(text, &options)
+    });
 }
 
 #[test]
@@ -109,7 +145,13 @@ fn vectors_with_a_script_element_report_it() {
         let lower = vector.text.to_ascii_lowercase();
         if lower.starts_with("<script>") {
             let output = sanitize_html(&vector.text, &HtmlOptions::default());
-            assert!(output.removed.scripts >= 1, "{} {:?}: {:?}", vector.origin, vector.text, output.removed);
+            assert!(
+                output.removed.scripts >= 1,
+                "{} {:?}: {:?}",
+                vector.origin,
+                vector.text,
+                output.removed
+            );
         }
     }
 }
@@ -120,7 +162,8 @@ fn vectors_with_a_script_element_report_it() {
 fn checker_flags_unsanitized_input() {
     let shell = sanitize_html("", &HtmlOptions::default()).html;
     assert!(shell.contains("<body>\n\n</body>"), "{shell}");
-    let raw_document = |body: &str| shell.replace("<body>\n\n</body>", &format!("<body>\n{body}\n</body>"));
+    let raw_document =
+        |body: &str| shell.replace("<body>\n\n</body>", &format!("<body>\n{body}\n</body>"));
 
     let known_bad = [
         "<script>alert(1)</script>",
@@ -149,10 +192,20 @@ fn checker_flags_unsanitized_input() {
         "<blink>x</blink>",
     ];
     for bad in known_bad {
-        assert!(!checker::document_problems(&raw_document(bad), false).is_empty(), "checker misses {bad:?}");
+        assert!(
+            !checker::document_problems(&raw_document(bad), false).is_empty(),
+            "checker misses {bad:?}"
+        );
     }
     let vectors = corpus();
-    let flagged = vectors.iter().filter(|v| !checker::document_problems(&raw_document(&v.text), false).is_empty()).count();
+    let flagged = vectors
+        .iter()
+        .filter(|v| !checker::document_problems(&raw_document(&v.text), false).is_empty())
+        .count();
     println!("checker flags {flagged} of {} raw vectors", vectors.len());
-    assert!(flagged * 100 >= vectors.len() * 90, "checker flags only {flagged} of {} raw vectors", vectors.len());
+    assert!(
+        flagged * 100 >= vectors.len() * 90,
+        "checker flags only {flagged} of {} raw vectors",
+        vectors.len()
+    );
 }

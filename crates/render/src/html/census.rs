@@ -14,8 +14,23 @@ use super::RemovalCounts;
 
 /// Attributes that carry a URL somewhere in HTML or SVG.
 const URL_ATTRIBUTES: &[&str] = &[
-    "href", "src", "action", "formaction", "xlink:href", "background", "poster", "srcset",
-    "data", "codebase", "cite", "longdesc", "lowsrc", "dynsrc", "ping", "manifest", "icon",
+    "href",
+    "src",
+    "action",
+    "formaction",
+    "xlink:href",
+    "background",
+    "poster",
+    "srcset",
+    "data",
+    "codebase",
+    "cite",
+    "longdesc",
+    "lowsrc",
+    "dynsrc",
+    "ping",
+    "manifest",
+    "icon",
 ];
 
 /// Elements that never have content, and so never nest.
@@ -69,7 +84,9 @@ impl TokenSink for Counter {
     type Handle = ();
 
     fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
-        let Token::TagToken(tag) = token else { return TokenSinkResult::Continue };
+        let Token::TagToken(tag) = token else {
+            return TokenSinkResult::Continue;
+        };
         let mut tally = self.0.borrow_mut();
         let nests = !VOID.contains(&&*tag.name) && !OPTIONAL_END.contains(&&*tag.name);
         if tag.kind == TagKind::EndTag {
@@ -115,9 +132,15 @@ pub(crate) fn removed(before: &Tally, output: &str, remote_images_blocked: usize
     let added = after.element("a") * 2;
     RemovalCounts {
         elements,
-        scripts: before.element("script").saturating_sub(after.element("script")),
-        styles: before.element("style").saturating_sub(after.element("style"))
-            + before.style_attributes.saturating_sub(after.style_attributes),
+        scripts: before
+            .element("script")
+            .saturating_sub(after.element("script")),
+        styles: before
+            .element("style")
+            .saturating_sub(after.element("style"))
+            + before
+                .style_attributes
+                .saturating_sub(after.style_attributes),
         attributes: (before.attributes + added).saturating_sub(after.attributes),
         event_handlers: before.event_handlers.saturating_sub(after.event_handlers),
         urls: before

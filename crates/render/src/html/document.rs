@@ -9,7 +9,11 @@ th,td{border:1px solid #c8c8c8;padding:.25rem .5rem}pre{overflow:auto}";
 
 /// The Content-Security-Policy of every document this crate produces.
 pub(crate) fn content_security_policy(options: &HtmlOptions) -> String {
-    let remote = if options.allow_remote_images { " https: http:" } else { "" };
+    let remote = if options.allow_remote_images {
+        " https: http:"
+    } else {
+        ""
+    };
     format!(
         "default-src 'none'; img-src data: artifact:{remote}; style-src 'unsafe-inline'; \
          base-uri 'none'; form-action 'none'"

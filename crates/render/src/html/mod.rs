@@ -71,13 +71,23 @@ pub fn sanitize_html(input: &str, options: &HtmlOptions) -> SanitizedHtml {
     if before.max_depth > MAX_NESTING {
         let body = document::as_source_text(input, before.max_depth, MAX_NESTING);
         let removed = census::removed(&before, "", 0);
-        return SanitizedHtml { html: document::wrap(&body, options), body, removed };
+        return SanitizedHtml {
+            html: document::wrap(&body, options),
+            body,
+            removed,
+        };
     }
     let blocked = Arc::new(AtomicUsize::new(0));
-    let body = policy::builder(options, Arc::clone(&blocked)).clean(input).to_string();
+    let body = policy::builder(options, Arc::clone(&blocked))
+        .clean(input)
+        .to_string();
     let remote_images_blocked = blocked.load(Ordering::Relaxed);
     let removed = census::removed(&before, &body, remote_images_blocked);
-    SanitizedHtml { html: document::wrap(&body, options), body, removed }
+    SanitizedHtml {
+        html: document::wrap(&body, options),
+        body,
+        removed,
+    }
 }
 
 /// Deepest element nesting [`sanitize_html`] parses as HTML (browsers flatten beyond 512 too).

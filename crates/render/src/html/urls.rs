@@ -52,6 +52,11 @@ pub(crate) fn filter<'v>(
 
 /// `path` is what follows `data:`, e.g. `image/png;base64,iVBOR…`.
 fn is_allowed_data_image(path: &str) -> bool {
-    let media_type = path.split([';', ',']).next().unwrap_or("").trim().to_ascii_lowercase();
+    let media_type = path
+        .split([';', ','])
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
     DATA_IMAGE_TYPES.contains(&media_type.as_str())
 }

@@ -30,7 +30,12 @@ pub(crate) struct RenderCache {
 
 impl RenderCache {
     pub(crate) fn new(max_entries: usize, max_bytes: usize) -> Self {
-        RenderCache { entries: VecDeque::new(), max_entries, max_bytes, stats: CacheStats::default() }
+        RenderCache {
+            entries: VecDeque::new(),
+            max_entries,
+            max_bytes,
+            stats: CacheStats::default(),
+        }
     }
 
     pub(crate) fn get(&mut self, key: &Key) -> Option<Arc<Vec<u8>>> {
@@ -38,7 +43,10 @@ impl RenderCache {
             self.stats.misses += 1;
             return None;
         };
-        let entry = self.entries.remove(position).expect("position was just found");
+        let entry = self
+            .entries
+            .remove(position)
+            .expect("position was just found");
         let png = Arc::clone(&entry.1);
         self.entries.push_back(entry);
         self.stats.hits += 1;
@@ -50,18 +58,26 @@ impl RenderCache {
             return;
         }
         if let Some(position) = self.entries.iter().position(|(held, _)| *held == key) {
-            let (_, old) = self.entries.remove(position).expect("position was just found");
+            let (_, old) = self
+                .entries
+                .remove(position)
+                .expect("position was just found");
             self.stats.bytes -= old.len();
         }
         self.stats.bytes += png.len();
         self.entries.push_back((key, png));
         while self.entries.len() > self.max_entries || self.stats.bytes > self.max_bytes {
-            let Some((_, evicted)) = self.entries.pop_front() else { break };
+            let Some((_, evicted)) = self.entries.pop_front() else {
+                break;
+            };
             self.stats.bytes -= evicted.len();
         }
     }
 
     pub(crate) fn stats(&self) -> CacheStats {
-        CacheStats { entries: self.entries.len(), ..self.stats }
+        CacheStats {
+            entries: self.entries.len(),
+            ..self.stats
+        }
     }
 }

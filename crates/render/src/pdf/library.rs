@@ -20,7 +20,9 @@ impl Library {
     /// Exclusive access to PDFium for the duration of one operation.
     pub(crate) fn lock(&self) -> MutexGuard<'_, Pdfium> {
         // A panic while locked leaves PDFium itself consistent (no half-done call survives it).
-        self.pdfium.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.pdfium
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// The file the library was loaded from.
@@ -38,7 +40,9 @@ pub(crate) fn library(explicit: Option<&Path>) -> Result<&'static Library> {
     if let Some(library) = BOUND.get() {
         return Ok(library);
     }
-    let _guard = BINDING.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let _guard = BINDING
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     if let Some(library) = BOUND.get() {
         return Ok(library);
     }
@@ -56,11 +60,17 @@ pub(crate) fn library(explicit: Option<&Path>) -> Result<&'static Library> {
             // Something else in this process bound PDFium first: share its binding.
             Err(PdfiumError::PdfiumLibraryBindingsAlreadyInitialized) => Pdfium::default(),
             Err(error) => {
-                failures.push(format!("{} exists but failed to load ({error:?})", path.display()));
+                failures.push(format!(
+                    "{} exists but failed to load ({error:?})",
+                    path.display()
+                ));
                 continue;
             }
         };
-        return Ok(BOUND.get_or_init(|| Library { pdfium: Mutex::new(pdfium), path: path.clone() }));
+        return Ok(BOUND.get_or_init(|| Library {
+            pdfium: Mutex::new(pdfium),
+            path: path.clone(),
+        }));
     }
     let mut hint = format!(
         "Run scripts/setup.sh (it puts libpdfium.so into .deps/pdfium), or set {ENV_LIBRARY} to the \

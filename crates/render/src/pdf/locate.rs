@@ -22,23 +22,31 @@ pub fn pdfium_search_paths() -> Vec<PathBuf> {
     let mut paths = Vec::new();
     if let Some(value) = env::var_os(ENV_LIBRARY).filter(|value| !value.is_empty()) {
         let path = PathBuf::from(value);
-        paths.push(if path.is_dir() { path.join(&name) } else { path });
+        paths.push(if path.is_dir() {
+            path.join(&name)
+        } else {
+            path
+        });
     }
     if let Some(dir) = env::var_os(ENV_LIBRARY_DIR).filter(|value| !value.is_empty()) {
         paths.push(PathBuf::from(dir).join(&name));
     }
     if let Some(dir) = env::current_exe().ok().as_deref().and_then(Path::parent) {
         paths.push(dir.join(&name));
-        if dir.file_name().is_some_and(|last| last == "deps") {
-            if let Some(parent) = dir.parent() {
-                paths.push(parent.join(&name));
-            }
+        if let Some(parent) = dir
+            .parent()
+            .filter(|_| dir.file_name().is_some_and(|last| last == "deps"))
+        {
+            paths.push(parent.join(&name));
         }
         if let Some(prefix) = dir.parent() {
             paths.push(prefix.join("lib").join("mcp-canvas").join(&name));
         }
     }
-    if let Some(root) = Path::new(env!("CARGO_MANIFEST_DIR")).parent().and_then(Path::parent) {
+    if let Some(root) = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .and_then(Path::parent)
+    {
         paths.push(root.join(".deps").join("pdfium").join(&name));
     }
     let mut unique = Vec::with_capacity(paths.len());

@@ -36,7 +36,11 @@ pub struct PdfRendererConfig {
 
 impl Default for PdfRendererConfig {
     fn default() -> Self {
-        PdfRendererConfig { library: None, cache_entries: 32, cache_bytes: 64 * 1024 * 1024 }
+        PdfRendererConfig {
+            library: None,
+            cache_entries: 32,
+            cache_bytes: 64 * 1024 * 1024,
+        }
     }
 }
 
@@ -69,7 +73,10 @@ pub struct PdfRenderer {
 
 impl std::fmt::Debug for PdfRenderer {
     fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        formatter.debug_struct("PdfRenderer").field("library", &self.library.path()).finish()
+        formatter
+            .debug_struct("PdfRenderer")
+            .field("library", &self.library.path())
+            .finish()
     }
 }
 
@@ -99,16 +106,25 @@ impl PdfRenderer {
             let pages = document.pages();
             let page_sizes = pages
                 .page_sizes()
-                .map_err(|error| RenderError::PdfOpen { reason: open_reason(&error) })?
+                .map_err(|error| RenderError::PdfOpen {
+                    reason: open_reason(&error),
+                })?
                 .into_iter()
-                .map(|rect| PageSize { width: rect.width().value, height: rect.height().value })
+                .map(|rect| PageSize {
+                    width: rect.width().value,
+                    height: rect.height().value,
+                })
                 .collect();
             let title = document
                 .metadata()
                 .get(PdfDocumentMetadataTagType::Title)
                 .map(|tag| tag.value().trim().to_owned())
                 .filter(|title| !title.is_empty());
-            Ok(PdfInfo { page_count: page_count(document), title, page_sizes })
+            Ok(PdfInfo {
+                page_count: page_count(document),
+                title,
+                page_sizes,
+            })
         })
     }
 
@@ -122,16 +138,18 @@ impl PdfRenderer {
         width_px: u32,
     ) -> Result<Vec<u8>> {
         if width_px == 0 || width_px > MAX_RENDER_WIDTH {
-            return Err(RenderError::InvalidRenderWidth { width: width_px, max: MAX_RENDER_WIDTH });
+            return Err(RenderError::InvalidRenderWidth {
+                width: width_px,
+                max: MAX_RENDER_WIDTH,
+            });
         }
         let bytes = source.into().bytes()?;
         let key = (Sha256::digest(&bytes).into(), page_index, width_px);
         if let Some(png) = self.lock_cache().get(&key) {
             return Ok(png.as_ref().clone());
         }
-        let image = self.with_document(&bytes, |document| {
-            render(document, page_index, width_px)
-        })?;
+        let image =
+            self.with_document(&bytes, |document| render(document, page_index, width_px))?;
         let png = encode_png(&image, page_index)?;
         self.lock_cache().insert(key, Arc::new(png.clone()));
         Ok(png)
@@ -143,7 +161,9 @@ impl PdfRenderer {
     }
 
     fn lock_cache(&self) -> std::sync::MutexGuard<'_, RenderCache> {
-        self.cache.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.cache
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Opens `bytes` and runs `work` on the document, holding the PDFium lock throughout. A panic
@@ -159,18 +179,24 @@ impl PdfRenderer {
             work(&document)
         }));
         outcome.unwrap_or_else(|_| {
-            Err(RenderError::PdfOpen { reason: "PDFium failed on this document".to_owned() })
+            Err(RenderError::PdfOpen {
+                reason: "PDFium failed on this document".to_owned(),
+            })
         })
     }
 }
 
 fn open<'a>(pdfium: &'a Pdfium, bytes: &'a [u8]) -> Result<PdfDocument<'a>> {
     if bytes.is_empty() {
-        return Err(RenderError::PdfOpen { reason: "the file is empty".to_owned() });
+        return Err(RenderError::PdfOpen {
+            reason: "the file is empty".to_owned(),
+        });
     }
     pdfium
         .load_pdf_from_byte_slice(bytes, None)
-        .map_err(|error| RenderError::PdfOpen { reason: open_reason(&error) })
+        .map_err(|error| RenderError::PdfOpen {
+            reason: open_reason(&error),
+        })
 }
 
 fn page_count(document: &PdfDocument<'_>) -> u32 {
@@ -199,8 +225,20 @@ fn render(document: &PdfDocument<'_>, index: u32, width: u32) -> Result<DynamicI
 fn encode_png(image: &DynamicImage, index: u32) -> Result<Vec<u8>> {
     let rgb = image.to_rgb8();
     let mut png = Vec::new();
-    PngEncoder::new_with_quality(Cursor::new(&mut png), CompressionType::Fast, FilterType::Adaptive)
-        .write_image(rgb.as_raw(), rgb.width(), rgb.height(), image::ExtendedColorType::Rgb8)
-        .map_err(|error| RenderError::PdfRender { index, reason: format!("PNG encoding: {error}") })?;
+    PngEncoder::new_with_quality(
+        Cursor::new(&mut png),
+        CompressionType::Fast,
+        FilterType::Adaptive,
+    )
+    .write_image(
+        rgb.as_raw(),
+        rgb.width(),
+        rgb.height(),
+        image::ExtendedColorType::Rgb8,
+    )
+    .map_err(|error| RenderError::PdfRender {
+        index,
+        reason: format!("PNG encoding: {error}"),
+    })?;
     Ok(png)
 }

@@ -18,9 +18,14 @@ impl<'a> PdfSource<'a> {
     pub(crate) fn bytes(self) -> Result<Cow<'a, [u8]>> {
         match self {
             PdfSource::Bytes(bytes) => Ok(Cow::Borrowed(bytes)),
-            PdfSource::Path(path) => std::fs::read(path)
-                .map(Cow::Owned)
-                .map_err(|source| RenderError::Io { path: path.to_path_buf(), source }),
+            PdfSource::Path(path) => {
+                std::fs::read(path)
+                    .map(Cow::Owned)
+                    .map_err(|source| RenderError::Io {
+                        path: path.to_path_buf(),
+                        source,
+                    })
+            }
         }
     }
 }

@@ -18,7 +18,10 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_pixels: 100_000_000, max_alloc: 512 * 1024 * 1024 }
+        Limits {
+            max_pixels: 100_000_000,
+            max_alloc: 512 * 1024 * 1024,
+        }
     }
 }
 
@@ -30,14 +33,24 @@ pub fn decode_limited(bytes: &[u8], limits: Limits) -> Result<DynamicImage> {
     let (width, height) = decoder.dimensions();
     let pixels = u64::from(width) * u64::from(height);
     if pixels > limits.max_pixels {
-        return Err(RenderError::ImageTooLarge { width, height, pixels, max_pixels: limits.max_pixels });
+        return Err(RenderError::ImageTooLarge {
+            width,
+            height,
+            pixels,
+            max_pixels: limits.max_pixels,
+        });
     }
     let needed = decoder.total_bytes();
     if needed > limits.max_alloc {
-        return Err(RenderError::ImageAllocationTooLarge { bytes: needed, max_bytes: limits.max_alloc });
+        return Err(RenderError::ImageAllocationTooLarge {
+            bytes: needed,
+            max_bytes: limits.max_alloc,
+        });
     }
     let mut decoder_limits = image::Limits::default();
     decoder_limits.max_alloc = Some(limits.max_alloc);
-    decoder.set_limits(decoder_limits).map_err(RenderError::ImageDecode)?;
+    decoder
+        .set_limits(decoder_limits)
+        .map_err(RenderError::ImageDecode)?;
     DynamicImage::from_decoder(decoder).map_err(RenderError::ImageDecode)
 }

@@ -23,17 +23,33 @@ pub struct DisplayPng {
 }
 
 /// Turns any supported image into a PNG no wider than `max_width` (aspect ratio kept; never
-/// enlarged). Decoding uses the default [`Limits`]. A PNG that needs no resizing comes back
-/// byte for byte; animations keep their first frame.
+/// enlarged). The default [`Limits`] apply, also to a PNG that needs no resizing (which then comes
+/// back byte for byte); animations keep their first frame.
 pub fn to_display_png(bytes: &[u8], max_width: Option<u32>) -> Result<DisplayPng> {
     let (source_format, decoder) = open_decoder(bytes)?;
     let (width, height) = decoder.dimensions();
     drop(decoder);
+    let limits = Limits::default();
+    let pixels = u64::from(width) * u64::from(height);
+    if pixels > limits.max_pixels {
+        // Refused even when the bytes could be passed through: the webview would decode them.
+        return Err(RenderError::ImageTooLarge {
+            width,
+            height,
+            pixels,
+            max_pixels: limits.max_pixels,
+        });
+    }
     let target = target_size(width, height, max_width);
     if source_format == ImageFormat::Png && target == (width, height) {
-        return Ok(DisplayPng { png: bytes.to_vec(), width, height, source_format });
+        return Ok(DisplayPng {
+            png: bytes.to_vec(),
+            width,
+            height,
+            source_format,
+        });
     }
-    let mut image = decode_limited(bytes, Limits::default())?;
+    let mut image = decode_limited(bytes, limits)?;
     if target != (width, height) {
         image = image.resize_exact(target.0, target.1, FilterType::Triangle);
     }
@@ -42,13 +58,19 @@ pub fn to_display_png(bytes: &[u8], max_width: Option<u32>) -> Result<DisplayPng
     image
         .write_to(&mut Cursor::new(&mut png), image::ImageFormat::Png)
         .map_err(RenderError::ImageEncode)?;
-    Ok(DisplayPng { png, width: image.width(), height: image.height(), source_format })
+    Ok(DisplayPng {
+        png,
+        width: image.width(),
+        height: image.height(),
+        source_format,
+    })
 }
 
 fn target_size(width: u32, height: u32, max_width: Option<u32>) -> (u32, u32) {
     match max_width {
         Some(max) if max > 0 && width > max => {
-            let scaled = (u64::from(height) * u64::from(max) + u64::from(width) / 2) / u64::from(width);
+            let scaled =
+                (u64::from(height) * u64::from(max) + u64::from(width) / 2) / u64::from(width);
             (max, scaled.clamp(1, u64::from(u32::MAX)) as u32)
         }
         _ => (width, height),

@@ -38,7 +38,10 @@ impl ImageFormat {
     /// and ICO are not dependable (WebKitGTK shows no TIFF), so they go through
     /// [`to_display_png`](crate::to_display_png).
     pub fn webview_can_show(self) -> bool {
-        matches!(self, ImageFormat::Png | ImageFormat::Jpeg | ImageFormat::Gif | ImageFormat::WebP)
+        matches!(
+            self,
+            ImageFormat::Png | ImageFormat::Jpeg | ImageFormat::Gif | ImageFormat::WebP
+        )
     }
 
     pub(crate) fn from_image(format: image::ImageFormat) -> Option<Self> {

@@ -23,7 +23,11 @@ pub struct ImageInfo {
 pub fn image_info(bytes: &[u8]) -> Result<ImageInfo> {
     let (format, decoder) = open_decoder(bytes)?;
     let (width, height) = decoder.dimensions();
-    Ok(ImageInfo { width, height, format })
+    Ok(ImageInfo {
+        width,
+        height,
+        format,
+    })
 }
 
 /// A decoder positioned after the header, with no limits yet (the caller checks them).

@@ -9,36 +9,139 @@ const HTML_NS: &str = "http://www.w3.org/1999/xhtml";
 
 /// Elements that must never appear in a sanitized body.
 const FORBIDDEN_ELEMENTS: &[&str] = &[
-    "script", "iframe", "frame", "frameset", "object", "embed", "applet", "param", "form",
-    "input", "button", "textarea", "select", "option", "keygen", "isindex", "style", "link",
-    "base", "meta", "title", "svg", "math", "template", "noscript", "video", "audio", "source",
-    "track", "portal", "image", "bgsound", "xml", "comment", "marquee", "picture", "area", "map",
+    "script", "iframe", "frame", "frameset", "object", "embed", "applet", "param", "form", "input",
+    "button", "textarea", "select", "option", "keygen", "isindex", "style", "link", "base", "meta",
+    "title", "svg", "math", "template", "noscript", "video", "audio", "source", "track", "portal",
+    "image", "bgsound", "xml", "comment", "marquee", "picture", "area", "map",
 ];
 
 /// Every element the policy may keep. Anything else in a body is a policy failure.
 const KEPT_ELEMENTS: &[&str] = &[
-    "a", "abbr", "acronym", "address", "article", "aside", "b", "bdi", "bdo", "blockquote", "br",
-    "caption", "center", "cite", "code", "col", "colgroup", "data", "dd", "del", "details", "dfn",
-    "div", "dl", "dt", "em", "figcaption", "figure", "footer", "h1", "h2", "h3", "h4", "h5", "h6",
-    "header", "hgroup", "hr", "i", "img", "ins", "kbd", "li", "main", "mark", "nav", "ol", "p",
-    "pre", "q", "rp", "rt", "rtc", "ruby", "s", "samp", "section", "small", "span", "strike",
-    "strong", "sub", "summary", "sup", "table", "tbody", "td", "tfoot", "th", "thead", "time", "tr",
-    "tt", "u", "ul", "var", "wbr",
+    "a",
+    "abbr",
+    "acronym",
+    "address",
+    "article",
+    "aside",
+    "b",
+    "bdi",
+    "bdo",
+    "blockquote",
+    "br",
+    "caption",
+    "center",
+    "cite",
+    "code",
+    "col",
+    "colgroup",
+    "data",
+    "dd",
+    "del",
+    "details",
+    "dfn",
+    "div",
+    "dl",
+    "dt",
+    "em",
+    "figcaption",
+    "figure",
+    "footer",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "header",
+    "hgroup",
+    "hr",
+    "i",
+    "img",
+    "ins",
+    "kbd",
+    "li",
+    "main",
+    "mark",
+    "nav",
+    "ol",
+    "p",
+    "pre",
+    "q",
+    "rp",
+    "rt",
+    "rtc",
+    "ruby",
+    "s",
+    "samp",
+    "section",
+    "small",
+    "span",
+    "strike",
+    "strong",
+    "sub",
+    "summary",
+    "sup",
+    "table",
+    "tbody",
+    "td",
+    "tfoot",
+    "th",
+    "thead",
+    "time",
+    "tr",
+    "tt",
+    "u",
+    "ul",
+    "var",
+    "wbr",
     // Inserted by the parser around a fragment.
-    "html", "head", "body",
+    "html",
+    "head",
+    "body",
 ];
 
 /// Attributes that hold a URL somewhere in HTML, SVG or MathML.
 const URL_ATTRIBUTES: &[&str] = &[
-    "href", "src", "action", "formaction", "xlink:href", "background", "poster", "srcset", "data",
-    "codebase", "cite", "dynsrc", "lowsrc", "longdesc", "ping", "manifest", "icon", "classid",
-    "archive", "profile", "usemap", "itemtype", "to", "from", "values", "by",
+    "href",
+    "src",
+    "action",
+    "formaction",
+    "xlink:href",
+    "background",
+    "poster",
+    "srcset",
+    "data",
+    "codebase",
+    "cite",
+    "dynsrc",
+    "lowsrc",
+    "longdesc",
+    "ping",
+    "manifest",
+    "icon",
+    "classid",
+    "archive",
+    "profile",
+    "usemap",
+    "itemtype",
+    "to",
+    "from",
+    "values",
+    "by",
 ];
 
 /// CSS that can run code or fetch.
 const FORBIDDEN_CSS: &[&str] = &[
-    "url(", "expression", "@import", "behavior", "-moz-binding", "javascript:", "vbscript:", "\\",
-    "image-set(", "position",
+    "url(",
+    "expression",
+    "@import",
+    "behavior",
+    "-moz-binding",
+    "javascript:",
+    "vbscript:",
+    "\\",
+    "image-set(",
+    "position",
 ];
 
 /// The CSP every sanitized document carries (remote images off).
@@ -46,10 +149,17 @@ pub const EXPECTED_CSP: &str = "default-src 'none'; img-src data: artifact:; sty
 
 /// The scheme a browser would see: tabs and newlines removed, C0 controls and spaces trimmed.
 fn browser_scheme(value: &str) -> String {
-    let cleaned: String = value.chars().filter(|c| !matches!(c, '\t' | '\n' | '\r')).collect();
+    let cleaned: String = value
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+        .collect();
     let trimmed = cleaned.trim_matches(|c: char| c <= ' ');
     match trimmed.find(':') {
-        Some(end) if trimmed[..end].chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c)) => {
+        Some(end)
+            if trimmed[..end]
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c)) =>
+        {
             trimmed[..end].to_ascii_lowercase()
         }
         _ => String::new(),
@@ -58,9 +168,18 @@ fn browser_scheme(value: &str) -> String {
 
 fn is_allowed_data_image(value: &str) -> bool {
     let lower = value.trim().to_ascii_lowercase();
-    ["data:image/png", "data:image/jpeg", "data:image/gif", "data:image/webp"]
-        .iter()
-        .any(|prefix| lower.strip_prefix(prefix).is_some_and(|rest| rest.starts_with([';', ','])))
+    [
+        "data:image/png",
+        "data:image/jpeg",
+        "data:image/gif",
+        "data:image/webp",
+    ]
+    .iter()
+    .any(|prefix| {
+        lower
+            .strip_prefix(prefix)
+            .is_some_and(|rest| rest.starts_with([';', ',']))
+    })
 }
 
 /// Problems with a URL value, by the brief's rules (dangerous schemes) and by the policy's
@@ -68,17 +187,24 @@ fn is_allowed_data_image(value: &str) -> bool {
 fn url_problems(element: &str, attribute: &str, value: &str, remote_images: bool) -> Vec<String> {
     let mut problems = Vec::new();
     let candidates: Vec<&str> = if attribute == "srcset" {
-        value.split(',').map(|candidate| candidate.trim().split(' ').next().unwrap_or("")).collect()
+        value
+            .split(',')
+            .map(|candidate| candidate.trim().split(' ').next().unwrap_or(""))
+            .collect()
     } else {
         vec![value]
     };
     for candidate in candidates {
         let scheme = browser_scheme(candidate);
         if ["javascript", "vbscript", "livescript", "mocha"].contains(&scheme.as_str()) {
-            problems.push(format!("{element}[{attribute}] has a {scheme}: URL: {value:?}"));
+            problems.push(format!(
+                "{element}[{attribute}] has a {scheme}: URL: {value:?}"
+            ));
         }
         if scheme == "data" && !is_allowed_data_image(candidate) {
-            problems.push(format!("{element}[{attribute}] has a non-image data: URL: {value:?}"));
+            problems.push(format!(
+                "{element}[{attribute}] has a non-image data: URL: {value:?}"
+            ));
         }
         let allowed: &[&str] = match (element, attribute) {
             ("a", "href") => &["http", "https", "mailto", "tel"],
@@ -87,7 +213,9 @@ fn url_problems(element: &str, attribute: &str, value: &str, remote_images: bool
             _ => &[],
         };
         if !allowed.contains(&scheme.as_str()) {
-            problems.push(format!("{element}[{attribute}] is not allowed to hold {value:?}"));
+            problems.push(format!(
+                "{element}[{attribute}] is not allowed to hold {value:?}"
+            ));
         }
     }
     problems
@@ -97,7 +225,9 @@ fn url_problems(element: &str, attribute: &str, value: &str, remote_images: bool
 fn tree_problems(html: &Html, remote_images: bool) -> Vec<String> {
     let mut problems = Vec::new();
     for node in html.tree.nodes() {
-        let Node::Element(element) = node.value() else { continue };
+        let Node::Element(element) = node.value() else {
+            continue;
+        };
         let name = element.name();
         if element.name.ns.to_string() != HTML_NS {
             problems.push(format!("<{name}> in namespace {}", element.name.ns));
@@ -133,8 +263,12 @@ fn tree_problems(html: &Html, remote_images: bool) -> Vec<String> {
         }
         if name == "a" {
             let rel = element.attr("rel").unwrap_or("");
-            if !(rel.contains("noopener") && rel.contains("noreferrer")) || element.attr("target") != Some("_blank") {
-                problems.push(format!("link without rel=noopener noreferrer / target=_blank: {element:?}"));
+            if !(rel.contains("noopener") && rel.contains("noreferrer"))
+                || element.attr("target") != Some("_blank")
+            {
+                problems.push(format!(
+                    "link without rel=noopener noreferrer / target=_blank: {element:?}"
+                ));
             }
         }
     }
@@ -152,8 +286,12 @@ pub fn document_problems(document: &str, remote_images: bool) -> Vec<String> {
     let mut head = Vec::new();
     let mut in_body = Vec::new();
     for node in parsed.tree.nodes() {
-        let Node::Element(element) = node.value() else { continue };
-        let inside_head = node.ancestors().any(|a| a.value().as_element().is_some_and(|e| e.name() == "head"));
+        let Node::Element(element) = node.value() else {
+            continue;
+        };
+        let inside_head = node
+            .ancestors()
+            .any(|a| a.value().as_element().is_some_and(|e| e.name() == "head"));
         if inside_head {
             head.push(element.clone());
         } else if element.name() != "html" && element.name() != "head" {
@@ -171,7 +309,10 @@ pub fn document_problems(document: &str, remote_images: bool) -> Vec<String> {
     } else {
         let csp = head[1].attr("content").unwrap_or("");
         let expected = if remote_images {
-            EXPECTED_CSP.replace("img-src data: artifact:", "img-src data: artifact: https: http:")
+            EXPECTED_CSP.replace(
+                "img-src data: artifact:",
+                "img-src data: artifact: https: http:",
+            )
         } else {
             EXPECTED_CSP.to_owned()
         };
@@ -189,7 +330,10 @@ pub fn document_problems(document: &str, remote_images: bool) -> Vec<String> {
         let end = document.rfind("</body>").unwrap_or(document.len());
         &document[start..end]
     };
-    problems.extend(tree_problems(&Html::parse_fragment(body_only), remote_images));
+    problems.extend(tree_problems(
+        &Html::parse_fragment(body_only),
+        remote_images,
+    ));
     problems.extend(
         tree_problems(&parsed, remote_images)
             .into_iter()
@@ -208,8 +352,10 @@ pub fn canonical(fragment: &str) -> String {
     fn walk(node: ego_tree::NodeRef<'_, Node>, out: &mut String) {
         match node.value() {
             Node::Element(element) => {
-                let mut attributes: Vec<String> =
-                    element.attrs().map(|(name, value)| format!("{name}={value:?}")).collect();
+                let mut attributes: Vec<String> = element
+                    .attrs()
+                    .map(|(name, value)| format!("{name}={value:?}"))
+                    .collect();
                 attributes.sort();
                 out.push_str(&format!("<{} {}>", element.name(), attributes.join(" ")));
                 node.children().for_each(|child| walk(child, out));

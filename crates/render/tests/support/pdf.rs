@@ -18,13 +18,20 @@ pub fn build(title: Option<&str>, pages: &[Page]) -> Vec<u8> {
         b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
         format!(
             "<< /Type /Pages /Kids [{}] /Count {} >>",
-            page_ids.iter().map(|id| format!("{id} 0 R")).collect::<Vec<_>>().join(" "),
+            page_ids
+                .iter()
+                .map(|id| format!("{id} 0 R"))
+                .collect::<Vec<_>>()
+                .join(" "),
             pages.len()
         )
         .into_bytes(),
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_vec(),
         match title {
-            Some(title) => format!("<< /Title <FEFF{}> /Producer (mcp-canvas-render tests) >>", utf16_hex(title)),
+            Some(title) => format!(
+                "<< /Title <FEFF{}> /Producer (mcp-canvas-render tests) >>",
+                utf16_hex(title)
+            ),
             None => "<< /Producer (mcp-canvas-render tests) >>".to_owned(),
         }
         .into_bytes(),
@@ -54,7 +61,9 @@ pub fn build(title: Option<&str>, pages: &[Page]) -> Vec<u8> {
         out.extend_from_slice(b"\nendobj\n");
     }
     let xref = out.len();
-    out.extend_from_slice(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes());
+    out.extend_from_slice(
+        format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes(),
+    );
     for offset in offsets {
         out.extend_from_slice(format!("{offset:010} 00000 n \n").as_bytes());
     }
@@ -69,7 +78,9 @@ pub fn build(title: Option<&str>, pages: &[Page]) -> Vec<u8> {
 }
 
 fn utf16_hex(text: &str) -> String {
-    text.encode_utf16().map(|unit| format!("{unit:04X}")).collect()
+    text.encode_utf16()
+        .map(|unit| format!("{unit:04X}"))
+        .collect()
 }
 
 pub const SAMPLE_TITLE: &str = "Quarterly report – MCP Canvas";
@@ -84,14 +95,20 @@ pub fn sample() -> Vec<u8> {
             Page {
                 width: 200.0,
                 height: 300.0,
-                content: "0 0 0 rg 20 200 80 80 re f\nBT /F1 24 Tf 20 40 Td (Page 1) Tj ET".to_owned(),
+                content: "0 0 0 rg 20 200 80 80 re f\nBT /F1 24 Tf 20 40 Td (Page 1) Tj ET"
+                    .to_owned(),
             },
             Page {
                 width: 200.0,
                 height: 300.0,
-                content: "0 0 0 rg 100 20 80 80 re f\nBT /F1 24 Tf 20 250 Td (Page 2) Tj ET".to_owned(),
+                content: "0 0 0 rg 100 20 80 80 re f\nBT /F1 24 Tf 20 250 Td (Page 2) Tj ET"
+                    .to_owned(),
             },
-            Page { width: 300.0, height: 200.0, content: "0 0 1 rg 10 10 280 180 re f".to_owned() },
+            Page {
+                width: 300.0,
+                height: 200.0,
+                content: "0 0 1 rg 10 10 280 180 re f".to_owned(),
+            },
         ],
     )
 }
