@@ -201,3 +201,13 @@ fn every_call_is_audited_with_secrets_redacted() {
     let sent = last[0]["arguments"]["filename"].as_str().unwrap();
     assert!(sent.starts_with("http://127.0.0.1:") && sent.ends_with("token=[redacted]"), "{sent}");
 }
+
+#[test]
+fn pdf_summaries_give_the_page_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = cli(dir.path(), &["call", "demo", "download_workbook", "--json", "--args", r#"{"pages": 4}"#]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let outcome: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(outcome["artifacts"][0]["pages"], 4, "pdfium counted the pages (needs .deps/pdfium: scripts/setup.sh)");
+    assert!(outcome["summary"].as_str().unwrap().contains("4 pages"), "{}", outcome["summary"]);
+}

@@ -7,8 +7,6 @@
 //! - `artifact://localhost/<id>/info` — JSON facts (`pages`, `title` for PDFs, or `error`).
 //! - `artifact://localhost/<id>/page/<n>?width=<px>` — PDF page `n` (from 1) as PNG, by pdfium.
 
-use std::sync::OnceLock;
-
 use mcp_canvas_render::{render_markdown, sanitize_html, HtmlOptions, PdfRenderer, PdfSource};
 use mcp_canvas_store::{ArtifactRecord, ArtifactStore, StoreError};
 use tauri::http::{header, Request, Response, StatusCode};
@@ -20,15 +18,9 @@ const RAW_CSP: &str = "default-src 'none'; img-src 'self' data:; style-src 'unsa
 /// Sanitized documents may show images from the store and inline styles, nothing else.
 const DOCUMENT_CSP: &str = "default-src 'none'; img-src data: artifact: http://artifact.localhost; style-src 'unsafe-inline'; sandbox";
 
-/// pdfium is bound once it can be; until then every PDF request says why and tries again (so
-/// installing the library while the app runs is enough).
+/// The process-wide renderer (bound on first success; until then each request says why).
 fn pdf_renderer() -> Result<&'static PdfRenderer, String> {
-    static RENDERER: OnceLock<PdfRenderer> = OnceLock::new();
-    if let Some(renderer) = RENDERER.get() {
-        return Ok(renderer);
-    }
-    let renderer = PdfRenderer::new().map_err(|e| e.to_string())?;
-    Ok(RENDERER.get_or_init(|| renderer))
+    PdfRenderer::shared().map_err(|e| e.to_string())
 }
 
 pub fn respond(store: Option<&ArtifactStore>, request: &Request<Vec<u8>>) -> Response<Vec<u8>> {

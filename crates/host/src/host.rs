@@ -14,7 +14,7 @@ use serde_json::Value;
 use crate::{
     config::{Endpoint, ServersConfig},
     file_server::FileServer,
-    probe::{ArtifactProbe, ImageHeaderProbe},
+    probe::{ArtifactProbe, ImageHeaderProbe, PdfPageProbe},
     settings::Settings,
     connection::{ServerConnection, SpawnContext},
     data_dir::DataPaths,
@@ -69,7 +69,7 @@ impl Host {
             config,
             extraction,
             settings,
-            probes: vec![Box::new(ImageHeaderProbe)],
+            probes: vec![Box::new(ImageHeaderProbe), Box::new(PdfPageProbe)],
             store: Arc::new(store),
             connections: std::sync::Mutex::new(HashMap::new()),
             session_id: options.session.unwrap_or_else(|| ids::fresh("session")),

@@ -1,6 +1,6 @@
 //! Facts about a stored artifact for its summary line (pages, pixel size). The contract stays
 //! I/O-free; the host asks probes after the bytes are stored. [`ImageHeaderProbe`] reads image
-//! dimensions from the header only (never decoding pixels); the render crate adds a PDF probe.
+//! dimensions from the header only (never decoding pixels); [`PdfPageProbe`] counts PDF pages.
 
 use std::path::Path;
 
@@ -34,6 +34,21 @@ impl ArtifactProbe for ImageHeaderProbe {
         let reader = image::ImageReader::open(path).and_then(|r| r.with_guessed_format()).ok()?;
         let (width, height) = reader.into_dimensions().ok()?;
         Some(ProbeFacts { width: Some(width), height: Some(height), ..Default::default() })
+    }
+}
+
+/// PDF page counts through pdfium (`mcp-canvas-render`). Without the library it answers nothing,
+/// and the summary simply omits the count.
+pub struct PdfPageProbe;
+
+impl ArtifactProbe for PdfPageProbe {
+    fn probe(&self, path: &Path, mime: &str) -> Option<ProbeFacts> {
+        if mime != "application/pdf" {
+            return None;
+        }
+        let renderer = mcp_canvas_render::PdfRenderer::shared().ok()?;
+        let info = renderer.page_count_and_title(mcp_canvas_render::PdfSource::Path(path)).ok()?;
+        Some(ProbeFacts { pages: Some(info.page_count), ..Default::default() })
     }
 }
 

@@ -81,6 +81,17 @@ impl std::fmt::Debug for PdfRenderer {
 }
 
 impl PdfRenderer {
+    /// One renderer for the whole process, bound on first success. While the library cannot be
+    /// found, every call reports why and tries again (installing it while running is enough).
+    pub fn shared() -> Result<&'static PdfRenderer> {
+        static SHARED: std::sync::OnceLock<PdfRenderer> = std::sync::OnceLock::new();
+        if let Some(renderer) = SHARED.get() {
+            return Ok(renderer);
+        }
+        let renderer = PdfRenderer::new()?;
+        Ok(SHARED.get_or_init(|| renderer))
+    }
+
     /// A renderer with the default configuration, binding libpdfium if this process has not yet.
     /// Fails with [`RenderError::PdfiumUnavailable`] when the library cannot be loaded.
     pub fn new() -> Result<Self> {
