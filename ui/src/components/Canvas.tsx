@@ -1,4 +1,5 @@
 import { artifactUrl, artifactViewUrl } from "../ipc";
+import { ImageViewer } from "../viewers/ImageViewer";
 import { PdfViewer } from "../viewers/PdfViewer";
 import { CodeViewer, CsvViewer, DocumentViewer, JsonViewer } from "../viewers/TextViewers";
 import type { ArtifactTab } from "../wire/ArtifactTab";
@@ -109,14 +110,7 @@ function ArtifactViewer({ artifact }: { artifact: ArtifactTab }) {
       break;
   }
   if (artifact.viewer === "image") {
-    return (
-      <figure className="image-viewer">
-        <img className="artifact-image" src={artifactUrl(artifact.artifact_id)} alt={artifact.name} data-artifact={artifact.artifact_id} />
-        <figcaption>
-          {artifact.name} · {artifact.mime} · <code>{artifact.artifact_id}</code>
-        </figcaption>
-      </figure>
-    );
+    return <ImageViewer id={id} name={artifact.name} mime={artifact.mime} />;
   }
   return (
     <div className="unsupported">
