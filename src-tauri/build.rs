@@ -2,7 +2,17 @@
 //! that the capability files in `capabilities/` are enforced for them.
 
 /// Every command `src/commands.rs` registers. A command missing here is unreachable from the UI.
-const COMMANDS: &[&str] = &["list_servers", "list_tools", "call_tool", "canvas_view", "canvas_intent"];
+const COMMANDS: &[&str] = &[
+    "list_servers",
+    "list_tools",
+    "call_tool",
+    "canvas_view",
+    "canvas_intent",
+    "dashboard_access",
+    "allowlist_view",
+    "allowlist_add",
+    "allowlist_remove",
+];
 
 fn main() {
     let ui = std::path::Path::new("../ui/dist/index.html");

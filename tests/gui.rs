@@ -227,6 +227,130 @@ async fn drive(driver: &WebDriver) {
     wait_for(driver, "button.confirm-run").await.click().await.unwrap();
     let summary = wait_for(driver, ".result .summary").await.text().await.unwrap();
     assert!(!summary.is_empty());
+
+    dashboard_step(driver).await;
+}
+
+/// A live dashboard (000 §3): refused until its origin is allowed (with a confirmation), then
+/// loaded in a sandboxed iframe; the same `id` again updates the same tab.
+async fn dashboard_step(driver: &WebDriver) {
+    const ARGS: &str = r#"{"title": "Live metrics", "persistence": "session", "mode": "replace"}"#;
+    wait_for(driver, r#"button[data-tool="open_dashboard"]"#).await.click().await.unwrap();
+    set_arguments(driver, ARGS).await;
+    wait_for(driver, "button.call-button").await.click().await.unwrap();
+
+    // The default allowlist is empty: a clear refusal, with an "Allow <origin>" action.
+    let refusal = wait_for(driver, ".dashboard-refusal").await.text().await.unwrap();
+    assert!(refusal.contains("Dashboard blocked") && refusal.contains("not on your list of allowed dashboard origins"), "{refusal}");
+    let allow = wait_for(driver, "button.dashboard-allow").await;
+    let label = allow.text().await.unwrap();
+    let origin = label.strip_prefix("Allow ").unwrap_or_else(|| panic!("{label}")).to_owned();
+    assert!(origin.starts_with("http://127.0.0.1:") && origin.len() > "http://127.0.0.1:".len(), "{origin}");
+    assert!(!refusal.contains("token="), "the refusal shows no token: {refusal}");
+    assert_eq!(driver.find_all(By::Css("iframe.dashboard-frame")).await.unwrap().len(), 0, "no frame for a refused origin");
+    let active = wait_for(driver, "section.pane.active .tab.active .tab-label").await.prop("textContent").await.unwrap();
+    assert_eq!(active.as_deref(), Some("Live metrics"));
+    let tabs_before = driver.execute("return document.querySelectorAll('.tab').length;", vec![]).await.unwrap().json().clone();
+    screenshot(driver, "dashboard_refused.png").await;
+
+    // Allowing asks first; cancelling changes nothing.
+    allow.click().await.unwrap();
+    let confirm = wait_for(driver, ".dashboard-confirm").await.text().await.unwrap();
+    assert!(confirm.contains(&origin) && confirm.contains("sandboxed"), "{confirm}");
+    wait_for(driver, "button.dashboard-allow-cancel").await.click().await.unwrap();
+    assert_eq!(driver.find_all(By::Css(".dashboard-confirm")).await.unwrap().len(), 0);
+    wait_for(driver, "button.dashboard-allow").await.click().await.unwrap();
+    wait_for(driver, ".dashboard-confirm").await;
+    screenshot(driver, "dashboard_confirm_allow.png").await;
+    wait_for(driver, "button.dashboard-allow-confirm").await.click().await.unwrap();
+
+    // Now the iframe loads from the demo's 127.0.0.1 port, sandboxed with scripts only.
+    let frame = wait_for(driver, "iframe.dashboard-frame").await;
+    assert_eq!(frame.attr("sandbox").await.unwrap().as_deref(), Some("allow-scripts"), "no same-origin, top navigation, popups or downloads");
+    assert_eq!(frame.attr("referrerpolicy").await.unwrap().as_deref(), Some("no-referrer"));
+    let src = frame.attr("src").await.unwrap().unwrap();
+    let src_origin = driver.execute("return new URL(arguments[0]).origin;", vec![json!(src)]).await.unwrap().json().clone();
+    assert_eq!(src_origin, json!(origin), "{src}");
+    // Its script runs and polls the demo (the page says "Live · updated ..." once data arrived).
+    frame.clone().enter_frame().await.unwrap();
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let status = driver.find(By::Id("status")).await.ok();
+        let text = match status {
+            Some(status) => status.text().await.unwrap_or_default(),
+            None => String::new(),
+        };
+        if text.starts_with("Live") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the dashboard did not go live within {WAIT:?}: {text:?}");
+        tokio::time::sleep(POLL).await;
+    }
+    let requests = driver.find(By::Id("requests_per_s")).await.unwrap().text().await.unwrap();
+    assert!(requests.parse::<f64>().is_ok(), "{requests}");
+    driver.enter_default_frame().await.unwrap();
+    screenshot(driver, "dashboard_loaded.png").await;
+
+    // The navigation guard: a frame may go only to an allowed origin. Neither the dashboard
+    // navigating its own frame nor the page framing another origin (a local server on a port
+    // that is not allowed) gets a single request out; WebKit's policy check refuses both first.
+    let probe = TcpListener::bind("127.0.0.1:0").unwrap();
+    let probe_url = format!("http://127.0.0.1:{}/probe", probe.local_addr().unwrap().port());
+    probe.set_nonblocking(true).unwrap();
+    let reached = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let server = std::thread::spawn({
+        let reached = reached.clone();
+        move || {
+            let deadline = Instant::now() + Duration::from_secs(8);
+            while Instant::now() < deadline {
+                match probe.accept() {
+                    Ok((mut stream, _)) => {
+                        reached.store(true, std::sync::atomic::Ordering::SeqCst);
+                        let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 7\r\nConnection: close\r\n\r\nreached");
+                    }
+                    Err(_) => std::thread::sleep(Duration::from_millis(50)),
+                }
+            }
+        }
+    });
+    frame.clone().enter_frame().await.unwrap();
+    driver.execute("location.href = arguments[0];", vec![json!(probe_url)]).await.unwrap();
+    driver.enter_default_frame().await.unwrap();
+    driver
+        .execute("const f = document.createElement('iframe'); f.id = 'probe-frame'; f.src = arguments[0]; document.body.appendChild(f);", vec![json!(probe_url)])
+        .await
+        .unwrap();
+    server.join().unwrap();
+    assert!(!reached.load(std::sync::atomic::Ordering::SeqCst), "a frame reached {probe_url}, which is not allowed");
+    wait_for(driver, "#probe-frame").await.enter_frame().await.unwrap();
+    let probe_href = driver.execute("return location.href;", vec![]).await.unwrap().json().clone();
+    driver.enter_default_frame().await.unwrap();
+    assert_ne!(probe_href, json!(probe_url));
+    driver.execute("document.getElementById('probe-frame').remove();", vec![]).await.unwrap();
+    frame.clone().enter_frame().await.unwrap();
+    let dashboard_href = driver.execute("return location.href;", vec![]).await.unwrap().json().clone();
+    driver.enter_default_frame().await.unwrap();
+    assert_eq!(dashboard_href, json!(src), "the dashboard stayed where it was");
+
+    // The same title again: the same `id`, so the same tab is updated (fresh token), not a new one.
+    wait_for(driver, "button.call-button").await.click().await.unwrap();
+    let new_src = wait_for_script(
+        driver,
+        "const f = document.querySelector('iframe.dashboard-frame'); return f && f.getAttribute('src') !== arguments[0] ? f.getAttribute('src') : null;",
+        vec![json!(src)],
+    )
+    .await;
+    assert!(new_src.as_str().unwrap().starts_with(&format!("{origin}/dashboard?token=")), "{new_src}");
+    let tabs_after = driver.execute("return document.querySelectorAll('.tab').length;", vec![]).await.unwrap().json().clone();
+    assert_eq!(tabs_after, tabs_before, "updated in place, no second tab");
+    let labels = wait_for_script(driver, "return [...document.querySelectorAll('.tab-label')].filter(e => e.textContent === 'Live metrics').length;", vec![]).await;
+    assert_eq!(labels, json!(1));
+
+    // Settings lists the origin that was allowed.
+    wait_for(driver, "button.open-settings").await.click().await.unwrap();
+    wait_for(driver, &format!(r#".allowlist li[data-origin="{origin}"]"#)).await;
+    screenshot(driver, "settings_allowlist.png").await;
+    wait_for(driver, "button.settings-close").await.click().await.unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -251,4 +375,17 @@ async fn calling_a_demo_tool_shows_its_image_in_the_canvas() {
         std::panic::resume_unwind(panic.into_panic());
     }
     assert!(data_dir.path().join("servers.json").is_file(), "the app wrote its first-run config");
+    // The dashboard step left its trace in the audit log: opened (refused), allowed, updated —
+    // with the local identity, never with the token.
+    let audit = mcp_canvas_e2e::cli(data_dir.path(), &["audit", "--json", "--limit", "500"]);
+    let records: Vec<serde_json::Value> = serde_json::from_str(&audit.stdout).expect("audit --json");
+    let dashboard_events: Vec<_> = records.iter().filter(|r| r["tool"].as_str().is_some_and(|t| t.starts_with("dashboard:"))).collect();
+    for (tool, outcome) in [("dashboard:open", "refused"), ("dashboard:allow", "ok"), ("dashboard:update", "ok")] {
+        assert!(dashboard_events.iter().any(|r| r["tool"] == tool && r["outcome"] == outcome), "{tool} {outcome} missing: {dashboard_events:?}");
+    }
+    assert!(dashboard_events.iter().all(|r| r["identity"].as_str().is_some_and(|i| !i.is_empty())), "{dashboard_events:?}");
+    for record in &dashboard_events {
+        let url = record["arguments"]["url"].as_str().unwrap_or_default();
+        assert!(url.ends_with("/dashboard?token=[redacted]"), "the token is redacted: {url}");
+    }
 }

@@ -2,13 +2,14 @@
 //! `capabilities/main.json`; bodies only translate between IPC and `Host`.
 
 use mcp_canvas_host::{
+    allowlist::{AllowlistView, DashboardAccess},
     wire::{CallOutcome, ServerView, ToolView},
     CallOptions, Host,
 };
-use mcp_canvas_canvas::{Canvas, CanvasIntent, CanvasView};
+use mcp_canvas_canvas::{Canvas, CanvasIntent, CanvasView, TabId};
 use tauri::State;
 
-use crate::HostState;
+use crate::{dashboards::Dashboards, HostState};
 
 fn host(state: &HostState) -> Result<&Host, String> {
     state.as_deref().map_err(|reason| format!("MCP Canvas could not open its data directory: {reason}"))
@@ -31,6 +32,7 @@ pub async fn list_tools(state: State<'_, HostState>, server: String) -> Result<V
 pub async fn call_tool(
     state: State<'_, HostState>,
     canvas: State<'_, CanvasState>,
+    dashboards: State<'_, Dashboards>,
     server: String,
     tool: String,
     arguments: String,
@@ -39,7 +41,10 @@ pub async fn call_tool(
     let host = host(&state)?;
     let arguments = Host::parse_arguments(&server, &tool, &arguments).map_err(|e| e.to_string())?;
     let outcome = host.call_tool_with(&server, &tool, arguments, CallOptions { confirmed }).await.map_err(|e| e.to_string())?;
-    canvas.lock().apply_outcome(&outcome.call_id, &outcome.outcome);
+    let mut canvas = canvas.lock();
+    let cause = format!("replaced by call {} ({}/{})", outcome.call_id, outcome.server, outcome.tool);
+    let applied = dashboards.change(Some(host), &mut canvas, &cause, |c| c.apply_outcome(&outcome.call_id, &outcome.outcome));
+    dashboards.opened_by_call(host, &canvas, &outcome.server, &outcome.call_id, &applied);
     Ok(outcome)
 }
 
@@ -51,10 +56,50 @@ pub fn canvas_view(canvas: State<'_, CanvasState>) -> CanvasView {
 
 /// A user intent on the canvas (activate, close, move, split, pin...); returns the new view.
 #[tauri::command]
-pub fn canvas_intent(canvas: State<'_, CanvasState>, intent: CanvasIntent) -> Result<CanvasView, String> {
+pub fn canvas_intent(
+    state: State<'_, HostState>,
+    canvas: State<'_, CanvasState>,
+    dashboards: State<'_, Dashboards>,
+    intent: CanvasIntent,
+) -> Result<CanvasView, String> {
     let mut canvas = canvas.lock();
-    canvas.apply_intent(intent).map_err(|e| e.to_string())?;
+    let cause = format!("closed by the user ({})", intent_name(&intent));
+    dashboards.change(state.as_deref().ok(), &mut canvas, &cause, |c| c.apply_intent(intent)).map_err(|e| e.to_string())?;
     Ok(canvas.view())
+}
+
+fn intent_name(intent: &CanvasIntent) -> String {
+    serde_json::to_value(intent).ok().and_then(|v| v.get("intent").and_then(|i| i.as_str()).map(str::to_owned)).unwrap_or_else(|| "intent".into())
+}
+
+/// Whether the dashboard in `tab` may load (its origin is allowlisted), and its iframe URL then.
+#[tauri::command]
+pub fn dashboard_access(canvas: State<'_, CanvasState>, dashboards: State<'_, Dashboards>, tab: TabId) -> Result<DashboardAccess, String> {
+    dashboards.access(&canvas.lock(), tab)
+}
+
+/// The dashboard origin allowlist (re-read from settings.toml).
+#[tauri::command]
+pub fn allowlist_view(dashboards: State<'_, Dashboards>) -> Result<AllowlistView, String> {
+    dashboards.view()
+}
+
+/// Allows an origin; the user confirmed. `tab`: the dashboard that asked, for the audit log.
+#[tauri::command]
+pub fn allowlist_add(
+    state: State<'_, HostState>,
+    canvas: State<'_, CanvasState>,
+    dashboards: State<'_, Dashboards>,
+    origin: String,
+    tab: Option<TabId>,
+) -> Result<AllowlistView, String> {
+    dashboards.allow(host(&state)?, &canvas.lock(), &origin, tab)
+}
+
+/// Stops allowing an origin.
+#[tauri::command]
+pub fn allowlist_remove(state: State<'_, HostState>, dashboards: State<'_, Dashboards>, origin: String) -> Result<AllowlistView, String> {
+    dashboards.disallow(host(&state)?, &origin)
 }
 
 /// The canvas state of the main window; every rule lives in `mcp-canvas-canvas`.
@@ -62,7 +107,7 @@ pub fn canvas_intent(canvas: State<'_, CanvasState>, intent: CanvasIntent) -> Re
 pub struct CanvasState(std::sync::Mutex<Canvas>);
 
 impl CanvasState {
-    fn lock(&self) -> std::sync::MutexGuard<'_, Canvas> {
+    pub(crate) fn lock(&self) -> std::sync::MutexGuard<'_, Canvas> {
         self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }

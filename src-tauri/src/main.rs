@@ -1,12 +1,14 @@
 //! MCP Canvas, the desktop app: a thin Tauri shell over `mcp-canvas-host`.
 //!
-//! This crate only wires things to the window: the commands the UI invokes (`commands.rs`) and
-//! the `artifact:` URI scheme that serves stored artifacts to the webview (`artifact_scheme.rs`).
+//! This crate only wires things to the window: the commands the UI invokes (`commands.rs`), the
+//! `artifact:` URI scheme that serves stored artifacts to the webview (`artifact_scheme.rs`), and
+//! live dashboards — origin allowlist, navigation guard, audit, pinned ones (`dashboards.rs`).
 //! Everything else lives in `crates/` and is tested without a window.
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 mod artifact_scheme;
 mod commands;
+mod dashboards;
 
 use std::{sync::Arc, time::Duration};
 
@@ -38,9 +40,15 @@ fn main() {
             }
         });
     }
+    // Pinned dashboards of the last run come back (without their tokens) before the window asks.
+    let dashboards = dashboards::Dashboards::new(host.as_deref().ok());
+    let canvas = commands::CanvasState::default();
+    dashboards.restore(host.as_deref().ok(), &mut canvas.lock());
     let app = tauri::Builder::default()
+        .plugin(dashboards.navigation_guard())
         .manage(host)
-        .manage(commands::CanvasState::default())
+        .manage(canvas)
+        .manage(dashboards)
         .register_asynchronous_uri_scheme_protocol(artifact_scheme::SCHEME, move |_ctx, request, responder| {
             let store = store.clone();
             // Reading a blob is file I/O: keep it off the main thread.
@@ -51,7 +59,11 @@ fn main() {
             commands::list_tools,
             commands::call_tool,
             commands::canvas_view,
-            commands::canvas_intent
+            commands::canvas_intent,
+            commands::dashboard_access,
+            commands::allowlist_view,
+            commands::allowlist_add,
+            commands::allowlist_remove
         ])
         .build(tauri::generate_context!("../tauri.conf.json"))
         .expect("the Tauri application could not be built");
@@ -59,6 +71,8 @@ fn main() {
         if let tauri::RunEvent::Exit = event {
             use tauri::Manager;
             if let Ok(host) = handle.state::<HostState>().inner().clone() {
+                // Session and ephemeral dashboards end with the session; pinned ones come back.
+                handle.state::<dashboards::Dashboards>().session_ended(&host, &handle.state::<commands::CanvasState>().lock());
                 tauri::async_runtime::block_on(host.shutdown());
             }
         }

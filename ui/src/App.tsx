@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from "react";
 import { Canvas } from "./components/Canvas";
 import { ServerList, type ToolSelection } from "./components/ServerList";
+import { SettingsPanel } from "./components/SettingsPanel";
 import { ToolPanel } from "./components/ToolPanel";
 import { canvasIntent, canvasView, errorText, listServers } from "./ipc";
 import type { CanvasIntent } from "./wire/CanvasIntent";
@@ -13,6 +14,7 @@ export function App() {
   const [selection, setSelection] = useState<ToolSelection | null>(null);
   const [canvas, setCanvas] = useState<CanvasView | null>(null);
   const [canvasError, setCanvasError] = useState<string | null>(null);
+  const [settingsOpen, setSettingsOpen] = useState(false);
 
   useEffect(() => {
     listServers().then(setServers, (e) => setLoadError(errorText(e)));
@@ -57,12 +59,24 @@ export function App() {
         <header className="brand">
           <span className="brand-mark" aria-hidden="true" />
           MCP Canvas
+          <button type="button" className="open-settings" onClick={() => setSettingsOpen(true)} aria-pressed={settingsOpen} aria-label="Settings" title="Settings: dashboard origins">
+            ⚙
+          </button>
         </header>
         {loadError ? <p className="error">{loadError}</p> : null}
-        <ServerList servers={servers} selection={selection} onSelect={setSelection} />
+        <ServerList
+          servers={servers}
+          selection={selection}
+          onSelect={(s) => {
+            setSettingsOpen(false);
+            setSelection(s);
+          }}
+        />
       </aside>
       <section className="tool-column">
-        {selection ? (
+        {settingsOpen ? (
+          <SettingsPanel onClose={() => setSettingsOpen(false)} />
+        ) : selection ? (
           <ToolPanel key={`${selection.server}/${selection.tool.name}`} selection={selection} onOutcome={onOutcome} />
         ) : (
           <div className="empty-hint">

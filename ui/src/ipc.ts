@@ -1,10 +1,13 @@
 // The only module that talks to Tauri. Everything else imports these functions, so the UI can be
 // tested (and one day hosted) without a webview.
 import { convertFileSrc, invoke } from "@tauri-apps/api/core";
+import type { AllowlistView } from "./wire/AllowlistView";
 import type { CallOutcome } from "./wire/CallOutcome";
 import type { CanvasIntent } from "./wire/CanvasIntent";
 import type { CanvasView } from "./wire/CanvasView";
+import type { DashboardAccess } from "./wire/DashboardAccess";
 import type { ServerView } from "./wire/ServerView";
+import type { TabId } from "./wire/TabId";
 import type { ToolView } from "./wire/ToolView";
 
 export const listServers = (): Promise<ServerView[]> => invoke("list_servers");
@@ -23,6 +26,21 @@ export const canvasView = (): Promise<CanvasView> => invoke("canvas_view");
 
 /** A user intent on the canvas; resolves to the new state. */
 export const canvasIntent = (intent: CanvasIntent): Promise<CanvasView> => invoke("canvas_intent", { intent });
+
+/**
+ * Whether the dashboard in `tab` may load. Decided in Rust against the origin allowlist; the
+ * iframe is only ever rendered for `allowed`, with the `src` given there.
+ */
+export const dashboardAccess = (tab: TabId): Promise<DashboardAccess> => invoke("dashboard_access", { tab });
+
+/** The dashboard origin allowlist (`[dashboards] allowed_origins` in settings.toml). */
+export const allowlistView = (): Promise<AllowlistView> => invoke("allowlist_view");
+
+/** Allows an origin (after the user confirmed); `tab` is the dashboard that asked, for the audit log. */
+export const allowlistAdd = (origin: string, tab: TabId | null): Promise<AllowlistView> => invoke("allowlist_add", { origin, tab });
+
+/** Stops allowing an origin. */
+export const allowlistRemove = (origin: string): Promise<AllowlistView> => invoke("allowlist_remove", { origin });
 
 /** URL of a stored artifact on the `artifact:` scheme (served from the store, with its MIME type). */
 export const artifactUrl = (id: string): string => convertFileSrc(id, "artifact");

@@ -1,17 +1,25 @@
 //! `mcp-canvas-cli`: the same host as the desktop app, driven from a terminal.
 //!
 //! Exit codes: 0 success, 1 the call could not be made (bad config, server, tool, arguments,
-//! unreadable input), 2 the tool ran and reported an error.
+//! unreadable input, timeout), 2 the tool ran and reported an error, 130 the call was cancelled
+//! with Ctrl-C.
 
+mod allowlist;
 mod artifacts;
+mod interactive;
+mod resources;
 mod servers;
 
-use std::{path::PathBuf, process::ExitCode, time::Duration};
+use std::{path::PathBuf, process::ExitCode, sync::Arc, time::Duration};
 
 use clap::{Parser, Subcommand};
 use std::io::IsTerminal as _;
 
-use mcp_canvas_host::{data_dir, wire::CallOutcome, CallOptions, Host, HostError, HostOptions};
+use mcp_canvas_host::{data_dir, wire::CallOutcome, CallControl, CallOptions, CancellationToken, Host, HostError, HostOptions};
+
+/// How long `call` waits for a tool unless the server's `timeout_seconds` or `--timeout` says
+/// otherwise.
+const DEFAULT_CALL_TIMEOUT_S: u64 = 60;
 
 #[derive(Parser)]
 #[command(name = "mcp-canvas-cli", version, about = "MCP Canvas from the command line")]
@@ -41,13 +49,20 @@ enum Command {
         /// Print the outcome as JSON (summary, artifacts, warnings, error).
         #[arg(long)]
         json: bool,
-        /// Seconds to wait for the tool.
-        #[arg(long, default_value_t = 120)]
-        timeout: u64,
+        /// Seconds to wait for the tool (time spent answering the server's questions does not
+        /// count). Overrides the server's `timeout_seconds` in servers.json; default 60.
+        #[arg(long, value_name = "SECONDS")]
+        timeout: Option<u64>,
         /// Run tools that may change or delete data without asking (otherwise asked on a TTY,
         /// refused when there is none).
         #[arg(long)]
         yes: bool,
+        /// Answers to the server's questions (elicitation), as JSON: an object used as the
+        /// answer to every form, or {"form": [answers in order, or "decline"/"cancel"], "url":
+        /// "accept"|"decline"|"cancel"}. Without it questions are asked on the terminal, and
+        /// declined (with the reason printed) when there is none.
+        #[arg(long, value_name = "FILE")]
+        answers: Option<PathBuf>,
     },
     /// Normalize a raw CallToolResult (JSON, from FILE or stdin) exactly as `call` would:
     /// store its artifacts in the data dir and print the model-safe summary.
@@ -83,6 +98,29 @@ enum Command {
         /// Server name from the config.
         server: String,
     },
+    /// List a server's resources and resource templates.
+    Resources {
+        /// Server name from the config.
+        server: String,
+        /// Print JSON (server, supported, resources, templates).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Read a resource, store its contents as artifacts and print a model-safe summary.
+    Read {
+        /// Server name from the config.
+        server: String,
+        /// The resource URI (from `resources`, a template filled in, or a resource link).
+        uri: String,
+        /// Print the outcome as JSON (summary, artifacts, warnings).
+        #[arg(long)]
+        json: bool,
+    },
+    /// The dashboard origin allowlist: list | add ORIGIN | rm ORIGIN | check URL.
+    Allowlist {
+        #[command(subcommand)]
+        command: allowlist::AllowlistCommand,
+    },
     /// Work with the server config.
     Servers {
         #[command(subcommand)]
@@ -97,12 +135,15 @@ fn main() -> ExitCode {
         .enable_all()
         .build()
         .expect("tokio runtime starts");
-    runtime.block_on(run(cli))
+    let code = runtime.block_on(run(cli));
+    // A terminal prompt cancelled by Ctrl-C may still be blocked reading stdin; do not wait for it.
+    runtime.shutdown_timeout(Duration::from_millis(200));
+    code
 }
 
 async fn run(cli: Cli) -> ExitCode {
     let (json, timeout) = match &cli.command {
-        Command::Call { json, timeout, .. } => (*json, *timeout),
+        Command::Call { json, .. } => (*json, DEFAULT_CALL_TIMEOUT_S),
         Command::Normalize { json, .. } => (*json, 120),
         _ => (false, 120),
     };
@@ -110,8 +151,17 @@ async fn run(cli: Cli) -> ExitCode {
         Ok(host) => host,
         Err(e) => return fail(json, &e.to_string()),
     };
+    // `call` answers the server's questions: from --answers FILE, else on the terminal, else it
+    // declines and says why.
+    let host = match &cli.command {
+        Command::Call { answers, .. } => match interactive::CliElicitation::new(answers.as_deref()) {
+            Ok(handler) => host.with_elicitation(Arc::new(handler)),
+            Err(e) => return fail(json, &e),
+        },
+        _ => host,
+    };
     let code = match cli.command {
-        Command::Call { server, tool, args, json, yes, .. } => call(&host, &server, &tool, &args, json, yes).await,
+        Command::Call { server, tool, args, json, yes, timeout, .. } => call(&host, &server, &tool, &args, json, yes, timeout).await,
         Command::Artifacts { command } => artifacts::run(&host, command),
         Command::Audit { limit, json } => match host.store().audit_log(limit) {
             Ok(records) if json => {
@@ -142,6 +192,9 @@ async fn run(cli: Cli) -> ExitCode {
             Err(e) => fail(false, &e.to_string()),
         },
         Command::Servers { command } => servers::run(&host, command),
+        Command::Allowlist { command } => allowlist::run(&host, command),
+        Command::Resources { server, json } => resources::list(&host, &server, json).await,
+        Command::Read { server, uri, json } => resources::read(&host, &server, &uri, json).await,
     };
     host.shutdown().await;
     code
@@ -152,14 +205,36 @@ fn open_host(explicit: Option<&std::path::Path>, timeout: u64, session: String) 
     Host::open(HostOptions { data_dir, call_timeout: Duration::from_secs(timeout), session: Some(session) })
 }
 
-async fn call(host: &Host, server: &str, tool: &str, args: &str, json: bool, yes: bool) -> ExitCode {
+async fn call(host: &Host, server: &str, tool: &str, args: &str, json: bool, yes: bool, timeout: Option<u64>) -> ExitCode {
     let arguments = match Host::parse_arguments(server, tool, args) {
         Ok(arguments) => arguments,
         Err(e) => return fail(json, &e.to_string()),
     };
-    let mut outcome = host.call_tool_with(server, tool, arguments.clone(), CallOptions { confirmed: yes }).await;
+    // Ctrl-C cancels the call: the server gets notifications/cancelled, we exit with 130.
+    let cancel = CancellationToken::new();
+    let on_ctrl_c = {
+        let cancel = cancel.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                cancel.cancel();
+            }
+        })
+    };
+    let control = CallControl {
+        timeout: timeout.map(Duration::from_secs),
+        cancel: Some(cancel),
+        progress: Some(Arc::new(|report| interactive::terminal().progress(report))),
+    };
+    let mut outcome = host.call_tool_controlled(server, tool, arguments.clone(), CallOptions { confirmed: yes }, control.clone()).await;
     if matches!(outcome, Err(HostError::NeedsConfirmation { .. })) && std::io::stdin().is_terminal() && ask_confirmation(server, tool, &arguments) {
-        outcome = host.call_tool_with(server, tool, arguments, CallOptions { confirmed: true }).await;
+        outcome = host.call_tool_controlled(server, tool, arguments, CallOptions { confirmed: true }, control).await;
+    }
+    on_ctrl_c.abort();
+    interactive::terminal().finish();
+    if let Err(e @ HostError::Cancelled { .. }) = &outcome {
+        let message = format!("interrupted (Ctrl-C): {e}");
+        fail(json, &message);
+        return ExitCode::from(130);
     }
     report(outcome, json)
 }
@@ -200,6 +275,7 @@ fn report(outcome: Result<CallOutcome, HostError>, json: bool) -> ExitCode {
                 println!("{}", serde_json::to_string_pretty(&outcome).expect("outcome serializes"));
             } else {
                 println!("{}", outcome.outcome.summary);
+                resources::offer_links(&outcome);
             }
             if let Some(error) = &outcome.outcome.error {
                 if !json {

@@ -95,6 +95,29 @@ impl ServerEntry {
         }
     }
 
+    /// The entry's own limit for one tool call (`"timeout_seconds": 300`), overriding the
+    /// front end's default; a command-line `--timeout` still wins. Kept among the unknown keys
+    /// so other clients reading the same file are not disturbed.
+    pub fn timeout(&self) -> Result<Option<std::time::Duration>, String> {
+        match self.other.get("timeout_seconds") {
+            None | Some(Value::Null) => Ok(None),
+            Some(value) => match value.as_f64() {
+                Some(seconds) if seconds > 0.0 && seconds <= 86_400.0 => Ok(Some(std::time::Duration::from_secs_f64(seconds))),
+                _ => Err(format!("`timeout_seconds` must be a number of seconds between 0 and 86400, got {value}")),
+            },
+        }
+    }
+
+    /// The MCP protocol version the entry asks for (`"protocol_version": "2026-07-28"`), when it
+    /// asks for one; `None` means the usual `initialize` handshake at the newest version that has it.
+    pub fn protocol_version(&self) -> Result<Option<&str>, String> {
+        match self.other.get("protocol_version") {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(version)) if version.len() == 10 && version.as_bytes()[4] == b'-' => Ok(Some(version)),
+            Some(other) => Err(format!("`protocol_version` must be a version such as \"2025-11-25\", got {other}")),
+        }
+    }
+
     /// What the UI shows for the entry: the command line or the URL.
     pub fn target(&self) -> String {
         match (&self.command, &self.url) {
@@ -186,6 +209,23 @@ mod tests {
             let err = entry(json).endpoint().unwrap_err();
             assert!(err.contains(says), "{json}: {err}");
         }
+    }
+
+    #[test]
+    fn per_server_timeout_and_protocol_version() {
+        let entry = |json: &str| serde_json::from_str::<ServerEntry>(json).unwrap();
+        assert_eq!(entry(r#"{"command":"x"}"#).timeout(), Ok(None));
+        assert_eq!(entry(r#"{"command":"x","timeout_seconds":5}"#).timeout(), Ok(Some(std::time::Duration::from_secs(5))));
+        assert_eq!(entry(r#"{"command":"x","timeout_seconds":0.5}"#).timeout(), Ok(Some(std::time::Duration::from_millis(500))));
+        for bad in [r#"{"command":"x","timeout_seconds":0}"#, r#"{"command":"x","timeout_seconds":"60"}"#, r#"{"command":"x","timeout_seconds":-1}"#] {
+            assert!(entry(bad).timeout().unwrap_err().contains("timeout_seconds"), "{bad}");
+        }
+        assert_eq!(entry(r#"{"command":"x","protocol_version":"2026-07-28"}"#).protocol_version(), Ok(Some("2026-07-28")));
+        assert_eq!(entry(r#"{"command":"x"}"#).protocol_version(), Ok(None));
+        assert!(entry(r#"{"command":"x","protocol_version":7}"#).protocol_version().is_err());
+        // The keys stay where they were when the file is written back.
+        let back = serde_json::to_value(entry(r#"{"command":"x","timeout_seconds":5}"#)).unwrap();
+        assert_eq!(back["timeout_seconds"], 5);
     }
 
     #[test]

@@ -102,8 +102,9 @@ pub enum HostError {
         /// The server's log file.
         log: PathBuf,
     },
-    /// The server did not answer in time.
-    #[error("server `{server}` did not answer `{tool}` within {seconds} s; the call was abandoned (raise --timeout if the tool is slow)")]
+    /// The server did not answer in time (time spent waiting for the user to answer the
+    /// server's questions does not count).
+    #[error("server `{server}` did not answer `{tool}` within {seconds} s; the call was cancelled (if the tool is just slow, raise --timeout, or `timeout_seconds` for this server in servers.json)")]
     Timeout {
         /// Server name.
         server: String,
@@ -111,6 +112,16 @@ pub enum HostError {
         tool: String,
         /// The limit.
         seconds: u64,
+    },
+    /// The caller cancelled the call; the server was sent `notifications/cancelled`.
+    #[error("the call to `{tool}` on server `{server}` was cancelled{}; the server was told to stop (notifications/cancelled)", .reason.as_deref().map(|r| format!(" ({r})")).unwrap_or_default())]
+    Cancelled {
+        /// Server name.
+        server: String,
+        /// Tool name.
+        tool: String,
+        /// Who or what cancelled it (`Ctrl-C`, ...).
+        reason: Option<String>,
     },
     /// The result could not be interpreted.
     #[error(transparent)]

@@ -16,11 +16,12 @@ use crate::{
     file_server::FileServer,
     probe::{ArtifactProbe, ImageHeaderProbe, PdfPageProbe},
     settings::Settings,
-    connection::{ServerConnection, SpawnContext},
+    connection::{ServerConnection, ServerMessage, ServerMessages, SpawnContext},
     data_dir::DataPaths,
+    elicitation::{DeclineElicitation, ElicitationHandler},
     error::HostError,
     ids,
-    pipeline::CallOptions,
+    pipeline::{CallControl, CallOptions},
     wire::{CallOutcome, ServerView, ToolView},
 };
 
@@ -50,6 +51,10 @@ pub struct Host {
     session_id: String,
     pub(crate) call_timeout: Duration,
     file_server: tokio::sync::OnceCell<FileServer>,
+    /// Answers servers' elicitation requests (default: declines, advertising nothing).
+    elicitation: Arc<dyn ElicitationHandler>,
+    /// Each server's log messages, kept across reconnects.
+    server_messages: std::sync::Mutex<HashMap<String, Arc<ServerMessages>>>,
 }
 
 impl Host {
@@ -75,6 +80,8 @@ impl Host {
             session_id: options.session.unwrap_or_else(|| ids::fresh("session")),
             call_timeout: options.call_timeout,
             file_server: tokio::sync::OnceCell::new(),
+            elicitation: Arc::new(DeclineElicitation::default()),
+            server_messages: std::sync::Mutex::new(HashMap::new()),
         })
     }
 
@@ -125,6 +132,20 @@ impl Host {
         self
     }
 
+    /// Installs who answers servers' elicitation requests (forms, URLs to open). The modes it
+    /// answers are advertised to servers connected from now on. Without one, nothing is
+    /// advertised and anything a server asks anyway is declined with a reason.
+    pub fn with_elicitation(mut self, handler: Arc<dyn ElicitationHandler>) -> Self {
+        self.elicitation = handler;
+        self
+    }
+
+    /// The log messages (`notifications/message`) `server` sent most recently, oldest first;
+    /// all of them are also in its log file.
+    pub fn server_messages(&self, server: &str) -> Vec<ServerMessage> {
+        self.server_messages.lock().unwrap().get(server).map(|m| m.recent()).unwrap_or_default()
+    }
+
     pub(crate) fn probes(&self) -> &[Box<dyn ArtifactProbe>] {
         &self.probes
     }
@@ -161,7 +182,7 @@ impl Host {
     /// The tools of `server`, connecting to it first if needed.
     pub async fn tools(&self, server: &str) -> Result<Vec<ToolView>, HostError> {
         let connection = self.connection(server).await?;
-        Ok(connection.tools.iter().map(tool_view).collect())
+        Ok(connection.tools().await?.iter().map(tool_view).collect())
     }
 
     /// Calls `tool` on `server` with `arguments` and returns the stored, summarized outcome.
@@ -172,6 +193,12 @@ impl Host {
 
     /// [`Self::call_tool`] with options (the user's confirmation).
     pub async fn call_tool_with(&self, server: &str, tool: &str, arguments: Value, options: CallOptions) -> Result<CallOutcome, HostError> {
+        self.call_tool_controlled(server, tool, arguments, options, CallControl::default()).await
+    }
+
+    /// [`Self::call_tool_with`], with live controls: progress reports, cancellation, and a
+    /// timeout that overrides the default and the server's `timeout_seconds`.
+    pub async fn call_tool_controlled(&self, server: &str, tool: &str, arguments: Value, options: CallOptions, control: CallControl) -> Result<CallOutcome, HostError> {
         let started_ms = Self::now_ms();
         let connection = match self.connection(server).await {
             Ok(connection) => connection,
@@ -194,7 +221,7 @@ impl Host {
                 return Err(error);
             }
         };
-        crate::pipeline::call(self, &connection, tool, arguments, options, ids::fresh("call")).await
+        crate::pipeline::call(self, &connection, tool, arguments, options, control, ids::fresh("call")).await
     }
 
     /// Parses `text` as tool arguments (a JSON object), with an error naming the tool.
@@ -219,7 +246,7 @@ impl Host {
 
     /// The live connection to `server`, started on first use and restarted when its transport
     /// has closed (the server exited or crashed).
-    async fn connection(&self, server: &str) -> Result<Arc<ServerConnection>, HostError> {
+    pub(crate) async fn connection(&self, server: &str) -> Result<Arc<ServerConnection>, HostError> {
         let slot = self.connections.lock().unwrap().entry(server.to_owned()).or_default().clone();
         let mut slot = slot.lock().await;
         if let Some(existing) = slot.as_ref() {
@@ -234,7 +261,15 @@ impl Host {
             config: self.paths.servers_config(),
         })?;
         let endpoint = entry.endpoint().map_err(|reason| HostError::Config { path: self.paths.servers_config(), reason: format!("server `{server}`: {reason}") })?;
-        let context = SpawnContext { name: server, entry, config_path: &self.paths.servers_config(), log_path: self.paths.server_log(server) };
+        let messages = self.server_messages.lock().unwrap().entry(server.to_owned()).or_insert_with(|| Arc::new(ServerMessages::new(self.paths.server_log(server)))).clone();
+        let context = SpawnContext {
+            name: server,
+            entry,
+            config_path: &self.paths.servers_config(),
+            log_path: self.paths.server_log(server),
+            elicitation: self.elicitation.clone(),
+            messages,
+        };
         let connection = Arc::new(match endpoint {
             Endpoint::Stdio { command } => ServerConnection::start(context, resolve_program(command)).await?,
             Endpoint::Http { url } => ServerConnection::connect_http(context, url).await?,

@@ -7,11 +7,13 @@
 //! Nothing here knows about Tauri or windows.
 #![deny(missing_docs)]
 
+pub mod allowlist;
 mod arguments;
 mod audit;
 pub mod config;
 pub mod config_import;
 mod connection;
+pub mod elicitation;
 pub mod data_dir;
 mod error;
 pub mod file_server;
@@ -19,10 +21,12 @@ mod host;
 mod ids;
 mod pipeline;
 pub mod probe;
+pub mod resources;
 pub mod settings;
 mod validation;
 pub mod wire;
 
 pub use error::HostError;
 pub use host::{Host, HostOptions};
-pub use pipeline::CallOptions;
+pub use connection::ServerMessage;
+pub use pipeline::{CallControl, CallOptions, CallProgress, CancellationToken, ProgressFn};

@@ -1,15 +1,36 @@
 //! The tool-call pipeline: find the tool → call with a timeout → normalize → store → summarize.
 //! `mcp-canvas-cli normalize` enters at [`store_and_finish`] with a result read from a file.
+//!
+//! The call step itself ([`send_call`]) sends `tools/call` as a cancellable request: its progress
+//! notifications go to the caller's [`ProgressFn`], the caller's cancel token or the timeout
+//! (default from [`crate::HostOptions`], per server `timeout_seconds`, per call
+//! [`CallControl::timeout`]) sends `notifications/cancelled`, and 2026-07-28 `input_required`
+//! results are answered through the connection's elicitation handler and retried.
+
+use std::{
+    sync::Arc,
+    time::{Duration, Instant},
+};
 
 use mcp_canvas_contract::{ExtractionConfig, Normalizer, RawToolResult, StoredArtifact, ToolOutcome};
 use mcp_canvas_store::{NewArtifact, Persistence};
-use rmcp::model::CallToolRequestParams;
+use rmcp::{
+    model::{
+        CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotification, CancelledNotificationParam, ClientNotification,
+        ClientRequest, InputRequest, InputRequiredResult, InputResponses, JsonObject, RequestId, ServerResult,
+        DEFAULT_MRTR_MAX_ROUNDS,
+    },
+    service::PeerRequestOptions,
+    Peer, RoleClient,
+};
+pub use tokio_util::sync::CancellationToken;
 use serde_json::Value;
 
 use crate::{
     arguments::{self, ArgumentContext},
     audit,
     connection::ServerConnection,
+    elicitation::UserWait,
     error::HostError,
     file_server::{FileServer, DEFAULT_TOKEN_TTL},
     host::Host,
@@ -24,12 +45,50 @@ pub struct CallOptions {
     pub confirmed: bool,
 }
 
+/// Progress a server reported for a call (`notifications/progress`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallProgress {
+    /// How far it is; grows with each report.
+    pub progress: f64,
+    /// Where it ends, when the server knows.
+    pub total: Option<f64>,
+    /// What it is doing.
+    pub message: Option<String>,
+}
+
+/// Receives a call's progress reports (called from the connection's task; keep it quick).
+pub type ProgressFn = Arc<dyn Fn(&CallProgress) + Send + Sync>;
+
+/// Live controls of one call: where its progress goes, how to cancel it, how long it may take.
+#[derive(Clone, Default)]
+pub struct CallControl {
+    /// Overrides both the host's default timeout and the server's `timeout_seconds`
+    /// (the CLI's explicit `--timeout`).
+    pub timeout: Option<Duration>,
+    /// Cancelling it stops the call: `notifications/cancelled` goes to the server and the call
+    /// ends with [`HostError::Cancelled`].
+    pub cancel: Option<CancellationToken>,
+    /// Called with each progress report.
+    pub progress: Option<ProgressFn>,
+}
+
+impl std::fmt::Debug for CallControl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallControl").field("timeout", &self.timeout).field("cancel", &self.cancel).field("progress", &self.progress.is_some()).finish()
+    }
+}
+
 /// Runs one call and records it in the audit log, whatever happens.
-pub(crate) async fn call(host: &Host, connection: &ServerConnection, tool: &str, arguments: Value, options: CallOptions, call_id: String) -> Result<CallOutcome, HostError> {
+pub(crate) async fn call(host: &Host, connection: &ServerConnection, tool: &str, arguments: Value, options: CallOptions, control: CallControl, call_id: String) -> Result<CallOutcome, HostError> {
     let started_ms = Host::now_ms();
     let clock = std::time::Instant::now();
     let mut sent = Sent { arguments: arguments.clone(), identity: None };
-    let result = call_unaudited(host, connection, tool, arguments, options, call_id.clone(), &mut sent).await;
+    let notes_mark = connection.client.elicitor.notes.mark();
+    let mut result = call_unaudited(host, connection, tool, arguments, options, &control, call_id.clone(), &mut sent).await;
+    // What happened to the server's questions (declines and why) belongs to this call's outcome.
+    if let Ok(call) = result.as_mut() {
+        call.outcome.warnings.extend(connection.client.elicitor.notes.since(notes_mark));
+    }
     let (outcome, detail, artifact_ids) = match &result {
         Ok(call) => match &call.outcome.error {
             Some(error) => ("tool_error", Some(format!("{}: {}", error.code, error.message)), call.outcome.artifacts.iter().map(|a| a.id.clone()).collect()),
@@ -65,19 +124,22 @@ struct Sent {
 fn audit_outcome(error: &HostError) -> &'static str {
     match error {
         HostError::Timeout { .. } => "timeout",
+        HostError::Cancelled { .. } => "cancelled",
         HostError::Request { .. } | HostError::Handshake { .. } => "protocol_error",
         HostError::UnknownTool { .. } | HostError::InvalidArguments { .. } | HostError::ArgumentsRejected { .. } | HostError::NeedsConfirmation { .. } => "refused",
         _ => "error",
     }
 }
 
-async fn call_unaudited(host: &Host, connection: &ServerConnection, tool: &str, arguments: Value, options: CallOptions, call_id: String, sent: &mut Sent) -> Result<CallOutcome, HostError> {
+#[allow(clippy::too_many_arguments)]
+async fn call_unaudited(host: &Host, connection: &ServerConnection, tool: &str, arguments: Value, options: CallOptions, control: &CallControl, call_id: String, sent: &mut Sent) -> Result<CallOutcome, HostError> {
     let server = connection.name.as_str();
-    let Some(definition) = connection.tools.iter().find(|t| t.name == tool) else {
+    let tools = connection.tools().await?;
+    let Some(definition) = tools.iter().find(|t| t.name == tool) else {
         return Err(HostError::UnknownTool {
             server: server.to_owned(),
             tool: tool.to_owned(),
-            available: connection.tools.iter().map(|t| t.name.to_string()).collect(),
+            available: tools.iter().map(|t| t.name.to_string()).collect(),
         });
     };
     let Value::Object(mut arguments) = arguments else {
@@ -98,12 +160,7 @@ async fn call_unaudited(host: &Host, connection: &ServerConnection, tool: &str, 
     sent.arguments = Value::Object(arguments.clone());
     sent.identity = arguments.get("username").and_then(Value::as_str).map(str::to_owned);
 
-    let request = connection.peer.call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments));
-    let result = match tokio::time::timeout(host.call_timeout, request).await {
-        Ok(Ok(result)) => result,
-        Ok(Err(e)) => return Err(connection.request_error(&format!("calling tool `{tool}`"), e.to_string())),
-        Err(_) => return Err(HostError::Timeout { server: server.to_owned(), tool: tool.to_owned(), seconds: host.call_timeout.as_secs() }),
-    };
+    let result = send_call(host, connection, tool, arguments, control).await?;
     let raw = serde_json::to_value(&result).expect("a CallToolResult serializes");
     drop(result);
     let output_schema = definition.output_schema.as_ref().map(|s| Value::Object((**s).clone()));
@@ -116,6 +173,146 @@ async fn call_unaudited(host: &Host, connection: &ServerConnection, tool: &str, 
         }
     }
     Ok(CallOutcome { call_id, server: server.to_owned(), tool: tool.to_owned(), outcome })
+}
+
+/// Sends `tools/call` and waits for its result: progress to the caller, cancellation and the
+/// timeout as `notifications/cancelled`, `input_required` rounds answered and retried.
+async fn send_call(host: &Host, connection: &ServerConnection, tool: &str, arguments: JsonObject, control: &CallControl) -> Result<CallToolResult, HostError> {
+    let server = connection.name.as_str();
+    let what = format!("calling tool `{tool}`");
+    let limit = control.timeout.or(connection.call_timeout).unwrap_or(host.call_timeout);
+    let clock = CallClock::start(limit, connection.client.elicitor.wait.clone());
+    let cancel = control.cancel.clone().unwrap_or_default();
+    let cancelled = || HostError::Cancelled { server: server.to_owned(), tool: tool.to_owned(), reason: None };
+    let mut params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
+    let mut state_only_rounds = 0u32;
+    for _round in 0..DEFAULT_MRTR_MAX_ROUNDS {
+        if cancel.is_cancelled() {
+            return Err(cancelled());
+        }
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params.clone()));
+        let mut handle = connection.peer.send_cancellable_request(request, PeerRequestOptions::no_options()).await.map_err(|e| connection.request_error(&what, e.to_string()))?;
+        let _route = control.progress.clone().map(|to| connection.client.progress.route(handle.progress_token.clone(), to));
+        let mut abandoned = AbandonGuard { peer: &connection.peer, id: Some(handle.id.clone()) };
+        let response = tokio::select! {
+            response = &mut handle.rx => response,
+            () = cancel.cancelled() => {
+                abandoned.id = None;
+                let _ = handle.cancel(Some("cancelled by the user".to_owned())).await;
+                return Err(cancelled());
+            }
+            () = clock.expired() => {
+                abandoned.id = None;
+                let _ = handle.cancel(Some(format!("no result within {} s", clock.seconds()))).await;
+                return Err(HostError::Timeout { server: server.to_owned(), tool: tool.to_owned(), seconds: clock.seconds() });
+            }
+        };
+        abandoned.id = None;
+        let response = match response {
+            Ok(Ok(response)) => response,
+            Ok(Err(e)) => return Err(connection.request_error(&what, e.to_string())),
+            Err(_) => return Err(connection.request_error(&what, "the connection closed before the result arrived".to_owned())),
+        };
+        match response {
+            ServerResult::CallToolResult(result) => return Ok(result),
+            ServerResult::InputRequiredResult(input) => {
+                let asked = input.input_requests.as_ref().is_some_and(|r| !r.is_empty());
+                if !asked && input.request_state.is_none() {
+                    return Err(connection.request_error(&what, "the server asked for input but sent no requests and no state".to_owned()));
+                }
+                let request_state = input.request_state.clone();
+                let responses = tokio::select! {
+                    responses = answer_input(connection, input, &what) => responses?,
+                    () = cancel.cancelled() => return Err(cancelled()),
+                };
+                if asked {
+                    state_only_rounds = 0;
+                } else {
+                    // Only state: the server is waiting for something; back off a little.
+                    tokio::time::sleep(Duration::from_millis(50 << state_only_rounds.min(2))).await;
+                    state_only_rounds += 1;
+                }
+                params.input_responses = (!responses.is_empty()).then_some(responses);
+                params.request_state = request_state;
+            }
+            ServerResult::CreateTaskResult(_) => return Err(connection.request_error(&what, "the server turned the call into a task (tasks extension), which MCP Canvas does not follow yet".to_owned())),
+            _ => return Err(connection.request_error(&what, "the server answered with something other than a tool result".to_owned())),
+        }
+    }
+    Err(connection.request_error(&what, format!("the server still wanted input after {DEFAULT_MRTR_MAX_ROUNDS} rounds")))
+}
+
+/// Answers the requests of an `input_required` result (2026-07-28): elicitation through the
+/// connection's handler, roots as none; sampling is not offered.
+async fn answer_input(connection: &ServerConnection, input: InputRequiredResult, what: &str) -> Result<InputResponses, HostError> {
+    let mut responses = InputResponses::new();
+    for (key, request) in input.input_requests.unwrap_or_default() {
+        let answer = match request {
+            InputRequest::Elicitation(request) => serde_json::to_value(connection.client.elicitor.answer(request.params).await),
+            // No roots: MCP Canvas exposes no filesystem roots to servers.
+            InputRequest::ListRoots(_) => Ok(serde_json::json!({ "roots": [] })),
+            InputRequest::CreateMessage(_) => {
+                return Err(connection.request_error(what, "the server asked for an LLM completion (sampling), which MCP Canvas does not offer".to_owned()));
+            }
+            _ => return Err(connection.request_error(what, "the server asked for a kind of input MCP Canvas does not know".to_owned())),
+        };
+        responses.insert(key, answer.expect("results serialize"));
+    }
+    Ok(responses)
+}
+
+/// Tells the server a request was abandoned when the call's future is dropped mid-flight (the
+/// front end went away): `notifications/cancelled`, best effort.
+struct AbandonGuard<'a> {
+    peer: &'a Peer<RoleClient>,
+    id: Option<RequestId>,
+}
+
+impl Drop for AbandonGuard<'_> {
+    fn drop(&mut self) {
+        let (Some(id), Ok(runtime)) = (self.id.take(), tokio::runtime::Handle::try_current()) else { return };
+        let peer = self.peer.clone();
+        runtime.spawn(async move {
+            let params = CancelledNotificationParam::new(Some(id), Some("request abandoned by the caller".to_owned()));
+            let _ = peer.send_notification(ClientNotification::CancelledNotification(CancelledNotification::new(params))).await;
+        });
+    }
+}
+
+/// A call's time limit, not counting time spent waiting for the user to answer the server.
+struct CallClock {
+    limit: Duration,
+    started: Instant,
+    wait: Arc<UserWait>,
+    waited_before: Duration,
+}
+
+impl CallClock {
+    fn start(limit: Duration, wait: Arc<UserWait>) -> Self {
+        let waited_before = wait.total();
+        Self { limit, started: Instant::now(), wait, waited_before }
+    }
+
+    fn used(&self) -> Duration {
+        self.started.elapsed().saturating_sub(self.wait.total().saturating_sub(self.waited_before))
+    }
+
+    /// The limit in whole seconds, rounded up (for messages).
+    fn seconds(&self) -> u64 {
+        self.limit.as_millis().div_ceil(1000) as u64
+    }
+
+    /// Resolves once the limit is used up.
+    async fn expired(&self) {
+        loop {
+            let used = self.used();
+            if used >= self.limit && !self.wait.asking() {
+                return;
+            }
+            let nap = if self.wait.asking() { Duration::from_millis(200) } else { self.limit - used };
+            tokio::time::sleep(nap).await;
+        }
+    }
 }
 
 struct ArgumentsFromHost<'a> {

@@ -8,6 +8,9 @@
 //!
 //! [identity]
 //! username = "ada"               # injected into tools that take `username`; default: $USER
+//!
+//! [dashboards]
+//! allowed_origins = ["http://127.0.0.1:8765"]  # origins dashboards may load from; default: none
 //! ```
 
 use std::path::Path;
@@ -25,6 +28,17 @@ pub struct Settings {
     pub artifacts: Limits,
     /// Who the local user is, for tools that take a `username` (000 §4).
     pub identity: Identity,
+    /// Live dashboards (000 §3): which origins may load.
+    pub dashboards: DashboardSettings,
+}
+
+/// `[dashboards]`: the origin allowlist (see [`crate::allowlist`], which also edits it).
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct DashboardSettings {
+    /// Origins (`scheme://host[:port]`) whose dashboards may load in a tab. Empty by default:
+    /// nothing loads until the user allows an origin. Entries that are not origins are ignored.
+    pub allowed_origins: Vec<String>,
 }
 
 /// The local identity injected into tools whose schema defines `username`; never what a model says.

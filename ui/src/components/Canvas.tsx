@@ -1,5 +1,7 @@
 import { artifactUrl, artifactViewUrl } from "../ipc";
 import { ImageViewer } from "../viewers/ImageViewer";
+import { DashboardViewer } from "../viewers/DashboardViewer";
+import { displayOrigin } from "../viewers/dashboard";
 import { PdfViewer } from "../viewers/PdfViewer";
 import { CodeViewer, CsvViewer, DocumentViewer, JsonViewer } from "../viewers/TextViewers";
 import type { ArtifactTab } from "../wire/ArtifactTab";
@@ -67,19 +69,12 @@ function Pane({ pane, active, multiple, send }: { pane: CanvasPane; active: bool
 }
 
 function tabTitle(tab: CanvasTab): string {
-  return tab.content.kind === "artifact" ? `${tab.content.name} · ${tab.content.mime}` : `${tab.content.title ?? "Dashboard"} · ${tab.content.url}`;
+  return tab.content.kind === "artifact" ? `${tab.content.name} · ${tab.content.mime}` : `${tab.content.title ?? "Dashboard"} · ${displayOrigin(tab.content.url)}`;
 }
 
 function TabViewer({ tab }: { tab: CanvasTab }) {
   if (tab.content.kind === "dashboard") {
-    return (
-      <div className="unsupported">
-        <h3>{tab.content.title ?? "Dashboard"}</h3>
-        <p>
-          Live dashboards from <code>{originOf(tab.content.url)}</code> open once the origin allowlist arrives.
-        </p>
-      </div>
-    );
+    return <DashboardViewer tab={tab} dashboard={tab.content} />;
   }
   return <ArtifactViewer artifact={tab.content} />;
 }
@@ -120,14 +115,6 @@ function ArtifactViewer({ artifact }: { artifact: ArtifactTab }) {
       </p>
     </div>
   );
-}
-
-function originOf(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return url;
-  }
 }
 
 function EmptyCanvas() {

@@ -33,7 +33,8 @@ pub(super) fn parse<T: DeserializeOwned + JsonSchema + 'static>(mut arguments: J
         match properties.get(key) {
             Some(property) => check(key, value, property).map_err(invalid)?,
             None if closed => {
-                let accepted: Vec<&str> = properties.keys().map(String::as_str).collect();
+                let mut accepted: Vec<&str> = properties.keys().map(String::as_str).collect();
+                accepted.sort_unstable();
                 let accepted = if accepted.is_empty() { "none".to_owned() } else { accepted.join(", ") };
                 return Err(invalid(format!("unknown argument `{key}`; this tool accepts: {accepted}")));
             }

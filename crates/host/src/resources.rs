@@ -1,0 +1,286 @@
+//! MCP resources (RFC 003 §2.4, §3.5): a server's resources and resource templates, and reading
+//! one into the artifact store.
+//!
+//! A read goes through the same path as a tool result: the contents are wrapped as embedded
+//! `resource` blocks and handed to the contract's normalizer, so names come from the URI, declared
+//! MIME types are checked against the bytes, text and blobs are streamed into the store, and the
+//! outcome carries the same bounded, model-safe summary as a call. Reads are audited as the pseudo
+//! tool `resources/read`.
+//!
+//! `resource_link` blocks in a tool result reach the outcome as texts (`Resource link: name <uri>`);
+//! [`resource_links`] finds them again so a front end can offer reading them with
+//! [`Host::read_resource`].
+
+use mcp_canvas_contract::ToolOutcome;
+use rmcp::{
+    model::{ErrorCode, PaginatedRequestParams, ReadResourceRequestParams},
+    ServiceError,
+};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use ts_rs::TS;
+
+use crate::{audit, connection::ServerConnection, error::HostError, host::Host, ids};
+
+/// The name reads are stored and audited under (the `tool` of their artifacts and audit rows).
+pub const READ_RESOURCE_TOOL: &str = "resources/read";
+/// More pages than this from one listing means the server's cursor never ends.
+const MAX_PAGES: usize = 1000;
+
+/// A resource a server lists.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct ResourceView {
+    /// Its URI, what [`Host::read_resource`] takes.
+    pub uri: String,
+    /// Its name.
+    pub name: String,
+    /// Human title, when it has one.
+    pub title: Option<String>,
+    /// What it is.
+    pub description: Option<String>,
+    /// MIME type the server declares (checked against the bytes when read).
+    pub mime: Option<String>,
+    /// Size in bytes the server declares.
+    #[ts(type = "number | null")]
+    pub size: Option<u64>,
+}
+
+/// A resource template (RFC 6570 URI template) a server lists.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct ResourceTemplateView {
+    /// The URI template, e.g. `demo://chart/{values}`.
+    pub uri_template: String,
+    /// Its name.
+    pub name: String,
+    /// Human title, when it has one.
+    pub title: Option<String>,
+    /// What it produces.
+    pub description: Option<String>,
+    /// MIME type of what it produces.
+    pub mime: Option<String>,
+}
+
+/// Everything a server offers to read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct ResourceList {
+    /// Server name.
+    pub server: String,
+    /// Whether the server advertises the `resources` capability at all; when it does not, both
+    /// lists are empty and nothing was asked.
+    pub supported: bool,
+    /// Its resources (every page).
+    pub resources: Vec<ResourceView>,
+    /// Its resource templates (every page).
+    pub templates: Vec<ResourceTemplateView>,
+}
+
+/// One resource read: what was read and the normalized outcome (summary, stored artifacts,
+/// warnings), exactly like a tool call's.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct ResourceRead {
+    /// Id of this read (the `call_id` of its artifacts).
+    pub read_id: String,
+    /// Server name.
+    pub server: String,
+    /// The URI read.
+    pub uri: String,
+    /// What came back, normalized and stored.
+    #[serde(flatten)]
+    #[ts(flatten)]
+    pub outcome: ToolOutcome,
+}
+
+/// A `resource_link` a tool result offered for reading.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct ResourceLink {
+    /// The link's name.
+    pub name: String,
+    /// The URI to pass to [`Host::read_resource`].
+    pub uri: String,
+    /// Its description, when it had one.
+    pub description: Option<String>,
+    /// Where it was in the result (`content[2]`).
+    pub source: String,
+}
+
+/// The `resource_link` blocks of a tool result, in order: the contract turns each into a text
+/// `Resource link: <name> <<uri>>[ — <description>]`; this reads them back.
+pub fn resource_links(outcome: &ToolOutcome) -> Vec<ResourceLink> {
+    outcome.texts.iter().filter_map(|text| parse_link(&text.text).map(|(name, uri, description)| ResourceLink { name, uri, description, source: text.source.clone() })).collect()
+}
+
+fn parse_link(text: &str) -> Option<(String, String, Option<String>)> {
+    let rest = text.strip_prefix("Resource link: ")?;
+    // The name may contain ` <`; the URI is the first `<...>` that looks like an absolute URI.
+    let mut from = 0;
+    while let Some(at) = rest[from..].find(" <").map(|i| from + i) {
+        let after = &rest[at + 2..];
+        if let Some(end) = after.find('>') {
+            let uri = &after[..end];
+            if uri.contains(':') && !uri.contains(char::is_whitespace) {
+                let description = after[end + 1..].strip_prefix(" — ").map(str::to_owned);
+                return Some((rest[..at].to_owned(), uri.to_owned(), description));
+            }
+        }
+        from = at + 2;
+    }
+    None
+}
+
+impl Host {
+    /// The resources and resource templates of `server` (all pages), connecting first if needed.
+    /// A server without the `resources` capability gives empty lists with `supported: false`.
+    pub async fn resources(&self, server: &str) -> Result<ResourceList, HostError> {
+        let connection = self.connection(server).await?;
+        let supported = connection.peer.peer_info().is_some_and(|info| info.capabilities.resources.is_some());
+        if !supported {
+            return Ok(ResourceList { server: server.to_owned(), supported, resources: Vec::new(), templates: Vec::new() });
+        }
+        let timeout = self.call_timeout;
+        let listing = async {
+            let resources = paginate(&connection, "listing resources", |cursor| async {
+                let page = connection.peer.list_resources(Some(PaginatedRequestParams::default().with_cursor(cursor))).await?;
+                Ok((page.resources, page.next_cursor))
+            })
+            .await?;
+            let templates = paginate(&connection, "listing resource templates", |cursor| async {
+                let page = connection.peer.list_resource_templates(Some(PaginatedRequestParams::default().with_cursor(cursor))).await;
+                match page {
+                    Ok(page) => Ok((page.resource_templates, page.next_cursor)),
+                    // Templates are optional: a server that has none may not know the method.
+                    Err(ServiceError::McpError(e)) if e.code == ErrorCode::METHOD_NOT_FOUND => Ok((Vec::new(), None)),
+                    Err(e) => Err(e),
+                }
+            })
+            .await?;
+            Ok::<_, HostError>((resources, templates))
+        };
+        let (resources, templates) = tokio::time::timeout(timeout, listing)
+            .await
+            .map_err(|_| HostError::Timeout { server: server.to_owned(), tool: "resources/list".to_owned(), seconds: timeout.as_secs() })??;
+        Ok(ResourceList {
+            server: server.to_owned(),
+            supported,
+            resources: resources
+                .into_iter()
+                .map(|r| ResourceView { uri: r.uri, name: r.name, title: r.title, description: r.description, mime: r.mime_type, size: r.size })
+                .collect(),
+            templates: templates
+                .into_iter()
+                .map(|t| ResourceTemplateView { uri_template: t.uri_template, name: t.name, title: t.title, description: t.description, mime: t.mime_type })
+                .collect(),
+        })
+    }
+
+    /// Reads `uri` from `server` and stores each of its contents (text or blob) as an artifact,
+    /// named from the URI, its declared MIME type checked against the bytes. The outcome's
+    /// summary is model-safe, as for a tool call. The read is audited as `resources/read`.
+    pub async fn read_resource(&self, server: &str, uri: &str) -> Result<ResourceRead, HostError> {
+        let started_ms = Self::now_ms();
+        let read_id = ids::fresh("read");
+        let result = match self.connection(server).await {
+            Ok(connection) => self.read_unaudited(&connection, uri, &read_id).await,
+            Err(e) => Err(e),
+        };
+        let (outcome, detail, artifact_ids) = match &result {
+            Ok(read) => ("ok", None, read.outcome.artifacts.iter().map(|a| a.id.clone()).collect()),
+            Err(e @ HostError::Timeout { .. }) => ("timeout", Some(e.to_string()), Vec::new()),
+            Err(e @ (HostError::Request { .. } | HostError::Handshake { .. })) => ("protocol_error", Some(e.to_string()), Vec::new()),
+            Err(e) => ("error", Some(e.to_string()), Vec::new()),
+        };
+        let record = mcp_canvas_store::AuditRecord {
+            call_id: read_id,
+            session_id: self.session_id().to_owned(),
+            server: server.to_owned(),
+            tool: READ_RESOURCE_TOOL.to_owned(),
+            arguments: audit::redact(&json!({ "uri": uri })),
+            identity: None,
+            started_ms,
+            duration_ms: Self::now_ms() - started_ms,
+            outcome: outcome.to_owned(),
+            detail: detail.map(|d| audit::redact_text(&d)),
+            artifact_ids,
+        };
+        if let Err(e) = self.store().audit(&record) {
+            tracing::warn!("writing the audit log failed: {e}");
+        }
+        result
+    }
+
+    async fn read_unaudited(&self, connection: &ServerConnection, uri: &str, read_id: &str) -> Result<ResourceRead, HostError> {
+        let server = connection.name.as_str();
+        let what = || format!("reading resource `{uri}`");
+        let supported = connection.peer.peer_info().is_some_and(|info| info.capabilities.resources.is_some());
+        if !supported {
+            return Err(connection.request_error(&what(), "the server does not offer resources (no `resources` capability)".to_owned()));
+        }
+        let request = connection.peer.read_resource(ReadResourceRequestParams::new(uri));
+        let result = match tokio::time::timeout(self.call_timeout, request).await {
+            Ok(Ok(result)) => result,
+            Ok(Err(e)) => return Err(connection.request_error(&what(), e.to_string())),
+            Err(_) => return Err(HostError::Timeout { server: server.to_owned(), tool: format!("{READ_RESOURCE_TOOL} {uri}"), seconds: self.call_timeout.as_secs() }),
+        };
+        let contents = match serde_json::to_value(&result).expect("a ReadResourceResult serializes") {
+            Value::Object(mut map) => match map.remove("contents") {
+                Some(Value::Array(contents)) => contents,
+                _ => Vec::new(),
+            },
+            _ => Vec::new(),
+        };
+        drop(result);
+        let empty = contents.is_empty();
+        // Each content is exactly an embedded resource's `resource`: the contract's path for those
+        // names it from the URI, checks its MIME type against the bytes and queues it for storing.
+        let content: Vec<Value> = contents.into_iter().map(|resource| json!({ "type": "resource", "resource": resource })).collect();
+        let raw = json!({ "content": content });
+        let mut outcome = crate::pipeline::store_and_finish(self, server, READ_RESOURCE_TOOL, raw, None, read_id)?;
+        if empty {
+            outcome.warnings.push(format!("server `{server}` returned no contents for `{uri}`"));
+        }
+        Ok(ResourceRead { read_id: read_id.to_owned(), server: server.to_owned(), uri: uri.to_owned(), outcome })
+    }
+}
+
+/// Follows `nextCursor` until it ends, refusing a cursor that repeats or never ends.
+async fn paginate<T, F, Fut>(connection: &ServerConnection, what: &str, mut page: F) -> Result<Vec<T>, HostError>
+where
+    F: FnMut(Option<String>) -> Fut,
+    Fut: std::future::Future<Output = Result<(Vec<T>, Option<String>), ServiceError>>,
+{
+    let mut items = Vec::new();
+    let mut cursor: Option<String> = None;
+    let mut seen = std::collections::HashSet::new();
+    for _ in 0..MAX_PAGES {
+        let (batch, next) = page(cursor.take()).await.map_err(|e| connection.request_error(what, e.to_string()))?;
+        items.extend(batch);
+        match next {
+            None => return Ok(items),
+            Some(next) if !seen.insert(next.clone()) => {
+                return Err(connection.request_error(what, format!("the server repeated the page cursor {next:?}; stopped after {} items", items.len())));
+            }
+            Some(next) => cursor = Some(next),
+        }
+    }
+    Err(connection.request_error(what, format!("more than {MAX_PAGES} pages; stopped after {} items", items.len())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn links_are_read_back_from_the_contract_texts() {
+        assert_eq!(
+            parse_link("Resource link: guide.md <demo://guide.md> — What each demo tool returns"),
+            Some(("guide.md".into(), "demo://guide.md".into(), Some("What each demo tool returns".into())))
+        );
+        assert_eq!(parse_link("Resource link: a <b> <file:///x%20y>"), Some(("a <b>".into(), "file:///x%20y".into(), None)));
+        assert_eq!(parse_link("Resource link: x <>"), None);
+        assert_eq!(parse_link("Some text <demo://guide.md>"), None);
+    }
+}

@@ -1,0 +1,224 @@
+//! Misbehaving servers (`fault_servers/stub_server.py`) through `Host`: each fault gives a clear
+//! error naming the server and tool within a bounded time, the host stays up, the other servers
+//! keep working, and a server that exited is started again on the next call.
+
+use std::{
+    sync::Arc,
+    time::{Duration, Instant},
+};
+
+use mcp_canvas_e2e::binary;
+use mcp_canvas_host::{Host, HostError, HostOptions};
+use serde_json::json;
+use sha2::Digest as _;
+
+const STUB: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fault_servers/stub_server.py");
+/// The call timeout the host runs with here: short, so "never answers" costs little.
+const CALL_TIMEOUT: Duration = Duration::from_secs(2);
+
+fn host() -> (tempfile::TempDir, Arc<Host>) {
+    let dir = tempfile::tempdir().unwrap();
+    let servers = json!({
+        "demo": {"command": binary("mcp-canvas-demo")},
+        "faulty": {"command": "python3", "args": [STUB]},
+    });
+    std::fs::write(dir.path().join("servers.json"), json!({ "mcpServers": servers }).to_string()).unwrap();
+    let host = Host::open(HostOptions { data_dir: dir.path().to_owned(), call_timeout: CALL_TIMEOUT, session: None }).unwrap();
+    (dir, Arc::new(host))
+}
+
+/// The demo server in the same host still answers.
+async fn others_still_work(host: &Host) {
+    let outcome = host.call_tool("demo", "render_chart", json!({"values": [1, 2, 3]})).await.expect("the demo server still answers");
+    assert_eq!(outcome.outcome.artifacts.len(), 1);
+}
+
+async fn echo(host: &Host, text: &str) -> Result<String, HostError> {
+    let outcome = host.call_tool("faulty", "echo", json!({"text": text})).await?;
+    Ok(outcome.outcome.texts.iter().map(|t| t.text.as_str()).collect::<Vec<_>>().join("\n"))
+}
+
+/// The stub's stderr as the host logged it (`got <method>` per message received), once it holds
+/// `needle` `times` times: the host appends stderr to the log in the background.
+async fn server_log(dir: &tempfile::TempDir, needle: &str, times: usize) -> String {
+    let path = dir.path().join("logs/faulty.log");
+    let deadline = Instant::now() + Duration::from_secs(3);
+    loop {
+        let log = std::fs::read_to_string(&path).unwrap_or_default();
+        if log.matches(needle).count() >= times || Instant::now() > deadline {
+            return log;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_exits_mid_call_is_reported_and_restarted_on_the_next_call() {
+    let (dir, host) = host();
+    assert_eq!(echo(&host, "before").await.unwrap(), "before");
+    let started = Instant::now();
+    let err = host.call_tool("faulty", "exit_mid_call", json!({})).await.unwrap_err();
+    assert!(started.elapsed() < CALL_TIMEOUT, "a dead server is noticed at once, not by the timeout: {:?}", started.elapsed());
+    let message = err.to_string();
+    assert!(matches!(err, HostError::Request { .. }), "{message}");
+    assert!(message.contains("server `faulty`") && message.contains("calling tool `exit_mid_call`"), "{message}");
+    assert!(message.contains("exiting in the middle of a response"), "the server's last stderr line is quoted: {message}");
+    others_still_work(&host).await;
+    // The transport is closed, so the next call starts the server again.
+    assert_eq!(echo(&host, "after").await.unwrap(), "after");
+    let log = server_log(&dir, "got initialize", 2).await;
+    assert_eq!(log.matches("got initialize").count(), 2, "{log}");
+    host.shutdown().await;
+}
+
+/// A server that exits between calls is started again by the next call. A call sent in the
+/// instant between the server's last answer and its exit reaches a process that will never read
+/// it: that call fails with a clear error (the host cannot know whether the server saw it, so it
+/// does not retry a tool that may have side effects), and the call after it reconnects.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_exits_between_calls_is_restarted_for_the_next_one() {
+    let (dir, host) = host();
+    let mut starts = 1;
+    for round in 0..3 {
+        let outcome = host.call_tool("faulty", "exit_after_answer", json!({})).await.unwrap_or_else(|e| panic!("round {round}: {e}"));
+        assert_eq!(outcome.outcome.texts[0].text, "goodbye");
+        // At once: either already reconnected, or a clear error.
+        match echo(&host, "at once").await {
+            Ok(text) => assert_eq!(text, "at once"),
+            Err(e) => {
+                let message = e.to_string();
+                assert!(message.contains("server `faulty`") && message.contains("calling tool `echo`") && message.contains("closed"), "{message}");
+                eprintln!("round {round}: the call raced the exit: {message}");
+                assert_eq!(echo(&host, "then").await.unwrap(), "then");
+            }
+        }
+        starts += 1;
+    }
+    // Once the server is gone (it exited a moment ago), the next call always reconnects.
+    host.call_tool("faulty", "exit_after_answer", json!({})).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(echo(&host, "later").await.unwrap(), "later");
+    starts += 1;
+    let log = server_log(&dir, "got initialize", starts).await;
+    assert_eq!(log.matches("got initialize").count(), starts, "{log}");
+    others_still_work(&host).await;
+    host.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_that_is_never_answered_times_out_and_is_cancelled() {
+    let (dir, host) = host();
+    let started = Instant::now();
+    let err = host.call_tool("faulty", "never_answer", json!({})).await.unwrap_err();
+    let elapsed = started.elapsed();
+    assert!(elapsed >= CALL_TIMEOUT && elapsed < CALL_TIMEOUT + Duration::from_secs(3), "{elapsed:?}");
+    assert!(matches!(err, HostError::Timeout { .. }), "{err}");
+    let message = err.to_string();
+    assert!(message.contains("server `faulty`") && message.contains("`never_answer`") && message.contains("within 2 s"), "{message}");
+    // The same connection still serves other calls, and the server was told to stop the first.
+    assert_eq!(echo(&host, "still here").await.unwrap(), "still here");
+    let log = server_log(&dir, "got notifications/cancelled", 1).await;
+    assert!(log.contains("got notifications/cancelled"), "the abandoned call is cancelled at the server: {log}");
+    assert_eq!(log.matches("got initialize").count(), 1, "{log}");
+    others_still_work(&host).await;
+    host.shutdown().await;
+}
+
+/// rmcp ignores lines that are not JSON (as the other official SDKs do) and answers a JSON line
+/// that is not JSON-RPC with an "Invalid request" error; neither closes the connection.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn garbage_between_messages_is_skipped_and_the_connection_survives() {
+    let (dir, host) = host();
+    let outcome = host.call_tool("faulty", "garbage", json!({})).await.unwrap();
+    assert_eq!(outcome.outcome.texts[0].text, "after the garbage");
+    assert_eq!(echo(&host, "next").await.unwrap(), "next");
+    let log = server_log(&dir, "got initialize", 1).await;
+    assert_eq!(log.matches("got initialize").count(), 1, "no reconnect was needed: {log}");
+    // A 50 MB line that is not JSON is read (it is under the 1 GiB limit), fails to parse, and is skipped.
+    let outcome = host.call_tool("faulty", "big_garbage", json!({})).await.unwrap();
+    assert_eq!(outcome.outcome.texts[0].text, "after 50 MB of garbage");
+    assert_eq!(echo(&host, "next").await.unwrap(), "next");
+    others_still_work(&host).await;
+    host.shutdown().await;
+}
+
+/// A 50 MB message is within our stdio limit (1 GiB; tool results of 100 MB+ are what the app
+/// is for), so it arrives as a result and its image is stored byte for byte.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_50_mb_line_arrives_as_a_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let servers = json!({ "faulty": {"command": "python3", "args": [STUB]} });
+    std::fs::write(dir.path().join("servers.json"), json!({ "mcpServers": servers }).to_string()).unwrap();
+    // Debug builds parse 50 MB of JSON slowly: a generous timeout, but still bounded.
+    let host = Host::open(HostOptions { data_dir: dir.path().to_owned(), call_timeout: Duration::from_secs(60), session: None }).unwrap();
+    let started = Instant::now();
+    let outcome = host.call_tool("faulty", "big_line", json!({})).await.unwrap().outcome;
+    eprintln!("50 MB result: {:?}", started.elapsed());
+    assert_eq!(outcome.artifacts.len(), 1, "{outcome:#?}");
+    let artifact = &outcome.artifacts[0];
+    assert_eq!(artifact.mime, "image/png");
+    assert_eq!(artifact.size, 37_500_000);
+    assert_eq!((artifact.width, artifact.height), (Some(7), Some(5)));
+    let stored = std::fs::read(host.store().blob_path(&artifact.sha256)).unwrap();
+    assert_eq!(hex(&sha2::Sha256::digest(&stored)), artifact.sha256);
+    assert!(stored[..8] == *b"\x89PNG\r\n\x1a\n" && stored[stored.len() - 1000..].iter().all(|b| *b == 0));
+    assert!(outcome.summary.len() < 2_100 && !outcome.summary.contains("AAAAAAAAAAAAAAAA"), "{}", outcome.summary);
+    assert!(started.elapsed() < Duration::from_secs(60));
+    host.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_of_notifications_does_not_stop_the_answer() {
+    let (_dir, host) = host();
+    let started = Instant::now();
+    let outcome = host.call_tool("faulty", "flood", json!({})).await.unwrap();
+    assert_eq!(outcome.outcome.texts[0].text, "after the flood");
+    assert!(started.elapsed() < CALL_TIMEOUT, "{:?}", started.elapsed());
+    assert_eq!(echo(&host, "calm").await.unwrap(), "calm");
+    others_still_work(&host).await;
+    host.shutdown().await;
+}
+
+/// A response with the right id whose result is not a `CallToolResult`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_malformed_result_is_an_error_naming_the_tool() {
+    let (_dir, host) = host();
+    let started = Instant::now();
+    let err = host.call_tool("faulty", "bad_result", json!({})).await.unwrap_err();
+    let message = err.to_string();
+    eprintln!("bad_result: {message} after {:?}", started.elapsed());
+    assert!(message.contains("server `faulty`") && message.contains("bad_result"), "{message}");
+    assert_eq!(echo(&host, "fine").await.unwrap(), "fine");
+    others_still_work(&host).await;
+    host.shutdown().await;
+}
+
+/// A server that completes the handshake but never lists its tools (or lists them forever) is
+/// given up on within its timeout, and calls to it fail instead of hanging the host.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_never_lists_its_tools_is_given_up_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let servers = json!({
+        "demo": {"command": binary("mcp-canvas-demo")},
+        "mute": {"command": "python3", "args": [STUB, "--silent-tools-list"], "timeout_seconds": 1},
+        "endless": {"command": "python3", "args": [STUB, "--tools-cursor-loop"], "timeout_seconds": 1},
+    });
+    std::fs::write(dir.path().join("servers.json"), json!({ "mcpServers": servers }).to_string()).unwrap();
+    let host = Host::open(HostOptions { data_dir: dir.path().to_owned(), call_timeout: CALL_TIMEOUT, session: None }).unwrap();
+    for server in ["mute", "endless"] {
+        for attempt in 0..2 {
+            let started = Instant::now();
+            let result = tokio::time::timeout(Duration::from_secs(10), host.call_tool(server, "echo", json!({}))).await;
+            let err = result.unwrap_or_else(|_| panic!("`{server}`: the host hung listing tools (attempt {attempt})")).unwrap_err();
+            let message = err.to_string();
+            assert!(message.contains(&format!("server `{server}`")) && message.contains("listing tools"), "{message}");
+            assert!(started.elapsed() < Duration::from_secs(5), "{server}: {:?}", started.elapsed());
+        }
+    }
+    others_still_work(&host).await;
+    host.shutdown().await;
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
