@@ -211,3 +211,26 @@ fn pdf_summaries_give_the_page_count() {
     assert_eq!(outcome["artifacts"][0]["pages"], 4, "pdfium counted the pages (needs .deps/pdfium: scripts/setup.sh)");
     assert!(outcome["summary"].as_str().unwrap().contains("4 pages"), "{}", outcome["summary"]);
 }
+
+#[test]
+fn sanitize_and_preview_write_what_the_canvas_shows() {
+    let dir = tempfile::tempdir().unwrap();
+    let html = dir.path().join("hostile.html");
+    std::fs::write(&html, r#"<h1 onmouseover="steal()">Report</h1><script>alert(1)</script><img src="https://evil.example/x.png"><a href="javascript:go()">go</a>"#).unwrap();
+    let run = cli(dir.path(), &["sanitize", html.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let out = run.stdout.to_ascii_lowercase();
+    assert!(out.contains("report") && !out.contains("<script") && !out.contains("onmouseover") && !out.contains("javascript:") && !out.contains("evil.example"), "{}", run.stdout);
+
+    let run = cli(dir.path(), &["call", "demo", "download_workbook", "--json", "--args", r#"{"pages": 2}"#]);
+    let outcome: Value = serde_json::from_str(&run.stdout).unwrap();
+    let id = outcome["artifacts"][0]["id"].as_str().unwrap();
+    let png = dir.path().join("page2.png");
+    let run = cli(dir.path(), &["preview", id, "--page", "2", "--width", "400", "--out", png.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let page = image::load_from_memory(&std::fs::read(&png).unwrap()).unwrap();
+    assert_eq!(page.width(), 400);
+    assert!(page.height() > 400, "a portrait page");
+    let run = cli(dir.path(), &["preview", id, "--page", "9", "--out", png.to_str().unwrap()]);
+    assert_eq!(run.code, 1, "page 9 of 2: {}", run.stdout);
+}

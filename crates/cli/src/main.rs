@@ -6,6 +6,7 @@
 
 mod allowlist;
 mod artifacts;
+mod preview;
 mod interactive;
 mod resources;
 mod servers;
@@ -88,6 +89,28 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Print the sanitized HTML the canvas would display for FILE (or stdin).
+    Sanitize {
+        /// The HTML file; `-` or nothing reads stdin.
+        file: Option<PathBuf>,
+        /// The input is markdown (rendered, then sanitized).
+        #[arg(long)]
+        markdown: bool,
+    },
+    /// Write what the canvas shows for an artifact: a PDF page or image as PNG, or sanitized HTML.
+    Preview {
+        /// Artifact id.
+        id: String,
+        /// PDF page, from 1.
+        #[arg(long, default_value_t = 1)]
+        page: u32,
+        /// Width in pixels.
+        #[arg(long, default_value_t = 1200)]
+        width: u32,
+        /// Output file.
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// Browse and manage stored artifacts.
     Artifacts {
         #[command(subcommand)]
@@ -163,6 +186,8 @@ async fn run(cli: Cli) -> ExitCode {
     let code = match cli.command {
         Command::Call { server, tool, args, json, yes, timeout, .. } => call(&host, &server, &tool, &args, json, yes, timeout).await,
         Command::Artifacts { command } => artifacts::run(&host, command),
+        Command::Sanitize { file, markdown } => preview::sanitize(file.as_deref(), markdown),
+        Command::Preview { id, page, width, out } => preview::preview(&host, &id, page, width, &out),
         Command::Audit { limit, json } => match host.store().audit_log(limit) {
             Ok(records) if json => {
                 println!("{}", serde_json::to_string_pretty(&records).expect("serializes"));
