@@ -94,7 +94,8 @@ pub fn normalize_tool_result(raw: RawToolResult<'_>) -> Result<Normalized, Contr
     Normalizer::new(&ExtractionConfig::default()).normalize(raw)
 }
 
-pub(crate) fn json_type_name(value: &Value) -> &'static str {
+/// "a string", "an object", ... for messages about JSON values of the wrong type.
+pub fn json_type_name(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -258,16 +258,6 @@ pub fn strip_jsonc(text: &str) -> Result<String, String> {
     Ok(String::from_utf8(out).expect("blanking whole comments keeps UTF-8 valid"))
 }
 
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
 
 /// Parses a config file's text (JSON or JSONC) and tells its format from the content.
 /// Errors are one line, without the file name.
@@ -278,7 +268,7 @@ pub fn parse_source(text: &str) -> Result<Source, String> {
     let stripped = strip_jsonc(text)?;
     let value: Value = serde_json::from_str(&stripped).map_err(|e| format!("not valid JSON ({e})"))?;
     let Value::Object(mut top) = value else {
-        return Err(format!("expected a JSON object at the top level, found {}", json_kind(&value)));
+        return Err(format!("expected a JSON object at the top level, found {}", mcp_canvas_contract::json_type_name(&value)));
     };
     let mut warnings = Vec::new();
     // A VS Code settings.json keeps the same thing under "mcp".
@@ -297,8 +287,8 @@ pub fn parse_source(text: &str) -> Result<Source, String> {
         }
         (Some(Value::Object(servers)), None) => (SourceFormat::McpServers, servers),
         (None, Some(Value::Object(servers))) => (SourceFormat::VsCode, servers),
-        (Some(other), None) => return Err(format!("`mcpServers` must be an object of servers by name, found {}", json_kind(&other))),
-        (None, Some(other)) => return Err(format!("`servers` must be an object of servers by name, found {}", json_kind(&other))),
+        (Some(other), None) => return Err(format!("`mcpServers` must be an object of servers by name, found {}", mcp_canvas_contract::json_type_name(&other))),
+        (None, Some(other)) => return Err(format!("`servers` must be an object of servers by name, found {}", mcp_canvas_contract::json_type_name(&other))),
         (None, None) => {
             return Err("no `mcpServers` (Claude Desktop, Cursor) or `servers` (VS Code) object; is this an MCP config file?".into());
         }
@@ -306,7 +296,7 @@ pub fn parse_source(text: &str) -> Result<Source, String> {
     let inputs = match top.remove("inputs") {
         None | Some(Value::Null) => BTreeMap::new(),
         Some(Value::Array(items)) => parse_inputs(items, &mut warnings),
-        Some(other) => return Err(format!("`inputs` must be an array, found {}", json_kind(&other))),
+        Some(other) => return Err(format!("`inputs` must be an array, found {}", mcp_canvas_contract::json_type_name(&other))),
     };
     for key in top.keys() {
         warnings.push(format!("top-level key `{key}` is not a server definition; not imported"));
@@ -495,7 +485,7 @@ pub fn resolve(source: &Source, vars: &Variables) -> Result<(Vec<Imported>, Vec<
         } else {
             match value {
                 Value::Object(map) => build_entry(map, &mut unknown_keys, &mut notes),
-                other => Err(format!("the definition is {}, not an object", json_kind(&other))),
+                other => Err(format!("the definition is {}, not an object", mcp_canvas_contract::json_type_name(&other))),
             }
         };
         if let Some(problem) = entry.as_ref().ok().and_then(|e| e.endpoint().err()) {
@@ -528,10 +518,10 @@ fn scalar_string(value: Value, what: &str, notes: &mut Vec<String>) -> Result<St
     match value {
         Value::String(s) => Ok(s),
         Value::Number(_) | Value::Bool(_) => {
-            notes.push(format!("{what} was {}; imported as a string", json_kind(&value)));
+            notes.push(format!("{what} was {}; imported as a string", mcp_canvas_contract::json_type_name(&value)));
             Ok(value.to_string())
         }
-        other => Err(format!("{what} must be a string, found {}", json_kind(&other))),
+        other => Err(format!("{what} must be a string, found {}", mcp_canvas_contract::json_type_name(&other))),
     }
 }
 
@@ -549,7 +539,7 @@ fn build_entry(map: Map<String, Value>, unknown_keys: &mut Vec<String>, notes: &
         }
         let string = |value: Value| match value {
             Value::String(s) => Ok(s),
-            other => Err(format!("`{key}` must be a string, found {}", json_kind(&other))),
+            other => Err(format!("`{key}` must be a string, found {}", mcp_canvas_contract::json_type_name(&other))),
         };
         match key.as_str() {
             "type" => entry.kind = Some(string(value)?),
@@ -558,7 +548,7 @@ fn build_entry(map: Map<String, Value>, unknown_keys: &mut Vec<String>, notes: &
             "url" => entry.url = Some(string(value)?),
             "args" => {
                 let Value::Array(items) = value else {
-                    return Err(format!("`args` must be an array of strings, found {}", json_kind(&value)));
+                    return Err(format!("`args` must be an array of strings, found {}", mcp_canvas_contract::json_type_name(&value)));
                 };
                 entry.args = items
                     .into_iter()
@@ -568,7 +558,7 @@ fn build_entry(map: Map<String, Value>, unknown_keys: &mut Vec<String>, notes: &
             }
             "env" | "headers" => {
                 let Value::Object(items) = value else {
-                    return Err(format!("`{key}` must be an object of strings, found {}", json_kind(&value)));
+                    return Err(format!("`{key}` must be an object of strings, found {}", mcp_canvas_contract::json_type_name(&value)));
                 };
                 let items = items
                     .into_iter()

@@ -31,15 +31,7 @@ impl Default for Limits {
 pub fn decode_limited(bytes: &[u8], limits: Limits) -> Result<DynamicImage> {
     let (_, mut decoder) = open_decoder(bytes)?;
     let (width, height) = decoder.dimensions();
-    let pixels = u64::from(width) * u64::from(height);
-    if pixels > limits.max_pixels {
-        return Err(RenderError::ImageTooLarge {
-            width,
-            height,
-            pixels,
-            max_pixels: limits.max_pixels,
-        });
-    }
+    check_pixels(width, height, &limits)?;
     let needed = decoder.total_bytes();
     if needed > limits.max_alloc {
         return Err(RenderError::ImageAllocationTooLarge {
@@ -53,4 +45,13 @@ pub fn decode_limited(bytes: &[u8], limits: Limits) -> Result<DynamicImage> {
         .set_limits(decoder_limits)
         .map_err(RenderError::ImageDecode)?;
     DynamicImage::from_decoder(decoder).map_err(RenderError::ImageDecode)
+}
+
+/// Refuses images with more pixels than `limits` allow, before anything is allocated.
+pub(crate) fn check_pixels(width: u32, height: u32, limits: &Limits) -> Result<()> {
+    let pixels = u64::from(width) * u64::from(height);
+    if pixels > limits.max_pixels {
+        return Err(RenderError::ImageTooLarge { width, height, pixels, max_pixels: limits.max_pixels });
+    }
+    Ok(())
 }

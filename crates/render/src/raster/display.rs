@@ -30,16 +30,8 @@ pub fn to_display_png(bytes: &[u8], max_width: Option<u32>) -> Result<DisplayPng
     let (width, height) = decoder.dimensions();
     drop(decoder);
     let limits = Limits::default();
-    let pixels = u64::from(width) * u64::from(height);
-    if pixels > limits.max_pixels {
-        // Refused even when the bytes could be passed through: the webview would decode them.
-        return Err(RenderError::ImageTooLarge {
-            width,
-            height,
-            pixels,
-            max_pixels: limits.max_pixels,
-        });
-    }
+    // Refused even when the bytes could be passed through: the webview would decode them.
+    super::decode::check_pixels(width, height, &limits)?;
     let target = target_size(width, height, max_width);
     if source_format == ImageFormat::Png && target == (width, height) {
         return Ok(DisplayPng {
