@@ -12,6 +12,7 @@ const COMMANDS: &[&str] = &[
     "allowlist_view",
     "allowlist_add",
     "allowlist_remove",
+    "answer_elicitation",
 ];
 
 fn main() {

@@ -229,6 +229,41 @@ async fn drive(driver: &WebDriver) {
     assert!(!summary.is_empty());
 
     dashboard_step(driver).await;
+    elicitation_step(driver).await;
+}
+
+/// A server asks the user mid-call (form elicitation): the window shows a dialog with the
+/// fields, defaults filled in; the accepted answer reaches the tool, and so does a decline.
+async fn elicitation_step(driver: &WebDriver) {
+    wait_for(driver, r#"button[data-tool="ask_preferences"]"#).await.click().await.unwrap();
+    wait_for(driver, "button.call-button").await.click().await.unwrap();
+    let dialog = wait_for(driver, ".elicitation-dialog.form").await.text().await.unwrap();
+    assert!(dialog.contains("How would you like MCP Canvas to look?") && dialog.contains("Font size"), "{dialog}");
+    let font_size = wait_for(driver, r#"[data-field="font_size"] input"#).await.prop("value").await.unwrap();
+    assert_eq!(font_size.as_deref(), Some("14"), "the default is filled in");
+    // Change the display name, pick a theme (required, no default), accept.
+    let name = wait_for(driver, r#"[data-field="display_name"] input"#).await;
+    name.clear().await.unwrap();
+    name.send_keys("Ada Lovelace").await.unwrap();
+    wait_for(driver, r#"[data-field="theme"] select option[value="dark"]"#).await.click().await.unwrap();
+    screenshot(driver, "elicitation_form.png").await;
+    wait_for(driver, "button.elicitation-accept").await.click().await.unwrap();
+    let summary = wait_for_script(driver, "const s = document.querySelector('.history .result .summary'); return s ? s.textContent : null;", vec![]).await;
+    let summary = summary.as_str().unwrap();
+    assert!(summary.contains("theme dark") && summary.contains("display name \"Ada Lovelace\""), "{summary}");
+    assert_eq!(driver.find_all(By::Css(".elicitation-dialog")).await.unwrap().len(), 0, "the dialog closed");
+
+    // Again, and decline.
+    wait_for(driver, "button.call-button").await.click().await.unwrap();
+    wait_for(driver, ".elicitation-dialog.form").await;
+    wait_for(driver, "button.elicitation-decline").await.click().await.unwrap();
+    let summary = wait_for_script(
+        driver,
+        "const r = document.querySelectorAll('.history .result'); return r.length >= 2 ? r[0].querySelector('.summary').textContent : null;",
+        vec![],
+    )
+    .await;
+    assert!(summary.as_str().unwrap().contains("declined"), "{summary}");
 }
 
 /// A live dashboard (000 §3): refused until its origin is allowed (with a confirmation), then

@@ -3,13 +3,13 @@
 
 use mcp_canvas_host::{
     allowlist::{AllowlistView, DashboardAccess},
-    wire::{CallOutcome, ServerView, ToolView},
+    wire::{CallOutcome, ElicitationAnswer, ServerView, ToolView},
     CallOptions, Host,
 };
 use mcp_canvas_canvas::{Canvas, CanvasIntent, CanvasView, TabId};
 use tauri::State;
 
-use crate::{dashboards::Dashboards, HostState};
+use crate::{dashboards::Dashboards, elicitation::DialogElicitation, HostState};
 
 fn host(state: &HostState) -> Result<&Host, String> {
     state.as_deref().map_err(|reason| format!("MCP Canvas could not open its data directory: {reason}"))
@@ -100,6 +100,13 @@ pub fn allowlist_add(
 #[tauri::command]
 pub fn allowlist_remove(state: State<'_, HostState>, dashboards: State<'_, Dashboards>, origin: String) -> Result<AllowlistView, String> {
     dashboards.disallow(host(&state)?, &origin)
+}
+
+/// The user's answer to the elicitation dialog `id` (an `elicitation-request` event). The host
+/// validates an accepted form against the server's schema; a URL is opened only on accept.
+#[tauri::command]
+pub fn answer_elicitation(elicitation: State<'_, std::sync::Arc<DialogElicitation>>, id: String, answer: ElicitationAnswer) -> Result<(), String> {
+    elicitation.answer(&id, answer)
 }
 
 /// The canvas state of the main window; every rule lives in `mcp-canvas-canvas`.

@@ -2,31 +2,37 @@
 //!
 //! This crate only wires things to the window: the commands the UI invokes (`commands.rs`), the
 //! `artifact:` URI scheme that serves stored artifacts to the webview (`artifact_scheme.rs`), and
-//! live dashboards — origin allowlist, navigation guard, audit, pinned ones (`dashboards.rs`).
+//! live dashboards — origin allowlist, navigation guard, audit, pinned ones (`dashboards.rs`) —
+//! and servers' elicitation requests as dialogs (`elicitation.rs`).
 //! Everything else lives in `crates/` and is tested without a window.
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 mod artifact_scheme;
 mod commands;
 mod dashboards;
+mod elicitation;
 
 use std::{sync::Arc, time::Duration};
 
 use mcp_canvas_host::{data_dir, Host, HostOptions};
 
+use crate::elicitation::DialogElicitation;
+
 /// What the window talks to. `Err` when the data dir could not be opened: the window still opens
 /// and shows the reason instead of the app vanishing.
 pub(crate) type HostState = Result<Arc<Host>, String>;
 
-fn open_host() -> HostState {
+fn open_host(elicitation: Arc<DialogElicitation>) -> HostState {
     let data_dir = data_dir::resolve(None)?;
     Host::open(HostOptions { data_dir, call_timeout: Duration::from_secs(120), session: None })
-        .map(Arc::new)
+        // Servers' questions to the user become dialogs in the window.
+        .map(|host| Arc::new(host.with_elicitation(elicitation)))
         .map_err(|e| e.to_string())
 }
 
 fn main() {
-    let host = open_host();
+    let elicitation = Arc::new(DialogElicitation::default());
+    let host = open_host(elicitation.clone());
     if let Err(reason) = &host {
         eprintln!("mcp-canvas: {reason}");
     }
@@ -49,6 +55,7 @@ fn main() {
         .manage(host)
         .manage(canvas)
         .manage(dashboards)
+        .manage(elicitation.clone())
         .register_asynchronous_uri_scheme_protocol(artifact_scheme::SCHEME, move |_ctx, request, responder| {
             let store = store.clone();
             // Reading a blob is file I/O: keep it off the main thread.
@@ -63,10 +70,12 @@ fn main() {
             commands::dashboard_access,
             commands::allowlist_view,
             commands::allowlist_add,
-            commands::allowlist_remove
+            commands::allowlist_remove,
+            commands::answer_elicitation
         ])
         .build(tauri::generate_context!("../tauri.conf.json"))
         .expect("the Tauri application could not be built");
+    elicitation.attach(app.handle().clone());
     app.run(|handle, event| {
         if let tauri::RunEvent::Exit = event {
             use tauri::Manager;

@@ -1,11 +1,14 @@
 import { useCallback, useEffect, useState } from "react";
 import { Canvas } from "./components/Canvas";
+import { ElicitationDialog } from "./components/ElicitationDialog";
 import { ServerList, type ToolSelection } from "./components/ServerList";
 import { SettingsPanel } from "./components/SettingsPanel";
 import { ToolPanel } from "./components/ToolPanel";
-import { canvasIntent, canvasView, errorText, listServers } from "./ipc";
+import { answerElicitation, canvasIntent, canvasView, errorText, listServers, onElicitation, onElicitationClosed } from "./ipc";
 import type { CanvasIntent } from "./wire/CanvasIntent";
 import type { CanvasView } from "./wire/CanvasView";
+import type { ElicitationAnswer } from "./wire/ElicitationAnswer";
+import type { ElicitationPrompt } from "./wire/ElicitationPrompt";
 import type { ServerView } from "./wire/ServerView";
 
 export function App() {
@@ -15,6 +18,22 @@ export function App() {
   const [canvas, setCanvas] = useState<CanvasView | null>(null);
   const [canvasError, setCanvasError] = useState<string | null>(null);
   const [settingsOpen, setSettingsOpen] = useState(false);
+  // Servers' questions to the user, oldest first; the first one is shown.
+  const [questions, setQuestions] = useState<ElicitationPrompt[]>([]);
+
+  useEffect(() => {
+    const stopAsking = onElicitation((prompt) => setQuestions((q) => [...q, prompt]));
+    const stopClosing = onElicitationClosed((id) => setQuestions((q) => q.filter((p) => p.id !== id)));
+    return () => {
+      stopAsking();
+      stopClosing();
+    };
+  }, []);
+
+  const answer = useCallback(async (id: string, reply: ElicitationAnswer) => {
+    await answerElicitation(id, reply);
+    setQuestions((q) => q.filter((p) => p.id !== id));
+  }, []);
 
   useEffect(() => {
     listServers().then(setServers, (e) => setLoadError(errorText(e)));
@@ -89,6 +108,7 @@ export function App() {
         {canvasError ? <p className="error canvas-error">{canvasError}</p> : null}
         <Canvas view={canvas} send={send} />
       </main>
+      {questions.length > 0 ? <ElicitationDialog key={questions[0].id} prompt={questions[0]} onAnswer={(reply) => answer(questions[0].id, reply)} /> : null}
     </div>
   );
 }

@@ -1,11 +1,14 @@
 // The only module that talks to Tauri. Everything else imports these functions, so the UI can be
 // tested (and one day hosted) without a webview.
 import { convertFileSrc, invoke } from "@tauri-apps/api/core";
+import { listen } from "@tauri-apps/api/event";
 import type { AllowlistView } from "./wire/AllowlistView";
 import type { CallOutcome } from "./wire/CallOutcome";
 import type { CanvasIntent } from "./wire/CanvasIntent";
 import type { CanvasView } from "./wire/CanvasView";
 import type { DashboardAccess } from "./wire/DashboardAccess";
+import type { ElicitationAnswer } from "./wire/ElicitationAnswer";
+import type { ElicitationPrompt } from "./wire/ElicitationPrompt";
 import type { ServerView } from "./wire/ServerView";
 import type { TabId } from "./wire/TabId";
 import type { ToolView } from "./wire/ToolView";
@@ -41,6 +44,39 @@ export const allowlistAdd = (origin: string, tab: TabId | null): Promise<Allowli
 
 /** Stops allowing an origin. */
 export const allowlistRemove = (origin: string): Promise<AllowlistView> => invoke("allowlist_remove", { origin });
+
+/**
+ * Calls `callback` for each question a server asks the user (form or URL to open) while a tool
+ * runs. Returns a function that stops listening.
+ */
+export function onElicitation(callback: (prompt: ElicitationPrompt) => void): () => void {
+  return subscribe("elicitation-request", callback);
+}
+
+/** Calls `callback` with the id of a question that is no longer open (timed out, its call ended). */
+export function onElicitationClosed(callback: (id: string) => void): () => void {
+  return subscribe("elicitation-closed", callback);
+}
+
+/** The user's answer to question `id`. A URL is opened by the backend only on `accept`. */
+export const answerElicitation = (id: string, answer: ElicitationAnswer): Promise<void> => invoke("answer_elicitation", { id, answer });
+
+/** `listen` is asynchronous; the returned function also works before it has resolved. */
+function subscribe<T>(event: string, callback: (payload: T) => void): () => void {
+  let stopped = false;
+  let unlisten: (() => void) | null = null;
+  listen<T>(event, (e) => callback(e.payload)).then(
+    (stop) => {
+      if (stopped) stop();
+      else unlisten = stop;
+    },
+    (error) => console.error(`cannot listen to ${event}:`, error),
+  );
+  return () => {
+    stopped = true;
+    unlisten?.();
+  };
+}
 
 /** URL of a stored artifact on the `artifact:` scheme (served from the store, with its MIME type). */
 export const artifactUrl = (id: string): string => convertFileSrc(id, "artifact");

@@ -23,7 +23,9 @@ use std::{
 };
 
 use rmcp::model::{ElicitRequestParams, ElicitResult, ElicitationAction};
+use serde::Serialize;
 use serde_json::{Map, Value};
+use ts_rs::TS;
 
 use crate::validation;
 
@@ -201,8 +203,10 @@ impl ElicitationHandler for DeclineElicitation {
 // Form fields, for front ends that draw or prompt a form
 // ---------------------------------------------------------------------------------------------
 
-/// One field of a form's `requestedSchema`, read for a front end.
-#[derive(Debug, Clone, PartialEq)]
+/// One field of a form's `requestedSchema`, read for a front end (the desktop window draws these;
+/// a wire type, see `wire::ElicitationPrompt`).
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[ts(export)]
 pub struct FormField {
     /// The property name (the key in the answer).
     pub name: String,
@@ -213,21 +217,26 @@ pub struct FormField {
     /// Listed in `required`.
     pub required: bool,
     /// `default`, when given.
+    #[ts(type = "unknown")]
     pub default: Option<Value>,
     /// What kind of value it takes.
     pub kind: FieldKind,
 }
 
-/// The kind of value a [`FormField`] takes.
-#[derive(Debug, Clone, PartialEq)]
+/// The kind of value a [`FormField`] takes (on the wire: tagged by `type`).
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[ts(export)]
 pub enum FieldKind {
     /// Free text, with its limits.
     Text {
         /// `format` (email, uri, date, date-time).
         format: Option<String>,
         /// `minLength`.
+        #[ts(type = "number | null")]
         min_length: Option<u64>,
         /// `maxLength`.
+        #[ts(type = "number | null")]
         max_length: Option<u64>,
     },
     /// A number (`integer: true` for whole numbers), with its bounds.

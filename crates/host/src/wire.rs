@@ -2,6 +2,8 @@
 //! generated from these (ts-rs) into `ui/src/wire/`; `scripts/check-wire-types.sh` fails on drift.
 
 use mcp_canvas_contract::ToolOutcome;
+
+use crate::elicitation::FormField;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
@@ -53,4 +55,67 @@ pub struct CallOutcome {
     #[serde(flatten)]
     #[ts(flatten)]
     pub outcome: ToolOutcome,
+}
+
+/// A server's question to the user, as the desktop window shows it (the `elicitation-request`
+/// event). The window answers with an [`ElicitationAnswer`] for the same `id`.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(tag = "mode", rename_all = "snake_case")]
+#[ts(export)]
+pub enum ElicitationPrompt {
+    /// Fill in a form.
+    Form {
+        /// Which question this is (echoed in the answer).
+        id: String,
+        /// The server asking.
+        server: String,
+        /// What the server says the form is for.
+        message: String,
+        /// The fields, required ones first.
+        fields: Vec<FormField>,
+        /// 1 the first time; more when an earlier answer did not match the schema.
+        attempt: u32,
+        /// Why the previous answer was refused (empty on the first attempt).
+        problems: Vec<String>,
+    },
+    /// Open a web page. Nothing is opened unless the user accepts.
+    Url {
+        /// Which question this is (echoed in the answer).
+        id: String,
+        /// The server asking.
+        server: String,
+        /// What the server says the page is for.
+        message: String,
+        /// The full URL (show all of it).
+        url: String,
+        /// Its host (show it prominently).
+        domain: String,
+        /// Things about the URL the user should know before agreeing.
+        warnings: Vec<String>,
+    },
+}
+
+/// What the user chose in an elicitation dialog.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum ElicitationChoice {
+    /// Send the form (or open the page).
+    Accept,
+    /// Say no.
+    Decline,
+    /// Dismiss without choosing.
+    Cancel,
+}
+
+/// The window's answer to an [`ElicitationPrompt`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct ElicitationAnswer {
+    /// What the user chose.
+    pub action: ElicitationChoice,
+    /// The form's values, for an accepted form.
+    #[serde(default)]
+    #[ts(optional, type = "Record<string, unknown>")]
+    pub content: Option<serde_json::Map<String, Value>>,
 }
