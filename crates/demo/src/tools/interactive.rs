@@ -146,6 +146,20 @@ fn tool_error(message: impl Into<String>) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(message.into())])
 }
 
+/// The output schema every tool here declares: the v2 envelope (000 §1), `results` required.
+fn v2_output_schema() -> std::sync::Arc<rmcp::model::JsonObject> {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "results": {"description": "What the tool did, for the model and the user."},
+            "meta_data": {"type": "object", "description": "Small structured facts."},
+            "canvas": {"type": "object", "description": "A dashboard envelope (000 §3)."}
+        },
+        "required": ["results"]
+    });
+    std::sync::Arc::new(schema.as_object().expect("an object").clone())
+}
+
 /// A v2 envelope (000 §1) as the last JSON text block and as `structuredContent`, after an
 /// optional sentence for people.
 fn envelope(sentence: Option<String>, value: Value) -> CallToolResult {
@@ -424,6 +438,7 @@ fn human_size(bytes: u64) -> String {
 impl DemoServer {
     #[tool(
         title = "Open a live dashboard",
+        output_schema = v2_output_schema(),
         description = "Opens a live metrics dashboard in the canvas: returns a `canvas` envelope \
             (type iframe) whose URL is served by this server on 127.0.0.1 and refreshes every \
             second. The URL carries a capability token valid for 10 minutes; calling again with \
@@ -472,6 +487,7 @@ impl DemoServer {
 
     #[tool(
         title = "Ask for display preferences",
+        output_schema = v2_output_schema(),
         description = "Asks the user, through an elicitation form, for a theme, a font size, \
             whether to show notifications and a display name, and returns the answers (or that \
             the user declined or cancelled). Needs a client that supports form elicitation.",
@@ -533,6 +549,7 @@ impl DemoServer {
 
     #[tool(
         title = "Link an account",
+        output_schema = v2_output_schema(),
         description = "Asks the client to open a local account-linking page (URL elicitation), \
             then waits until the user confirms there, and reports the outcome: linked, declined, \
             cancelled or not finished in time. Needs a client that supports URL elicitation.",
@@ -648,6 +665,7 @@ impl DemoServer {
 
     #[tool(
         title = "Who am I",
+        output_schema = v2_output_schema(),
         description = "Reports the identity the tool received in `username`. Hosts inject the \
             configured local identity into this argument, so it shows what the host sends.",
         input_schema = schema::<WhoamiArgs>(),
@@ -669,6 +687,7 @@ impl DemoServer {
 
     #[tool(
         title = "Summarize a file",
+        output_schema = v2_output_schema(),
         description = "Downloads one file from an http(s) URL (the host turns an artifact name \
             into such a URL) and reports its size and SHA-256. At most 200 MB, 60 s.",
         input_schema = schema::<SummarizeFileArgs>(),
@@ -695,6 +714,7 @@ impl DemoServer {
 
     #[tool(
         title = "Summarize files",
+        output_schema = v2_output_schema(),
         description = "Downloads several files from http(s) URLs (the host turns artifact names \
             into such URLs) and reports the size and SHA-256 of each. 1–20 files, each at most \
             200 MB and 60 s.",
@@ -741,6 +761,7 @@ impl DemoServer {
 
     #[tool(
         title = "Purge the cache",
+        output_schema = v2_output_schema(),
         description = "Empties the demo server's in-memory cache and reports how many entries \
             it held. Harmless, but marked destructive so that hosts ask before running it.",
         annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = true, open_world_hint = false)
@@ -755,6 +776,7 @@ impl DemoServer {
 
     #[tool(
         title = "Run a slow job",
+        output_schema = v2_output_schema(),
         description = "Runs for the given number of seconds, reporting progress every 250 ms when \
             the request carries a progress token, and stops promptly when cancelled. Returns how \
             far it got.",
