@@ -230,6 +230,46 @@ async fn drive(driver: &WebDriver) {
 
     dashboard_step(driver).await;
     elicitation_step(driver).await;
+    progress_step(driver).await;
+}
+
+/// A long call shows its progress (a bar with the server's message) and can be cancelled: the
+/// history then says so and the tool can be called again.
+async fn progress_step(driver: &WebDriver) {
+    wait_for(driver, r#"button[data-tool="slow_job"]"#).await.click().await.unwrap();
+    set_arguments(driver, r#"{"seconds": 20}"#).await;
+    let results_before = driver.execute("return document.querySelectorAll('.history .result').length;", vec![]).await.unwrap().json().clone();
+    wait_for(driver, "button.call-button").await.click().await.unwrap();
+    let value = wait_for_script(
+        driver,
+        "const p = document.querySelector('progress.call-progress-bar'); return p && p.hasAttribute('value') && p.value > 0 ? [p.value, p.max] : null;",
+        vec![],
+    )
+    .await;
+    assert_eq!(value[1], json!(80), "20 s in 250 ms steps: {value}");
+    let message = wait_for(driver, ".call-progress-message").await.prop("textContent").await.unwrap().unwrap_or_default();
+    assert!(message.starts_with("step ") && message.ends_with(" of 80"), "the server's message: {message:?}");
+    screenshot(driver, "slow_job_progress.png").await;
+    wait_for(driver, "button.call-cancel").await.click().await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let state = driver
+            .execute(
+                "const r = document.querySelectorAll('.history .result'); const b = document.querySelector('button.call-button'); \
+                 return [r.length, r.length ? r[0].textContent : '', !!b && !b.disabled, document.querySelectorAll('.call-progress').length];",
+                vec![],
+            )
+            .await
+            .unwrap()
+            .json()
+            .clone();
+        let newest = state[1].as_str().unwrap_or_default();
+        if state[0].as_u64() > results_before.as_u64() && newest.contains("was cancelled") && state[2] == json!(true) && state[3] == json!(0) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "within 5 s of Cancel, the newest result says cancelled and Call is enabled again: {state}");
+        tokio::time::sleep(POLL).await;
+    }
 }
 
 /// A server asks the user mid-call (form elicitation): the window shows a dialog with the

@@ -56,6 +56,7 @@ fn main() {
         .manage(canvas)
         .manage(dashboards)
         .manage(elicitation.clone())
+        .manage(commands::RunningCalls::default())
         .register_asynchronous_uri_scheme_protocol(artifact_scheme::SCHEME, move |_ctx, request, responder| {
             let store = store.clone();
             // Reading a blob is file I/O: keep it off the main thread.
@@ -71,7 +72,8 @@ fn main() {
             commands::allowlist_view,
             commands::allowlist_add,
             commands::allowlist_remove,
-            commands::answer_elicitation
+            commands::answer_elicitation,
+            commands::cancel_call
         ])
         .build(tauri::generate_context!("../tauri.conf.json"))
         .expect("the Tauri application could not be built");

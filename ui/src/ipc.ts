@@ -4,6 +4,7 @@ import { convertFileSrc, invoke } from "@tauri-apps/api/core";
 import { listen } from "@tauri-apps/api/event";
 import type { AllowlistView } from "./wire/AllowlistView";
 import type { CallOutcome } from "./wire/CallOutcome";
+import type { CallProgressEvent } from "./wire/CallProgressEvent";
 import type { CanvasIntent } from "./wire/CanvasIntent";
 import type { CanvasView } from "./wire/CanvasView";
 import type { DashboardAccess } from "./wire/DashboardAccess";
@@ -20,9 +21,22 @@ export const listTools = (server: string): Promise<ToolView[]> => invoke("list_t
 /**
  * `argumentsJson` is the text the user typed; the backend parses and validates it. `confirmed`:
  * the user saw the exact arguments and agreed to run a tool that may change or delete data.
+ * `callToken` names this call (unique among running ones): its progress events carry it, and
+ * `cancelCall(callToken)` stops it (the promise then rejects with the "cancelled" error).
  */
-export const callTool = (server: string, tool: string, argumentsJson: string, confirmed: boolean): Promise<CallOutcome> =>
-  invoke("call_tool", { server, tool, arguments: argumentsJson, confirmed });
+export const callTool = (server: string, tool: string, argumentsJson: string, confirmed: boolean, callToken: string): Promise<CallOutcome> =>
+  invoke("call_tool", { server, tool, arguments: argumentsJson, confirmed, callToken });
+
+/** Cancels the running call started with `callToken`; its `callTool` promise then rejects. */
+export const cancelCall = (callToken: string): Promise<void> => invoke("cancel_call", { callToken });
+
+/** A fresh token for `callTool`. */
+export const newCallToken = (): string => crypto.randomUUID();
+
+/** Calls `callback` with each progress report of any running call (match on `call_token`). */
+export function onCallProgress(callback: (progress: CallProgressEvent) => void): () => void {
+  return subscribe("call-progress", callback);
+}
 
 /** The canvas state (panes and tabs), kept in Rust. */
 export const canvasView = (): Promise<CanvasView> => invoke("canvas_view");

@@ -119,3 +119,18 @@ pub struct ElicitationAnswer {
     #[ts(optional, type = "Record<string, unknown>")]
     pub content: Option<serde_json::Map<String, Value>>,
 }
+
+/// Progress a server reported for a running call, as the window shows it (the app's
+/// `call-progress` event). `call_token` is the token the window chose for the call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct CallProgressEvent {
+    /// The window's token for the call.
+    pub call_token: String,
+    /// How far it is; grows with each report.
+    pub progress: f64,
+    /// Where it ends, when the server knows.
+    pub total: Option<f64>,
+    /// What it is doing.
+    pub message: Option<String>,
+}

@@ -1,5 +1,6 @@
-import { useState } from "react";
-import { callTool, errorText } from "../ipc";
+import { useEffect, useRef, useState } from "react";
+import { callTool, cancelCall, errorText, newCallToken, onCallProgress } from "../ipc";
+import type { CallProgressEvent } from "../wire/CallProgressEvent";
 import { defaultArguments } from "../schemaDefaults";
 import type { CallOutcome } from "../wire/CallOutcome";
 import { OutcomeView } from "./OutcomeView";
@@ -24,7 +25,27 @@ export function ToolPanel({ selection, onOutcome }: Props) {
   const [running, setRunning] = useState(false);
   const [history, setHistory] = useState<Entry[]>([]);
   const [confirming, setConfirming] = useState(false);
+  // The running call's token, and its latest progress report.
+  const callToken = useRef<string | null>(null);
+  const [progress, setProgress] = useState<CallProgressEvent | null>(null);
+  const [cancelling, setCancelling] = useState(false);
   const risky = needsConfirmation(tool);
+
+  useEffect(
+    () =>
+      onCallProgress((report) => {
+        if (report.call_token === callToken.current) setProgress(report);
+      }),
+    [],
+  );
+
+  function cancel() {
+    const token = callToken.current;
+    if (!token) return;
+    setCancelling(true);
+    // The call's own promise rejects with the "cancelled" error; a failure here means it ended already.
+    cancelCall(token).catch((error) => console.warn("cancel_call:", errorText(error)));
+  }
 
   // A needsInput option fills its field in the arguments and calls the tool again.
   function chooseOption(field: string, value: string) {
@@ -47,14 +68,21 @@ export function ToolPanel({ selection, onOutcome }: Props) {
     }
     setConfirming(false);
     setRunning(true);
+    setProgress(null);
+    setCancelling(false);
+    const token = newCallToken();
+    callToken.current = token;
     try {
-      const outcome = await callTool(server, tool.name, text, confirmed);
+      const outcome = await callTool(server, tool.name, text, confirmed, token);
       setHistory((h) => [{ kind: "outcome", outcome }, ...h]);
       onOutcome(outcome);
     } catch (error) {
       setHistory((h) => [{ kind: "failure", error: errorText(error), at: Date.now() }, ...h]);
     } finally {
+      if (callToken.current === token) callToken.current = null;
       setRunning(false);
+      setProgress(null);
+      setCancelling(false);
     }
   }
 
@@ -100,6 +128,7 @@ export function ToolPanel({ selection, onOutcome }: Props) {
           {running ? "Calling…" : "Call tool"}
         </button>
       )}
+      {running ? <CallProgressView progress={progress} cancelling={cancelling} onCancel={cancel} /> : null}
       <ol className="history" aria-label="Results">
         {history.map((entry) =>
           entry.kind === "outcome" ? (
@@ -113,6 +142,29 @@ export function ToolPanel({ selection, onOutcome }: Props) {
           ),
         )}
       </ol>
+    </div>
+  );
+}
+
+/** A running call: a progress bar (indeterminate until the server gives a total), the latest message, and Cancel. */
+function CallProgressView({ progress, cancelling, onCancel }: { progress: CallProgressEvent | null; cancelling: boolean; onCancel: () => void }) {
+  const total = progress?.total ?? null;
+  const determinate = progress !== null && total !== null && total > 0;
+  return (
+    <div className="call-progress" role="status" aria-label="Call in progress">
+      {determinate ? (
+        <progress className="call-progress-bar" max={total} value={Math.min(progress.progress, total)} />
+      ) : (
+        <progress className="call-progress-bar indeterminate" />
+      )}
+      <div className="call-progress-row">
+        <span className="call-progress-message small">
+          {cancelling ? "Cancelling…" : (progress?.message ?? (determinate ? `${Math.round((progress.progress / total) * 100)}%` : "Running…"))}
+        </span>
+        <button type="button" className="secondary call-cancel" disabled={cancelling} onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
     </div>
   );
 }
