@@ -7,6 +7,8 @@
 mod allowlist;
 mod artifacts;
 mod preview;
+mod prompts;
+mod proxy;
 mod interactive;
 mod resources;
 mod servers;
@@ -139,6 +141,41 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// List a server's prompts and their arguments.
+    Prompts {
+        /// Server name from the config.
+        server: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Fill in a server's prompt and print its messages.
+    Prompt {
+        /// Server name from the config.
+        server: String,
+        /// Prompt name (from `prompts`).
+        name: String,
+        /// Arguments as a JSON object (values are sent as strings).
+        #[arg(long, default_value = "{}")]
+        args: String,
+        /// Print the prompt result as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run as the one MCP server an AI host starts (Claude Desktop, Cursor, VS Code), in front of
+    /// the configured servers: tools named <server>__<tool>, results model-safe (a summary,
+    /// artifact:// links readable with resources/read, small images inline).
+    Proxy {
+        /// Expose only these servers (comma-separated; default: all configured).
+        #[arg(long, value_delimiter = ',')]
+        servers: Vec<String>,
+        /// Serve Streamable HTTP on 127.0.0.1:PORT/mcp instead of stdio (0 picks a free port).
+        #[arg(long, value_name = "PORT")]
+        http: Option<u16>,
+        /// Print the config snippet for an AI host (claude, cursor, vscode) and exit.
+        #[arg(long, value_name = "HOST")]
+        print_config: Option<String>,
+    },
     /// The dashboard origin allowlist: list | add ORIGIN | rm ORIGIN | check URL.
     Allowlist {
         #[command(subcommand)]
@@ -165,12 +202,20 @@ fn main() -> ExitCode {
 }
 
 async fn run(cli: Cli) -> ExitCode {
+    if let Command::Proxy { print_config: Some(ai_host), servers, .. } = &cli.command {
+        return proxy::print_config(ai_host, cli.data_dir.as_deref(), servers);
+    }
+    // Proxied calls keep their artifacts in their own session unless one is named.
+    let session = match (&cli.command, cli.session.as_str()) {
+        (Command::Proxy { .. }, "cli") => "proxy".to_owned(),
+        _ => cli.session.clone(),
+    };
     let (json, timeout) = match &cli.command {
         Command::Call { json, .. } => (*json, DEFAULT_CALL_TIMEOUT_S),
         Command::Normalize { json, .. } => (*json, 120),
         _ => (false, 120),
     };
-    let host = match open_host(cli.data_dir.as_deref(), timeout, cli.session.clone()) {
+    let host = match open_host(cli.data_dir.as_deref(), timeout, session) {
         Ok(host) => host,
         Err(e) => return fail(json, &e.to_string()),
     };
@@ -184,6 +229,7 @@ async fn run(cli: Cli) -> ExitCode {
         _ => host,
     };
     let code = match cli.command {
+        Command::Proxy { servers, http, .. } => return proxy::serve(host, servers, http).await,
         Command::Call { server, tool, args, json, yes, timeout, .. } => call(&host, &server, &tool, &args, json, yes, timeout).await,
         Command::Artifacts { command } => artifacts::run(&host, command),
         Command::Sanitize { file, markdown } => preview::sanitize(file.as_deref(), markdown),
@@ -219,6 +265,8 @@ async fn run(cli: Cli) -> ExitCode {
         Command::Servers { command } => servers::run(&host, command),
         Command::Allowlist { command } => allowlist::run(&host, command),
         Command::Resources { server, json } => resources::list(&host, &server, json).await,
+        Command::Prompts { server, json } => prompts::list(&host, &server, json).await,
+        Command::Prompt { server, name, args, json } => prompts::get(&host, &server, &name, &args, json).await,
         Command::Read { server, uri, json } => resources::read(&host, &server, &uri, json).await,
     };
     host.shutdown().await;

@@ -69,6 +69,8 @@ pub(crate) struct SpawnContext<'a> {
     pub elicitation: Arc<dyn ElicitationHandler>,
     /// Where the server's log messages go (kept by the host across reconnects).
     pub messages: Arc<ServerMessages>,
+    /// Where the server's `list_changed` notifications are announced.
+    pub changes: tokio::sync::broadcast::Sender<ServerChange>,
 }
 
 impl ServerConnection {
@@ -228,6 +230,7 @@ pub(crate) struct CanvasClient {
     messages: Arc<ServerMessages>,
     /// The protocol version asked for in servers.json (`protocol_version`), if any.
     protocol: Option<ProtocolVersion>,
+    changes: tokio::sync::broadcast::Sender<ServerChange>,
 }
 
 impl CanvasClient {
@@ -243,6 +246,7 @@ impl CanvasClient {
             tools_stale: Arc::default(),
             messages: ctx.messages.clone(),
             protocol,
+            changes: ctx.changes.clone(),
         })
     }
 
@@ -304,6 +308,15 @@ impl ClientHandler for CanvasClient {
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.tools_stale.store(true, Ordering::SeqCst);
+        self.announce(ChangedList::Tools);
+    }
+
+    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.announce(ChangedList::Resources);
+    }
+
+    async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.announce(ChangedList::Prompts);
     }
 
     async fn on_custom_notification(&self, notification: CustomNotification, _context: NotificationContext<RoleClient>) {
@@ -313,6 +326,33 @@ impl ClientHandler for CanvasClient {
             }
         }
     }
+}
+
+impl CanvasClient {
+    fn announce(&self, list: ChangedList) {
+        // No receiver is fine: nobody is listening (the CLI's one-shot commands).
+        let _ = self.changes.send(ServerChange { server: self.elicitor.server.clone(), list });
+    }
+}
+
+/// Which list a server said changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChangedList {
+    /// `notifications/tools/list_changed` (the host re-lists them on next use).
+    Tools,
+    /// `notifications/resources/list_changed`.
+    Resources,
+    /// `notifications/prompts/list_changed`.
+    Prompts,
+}
+
+/// A server said one of its lists changed (see [`crate::Host::changes`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerChange {
+    /// The server's configured name.
+    pub server: String,
+    /// Which list.
+    pub list: ChangedList,
 }
 
 /// In-flight calls that want progress, by the progress token rmcp put on their request, with

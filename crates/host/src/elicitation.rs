@@ -53,7 +53,7 @@ impl ElicitationModes {
 }
 
 /// A server wants the user to fill in a form.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct FormRequest {
     /// The server asking.
     pub server: String,
@@ -68,7 +68,8 @@ pub struct FormRequest {
 }
 
 /// The user's answer to a [`FormRequest`].
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+#[serde(tag = "action", content = "value", rename_all = "snake_case")]
 pub enum FormAnswer {
     /// Send these field values (checked against the schema before they are sent).
     Accept(Map<String, Value>),
@@ -79,7 +80,7 @@ pub enum FormAnswer {
 }
 
 /// A server wants the user to open a web page (URL-mode elicitation).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct UrlRequest {
     /// The server asking.
     pub server: String,
@@ -97,7 +98,8 @@ pub struct UrlRequest {
 
 /// The user's answer to a [`UrlRequest`]. Accept means the user agreed to open the page; a
 /// handler must not open it before that.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+#[serde(tag = "action", content = "value", rename_all = "snake_case")]
 pub enum UrlAnswer {
     /// The user agreed (and the page was opened, or the user opens it themselves).
     Accept,

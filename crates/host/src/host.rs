@@ -16,12 +16,12 @@ use crate::{
     file_server::FileServer,
     probe::{ArtifactProbe, ImageHeaderProbe, PdfPageProbe},
     settings::Settings,
-    connection::{ServerConnection, ServerMessage, ServerMessages, SpawnContext},
+    connection::{ServerChange, ServerConnection, ServerMessage, ServerMessages, SpawnContext},
     data_dir::DataPaths,
     elicitation::{DeclineElicitation, ElicitationHandler},
     error::HostError,
     ids,
-    pipeline::{CallControl, CallOptions},
+    pipeline::{CallControl, CallDetail, CallOptions},
     wire::{CallOutcome, ServerView, ToolView},
 };
 
@@ -55,6 +55,8 @@ pub struct Host {
     elicitation: Arc<dyn ElicitationHandler>,
     /// Each server's log messages, kept across reconnects.
     server_messages: std::sync::Mutex<HashMap<String, Arc<ServerMessages>>>,
+    /// Servers' `list_changed` notifications, for front ends that follow them.
+    changes: tokio::sync::broadcast::Sender<ServerChange>,
 }
 
 impl Host {
@@ -82,6 +84,7 @@ impl Host {
             file_server: tokio::sync::OnceCell::new(),
             elicitation: Arc::new(DeclineElicitation::default()),
             server_messages: std::sync::Mutex::new(HashMap::new()),
+            changes: tokio::sync::broadcast::channel(64).0,
         })
     }
 
@@ -146,6 +149,12 @@ impl Host {
         self.server_messages.lock().unwrap().get(server).map(|m| m.recent()).unwrap_or_default()
     }
 
+    /// Announcements that a server's tools, resources or prompts changed
+    /// (`notifications/*/list_changed`), from every server connected from now on.
+    pub fn changes(&self) -> tokio::sync::broadcast::Receiver<ServerChange> {
+        self.changes.subscribe()
+    }
+
     pub(crate) fn probes(&self) -> &[Box<dyn ArtifactProbe>] {
         &self.probes
     }
@@ -185,6 +194,12 @@ impl Host {
         Ok(connection.tools().await?.iter().map(tool_view).collect())
     }
 
+    /// The tools of `server` exactly as it lists them (names, titles, schemas, annotations,
+    /// `_meta`), for front ends that pass them on (the proxy).
+    pub async fn tool_definitions(&self, server: &str) -> Result<Arc<Vec<rmcp::model::Tool>>, HostError> {
+        self.connection(server).await?.tools().await
+    }
+
     /// Calls `tool` on `server` with `arguments` and returns the stored, summarized outcome.
     /// Tools that may change or delete data are refused unless confirmed (see [`Self::call_tool_with`]).
     pub async fn call_tool(&self, server: &str, tool: &str, arguments: Value) -> Result<CallOutcome, HostError> {
@@ -199,6 +214,12 @@ impl Host {
     /// [`Self::call_tool_with`], with live controls: progress reports, cancellation, and a
     /// timeout that overrides the default and the server's `timeout_seconds`.
     pub async fn call_tool_controlled(&self, server: &str, tool: &str, arguments: Value, options: CallOptions, control: CallControl) -> Result<CallOutcome, HostError> {
+        self.call_tool_detailed(server, tool, arguments, options, control).await.map(|detail| detail.call)
+    }
+
+    /// [`Self::call_tool_controlled`], also returning the result's `structuredContent` as the
+    /// server sent it (for front ends that pass it on: the proxy).
+    pub async fn call_tool_detailed(&self, server: &str, tool: &str, arguments: Value, options: CallOptions, control: CallControl) -> Result<CallDetail, HostError> {
         let started_ms = Self::now_ms();
         let connection = match self.connection(server).await {
             Ok(connection) => connection,
@@ -269,6 +290,7 @@ impl Host {
             log_path: self.paths.server_log(server),
             elicitation: self.elicitation.clone(),
             messages,
+            changes: self.changes.clone(),
         };
         let connection = Arc::new(match endpoint {
             Endpoint::Stdio { command } => ServerConnection::start(context, resolve_program(command)).await?,

@@ -8,6 +8,7 @@
 #![deny(missing_docs)]
 
 pub mod allowlist;
+pub mod app_link;
 mod arguments;
 mod audit;
 pub mod config;
@@ -21,6 +22,7 @@ mod host;
 mod ids;
 mod pipeline;
 pub mod probe;
+pub mod prompts;
 pub mod resources;
 pub mod settings;
 mod validation;
@@ -28,5 +30,6 @@ pub mod wire;
 
 pub use error::HostError;
 pub use host::{Host, HostOptions};
-pub use connection::ServerMessage;
-pub use pipeline::{CallControl, CallOptions, CallProgress, CancellationToken, ProgressFn};
+pub use connection::{ChangedList, ServerChange, ServerMessage};
+pub use validation::needs_confirmation;
+pub use pipeline::{CallControl, CallDetail, CallOptions, CallProgress, CancellationToken, ProgressFn};

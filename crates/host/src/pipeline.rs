@@ -78,11 +78,23 @@ impl std::fmt::Debug for CallControl {
     }
 }
 
+/// A call's outcome with what a front end passing results on needs besides it.
+#[derive(Debug, Clone)]
+pub struct CallDetail {
+    /// The stored, summarized outcome.
+    pub call: CallOutcome,
+    /// The result's `structuredContent` exactly as the server sent it.
+    pub structured_content: Option<Value>,
+    /// Whether it matched the tool's `outputSchema` (`None` when there is no schema or no
+    /// structured content).
+    pub structured_valid: Option<bool>,
+}
+
 /// Runs one call and records it in the audit log, whatever happens.
-pub(crate) async fn call(host: &Host, connection: &ServerConnection, tool: &str, arguments: Value, options: CallOptions, control: CallControl, call_id: String) -> Result<CallOutcome, HostError> {
+pub(crate) async fn call(host: &Host, connection: &ServerConnection, tool: &str, arguments: Value, options: CallOptions, control: CallControl, call_id: String) -> Result<CallDetail, HostError> {
     let started_ms = Host::now_ms();
     let clock = std::time::Instant::now();
-    let mut sent = Sent { arguments: arguments.clone(), identity: None };
+    let mut sent = Sent { arguments: arguments.clone(), identity: None, structured: None, structured_valid: None };
     let notes_mark = connection.client.elicitor.notes.mark();
     let mut result = call_unaudited(host, connection, tool, arguments, options, &control, call_id.clone(), &mut sent).await;
     // What happened to the server's questions (declines and why) belongs to this call's outcome.
@@ -112,13 +124,15 @@ pub(crate) async fn call(host: &Host, connection: &ServerConnection, tool: &str,
     if let Err(e) = host.store().audit(&record) {
         tracing::warn!("writing the audit log failed: {e}");
     }
-    result
+    result.map(|call| CallDetail { call, structured_content: sent.structured, structured_valid: sent.structured_valid })
 }
 
-/// What was actually sent, for the audit log.
+/// What was actually sent (for the audit log) and what came back besides the outcome.
 struct Sent {
     arguments: Value,
     identity: Option<String>,
+    structured: Option<Value>,
+    structured_valid: Option<bool>,
 }
 
 fn audit_outcome(error: &HostError) -> &'static str {
@@ -166,12 +180,19 @@ async fn call_unaudited(host: &Host, connection: &ServerConnection, tool: &str, 
     let output_schema = definition.output_schema.as_ref().map(|s| Value::Object((**s).clone()));
     let structured = raw.get("structuredContent").filter(|v| !v.is_null()).cloned();
     let mut outcome = store_and_finish(host, server, tool, raw, output_schema.as_ref(), &call_id)?;
-    if let (Some(schema), Some(structured)) = (&definition.output_schema, structured) {
-        match validation::problems(schema, &structured) {
-            Ok(problems) => outcome.warnings.extend(problems.into_iter().map(|p| format!("structuredContent does not match the tool's outputSchema: {p}"))),
-            Err(e) => outcome.warnings.push(format!("outputSchema: {e}")),
+    if let (Some(schema), Some(structured)) = (&definition.output_schema, &structured) {
+        match validation::problems(schema, structured) {
+            Ok(problems) => {
+                sent.structured_valid = Some(problems.is_empty());
+                outcome.warnings.extend(problems.into_iter().map(|p| format!("structuredContent does not match the tool's outputSchema: {p}")));
+            }
+            Err(e) => {
+                sent.structured_valid = Some(false);
+                outcome.warnings.push(format!("outputSchema: {e}"));
+            }
         }
     }
+    sent.structured = structured;
     Ok(CallOutcome { call_id, server: server.to_owned(), tool: tool.to_owned(), outcome })
 }
 

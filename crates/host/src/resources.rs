@@ -13,7 +13,7 @@
 
 use mcp_canvas_contract::ToolOutcome;
 use rmcp::{
-    model::{ErrorCode, PaginatedRequestParams, ReadResourceRequestParams},
+    model::{ErrorCode, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResult, Resource, ResourceTemplate},
     ServiceError,
 };
 use serde::{Deserialize, Serialize};
@@ -136,10 +136,31 @@ impl Host {
     /// The resources and resource templates of `server` (all pages), connecting first if needed.
     /// A server without the `resources` capability gives empty lists with `supported: false`.
     pub async fn resources(&self, server: &str) -> Result<ResourceList, HostError> {
+        let (supported, resources, templates) = match self.resource_definitions(server).await? {
+            Some((resources, templates)) => (true, resources, templates),
+            None => (false, Vec::new(), Vec::new()),
+        };
+        Ok(ResourceList {
+            server: server.to_owned(),
+            supported,
+            resources: resources
+                .into_iter()
+                .map(|r| ResourceView { uri: r.uri, name: r.name, title: r.title, description: r.description, mime: r.mime_type, size: r.size })
+                .collect(),
+            templates: templates
+                .into_iter()
+                .map(|t| ResourceTemplateView { uri_template: t.uri_template, name: t.name, title: t.title, description: t.description, mime: t.mime_type })
+                .collect(),
+        })
+    }
+
+    /// The resources and templates of `server` exactly as it lists them (all pages), or `None`
+    /// when it has no `resources` capability. For front ends that pass them on (the proxy).
+    pub async fn resource_definitions(&self, server: &str) -> Result<Option<(Vec<Resource>, Vec<ResourceTemplate>)>, HostError> {
         let connection = self.connection(server).await?;
         let supported = connection.peer.peer_info().is_some_and(|info| info.capabilities.resources.is_some());
         if !supported {
-            return Ok(ResourceList { server: server.to_owned(), supported, resources: Vec::new(), templates: Vec::new() });
+            return Ok(None);
         }
         let timeout = self.call_timeout;
         let listing = async {
@@ -160,21 +181,22 @@ impl Host {
             .await?;
             Ok::<_, HostError>((resources, templates))
         };
-        let (resources, templates) = tokio::time::timeout(timeout, listing)
+        let listed = tokio::time::timeout(timeout, listing)
             .await
             .map_err(|_| HostError::Timeout { server: server.to_owned(), tool: "resources/list".to_owned(), seconds: timeout.as_secs() })??;
-        Ok(ResourceList {
-            server: server.to_owned(),
-            supported,
-            resources: resources
-                .into_iter()
-                .map(|r| ResourceView { uri: r.uri, name: r.name, title: r.title, description: r.description, mime: r.mime_type, size: r.size })
-                .collect(),
-            templates: templates
-                .into_iter()
-                .map(|t| ResourceTemplateView { uri_template: t.uri_template, name: t.name, title: t.title, description: t.description, mime: t.mime_type })
-                .collect(),
-        })
+        Ok(Some(listed))
+    }
+
+    /// Reads `uri` from `server` and returns its contents as the server sent them, without
+    /// storing anything: for front ends that pass them on (the proxy). Bounded by the call timeout.
+    pub async fn read_resource_contents(&self, server: &str, uri: &str) -> Result<ReadResourceResult, HostError> {
+        let connection = self.connection(server).await?;
+        let what = format!("reading resource `{uri}`");
+        match tokio::time::timeout(self.call_timeout, connection.peer.read_resource(ReadResourceRequestParams::new(uri))).await {
+            Ok(Ok(result)) => Ok(result),
+            Ok(Err(e)) => Err(connection.request_error(&what, e.to_string())),
+            Err(_) => Err(HostError::Timeout { server: server.to_owned(), tool: format!("{READ_RESOURCE_TOOL} {uri}"), seconds: self.call_timeout.as_secs() }),
+        }
     }
 
     /// Reads `uri` from `server` and stores each of its contents (text or blob) as an artifact,
@@ -247,7 +269,7 @@ impl Host {
 }
 
 /// Follows `nextCursor` until it ends, refusing a cursor that repeats or never ends.
-async fn paginate<T, F, Fut>(connection: &ServerConnection, what: &str, mut page: F) -> Result<Vec<T>, HostError>
+pub(crate) async fn paginate<T, F, Fut>(connection: &ServerConnection, what: &str, mut page: F) -> Result<Vec<T>, HostError>
 where
     F: FnMut(Option<String>) -> Fut,
     Fut: std::future::Future<Output = Result<(Vec<T>, Option<String>), ServiceError>>,

@@ -32,7 +32,9 @@ pub(crate) fn problems(schema: &Map<String, Value>, instance: &Value) -> Result<
 
 /// Whether a tool needs the user's confirmation: `destructiveHint: true`, or `readOnlyHint:
 /// false` with `destructiveHint` unset.
-pub(crate) fn needs_confirmation(tool: &rmcp::model::Tool) -> bool {
+/// Whether a tool may change or delete data, so a person should confirm calling it:
+/// `destructiveHint: true`, or `readOnlyHint: false` with `destructiveHint` unset.
+pub fn needs_confirmation(tool: &rmcp::model::Tool) -> bool {
     match &tool.annotations {
         Some(a) => a.destructive_hint == Some(true) || (a.read_only_hint == Some(false) && a.destructive_hint.is_none()),
         None => false,

@@ -1,0 +1,61 @@
+//! `mcp-canvas-cli proxy`: MCP Canvas as the one MCP server an AI host starts, in front of the
+//! configured servers (see the `mcp-canvas-proxy` crate). `--print-config HOST` prints the
+//! snippet for that AI host's config instead.
+
+use std::{path::Path, process::ExitCode, sync::Arc};
+
+use mcp_canvas_host::{app_link::AppLink, Host};
+use mcp_canvas_proxy::{
+    elicit::{ProxyElicitation, Upstream},
+    host_config::{snippet, AiHost},
+    policy::InlinePolicy,
+    ProxyOptions,
+};
+
+/// `proxy --print-config HOST`: the snippet on stdout, where it goes on stderr.
+pub fn print_config(host: &str, data_dir: Option<&Path>, servers: &[String]) -> ExitCode {
+    let ai_host = match AiHost::parse(host) {
+        Ok(ai_host) => ai_host,
+        Err(e) => return crate::fail(false, &e),
+    };
+    let program = std::env::current_exe().and_then(|p| p.canonicalize()).unwrap_or_else(|_| "mcp-canvas-cli".into());
+    let mut args = Vec::new();
+    if let Some(dir) = data_dir {
+        args.push("--data-dir".to_owned());
+        args.push(std::path::absolute(dir).unwrap_or_else(|_| dir.to_owned()).display().to_string());
+    }
+    if !servers.is_empty() {
+        args.push("--servers".to_owned());
+        args.push(servers.join(","));
+    }
+    eprintln!("paste into {}", ai_host.config_location());
+    println!("{}", serde_json::to_string_pretty(&snippet(ai_host, &program, &args)).expect("snippets serialize"));
+    ExitCode::SUCCESS
+}
+
+/// Serves until the AI host disconnects (stdio) or the process is stopped (HTTP).
+pub async fn serve(host: Host, servers: Vec<String>, http: Option<u16>) -> ExitCode {
+    let policy = match InlinePolicy::load(host.data_dir()) {
+        Ok(policy) => policy,
+        Err(e) => return crate::fail(false, &e.to_string()),
+    };
+    let upstream = Arc::new(Upstream::default());
+    let app = Arc::new(AppLink::new(host.data_dir()));
+    let host = Arc::new(host.with_elicitation(Arc::new(ProxyElicitation { upstream: upstream.clone(), app })));
+    let options = ProxyOptions { servers, policy, upstream };
+    let served = match http {
+        None => mcp_canvas_proxy::serve_stdio(host.clone(), options).await,
+        Some(port) => {
+            let serving = mcp_canvas_proxy::serve_http(host.clone(), options, port, |address| eprintln!("mcp-canvas proxy serving MCP on http://{address}/mcp"));
+            tokio::select! {
+                served = serving => served,
+                _ = tokio::signal::ctrl_c() => Ok(()),
+            }
+        }
+    };
+    host.shutdown().await;
+    match served {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => crate::fail(false, &e),
+    }
+}

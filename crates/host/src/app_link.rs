@@ -1,0 +1,299 @@
+//! The link between a running desktop app and other MCP Canvas processes on the same data dir
+//! (the proxy): a Unix socket `app.sock` in the data dir (mode 0600), one JSON line of request
+//! and one of reply per connection.
+//!
+//! The app serves it ([`serve`]); the proxy asks through [`AppLink`]: confirm a tool that may
+//! change data, answer a server's form or open-URL question in the app's dialog, or show a
+//! call's artifacts in the canvas as they arrive. No socket, or nobody listening on it, means
+//! the app is not running, and every question returns `None`.
+
+use std::{
+    path::{Path, PathBuf},
+    sync::Arc,
+    time::Duration,
+};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+use crate::{
+    elicitation::{BoxFuture, FormAnswer, FormRequest, UrlAnswer, UrlRequest},
+    wire::CallOutcome,
+};
+
+/// The socket's file name in the data dir.
+pub const SOCKET_NAME: &str = "app.sock";
+/// How long connecting to the app may take before it counts as not running.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
+/// Largest request or reply line (a call outcome with many artifacts fits easily).
+const MAX_LINE: usize = 16 << 20;
+
+/// What another process asks the app.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum AppRequest {
+    /// Is anyone there?
+    Ping,
+    /// May `server`'s `tool` run with these arguments? (It may change or delete data.)
+    Confirm {
+        /// The server.
+        server: String,
+        /// The tool.
+        tool: String,
+        /// The arguments it would get.
+        arguments: Map<String, Value>,
+        /// Who is asking (`proxy`).
+        on_behalf_of: String,
+    },
+    /// A server's form question.
+    Form {
+        /// The question.
+        request: FormRequest,
+    },
+    /// A server wants a web page opened.
+    Url {
+        /// The question.
+        request: UrlRequest,
+    },
+    /// A call finished elsewhere: show its artifacts as its display intent says.
+    Show {
+        /// The call.
+        call: Box<CallOutcome>,
+    },
+}
+
+/// The app's reply.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum AppReply {
+    /// Done (ping, show).
+    Ok,
+    /// The user's decision on a confirmation.
+    Confirmed {
+        /// Whether the tool may run.
+        confirmed: bool,
+    },
+    /// The answer to a form.
+    Form {
+        /// The answer.
+        answer: FormAnswer,
+    },
+    /// The answer to an open-URL question.
+    Url {
+        /// The answer.
+        answer: UrlAnswer,
+    },
+    /// The request could not be handled.
+    Error {
+        /// Why.
+        message: String,
+    },
+}
+
+/// What the app does with requests (implemented by the desktop shell).
+pub trait AppRequests: Send + Sync {
+    /// Ask the user whether the tool may run.
+    fn confirm<'a>(&'a self, server: &'a str, tool: &'a str, arguments: &'a Map<String, Value>, on_behalf_of: &'a str) -> BoxFuture<'a, bool>;
+    /// Ask the user to fill in a form.
+    fn form<'a>(&'a self, request: &'a FormRequest) -> BoxFuture<'a, FormAnswer>;
+    /// Ask the user whether to open a page.
+    fn url<'a>(&'a self, request: &'a UrlRequest) -> BoxFuture<'a, UrlAnswer>;
+    /// Show a call's artifacts.
+    fn show(&self, call: CallOutcome);
+}
+
+/// The path of the socket for a data dir.
+pub fn socket_path(data_dir: &Path) -> PathBuf {
+    data_dir.join(SOCKET_NAME)
+}
+
+/// Serves the link for the app until the returned task is aborted. Refuses (with a reason) when
+/// another app already serves this data dir; removes a stale socket left by one that crashed.
+#[cfg(unix)]
+pub async fn serve(data_dir: &Path, handler: Arc<dyn AppRequests>) -> Result<tokio::task::JoinHandle<()>, String> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let path = socket_path(data_dir);
+    if tokio::net::UnixStream::connect(&path).await.is_ok() {
+        return Err(format!("another MCP Canvas window already serves {}", path.display()));
+    }
+    let _ = std::fs::remove_file(&path);
+    let listener = tokio::net::UnixListener::bind(&path).map_err(|e| format!("cannot listen on {}: {e}", path.display()))?;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).map_err(|e| format!("cannot restrict {}: {e}", path.display()))?;
+    Ok(tokio::spawn(async move {
+        loop {
+            let Ok((stream, _)) = listener.accept().await else {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            };
+            let handler = handler.clone();
+            tokio::spawn(async move {
+                let (read, mut write) = stream.into_split();
+                let mut line = String::new();
+                let mut reader = BufReader::new(read).take(MAX_LINE as u64);
+                use tokio::io::AsyncReadExt as _;
+                let reply = match reader.read_line(&mut line).await {
+                    Ok(0) => return,
+                    Ok(_) => match serde_json::from_str::<AppRequest>(&line) {
+                        Ok(request) => answer(handler.as_ref(), request).await,
+                        Err(e) => AppReply::Error { message: format!("not a request MCP Canvas understands: {e}") },
+                    },
+                    Err(e) => AppReply::Error { message: e.to_string() },
+                };
+                let mut text = serde_json::to_string(&reply).expect("replies serialize");
+                text.push('\n');
+                let _ = write.write_all(text.as_bytes()).await;
+            });
+        }
+    }))
+}
+
+async fn answer(handler: &dyn AppRequests, request: AppRequest) -> AppReply {
+    match request {
+        AppRequest::Ping => AppReply::Ok,
+        AppRequest::Confirm { server, tool, arguments, on_behalf_of } => AppReply::Confirmed { confirmed: handler.confirm(&server, &tool, &arguments, &on_behalf_of).await },
+        AppRequest::Form { request } => AppReply::Form { answer: handler.form(&request).await },
+        AppRequest::Url { request } => AppReply::Url { answer: handler.url(&request).await },
+        AppRequest::Show { call } => {
+            handler.show(*call);
+            AppReply::Ok
+        }
+    }
+}
+
+/// The asking side: finds the app (at each request, so an app started later is found).
+#[derive(Debug, Clone)]
+pub struct AppLink {
+    socket: PathBuf,
+}
+
+impl AppLink {
+    /// The link for a data dir.
+    pub fn new(data_dir: &Path) -> Self {
+        Self { socket: socket_path(data_dir) }
+    }
+
+    /// Whether the app answers.
+    pub async fn is_running(&self) -> bool {
+        matches!(self.ask(&AppRequest::Ping).await, Some(AppReply::Ok))
+    }
+
+    /// The user's decision, or `None` when the app is not running.
+    pub async fn confirm(&self, server: &str, tool: &str, arguments: &Map<String, Value>, on_behalf_of: &str) -> Option<bool> {
+        let request = AppRequest::Confirm { server: server.to_owned(), tool: tool.to_owned(), arguments: arguments.clone(), on_behalf_of: on_behalf_of.to_owned() };
+        match self.ask(&request).await? {
+            AppReply::Confirmed { confirmed } => Some(confirmed),
+            _ => None,
+        }
+    }
+
+    /// The user's answer to a form, or `None` when the app is not running.
+    pub async fn ask_form(&self, request: &FormRequest) -> Option<FormAnswer> {
+        match self.ask(&AppRequest::Form { request: request.clone() }).await? {
+            AppReply::Form { answer } => Some(answer),
+            _ => None,
+        }
+    }
+
+    /// The user's answer to an open-URL question, or `None` when the app is not running.
+    pub async fn ask_url(&self, request: &UrlRequest) -> Option<UrlAnswer> {
+        match self.ask(&AppRequest::Url { request: request.clone() }).await? {
+            AppReply::Url { answer } => Some(answer),
+            _ => None,
+        }
+    }
+
+    /// Shows a call in the app's canvas; whether the app took it.
+    pub async fn show(&self, call: &CallOutcome) -> bool {
+        matches!(self.ask(&AppRequest::Show { call: Box::new(call.clone()) }).await, Some(AppReply::Ok))
+    }
+
+    #[cfg(unix)]
+    async fn ask(&self, request: &AppRequest) -> Option<AppReply> {
+        let stream = tokio::time::timeout(CONNECT_TIMEOUT, tokio::net::UnixStream::connect(&self.socket)).await.ok()?.ok()?;
+        let (read, mut write) = stream.into_split();
+        let mut text = serde_json::to_string(request).expect("requests serialize");
+        text.push('\n');
+        write.write_all(text.as_bytes()).await.ok()?;
+        let mut line = String::new();
+        use tokio::io::AsyncReadExt as _;
+        BufReader::new(read).take(MAX_LINE as u64).read_line(&mut line).await.ok()?;
+        match serde_json::from_str(&line) {
+            Ok(AppReply::Error { message }) => {
+                tracing::warn!("the MCP Canvas app refused a request: {message}");
+                None
+            }
+            Ok(reply) => Some(reply),
+            Err(_) => None,
+        }
+    }
+
+    #[cfg(not(unix))]
+    async fn ask(&self, _request: &AppRequest) -> Option<AppReply> {
+        None
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    #[derive(Default)]
+    struct Recorder {
+        shown: Mutex<Vec<String>>,
+    }
+
+    impl AppRequests for Recorder {
+        fn confirm<'a>(&'a self, _server: &'a str, tool: &'a str, _arguments: &'a Map<String, Value>, _on_behalf_of: &'a str) -> BoxFuture<'a, bool> {
+            Box::pin(async move { tool == "allowed" })
+        }
+        fn form<'a>(&'a self, request: &'a FormRequest) -> BoxFuture<'a, FormAnswer> {
+            Box::pin(async move {
+                let mut content = Map::new();
+                content.insert("echo".into(), Value::String(request.message.clone()));
+                FormAnswer::Accept(content)
+            })
+        }
+        fn url<'a>(&'a self, request: &'a UrlRequest) -> BoxFuture<'a, UrlAnswer> {
+            Box::pin(async move { UrlAnswer::Decline(format!("not opening {}", request.domain)) })
+        }
+        fn show(&self, call: CallOutcome) {
+            self.shown.lock().unwrap().push(call.call_id);
+        }
+    }
+
+    #[tokio::test]
+    async fn requests_reach_the_app_and_answers_come_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let link = AppLink::new(dir.path());
+        assert!(!link.is_running().await, "no app yet");
+        assert_eq!(link.confirm("s", "allowed", &Map::new(), "proxy").await, None);
+
+        let recorder = Arc::new(Recorder::default());
+        let task = serve(dir.path(), recorder.clone()).await.unwrap();
+        assert!(link.is_running().await);
+        assert_eq!(link.confirm("s", "allowed", &Map::new(), "proxy").await, Some(true));
+        assert_eq!(link.confirm("s", "other", &Map::new(), "proxy").await, Some(false));
+        let form = FormRequest { server: "s".into(), message: "name?".into(), schema: Map::new(), attempt: 1, problems: vec![] };
+        let Some(FormAnswer::Accept(content)) = link.ask_form(&form).await else { panic!("form not answered") };
+        assert_eq!(content["echo"], "name?");
+        let url = UrlRequest { server: "s".into(), message: "m".into(), url: "https://example.com/x".into(), domain: "example.com".into(), elicitation_id: "e1".into(), warnings: vec![] };
+        assert_eq!(link.ask_url(&url).await, Some(UrlAnswer::Decline("not opening example.com".into())));
+        let call = CallOutcome { call_id: "call-1".into(), server: "s".into(), tool: "t".into(), outcome: serde_json::from_value(serde_json::json!({"summary": "s", "results": null, "texts": [], "artifacts": [], "display": {"open_canvas": false, "primary": null, "mode": "replace", "viewer": null}, "dashboard": null, "needs_input": null, "error": null, "kind": null, "warnings": [], "meta": null})).unwrap() };
+        assert!(link.show(&call).await);
+        assert_eq!(*recorder.shown.lock().unwrap(), vec!["call-1".to_owned()]);
+
+        // A second app on the same data dir is refused; the first keeps serving.
+        let err = serve(dir.path(), recorder.clone()).await.unwrap_err();
+        assert!(err.contains("already serves"), "{err}");
+        assert!(link.is_running().await);
+
+        // A socket left by a crashed app is treated as "not running", then replaced.
+        task.abort();
+        let _ = task.await;
+        assert!(!link.is_running().await);
+        let _task = serve(dir.path(), recorder).await.unwrap();
+        assert!(link.is_running().await);
+    }
+}

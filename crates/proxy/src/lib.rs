@@ -1,0 +1,23 @@
+//! Proxy mode: MCP Canvas as one MCP server in front of the user's MCP servers.
+//!
+//! An AI host (Claude Desktop, Cursor, VS Code, ...) starts `mcp-canvas-cli proxy` as its MCP
+//! server. The proxy lists the tools, resources and prompts of the configured servers under
+//! namespaced names ([`names`]), runs every call through the same host pipeline as the desktop
+//! app (validation, `username`, capability file URLs, confirmation, timeouts, progress,
+//! cancellation, audit), and answers with a model-safe result ([`shape`]): the summary, links
+//! to the stored artifacts (readable through `resources/read`), small images inline, and
+//! structured content within the policy ([`policy`]). When the desktop app runs on the same data
+//! dir it confirms destructive tools, answers servers' questions the AI host cannot, and shows
+//! the artifacts as they arrive (`mcp_canvas_host::app_link`).
+#![deny(missing_docs)]
+
+pub mod elicit;
+pub mod host_config;
+pub mod names;
+pub mod policy;
+mod serve;
+mod server;
+pub mod shape;
+
+pub use serve::{serve_http, serve_stdio, ProxyOptions};
+pub use server::{ProxyServer, ProxyState};

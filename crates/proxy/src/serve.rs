@@ -1,0 +1,86 @@
+//! Running the proxy: over stdio (what AI hosts start), or Streamable HTTP on 127.0.0.1.
+
+use std::{convert::Infallible, sync::Arc};
+
+use bytes::Bytes;
+use http_body_util::{BodyExt as _, Full};
+use hyper::{body::Incoming, Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use mcp_canvas_host::{app_link::AppLink, Host};
+use rmcp::{
+    transport::streamable_http_server::{session::local::LocalSessionManager, StreamableHttpServerConfig, StreamableHttpService},
+    ServiceExt as _,
+};
+
+use crate::{elicit::Upstream, policy::InlinePolicy, server::ProxyState, ProxyServer};
+
+/// What to expose and how.
+pub struct ProxyOptions {
+    /// The downstream servers to expose (empty: every configured server).
+    pub servers: Vec<String>,
+    /// What stays inline.
+    pub policy: InlinePolicy,
+    /// The upstream client of the latest call, shared with the host's elicitation handler.
+    pub upstream: Arc<Upstream>,
+}
+
+fn state(host: Arc<Host>, options: ProxyOptions) -> Result<Arc<ProxyState>, String> {
+    let configured: Vec<String> = host.servers().into_iter().map(|s| s.name).collect();
+    let servers = if options.servers.is_empty() {
+        configured
+    } else {
+        if let Some(unknown) = options.servers.iter().find(|s| !configured.contains(s)) {
+            return Err(format!("no server named `{unknown}` in {}; configured: {}", host.data_dir().join("servers.json").display(), configured.join(", ")));
+        }
+        options.servers
+    };
+    let app = Arc::new(AppLink::new(host.data_dir()));
+    Ok(Arc::new(ProxyState::new(host, servers, options.policy, options.upstream, app)))
+}
+
+/// Serves one upstream client on stdin/stdout until it disconnects.
+pub async fn serve_stdio(host: Arc<Host>, options: ProxyOptions) -> Result<(), String> {
+    let state = state(host, options)?;
+    let service = ProxyServer::new(state).serve(rmcp::transport::stdio()).await.map_err(|e| format!("the MCP handshake with the AI host failed: {e}"))?;
+    let _ = service.waiting().await;
+    Ok(())
+}
+
+/// Serves Streamable HTTP at `http://127.0.0.1:<port>/mcp` until the process ends; `ready` gets
+/// the bound address (port 0 picks a free one).
+pub async fn serve_http(host: Arc<Host>, options: ProxyOptions, port: u16, ready: impl FnOnce(std::net::SocketAddr)) -> Result<(), String> {
+    let state = state(host, options)?;
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await.map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
+    ready(listener.local_addr().map_err(|e| e.to_string())?);
+    let service = Arc::new(StreamableHttpService::new(
+        move || Ok(ProxyServer::new(state.clone())),
+        Arc::new(LocalSessionManager::default()),
+        StreamableHttpServerConfig::default(),
+    ));
+    loop {
+        let (stream, _) = match listener.accept().await {
+            Ok(accepted) => accepted,
+            Err(e) => {
+                tracing::warn!("accept failed: {e}");
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                continue;
+            }
+        };
+        let service = service.clone();
+        tokio::spawn(async move {
+            let handler = hyper::service::service_fn(move |request: Request<Incoming>| {
+                let service = service.clone();
+                async move {
+                    if request.uri().path() == "/mcp" {
+                        Ok::<_, Infallible>(service.handle(request).await)
+                    } else {
+                        let mut response = Response::new(Full::new(Bytes::from_static(b"not found: the MCP endpoint is /mcp\n")).boxed());
+                        *response.status_mut() = StatusCode::NOT_FOUND;
+                        Ok(response)
+                    }
+                }
+            });
+            let _ = hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), handler).await;
+        });
+    }
+}

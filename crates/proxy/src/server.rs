@@ -1,0 +1,328 @@
+//! [`ProxyServer`]: the MCP server the AI host talks to. Lists the tools, resources and prompts
+//! of the chosen downstream servers under namespaced names, runs calls through the host
+//! pipeline, and answers with model-safe results (see [`crate::shape`]).
+
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex},
+};
+
+use mcp_canvas_host::{app_link::AppLink, needs_confirmation, CallControl, CallOptions, ChangedList, Host, HostError, ProgressFn};
+use rmcp::{
+    model::{
+        CallToolRequestParams, CallToolResponse, CallToolResult, GetPromptRequestParams, GetPromptResponse, Implementation,
+        ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
+        ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents, ServerCapabilities, ServerConfig,
+    },
+    service::{NotificationContext, RequestContext},
+    ErrorData, RoleServer, ServerHandler,
+};
+use serde_json::Value;
+
+use crate::{
+    elicit::Upstream,
+    names::Prefixes,
+    policy::{ConfirmPolicy, InlinePolicy},
+    shape,
+};
+
+/// What every upstream session of one proxy shares.
+pub struct ProxyState {
+    /// The host (connections, pipeline, store).
+    pub host: Arc<Host>,
+    /// The downstream servers exposed, in config order.
+    pub servers: Vec<String>,
+    /// Their name prefixes.
+    pub prefixes: Prefixes,
+    /// What stays inline.
+    pub policy: InlinePolicy,
+    /// The upstream client of the latest call (for questions downstream servers ask).
+    pub upstream: Arc<Upstream>,
+    /// The desktop app, when it runs.
+    pub app: Arc<AppLink>,
+    /// Which server each listed resource URI belongs to.
+    resource_owners: Mutex<HashMap<String, String>>,
+    /// The literal start of each listed resource template, with its server.
+    template_prefixes: Mutex<Vec<(String, String)>>,
+}
+
+impl ProxyState {
+    /// State for exposing `servers` of `host`.
+    pub fn new(host: Arc<Host>, servers: Vec<String>, policy: InlinePolicy, upstream: Arc<Upstream>, app: Arc<AppLink>) -> Self {
+        let prefixes = Prefixes::new(servers.iter().map(String::as_str));
+        Self { host, servers, prefixes, policy, upstream, app, resource_owners: Mutex::default(), template_prefixes: Mutex::default() }
+    }
+
+    fn exposed(&self, server: &str) -> bool {
+        self.servers.iter().any(|s| s == server)
+    }
+}
+
+/// One upstream session's handler.
+#[derive(Clone)]
+pub struct ProxyServer {
+    state: Arc<ProxyState>,
+}
+
+impl ProxyServer {
+    /// A handler over shared state.
+    pub fn new(state: Arc<ProxyState>) -> Self {
+        Self { state }
+    }
+
+    fn unknown_tool(&self, name: &str) -> ErrorData {
+        ErrorData::invalid_params(format!("no tool named `{name}`: tools are named <server>{}<tool>; list them with tools/list", crate::names::SEPARATOR), None)
+    }
+
+    /// The arguments of a destructive tool are confirmed in the app when it runs, per the policy.
+    /// `Err` is the tool error to return instead of calling.
+    async fn confirmation(&self, server: &str, tool: &str, arguments: &serde_json::Map<String, Value>) -> Result<CallOptions, String> {
+        match self.state.app.confirm(server, tool, arguments, "the MCP Canvas proxy").await {
+            Some(true) => Ok(CallOptions { confirmed: true }),
+            Some(false) => Err(format!("The user declined to run `{tool}` of `{server}` in MCP Canvas. Nothing was changed.")),
+            None if self.state.policy.confirm == ConfirmPolicy::Always => Err(format!(
+                "`{tool}` of `{server}` may change or delete data, and MCP Canvas is set to confirm such tools in its window (proxy.toml: confirm = \"always\"), which is not running. Start MCP Canvas and try again."
+            )),
+            // The annotations went upstream unchanged: the AI host's own confirmation applied.
+            None => Ok(CallOptions { confirmed: true }),
+        }
+    }
+}
+
+/// Sends a call's progress to the upstream client, in order, as `notifications/progress` with
+/// the client's token.
+fn forward_progress(context: &RequestContext<RoleServer>) -> Option<ProgressFn> {
+    let token = context.meta.get_progress_token()?;
+    let peer = context.peer.clone();
+    let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel::<ProgressNotificationParam>();
+    tokio::spawn(async move {
+        while let Some(params) = receiver.recv().await {
+            if peer.notify_progress(params).await.is_err() {
+                break;
+            }
+        }
+    });
+    Some(Arc::new(move |progress: &mcp_canvas_host::CallProgress| {
+        let mut params = ProgressNotificationParam::new(token.clone(), progress.progress);
+        params.total = progress.total;
+        params.message = progress.message.clone();
+        let _ = sender.send(params);
+    }))
+}
+
+fn result_from_json(value: Value) -> Result<CallToolResult, ErrorData> {
+    serde_json::from_value(value).map_err(|e| ErrorData::internal_error(format!("MCP Canvas built a result it cannot send: {e}"), None))
+}
+
+impl ServerHandler for ProxyServer {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .enable_resources()
+            .enable_resources_list_changed()
+            .enable_prompts()
+            .enable_prompts_list_changed()
+            .build();
+        let servers = self.state.servers.join(", ");
+        ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new("mcp-canvas-proxy", env!("CARGO_PKG_VERSION")).with_title("MCP Canvas"))
+            .with_instructions(format!(
+                "MCP Canvas in front of these MCP servers: {servers}. Tools are named <server>__<tool>. Images, PDFs and other files \
+                 the tools return are stored by MCP Canvas and shown to the user in its window; results carry a short summary and \
+                 artifact:// resource links, which resources/read returns in full when you really need the bytes."
+            ))
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        // Downstream `list_changed` → upstream, for this session, while it lasts.
+        let mut changes = self.state.host.changes();
+        let state = self.state.clone();
+        let peer = context.peer;
+        tokio::spawn(async move {
+            loop {
+                let change = match changes.recv().await {
+                    Ok(change) => change,
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+                };
+                if !state.exposed(&change.server) {
+                    continue;
+                }
+                let sent = match change.list {
+                    ChangedList::Tools => peer.notify_tool_list_changed().await,
+                    ChangedList::Resources => peer.notify_resource_list_changed().await,
+                    ChangedList::Prompts => peer.notify_prompt_list_changed().await,
+                };
+                if sent.is_err() || peer.is_transport_closed() {
+                    break;
+                }
+            }
+        });
+    }
+
+    async fn list_tools(&self, _request: Option<PaginatedRequestParams>, _context: RequestContext<RoleServer>) -> Result<ListToolsResult, ErrorData> {
+        let mut tools = Vec::new();
+        for server in &self.state.servers {
+            match self.state.host.tool_definitions(server).await {
+                Ok(definitions) => {
+                    for definition in definitions.iter() {
+                        let mut tool = definition.clone();
+                        tool.name = self.state.prefixes.expose(server, &definition.name).expect("exposed servers have prefixes").into();
+                        tools.push(tool);
+                    }
+                }
+                // One server down must not hide the others' tools.
+                Err(e) => tracing::warn!(server, "listing tools failed: {e}"),
+            }
+        }
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    async fn call_tool(&self, request: CallToolRequestParams, context: RequestContext<RoleServer>) -> Result<CallToolResponse, ErrorData> {
+        let Some((server, tool)) = self.state.prefixes.resolve(&request.name).filter(|(s, _)| self.state.exposed(s)) else {
+            return Err(self.unknown_tool(&request.name));
+        };
+        let limits = self.state.policy.limits(server, tool);
+        let error = |message: String| result_from_json(shape::upstream_error(&message, limits)).map(CallToolResponse::Complete);
+        let definitions = match self.state.host.tool_definitions(server).await {
+            Ok(definitions) => definitions,
+            Err(e) => return error(e.to_string()),
+        };
+        let Some(definition) = definitions.iter().find(|t| t.name == tool) else {
+            return Err(self.unknown_tool(&request.name));
+        };
+        let arguments = request.arguments.clone().unwrap_or_default();
+        let options = if needs_confirmation(definition) {
+            match self.confirmation(server, tool, &arguments).await {
+                Ok(options) => options,
+                Err(message) => return error(message),
+            }
+        } else {
+            CallOptions::default()
+        };
+        self.state.upstream.set(context.peer.clone());
+        let control = CallControl { timeout: None, cancel: Some(context.ct.clone()), progress: forward_progress(&context) };
+        match self.state.host.call_tool_detailed(server, tool, Value::Object(arguments), options, control).await {
+            Ok(detail) => {
+                let app = self.state.app.clone();
+                let call = detail.call.clone();
+                // Live canvas: the app shows what arrived, when it runs. Never delays the answer.
+                tokio::spawn(async move { app.show(&call).await });
+                result_from_json(shape::upstream_result(&detail, limits, self.state.host.store())).map(CallToolResponse::Complete)
+            }
+            Err(e @ HostError::UnknownTool { .. }) => Err(ErrorData::invalid_params(e.to_string(), None)),
+            Err(e) => error(e.to_string()),
+        }
+    }
+
+    async fn list_resources(&self, _request: Option<PaginatedRequestParams>, _context: RequestContext<RoleServer>) -> Result<ListResourcesResult, ErrorData> {
+        let mut resources = Vec::new();
+        let mut owners = HashMap::new();
+        for server in &self.state.servers {
+            match self.state.host.resource_definitions(server).await {
+                Ok(Some((listed, _))) => {
+                    for resource in listed {
+                        // The first server listing a URI owns it.
+                        if owners.contains_key(&resource.uri) {
+                            tracing::warn!(server, uri = %resource.uri, "a resource URI listed by two servers; the first one serves it");
+                            continue;
+                        }
+                        owners.insert(resource.uri.clone(), server.clone());
+                        resources.push(resource);
+                    }
+                }
+                Ok(None) => {}
+                Err(e) => tracing::warn!(server, "listing resources failed: {e}"),
+            }
+        }
+        *self.state.resource_owners.lock().unwrap() = owners;
+        Ok(ListResourcesResult::with_all_items(resources))
+    }
+
+    async fn list_resource_templates(&self, _request: Option<PaginatedRequestParams>, _context: RequestContext<RoleServer>) -> Result<ListResourceTemplatesResult, ErrorData> {
+        let mut templates = Vec::new();
+        let mut prefixes = Vec::new();
+        for server in &self.state.servers {
+            match self.state.host.resource_definitions(server).await {
+                Ok(Some((_, listed))) => {
+                    for template in listed {
+                        let literal = template.uri_template.split('{').next().unwrap_or_default().to_owned();
+                        prefixes.push((literal, server.clone()));
+                        templates.push(template);
+                    }
+                }
+                Ok(None) => {}
+                Err(e) => tracing::warn!(server, "listing resource templates failed: {e}"),
+            }
+        }
+        *self.state.template_prefixes.lock().unwrap() = prefixes;
+        Ok(ListResourceTemplatesResult::with_all_items(templates))
+    }
+
+    async fn read_resource(&self, request: ReadResourceRequestParams, _context: RequestContext<RoleServer>) -> Result<ReadResourceResponse, ErrorData> {
+        let uri = request.uri.as_str();
+        if let Some(id) = shape::artifact_id(uri) {
+            return read_artifact(&self.state, uri, id).map(ReadResourceResponse::Complete);
+        }
+        let owner = self.state.resource_owners.lock().unwrap().get(uri).cloned().or_else(|| {
+            // A URI made from a template: the server whose template's literal start is longest.
+            let prefixes = self.state.template_prefixes.lock().unwrap();
+            prefixes.iter().filter(|(p, _)| !p.is_empty() && uri.starts_with(p.as_str())).max_by_key(|(p, _)| p.len()).map(|(_, s)| s.clone())
+        });
+        let Some(server) = owner else {
+            return Err(ErrorData::resource_not_found(format!("no resource `{uri}`: list resources (and templates) first; stored artifacts are artifact://localhost/<id>"), None));
+        };
+        match self.state.host.read_resource_contents(&server, uri).await {
+            Ok(result) => Ok(ReadResourceResponse::Complete(result)),
+            Err(e) => Err(ErrorData::internal_error(e.to_string(), None)),
+        }
+    }
+
+    async fn list_prompts(&self, _request: Option<PaginatedRequestParams>, _context: RequestContext<RoleServer>) -> Result<ListPromptsResult, ErrorData> {
+        let mut prompts = Vec::new();
+        for server in &self.state.servers {
+            match self.state.host.prompt_definitions(server).await {
+                Ok(listed) => {
+                    for mut prompt in listed {
+                        prompt.name = self.state.prefixes.expose(server, &prompt.name).expect("exposed servers have prefixes");
+                        prompts.push(prompt);
+                    }
+                }
+                Err(e) => tracing::warn!(server, "listing prompts failed: {e}"),
+            }
+        }
+        Ok(ListPromptsResult::with_all_items(prompts))
+    }
+
+    async fn get_prompt(&self, request: GetPromptRequestParams, _context: RequestContext<RoleServer>) -> Result<GetPromptResponse, ErrorData> {
+        let Some((server, name)) = self.state.prefixes.resolve(&request.name).filter(|(s, _)| self.state.exposed(s)) else {
+            return Err(ErrorData::invalid_params(format!("no prompt named `{}`: prompts are named <server>__<prompt>", request.name), None));
+        };
+        match self.state.host.get_prompt(server, name, request.arguments.unwrap_or_default()).await {
+            Ok(result) => Ok(GetPromptResponse::Complete(result)),
+            Err(e @ HostError::InvalidArguments { .. }) => Err(ErrorData::invalid_params(e.to_string(), None)),
+            Err(e) => Err(ErrorData::internal_error(e.to_string(), None)),
+        }
+    }
+}
+
+/// A stored artifact as a resource: text for text types, else a blob.
+fn read_artifact(state: &ProxyState, uri: &str, id: &str) -> Result<ReadResourceResult, ErrorData> {
+    let store = state.host.store();
+    let record = store.get(id).map_err(|e| ErrorData::resource_not_found(format!("artifact `{id}` is not in the MCP Canvas store (deleted, or never stored): {e}"), None))?;
+    let bytes = std::fs::read(store.blob_path(&record.sha256))
+        .map_err(|e| ErrorData::resource_not_found(format!("artifact `{id}` is catalogued but its bytes are gone ({e}); `mcp-canvas-cli artifacts verify` reports such entries"), None))?;
+    let textual = record.mime.starts_with("text/") || matches!(record.mime.as_str(), "application/json" | "image/svg+xml");
+    let contents = match (textual, String::from_utf8(bytes)) {
+        (true, Ok(text)) => ResourceContents::text(text, uri).with_mime_type(record.mime.clone()),
+        (_, Ok(text)) => blob(uri, text.into_bytes(), &record.mime),
+        (_, Err(e)) => blob(uri, e.into_bytes(), &record.mime),
+    };
+    Ok(ReadResourceResult::new(vec![contents]))
+}
+
+fn blob(uri: &str, bytes: Vec<u8>, mime: &str) -> ResourceContents {
+    use base64::Engine as _;
+    ResourceContents::blob(base64::engine::general_purpose::STANDARD.encode(bytes), uri).with_mime_type(mime.to_owned())
+}
