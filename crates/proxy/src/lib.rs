@@ -17,6 +17,7 @@ pub mod names;
 pub mod policy;
 mod serve;
 mod server;
+mod stdio_guard;
 pub mod shape;
 
 pub use serve::{serve_http, serve_stdio, ProxyOptions};

@@ -41,7 +41,7 @@ fn state(host: Arc<Host>, options: ProxyOptions) -> Result<Arc<ProxyState>, Stri
 /// Serves one upstream client on stdin/stdout until it disconnects.
 pub async fn serve_stdio(host: Arc<Host>, options: ProxyOptions) -> Result<(), String> {
     let state = state(host, options)?;
-    let service = ProxyServer::new(state).serve(rmcp::transport::stdio()).await.map_err(|e| format!("the MCP handshake with the AI host failed: {e}"))?;
+    let service = ProxyServer::new(state).serve(crate::stdio_guard::guard(tokio::io::stdin(), tokio::io::stdout())).await.map_err(|e| format!("the MCP handshake with the AI host failed: {e}"))?;
     let _ = service.waiting().await;
     Ok(())
 }

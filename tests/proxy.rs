@@ -1,0 +1,344 @@
+//! Proxy mode end to end: `mcp-canvas-cli proxy` in front of `mcp-canvas-demo` and the official
+//! reference server, driven by clients no one here wrote.
+//!
+//! - The official TypeScript SDK client (`tests/proxy_client/scenario.mjs`, under the Node 22 and
+//!   the SDK `scripts/setup.sh --tests` installs) over stdio and over Streamable HTTP: namespaced
+//!   tools with their annotations, `download_workbook` as a summary plus a resource link whose
+//!   bytes are the PDF the server sent (and a result ≥ 100× smaller than the raw one), the tiny
+//!   image passed through, progress and elicitation forwarded, prompts, errors of both kinds.
+//! - rmcp's client: misbehaving downstream servers become tool errors within the timeout and the
+//!   proxy stays up; two servers with the same tool name are both reachable; the inline policy.
+//! - Raw lines: garbage from the AI host gets JSON-RPC errors, not a crash.
+
+use std::{
+    io::{BufRead as _, BufReader, Write as _},
+    path::Path,
+    process::{Command, Stdio},
+    time::{Duration, Instant},
+};
+
+use base64::Engine as _;
+use mcp_canvas_e2e::{
+    binary, cli, demo_result_raw,
+    npm::{everything, node22, npm_dir, tiny_image_bytes},
+};
+use rmcp::{
+    model::{CallToolRequestParams, CallToolResult},
+    service::RunningService,
+    transport::TokioChildProcess,
+    RoleClient, ServiceExt as _,
+};
+use serde_json::{json, Value};
+use sha2::Digest as _;
+
+const SCENARIO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/proxy_client/scenario.mjs");
+const STUB: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fault_servers/stub_server.py");
+
+fn data_dir_with(servers: Value) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("servers.json"), json!({ "mcpServers": servers }).to_string()).unwrap();
+    dir
+}
+
+fn demo_and_everything() -> tempfile::TempDir {
+    let (node, script) = everything();
+    data_dir_with(json!({
+        "demo": {"command": binary("mcp-canvas-demo")},
+        "everything": {"command": node, "args": [script]},
+    }))
+}
+
+/// Runs the SDK scenario with these arguments after the node_modules dir; its JSON report.
+fn run_scenario(args: &[&str]) -> Value {
+    let output = Command::new(node22())
+        .arg(SCENARIO)
+        .arg(npm_dir())
+        .args(args)
+        .env_remove("MCP_CANVAS_DATA_DIR")
+        .stderr(Stdio::piped())
+        .output()
+        .expect("node runs the scenario");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "the SDK scenario failed: {stderr}");
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("the scenario's report is JSON ({e}): {}\n{stderr}", String::from_utf8_lossy(&output.stdout)))
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The longest run of base64 characters in any text of a result (images' `data` aside).
+fn longest_base64_run_outside_images(result: &Value) -> usize {
+    let mut longest = 0;
+    let mut walk = vec![result];
+    while let Some(value) = walk.pop() {
+        match value {
+            Value::Object(map) if map.get("type") == Some(&json!("image")) => {}
+            Value::Object(map) => walk.extend(map.values()),
+            Value::Array(items) => walk.extend(items),
+            Value::String(text) => {
+                let mut current = 0;
+                for c in text.chars() {
+                    current = if c.is_ascii_alphanumeric() || "+/=_-".contains(c) { current + 1 } else { 0 };
+                    longest = longest.max(current);
+                }
+            }
+            _ => {}
+        }
+    }
+    longest
+}
+
+fn content_of_type<'a>(result: &'a Value, kind: &str) -> Vec<&'a Value> {
+    result["content"].as_array().unwrap().iter().filter(|c| c["type"] == kind).collect()
+}
+
+/// Everything the scenario saw, checked (the same for stdio and HTTP).
+fn check_report(report: &Value) {
+    assert_eq!(report["server"]["name"], "mcp-canvas-proxy");
+    for list in ["tools", "resources", "prompts"] {
+        assert_eq!(report["capabilities"][list]["listChanged"], true, "{list} changes are announced");
+    }
+
+    // Namespaced tools keep their titles and annotations.
+    let tools = report["tools"].as_array().unwrap();
+    let tool = |name: &str| tools.iter().find(|t| t["name"] == name).unwrap_or_else(|| panic!("{name} is listed: {tools:?}"));
+    assert_eq!(tool("demo__annotated")["title"], "Annotated content");
+    assert_eq!(tool("demo__annotated")["annotations"]["readOnlyHint"], true);
+    tool("everything__echo");
+    tool("everything__get-tiny-image");
+    assert!(tools.iter().all(|t| t["name"].as_str().unwrap().split_once("__").is_some()), "every tool is namespaced");
+
+    // The RFC 003 incident: the summary and a link; the link's bytes are the PDF the server sent.
+    let raw = demo_result_raw("download_workbook", json!({"pages": 50}));
+    let inner: Value = serde_json::from_str(raw["content"][0]["text"].as_str().unwrap()).unwrap();
+    let pdf = base64::engine::general_purpose::STANDARD.decode(inner["content"].as_str().unwrap()).unwrap();
+    let workbook = &report["workbook"];
+    let links = content_of_type(&workbook["result"], "resource_link");
+    assert_eq!(links.len(), 1, "{workbook}");
+    assert_eq!((links[0]["mimeType"].as_str(), links[0]["size"].as_u64()), (Some("application/pdf"), Some(pdf.len() as u64)));
+    assert!(links[0]["uri"].as_str().unwrap().starts_with("artifact://localhost/demo_"), "{}", links[0]);
+    assert_eq!(workbook["read"]["sha256"], sha256_hex(&pdf), "resources/read returns exactly the PDF the server produced");
+    assert_eq!(workbook["read"]["mimeType"], "application/pdf");
+    let raw_bytes = serde_json::to_vec(&raw).unwrap().len() as u64;
+    let proxied_bytes = workbook["bytes"].as_u64().unwrap();
+    assert!(raw_bytes >= 100 * proxied_bytes, "upstream result {proxied_bytes} B is not 100× smaller than the raw {raw_bytes} B");
+    assert!(content_of_type(&workbook["result"], "text")[0]["text"].as_str().unwrap().contains("50 pages"), "{workbook}");
+    assert!(longest_base64_run_outside_images(&workbook["result"]) <= 256);
+
+    // Models can see images: the tiny one passes through, byte for byte, next to its link.
+    let images = content_of_type(&report["tinyImage"], "image");
+    assert_eq!(images.len(), 1, "{}", report["tinyImage"]);
+    assert_eq!(base64::engine::general_purpose::STANDARD.decode(images[0]["data"].as_str().unwrap()).unwrap(), tiny_image_bytes());
+    assert_eq!(content_of_type(&report["tinyImage"], "resource_link").len(), 1);
+
+    // Progress reached the client with its own token; the result arrived.
+    let progress = report["longRunning"]["progress"].as_array().unwrap();
+    assert!(progress.len() >= 2, "progress forwarded: {progress:?}");
+    assert!(progress.windows(2).all(|w| w[0]["progress"].as_f64() < w[1]["progress"].as_f64()), "{progress:?}");
+    assert!(report["longRunning"]["result"]["content"][0]["text"].as_str().unwrap().contains("Long running operation completed"));
+
+    // Small, valid structured content is forwarded as is.
+    assert_eq!(report["structured"]["structuredContent"]["conditions"].is_string(), true, "{}", report["structured"]);
+
+    // The downstream server's question reached this client, and its answer went back.
+    assert_eq!(report["elicitationsAsked"].as_array().unwrap().len(), 1, "{}", report["elicitationsAsked"]);
+    let elicited = report["elicitation"]["ok"]["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(elicited.contains("Ada Lovelace"), "{}", report["elicitation"]);
+
+    // Prompts, namespaced.
+    let prompts: Vec<&str> = report["prompts"].as_array().unwrap().iter().map(|p| p.as_str().unwrap()).collect();
+    assert!(prompts.contains(&"everything__simple-prompt"), "{prompts:?}");
+    assert!(report["prompt"]["ok"]["messages"][0]["content"]["text"].as_str().unwrap().contains("simple prompt"), "{}", report["prompt"]);
+
+    // A tool error stays a tool error (readable by the model); an unknown tool is a protocol error.
+    assert_eq!(report["toolError"]["isError"], true);
+    assert!(report["toolError"]["content"][0]["text"].as_str().unwrap().contains("values"), "{}", report["toolError"]);
+    assert_eq!(report["unknownTool"]["error"]["code"], -32602, "{}", report["unknownTool"]);
+    assert_eq!(report["missingArtifact"]["error"]["code"], -32002, "{}", report["missingArtifact"]);
+    assert!(report["missingArtifact"]["error"]["message"].as_str().unwrap().contains("not in the MCP Canvas store"));
+
+    // Downstream resources are listed as they are.
+    let resources: Vec<&str> = report["resources"].as_array().unwrap().iter().map(|r| r.as_str().unwrap()).collect();
+    assert!(resources.contains(&"demo://guide.md"), "{resources:?}");
+}
+
+#[test]
+fn official_sdk_client_through_the_stdio_proxy() {
+    let dir = demo_and_everything();
+    let cli = binary("mcp-canvas-cli");
+    let report = run_scenario(&["stdio", cli.to_str().unwrap(), dir.path().to_str().unwrap()]);
+    check_report(&report);
+    // The calls went through the host pipeline: audited, artifacts in the proxy's session.
+    let audit = mcp_canvas_e2e::cli(dir.path(), &["audit", "--json"]);
+    let records: Value = serde_json::from_str(&audit.stdout).unwrap();
+    let tools: Vec<&str> = records.as_array().unwrap().iter().map(|r| r["tool"].as_str().unwrap()).collect();
+    for tool in ["download_workbook", "get-tiny-image", "trigger-long-running-operation", "render_chart"] {
+        assert!(tools.contains(&tool), "{tool} audited: {tools:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn official_sdk_client_through_the_http_proxy() {
+    let dir = demo_and_everything();
+    let mut proxy = tokio::process::Command::new(binary("mcp-canvas-cli"))
+        .arg("--data-dir")
+        .arg(dir.path())
+        .args(["proxy", "--http", "0"])
+        .env_remove("MCP_CANVAS_DATA_DIR")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let stderr = proxy.stderr.take().unwrap();
+    let url = tokio::time::timeout(Duration::from_secs(10), async move {
+        use tokio::io::AsyncBufReadExt as _;
+        let mut lines = tokio::io::BufReader::new(stderr).lines();
+        while let Some(line) = lines.next_line().await.unwrap() {
+            if let Some(at) = line.find("http://127.0.0.1:") {
+                return line[at..].trim().to_owned();
+            }
+        }
+        panic!("the proxy exited without printing its address");
+    })
+    .await
+    .expect("the proxy prints its address");
+    assert!(url.ends_with("/mcp"), "{url}");
+    let report = tokio::task::spawn_blocking(move || run_scenario(&["http", &url])).await.unwrap();
+    check_report(&report);
+}
+
+/// rmcp's client in front of `mcp-canvas-cli proxy` on `dir`.
+async fn rmcp_client(dir: &Path) -> RunningService<RoleClient, ()> {
+    let mut command = tokio::process::Command::new(binary("mcp-canvas-cli"));
+    command.arg("--data-dir").arg(dir).arg("proxy").env_remove("MCP_CANVAS_DATA_DIR");
+    let (transport, _) = TokioChildProcess::builder(command).stderr(Stdio::null()).spawn().unwrap();
+    ().serve(transport).await.expect("MCP handshake with the proxy")
+}
+
+async fn call(client: &RunningService<RoleClient, ()>, name: &str, arguments: Value) -> CallToolResult {
+    let Value::Object(arguments) = arguments else { panic!("arguments are an object") };
+    client.call_tool(CallToolRequestParams::new(name.to_owned()).with_arguments(arguments)).await.unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn text(result: &CallToolResult) -> String {
+    let value = serde_json::to_value(result).unwrap();
+    content_of_type(&value, "text").iter().map(|t| t["text"].as_str().unwrap().to_owned()).collect::<Vec<_>>().join("\n")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn downstream_faults_become_tool_errors_and_the_proxy_stays_up() {
+    let dir = data_dir_with(json!({
+        "a": {"command": "python3", "args": [STUB], "timeout_seconds": 2},
+        "b": {"command": "python3", "args": [STUB], "timeout_seconds": 2},
+        "demo": {"command": binary("mcp-canvas-demo")},
+    }));
+    let client = rmcp_client(dir.path()).await;
+    let names: Vec<String> = client.list_all_tools().await.unwrap().into_iter().map(|t| t.name.to_string()).collect();
+    assert!(names.contains(&"a__echo".to_owned()) && names.contains(&"b__echo".to_owned()), "{names:?}");
+
+    // Same tool name on two servers: both reachable, each answering for itself.
+    for server in ["a", "b"] {
+        let result = call(&client, &format!("{server}__echo"), json!({"text": format!("hello {server}")})).await;
+        assert_ne!(result.is_error, Some(true), "{result:?}");
+        assert!(text(&result).contains(&format!("hello {server}")), "{}", text(&result));
+    }
+
+    // A server that hangs: a clear tool error within its timeout, not a hung AI host.
+    let started = Instant::now();
+    let hung = call(&client, "a__never_answer", json!({})).await;
+    assert_eq!(hung.is_error, Some(true));
+    assert!(text(&hung).contains("within 2 s"), "{}", text(&hung));
+    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+
+    // A server that crashes mid-call: a tool error naming it; the others are unaffected.
+    let crashed = call(&client, "b__exit_mid_call", json!({})).await;
+    assert_eq!(crashed.is_error, Some(true));
+    assert!(text(&crashed).contains("`b`"), "{}", text(&crashed));
+    let chart = call(&client, "demo__render_chart", json!({"values": [1, 2, 3]})).await;
+    assert_ne!(chart.is_error, Some(true), "{chart:?}");
+    // ...and the crashed one is started again for the next call.
+    let again = call(&client, "b__echo", json!({"text": "back"})).await;
+    assert!(text(&again).contains("back"), "{}", text(&again));
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_inline_policy_decides_what_images_reach_the_model() {
+    let dir = data_dir_with(json!({ "demo": {"command": binary("mcp-canvas-demo")} }));
+    let client = rmcp_client(dir.path()).await;
+    let chart = serde_json::to_value(call(&client, "demo__render_chart", json!({"values": [3, 1, 2]})).await).unwrap();
+    assert_eq!(content_of_type(&chart, "image").len(), 1, "a small chart passes through by default: {chart}");
+    client.cancel().await.unwrap();
+
+    std::fs::write(dir.path().join("proxy.toml"), "[[rule]]\nserver = \"demo\"\ntool = \"render_*\"\nimage_max_bytes = 0\n").unwrap();
+    let client = rmcp_client(dir.path()).await;
+    let chart = serde_json::to_value(call(&client, "demo__render_chart", json!({"values": [3, 1, 2]})).await).unwrap();
+    assert_eq!(content_of_type(&chart, "image").len(), 0, "the rule keeps charts as links only: {chart}");
+    assert_eq!(content_of_type(&chart, "resource_link").len(), 1);
+    assert!(longest_base64_run_outside_images(&chart) <= 256);
+    client.cancel().await.unwrap();
+
+    // A policy file with a typo is refused with the reason, not half-applied.
+    std::fs::write(dir.path().join("proxy.toml"), "image_max_byte = 0\n").unwrap();
+    let run = cli(dir.path(), &["proxy"]);
+    assert_eq!(run.code, 1);
+    assert!(run.stderr.contains("proxy.toml") && run.stderr.contains("image_max_byte"), "{}", run.stderr);
+}
+
+#[test]
+fn garbage_from_the_ai_host_gets_json_rpc_errors() {
+    let dir = data_dir_with(json!({ "demo": {"command": binary("mcp-canvas-demo")} }));
+    let mut proxy = Command::new(binary("mcp-canvas-cli"))
+        .arg("--data-dir")
+        .arg(dir.path())
+        .arg("proxy")
+        .env_remove("MCP_CANVAS_DATA_DIR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = proxy.stdin.take().unwrap();
+    let mut replies = BufReader::new(proxy.stdout.take().unwrap());
+    let mut next = || {
+        let mut line = String::new();
+        replies.read_line(&mut line).unwrap();
+        serde_json::from_str::<Value>(&line).unwrap_or_else(|e| panic!("a JSON reply ({e}): {line:?}"))
+    };
+    writeln!(stdin, "this is not json").unwrap();
+    assert_eq!(next()["error"]["code"], -32700);
+    writeln!(stdin, r#"{{"jsonrpc":"2.0","id":9,"params":{{}}}}"#).unwrap();
+    let invalid = next();
+    assert_eq!((invalid["id"].clone(), invalid["error"]["code"].clone()), (json!(9), json!(-32600)));
+    // Still up: the handshake and a call work after the garbage.
+    writeln!(stdin, r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"2025-06-18","capabilities":{{}},"clientInfo":{{"name":"t","version":"1"}}}}}}"#).unwrap();
+    assert_eq!(next()["result"]["serverInfo"]["name"], "mcp-canvas-proxy");
+    writeln!(stdin, r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#).unwrap();
+    writeln!(stdin, r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"demo__render_chart","arguments":{{"values":[1,2]}}}}}}"#).unwrap();
+    let called = next();
+    assert_eq!(called["id"], 2, "{called}");
+    assert!(called["result"]["content"][0]["text"].as_str().unwrap().contains("PNG"), "{called}");
+    drop(stdin);
+    let status = proxy.wait().unwrap();
+    assert!(status.success(), "the proxy ends cleanly when the AI host closes stdin: {status:?}");
+}
+
+#[test]
+fn print_config_gives_each_ai_host_its_snippet() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = cli(dir.path(), &["proxy", "--print-config", "claude", "--servers", "demo"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let snippet: Value = serde_json::from_str(&run.stdout).unwrap();
+    let entry = &snippet["mcpServers"]["mcp-canvas"];
+    assert!(entry["command"].as_str().unwrap().ends_with("mcp-canvas-cli"), "{snippet}");
+    assert_eq!(entry["args"], json!(["proxy", "--data-dir", dir.path().to_str().unwrap(), "--servers", "demo"]));
+    assert!(run.stderr.contains("claude_desktop_config.json"), "{}", run.stderr);
+    let vscode: Value = serde_json::from_str(&cli(dir.path(), &["proxy", "--print-config", "vscode"]).stdout).unwrap();
+    assert_eq!(vscode["servers"]["mcp-canvas"]["type"], "stdio");
+    let unknown = cli(dir.path(), &["proxy", "--print-config", "emacs"]);
+    assert_eq!(unknown.code, 1);
+    assert!(unknown.stderr.contains("claude, cursor or vscode"), "{}", unknown.stderr);
+}
