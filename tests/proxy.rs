@@ -342,3 +342,126 @@ fn print_config_gives_each_ai_host_its_snippet() {
     assert_eq!(unknown.code, 1);
     assert!(unknown.stderr.contains("claude, cursor or vscode"), "{}", unknown.stderr);
 }
+
+/// A stand-in for the desktop app on the other end of the app link (the real window is tested
+/// in `gui.rs`): decides confirmations, answers forms from their schema, records what it showed.
+struct FakeApp {
+    allow: std::sync::atomic::AtomicBool,
+    shown: std::sync::Mutex<Vec<mcp_canvas_host::wire::CallOutcome>>,
+    forms: std::sync::Mutex<Vec<String>>,
+}
+
+impl mcp_canvas_host::app_link::AppRequests for FakeApp {
+    fn confirm<'a>(&'a self, _server: &'a str, _tool: &'a str, _arguments: &'a serde_json::Map<String, Value>, _on_behalf_of: &'a str) -> mcp_canvas_host::elicitation::BoxFuture<'a, bool> {
+        Box::pin(async move { self.allow.load(std::sync::atomic::Ordering::SeqCst) })
+    }
+    fn form<'a>(&'a self, request: &'a mcp_canvas_host::elicitation::FormRequest) -> mcp_canvas_host::elicitation::BoxFuture<'a, mcp_canvas_host::elicitation::FormAnswer> {
+        Box::pin(async move {
+            self.forms.lock().unwrap().push(request.message.clone());
+            let mut answer = serde_json::Map::new();
+            let required: Vec<&str> = request.schema.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
+            for (key, property) in request.schema.get("properties").and_then(Value::as_object).into_iter().flatten() {
+                if !required.contains(&key.as_str()) {
+                    continue;
+                }
+                let value = match (property.get("enum").and_then(|e| e.get(0)), property["type"].as_str()) {
+                    (Some(first), _) => first.clone(),
+                    (None, Some("boolean")) => json!(true),
+                    (None, Some("number" | "integer")) => property.get("minimum").cloned().unwrap_or(json!(1)),
+                    _ => json!("from the app"),
+                };
+                answer.insert(key.clone(), value);
+            }
+            mcp_canvas_host::elicitation::FormAnswer::Accept(answer)
+        })
+    }
+    fn url<'a>(&'a self, _request: &'a mcp_canvas_host::elicitation::UrlRequest) -> mcp_canvas_host::elicitation::BoxFuture<'a, mcp_canvas_host::elicitation::UrlAnswer> {
+        Box::pin(async { mcp_canvas_host::elicitation::UrlAnswer::Decline("not in this test".into()) })
+    }
+    fn show(&self, call: mcp_canvas_host::wire::CallOutcome) {
+        self.shown.lock().unwrap().push(call);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_desktop_app_confirms_answers_and_shows_proxied_calls() {
+    let dir = data_dir_with(json!({ "demo": {"command": binary("mcp-canvas-demo")} }));
+    // Without the app, `confirm = "always"` refuses tools that may change data.
+    std::fs::write(dir.path().join("proxy.toml"), "confirm = \"always\"\n").unwrap();
+    let client = rmcp_client(dir.path()).await;
+    let refused = call(&client, "demo__purge_cache", json!({})).await;
+    assert_eq!(refused.is_error, Some(true));
+    assert!(text(&refused).contains("not running"), "{}", text(&refused));
+    // ...and a question the AI host cannot answer (this client has no elicitation) is declined
+    // with the reason.
+    let unanswered = call(&client, "demo__ask_preferences", json!({})).await;
+    assert!(text(&unanswered).contains("MCP Canvas app is not running"), "{}", text(&unanswered));
+
+    // With the app: it decides, it answers, it shows what arrives.
+    let app = std::sync::Arc::new(FakeApp { allow: false.into(), shown: Default::default(), forms: Default::default() });
+    let _serving = mcp_canvas_host::app_link::serve(dir.path(), app.clone()).await.unwrap();
+    let declined = call(&client, "demo__purge_cache", json!({})).await;
+    assert_eq!(declined.is_error, Some(true));
+    assert!(text(&declined).contains("declined"), "{}", text(&declined));
+    app.allow.store(true, std::sync::atomic::Ordering::SeqCst);
+    let purged = call(&client, "demo__purge_cache", json!({})).await;
+    assert_ne!(purged.is_error, Some(true), "{}", text(&purged));
+
+    let answered = call(&client, "demo__ask_preferences", json!({})).await;
+    assert_eq!(app.forms.lock().unwrap().len(), 1, "the app was asked");
+    assert!(!text(&answered).contains("declined"), "{}", text(&answered));
+
+    let chart = call(&client, "demo__render_chart", json!({"values": [4, 5, 6]})).await;
+    let link = serde_json::to_value(&chart).unwrap();
+    let uri = content_of_type(&link, "resource_link")[0]["uri"].as_str().unwrap().to_owned();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let shown = app.shown.lock().unwrap().iter().any(|c| c.tool == "render_chart" && c.outcome.artifacts.iter().any(|a| uri.ends_with(&a.id)));
+        if shown {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the chart reached the app's canvas");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    client.cancel().await.unwrap();
+}
+
+/// Counts the list changes the proxy announces.
+#[derive(Default, Clone)]
+struct ChangeCounter(std::sync::Arc<std::sync::Mutex<Vec<&'static str>>>);
+
+impl rmcp::ClientHandler for ChangeCounter {
+    async fn on_tool_list_changed(&self, _context: rmcp::service::NotificationContext<RoleClient>) {
+        self.0.lock().unwrap().push("tools");
+    }
+    async fn on_resource_list_changed(&self, _context: rmcp::service::NotificationContext<RoleClient>) {
+        self.0.lock().unwrap().push("resources");
+    }
+    async fn on_prompt_list_changed(&self, _context: rmcp::service::NotificationContext<RoleClient>) {
+        self.0.lock().unwrap().push("prompts");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn downstream_list_changes_reach_the_ai_host() {
+    let dir = data_dir_with(json!({ "stub": {"command": "python3", "args": [STUB]} }));
+    let mut command = tokio::process::Command::new(binary("mcp-canvas-cli"));
+    command.arg("--data-dir").arg(dir.path()).arg("proxy").env_remove("MCP_CANVAS_DATA_DIR");
+    let (transport, _) = TokioChildProcess::builder(command).stderr(Stdio::null()).spawn().unwrap();
+    let counter = ChangeCounter::default();
+    let client = counter.clone().serve(transport).await.unwrap();
+    client.list_all_tools().await.unwrap();
+    let result = client.call_tool(CallToolRequestParams::new("stub__announce_changes")).await.unwrap();
+    assert_ne!(result.is_error, Some(true), "{result:?}");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while counter.0.lock().unwrap().len() < 3 {
+        assert!(Instant::now() < deadline, "changes announced upstream: {:?}", counter.0.lock().unwrap());
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let mut seen = counter.0.lock().unwrap().clone();
+    seen.sort();
+    assert_eq!(seen, ["prompts", "resources", "tools"]);
+    // The proxy lists the tools again after the change (the stub's list is the same).
+    assert!(client.list_all_tools().await.unwrap().iter().any(|t| t.name == "stub__echo"));
+    client.cancel().await.unwrap();
+}

@@ -17,6 +17,7 @@ Tools (each misbehaves in one way when called):
   bad_result      answers with the right id but a result that is not a CallToolResult
   embedded_blob   answers with embedded `resource` blocks: a PNG blob and a text resource
   exit_after_answer  answers normally, then exits (the next call finds the server gone)
+  announce_changes   sends tools/resources/prompts list_changed notifications, then answers
 
 Options:
   --no-resources  do not advertise the resources capability
@@ -56,7 +57,7 @@ def png(width, height):
 
 # The payload of `big_line`: a 7x5 PNG followed by zeros, 37.5 MB decoded (50 MB as base64).
 BIG_DECODED_LEN = 37_500_000
-TOOLS = ["echo", "exit_after_answer", "exit_mid_call", "never_answer", "garbage", "big_line", "big_garbage", "flood", "bad_result", "embedded_blob"]
+TOOLS = ["echo", "exit_after_answer", "exit_mid_call", "never_answer", "garbage", "big_line", "big_garbage", "flood", "bad_result", "embedded_blob", "announce_changes"]
 
 RESOURCES = [
     {"uri": "stub://page1/a.txt", "name": "a.txt", "mimeType": "text/plain"},
@@ -87,6 +88,10 @@ def call(msg_id, name, arguments):
         OUT.flush()
         log("exit_mid_call: exiting in the middle of a response")
         sys.exit(3)
+    elif name == "announce_changes":
+        for kind in ("tools", "resources", "prompts"):
+            send({"jsonrpc": "2.0", "method": f"notifications/{kind}/list_changed"})
+        send({"jsonrpc": "2.0", "id": msg_id, "result": text_result("announced")})
     elif name == "never_answer":
         log("never_answer: not answering")
     elif name == "garbage":
