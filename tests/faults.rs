@@ -170,10 +170,10 @@ async fn a_50_mb_line_arrives_as_a_result() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_flood_of_notifications_does_not_stop_the_answer() {
     let (_dir, host) = host();
-    let started = Instant::now();
+    // Within the call timeout, or this is an error (a wall-clock check here would only measure
+    // how busy the machine is).
     let outcome = host.call_tool("faulty", "flood", json!({})).await.unwrap();
     assert_eq!(outcome.outcome.texts[0].text, "after the flood");
-    assert!(started.elapsed() < CALL_TIMEOUT, "{:?}", started.elapsed());
     assert_eq!(echo(&host, "calm").await.unwrap(), "calm");
     others_still_work(&host).await;
     host.shutdown().await;
