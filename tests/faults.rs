@@ -222,3 +222,45 @@ async fn a_server_that_never_lists_its_tools_is_given_up_on() {
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
+
+/// A server that cannot stay up is marked failed, is started again after a growing wait (not in
+/// a tight loop), shows its stderr in its log, and a restart by the user starts it at once; the
+/// other servers are unaffected.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crash_looping_server_backs_off_and_reports_its_state() {
+    use mcp_canvas_host::health::ServerState;
+    let dir = tempfile::tempdir().unwrap();
+    let servers = json!({
+        "demo": {"command": binary("mcp-canvas-demo")},
+        "broken": {"command": "python3", "args": ["-c", "import sys; print('boom: missing config', file=sys.stderr); sys.exit(1)"]},
+        "idle": {"command": binary("mcp-canvas-demo")},
+    });
+    std::fs::write(dir.path().join("servers.json"), json!({ "mcpServers": servers }).to_string()).unwrap();
+    let host = Host::open(HostOptions { data_dir: dir.path().to_owned(), call_timeout: CALL_TIMEOUT, session: None }).unwrap();
+    others_still_work(&host).await;
+
+    for _ in 0..3 {
+        let err = host.call_tool("broken", "anything", json!({})).await.unwrap_err();
+        assert!(matches!(err, HostError::Handshake { .. }), "{err}");
+        assert!(err.to_string().contains("boom: missing config"), "the stderr tail is in the error: {err}");
+    }
+    let statuses = host.server_statuses().await;
+    let status = |name: &str| statuses.iter().find(|s| s.server == name).unwrap().clone();
+    assert_eq!(status("demo").state, ServerState::Running);
+    assert_eq!(status("idle").state, ServerState::NotStarted);
+    let broken = status("broken");
+    assert_eq!((broken.state, broken.failures), (ServerState::Failed, 3), "{broken:?}");
+    assert!(broken.next_start_wait_s >= 1, "a third failure in a row waits before the next start: {broken:?}");
+    assert!(host.server_log_tail("broken", 10_000).unwrap().contains("boom: missing config"));
+
+    // The next start waits for the backoff instead of spinning.
+    let started = Instant::now();
+    host.call_tool("broken", "anything", json!({})).await.unwrap_err();
+    assert!(started.elapsed() >= Duration::from_millis(1500), "waited {:?}", started.elapsed());
+    // A restart by the user forgets the failures, so it does not wait (and still fails, saying why).
+    assert!(host.restart("broken").await.is_err());
+    let after = host.server_statuses().await.into_iter().find(|s| s.server == "broken").unwrap();
+    assert_eq!((after.failures, after.next_start_wait_s), (1, 0), "{after:?}");
+    others_still_work(&host).await;
+    host.shutdown().await;
+}

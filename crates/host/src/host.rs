@@ -18,6 +18,7 @@ use crate::{
     settings::Settings,
     connection::{ServerChange, ServerConnection, ServerMessage, ServerMessages, SpawnContext},
     data_dir::DataPaths,
+    health::{Health, ServerStatus},
     elicitation::{DeclineElicitation, ElicitationHandler},
     error::HostError,
     ids,
@@ -57,6 +58,8 @@ pub struct Host {
     server_messages: std::sync::Mutex<HashMap<String, Arc<ServerMessages>>>,
     /// Servers' `list_changed` notifications, for front ends that follow them.
     changes: tokio::sync::broadcast::Sender<ServerChange>,
+    /// Each server's failures and backoff, kept across reconnects.
+    health: std::sync::Mutex<HashMap<String, Health>>,
 }
 
 impl Host {
@@ -85,6 +88,7 @@ impl Host {
             elicitation: Arc::new(DeclineElicitation::default()),
             server_messages: std::sync::Mutex::new(HashMap::new()),
             changes: tokio::sync::broadcast::channel(64).0,
+            health: std::sync::Mutex::new(HashMap::new()),
         })
     }
 
@@ -265,8 +269,65 @@ impl Host {
         }
     }
 
+    /// Where each configured server stands (running, exited, failed, not started yet), with
+    /// its failures in a row and the wait before its next start.
+    pub async fn server_statuses(&self) -> Vec<ServerStatus> {
+        let mut statuses = Vec::new();
+        for name in self.config.servers.keys() {
+            let slot = self.connections.lock().unwrap().get(name).cloned();
+            let live = match slot {
+                // A slot being connected right now is reported as not started yet.
+                Some(slot) => match slot.try_lock() {
+                    Ok(guard) => guard.as_ref().map(|c| !c.peer.is_transport_closed()),
+                    Err(_) => None,
+                },
+                None => None,
+            };
+            let log = self.paths.server_log(name).display().to_string();
+            let health = self.health.lock().unwrap();
+            let status = health.get(name).map(|h| h.status(name, live, log.clone(), std::time::Instant::now()));
+            statuses.push(status.unwrap_or_else(|| Health::default().status(name, live, log, std::time::Instant::now())));
+        }
+        statuses
+    }
+
+    /// Stops `server` (when it runs) and starts it again at once, forgetting earlier failures.
+    pub async fn restart(&self, server: &str) -> Result<(), HostError> {
+        let slot = self.connections.lock().unwrap().get(server).cloned();
+        if let Some(slot) = slot {
+            if let Some(connection) = slot.lock().await.take() {
+                connection.shutdown().await;
+            }
+        }
+        self.health.lock().unwrap().entry(server.to_owned()).or_default().reset();
+        self.connection(server).await.map(|_| ())
+    }
+
+    /// The end of `server`'s log file (its stderr and MCP log messages), at most `max_bytes`,
+    /// starting at a line boundary; empty when it has none yet.
+    pub fn server_log_tail(&self, server: &str, max_bytes: u64) -> Result<String, HostError> {
+        use std::io::{Read as _, Seek as _};
+        let path = self.paths.server_log(server);
+        let mut file = match std::fs::File::open(&path) {
+            Ok(file) => file,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(String::new()),
+            Err(e) => return Err(HostError::DataDir(format!("cannot read {}: {e}", path.display()))),
+        };
+        let length = file.metadata().map(|m| m.len()).unwrap_or(0);
+        let start = length.saturating_sub(max_bytes);
+        file.seek(std::io::SeekFrom::Start(start)).map_err(|e| HostError::DataDir(format!("cannot read {}: {e}", path.display())))?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes).map_err(|e| HostError::DataDir(format!("cannot read {}: {e}", path.display())))?;
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        Ok(match (start > 0, text.find('\n')) {
+            (true, Some(newline)) => text[newline + 1..].to_owned(),
+            _ => text,
+        })
+    }
+
     /// The live connection to `server`, started on first use and restarted when its transport
-    /// has closed (the server exited or crashed).
+    /// has closed (the server exited or crashed) — at once the first time, then after a growing
+    /// wait while it keeps failing (see [`crate::health`]).
     pub(crate) async fn connection(&self, server: &str) -> Result<Arc<ServerConnection>, HostError> {
         let slot = self.connections.lock().unwrap().entry(server.to_owned()).or_default().clone();
         let mut slot = slot.lock().await;
@@ -275,12 +336,20 @@ impl Host {
                 return Ok(existing.clone());
             }
             tracing::warn!(server, "transport closed; reconnecting");
+            let reason = format!("server `{server}` exited or closed its connection");
+            self.health.lock().unwrap().entry(server.to_owned()).or_default().lost(std::time::Instant::now(), &reason);
+            *slot = None;
         }
         let entry = self.config.servers.get(server).ok_or_else(|| HostError::UnknownServer {
             name: server.to_owned(),
             configured: self.config.servers.keys().cloned().collect(),
             config: self.paths.servers_config(),
         })?;
+        let wait = self.health.lock().unwrap().get(server).map(|h| h.wait(std::time::Instant::now())).unwrap_or_default();
+        if !wait.is_zero() {
+            tracing::warn!(server, "failing repeatedly; waiting {wait:?} before starting it again");
+            tokio::time::sleep(wait).await;
+        }
         let endpoint = entry.endpoint().map_err(|reason| HostError::Config { path: self.paths.servers_config(), reason: format!("server `{server}`: {reason}") })?;
         let messages = self.server_messages.lock().unwrap().entry(server.to_owned()).or_insert_with(|| Arc::new(ServerMessages::new(self.paths.server_log(server)))).clone();
         let context = SpawnContext {
@@ -292,10 +361,21 @@ impl Host {
             messages,
             changes: self.changes.clone(),
         };
-        let connection = Arc::new(match endpoint {
-            Endpoint::Stdio { command } => ServerConnection::start(context, resolve_program(command)).await?,
-            Endpoint::Http { url } => ServerConnection::connect_http(context, url).await?,
-        });
+        let connected = match endpoint {
+            Endpoint::Stdio { command } => ServerConnection::start(context, resolve_program(command)).await,
+            Endpoint::Http { url } => ServerConnection::connect_http(context, url).await,
+        };
+        let now = std::time::Instant::now();
+        let connection = match connected {
+            Ok(connection) => {
+                self.health.lock().unwrap().entry(server.to_owned()).or_default().connected(now);
+                Arc::new(connection)
+            }
+            Err(e) => {
+                self.health.lock().unwrap().entry(server.to_owned()).or_default().failed(now, &e.to_string());
+                return Err(e);
+            }
+        };
         *slot = Some(connection.clone());
         Ok(connection)
     }

@@ -18,6 +18,7 @@ pub mod elicitation;
 pub mod data_dir;
 mod error;
 pub mod file_server;
+pub mod health;
 mod host;
 mod ids;
 mod pipeline;
