@@ -13,6 +13,7 @@ const COMMANDS: &[&str] = &[
     "allowlist_add",
     "allowlist_remove",
     "answer_elicitation",
+    "answer_confirmation",
     "cancel_call",
 ];
 

@@ -9,7 +9,7 @@ use mcp_canvas_host::{
 use mcp_canvas_canvas::{Canvas, CanvasIntent, CanvasView, TabId};
 use tauri::{AppHandle, Emitter, State};
 
-use crate::{dashboards::Dashboards, elicitation::DialogElicitation, HostState};
+use crate::{confirmation::DialogConfirmation, dashboards::Dashboards, elicitation::DialogElicitation, HostState};
 
 fn host(state: &HostState) -> Result<&Host, String> {
     state.as_deref().map_err(|reason| format!("MCP Canvas could not open its data directory: {reason}"))
@@ -57,11 +57,18 @@ pub async fn call_tool(
     let outcome = host.call_tool_controlled(&server, &tool, arguments, CallOptions { confirmed }, control).await;
     drop(running);
     let outcome = outcome.map_err(|e| e.to_string())?;
+    apply_to_canvas(host, &canvas, &dashboards, &outcome);
+    Ok(outcome)
+}
+
+/// Applies a call's outcome to the canvas state as its display intent says (the window's own
+/// calls, and calls the proxy made, see `app_link.rs`); dashboards it opened, updated or replaced
+/// are audited.
+pub(crate) fn apply_to_canvas(host: &Host, canvas: &CanvasState, dashboards: &Dashboards, outcome: &CallOutcome) {
     let mut canvas = canvas.lock();
     let cause = format!("replaced by call {} ({}/{})", outcome.call_id, outcome.server, outcome.tool);
     let applied = dashboards.change(Some(host), &mut canvas, &cause, |c| c.apply_outcome(&outcome.call_id, &outcome.outcome));
     dashboards.opened_by_call(host, &canvas, &outcome.server, &outcome.call_id, &applied);
-    Ok(outcome)
 }
 
 /// The canvas (panes, tabs) as the UI draws it.
@@ -123,6 +130,13 @@ pub fn allowlist_remove(state: State<'_, HostState>, dashboards: State<'_, Dashb
 #[tauri::command]
 pub fn answer_elicitation(elicitation: State<'_, std::sync::Arc<DialogElicitation>>, id: String, answer: ElicitationAnswer) -> Result<(), String> {
     elicitation.answer(&id, answer)
+}
+
+/// The user's decision on the confirmation dialog `id` (a `confirm-request` event: another
+/// process, the proxy, wants to run a tool that may change or delete data).
+#[tauri::command]
+pub fn answer_confirmation(confirmation: State<'_, std::sync::Arc<DialogConfirmation>>, id: String, confirmed: bool) -> Result<(), String> {
+    confirmation.answer(&id, confirmed)
 }
 
 /// Cancels the running call the window started with `call_token` (see `call_tool`): the server is

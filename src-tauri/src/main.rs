@@ -3,20 +3,25 @@
 //! This crate only wires things to the window: the commands the UI invokes (`commands.rs`), the
 //! `artifact:` URI scheme that serves stored artifacts to the webview (`artifact_scheme.rs`), and
 //! live dashboards — origin allowlist, navigation guard, audit, pinned ones (`dashboards.rs`) —
-//! and servers' elicitation requests as dialogs (`elicitation.rs`).
+//! servers' elicitation requests as dialogs (`elicitation.rs`), and the app link the proxy talks
+//! to: its confirmations (`confirmation.rs`) and its calls shown in the canvas (`app_link.rs`);
+//! both dialogs ask the window through `window_questions.rs`.
 //! Everything else lives in `crates/` and is tested without a window.
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
+mod app_link;
 mod artifact_scheme;
 mod commands;
+mod confirmation;
 mod dashboards;
 mod elicitation;
+mod window_questions;
 
 use std::{sync::Arc, time::Duration};
 
 use mcp_canvas_host::{data_dir, Host, HostOptions};
 
-use crate::elicitation::DialogElicitation;
+use crate::{app_link::WindowRequests, confirmation::DialogConfirmation, elicitation::DialogElicitation};
 
 /// What the window talks to. `Err` when the data dir could not be opened: the window still opens
 /// and shows the reason instead of the app vanishing.
@@ -32,11 +37,14 @@ fn open_host(elicitation: Arc<DialogElicitation>) -> HostState {
 
 fn main() {
     let elicitation = Arc::new(DialogElicitation::default());
+    let confirmation = Arc::new(DialogConfirmation::default());
+    let requests = Arc::new(WindowRequests::new(elicitation.clone(), confirmation.clone()));
     let host = open_host(elicitation.clone());
     if let Err(reason) = &host {
         eprintln!("mcp-canvas: {reason}");
     }
     let store = host.as_ref().ok().map(|h| h.store().clone());
+    let linked_host = host.as_ref().ok().cloned();
     if let Ok(host) = &host {
         // Housekeeping off the start-up path: old sessions, quota, orphaned blobs.
         let host = host.clone();
@@ -56,6 +64,7 @@ fn main() {
         .manage(canvas)
         .manage(dashboards)
         .manage(elicitation.clone())
+        .manage(confirmation.clone())
         .manage(commands::RunningCalls::default())
         .register_asynchronous_uri_scheme_protocol(artifact_scheme::SCHEME, move |_ctx, request, responder| {
             let store = store.clone();
@@ -73,13 +82,21 @@ fn main() {
             commands::allowlist_add,
             commands::allowlist_remove,
             commands::answer_elicitation,
+            commands::answer_confirmation,
             commands::cancel_call
         ])
         .build(tauri::generate_context!("../tauri.conf.json"))
         .expect("the Tauri application could not be built");
     elicitation.attach(app.handle().clone());
-    app.run(|handle, event| {
+    confirmation.attach(app.handle().clone());
+    requests.attach(app.handle().clone());
+    // The proxy on the same data dir asks the user and shows its calls through this window.
+    let app_link = linked_host.and_then(|host| app_link::serve(&host, requests));
+    app.run(move |handle, event| {
         if let tauri::RunEvent::Exit = event {
+            if let Some(task) = &app_link {
+                task.abort();
+            }
             use tauri::Manager;
             if let Ok(host) = handle.state::<HostState>().inner().clone() {
                 // Session and ephemeral dashboards end with the session; pinned ones come back.

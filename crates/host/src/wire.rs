@@ -120,6 +120,25 @@ pub struct ElicitationAnswer {
     pub content: Option<serde_json::Map<String, Value>>,
 }
 
+/// Another process (the proxy) asks, through the app link, whether a tool that may change or
+/// delete data may run, as the desktop window shows it (the `confirm-request` event). The window
+/// answers with the app's `answer_confirmation` command for the same `id`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct ConfirmPrompt {
+    /// Which question this is (echoed in the answer).
+    pub id: String,
+    /// The server whose tool would run.
+    pub server: String,
+    /// The tool.
+    pub tool: String,
+    /// The exact arguments it would get.
+    #[ts(type = "Record<string, unknown>")]
+    pub arguments: serde_json::Map<String, Value>,
+    /// Who is asking (`the MCP Canvas proxy`).
+    pub on_behalf_of: String,
+}
+
 /// Progress a server reported for a running call, as the window shows it (the app's
 /// `call-progress` event). `call_token` is the token the window chose for the call.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
