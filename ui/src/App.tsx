@@ -1,12 +1,26 @@
 import { useCallback, useEffect, useState } from "react";
 import { Canvas } from "./components/Canvas";
+import { ConfirmDialog } from "./components/ConfirmDialog";
 import { ElicitationDialog } from "./components/ElicitationDialog";
 import { ServerList, type ToolSelection } from "./components/ServerList";
 import { SettingsPanel } from "./components/SettingsPanel";
 import { ToolPanel } from "./components/ToolPanel";
-import { answerElicitation, canvasIntent, canvasView, errorText, listServers, onElicitation, onElicitationClosed } from "./ipc";
+import {
+  answerConfirmation,
+  answerElicitation,
+  canvasIntent,
+  canvasView,
+  errorText,
+  listServers,
+  onConfirmClosed,
+  onConfirmRequest,
+  onElicitation,
+  onElicitationClosed,
+  onProxiedCall,
+} from "./ipc";
 import type { CanvasIntent } from "./wire/CanvasIntent";
 import type { CanvasView } from "./wire/CanvasView";
+import type { ConfirmPrompt } from "./wire/ConfirmPrompt";
 import type { ElicitationAnswer } from "./wire/ElicitationAnswer";
 import type { ElicitationPrompt } from "./wire/ElicitationPrompt";
 import type { ServerView } from "./wire/ServerView";
@@ -20,6 +34,8 @@ export function App() {
   const [settingsOpen, setSettingsOpen] = useState(false);
   // Servers' questions to the user, oldest first; the first one is shown.
   const [questions, setQuestions] = useState<ElicitationPrompt[]>([]);
+  // The proxy's requests to run tools that may change data, oldest first; shown after questions.
+  const [confirmations, setConfirmations] = useState<ConfirmPrompt[]>([]);
 
   useEffect(() => {
     const stopAsking = onElicitation((prompt) => setQuestions((q) => [...q, prompt]));
@@ -36,6 +52,20 @@ export function App() {
   }, []);
 
   useEffect(() => {
+    const stopAsking = onConfirmRequest((prompt) => setConfirmations((c) => [...c, prompt]));
+    const stopClosing = onConfirmClosed((id) => setConfirmations((c) => c.filter((p) => p.id !== id)));
+    return () => {
+      stopAsking();
+      stopClosing();
+    };
+  }, []);
+
+  const decide = useCallback(async (id: string, confirmed: boolean) => {
+    await answerConfirmation(id, confirmed);
+    setConfirmations((c) => c.filter((p) => p.id !== id));
+  }, []);
+
+  useEffect(() => {
     listServers().then(setServers, (e) => setLoadError(errorText(e)));
     canvasView().then(setCanvas, (e) => setCanvasError(errorText(e)));
   }, []);
@@ -44,6 +74,9 @@ export function App() {
   const onOutcome = useCallback(() => {
     canvasView().then(setCanvas, (e) => setCanvasError(errorText(e)));
   }, []);
+
+  // Calls the proxy made: the host applied them to the canvas state too.
+  useEffect(() => onProxiedCall(onOutcome), [onOutcome]);
 
   const send = useCallback((intent: CanvasIntent) => {
     canvasIntent(intent).then(
@@ -108,7 +141,11 @@ export function App() {
         {canvasError ? <p className="error canvas-error">{canvasError}</p> : null}
         <Canvas view={canvas} send={send} />
       </main>
-      {questions.length > 0 ? <ElicitationDialog key={questions[0].id} prompt={questions[0]} onAnswer={(reply) => answer(questions[0].id, reply)} /> : null}
+      {questions.length > 0 ? (
+        <ElicitationDialog key={questions[0].id} prompt={questions[0]} onAnswer={(reply) => answer(questions[0].id, reply)} />
+      ) : confirmations.length > 0 ? (
+        <ConfirmDialog key={confirmations[0].id} prompt={confirmations[0]} onAnswer={(confirmed) => decide(confirmations[0].id, confirmed)} />
+      ) : null}
     </div>
   );
 }

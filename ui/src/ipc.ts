@@ -7,6 +7,7 @@ import type { CallOutcome } from "./wire/CallOutcome";
 import type { CallProgressEvent } from "./wire/CallProgressEvent";
 import type { CanvasIntent } from "./wire/CanvasIntent";
 import type { CanvasView } from "./wire/CanvasView";
+import type { ConfirmPrompt } from "./wire/ConfirmPrompt";
 import type { DashboardAccess } from "./wire/DashboardAccess";
 import type { ElicitationAnswer } from "./wire/ElicitationAnswer";
 import type { ElicitationPrompt } from "./wire/ElicitationPrompt";
@@ -74,6 +75,30 @@ export function onElicitationClosed(callback: (id: string) => void): () => void 
 
 /** The user's answer to question `id`. A URL is opened by the backend only on `accept`. */
 export const answerElicitation = (id: string, answer: ElicitationAnswer): Promise<void> => invoke("answer_elicitation", { id, answer });
+
+/**
+ * Calls `callback` when another program (the MCP Canvas proxy) wants to run a tool that may change
+ * or delete data and asks the user first. Returns a function that stops listening.
+ */
+export function onConfirmRequest(callback: (prompt: ConfirmPrompt) => void): () => void {
+  return subscribe("confirm-request", callback);
+}
+
+/** Calls `callback` with the id of a confirmation that is no longer open (timed out, its asker left). */
+export function onConfirmClosed(callback: (id: string) => void): () => void {
+  return subscribe("confirm-closed", callback);
+}
+
+/** The user's decision on confirmation `id`: run the tool or not. */
+export const answerConfirmation = (id: string, confirmed: boolean): Promise<void> => invoke("answer_confirmation", { id, confirmed });
+
+/**
+ * Calls `callback` with each call the proxy made, once the backend has applied it to the canvas
+ * state (fetch `canvasView` to draw it).
+ */
+export function onProxiedCall(callback: (call: CallOutcome) => void): () => void {
+  return subscribe("proxied-call", callback);
+}
 
 /** `listen` is asynchronous; the returned function also works before it has resolved. */
 function subscribe<T>(event: string, callback: (payload: T) => void): () => void {

@@ -1,0 +1,48 @@
+import { useState } from "react";
+import type { ConfirmPrompt } from "../wire/ConfirmPrompt";
+import { confirmHeadline, prettyArguments } from "./confirmText";
+
+interface Props {
+  prompt: ConfirmPrompt;
+  /** Sends the decision; rejects with the backend's reason (shown in the dialog). */
+  onAnswer: (confirmed: boolean) => Promise<void>;
+}
+
+/** Another program (the proxy) wants to run a tool that may change or delete data: run it or not. */
+export function ConfirmDialog({ prompt, onAnswer }: Props) {
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  async function send(confirmed: boolean) {
+    setBusy(true);
+    setError(null);
+    try {
+      await onAnswer(confirmed);
+    } catch (e) {
+      setError(typeof e === "string" ? e : e instanceof Error ? e.message : JSON.stringify(e));
+      setBusy(false);
+    }
+  }
+
+  return (
+    <div className="elicitation-backdrop">
+      <div className="elicitation-dialog proxy-confirm" role="alertdialog" aria-modal="true" aria-labelledby="proxy-confirm-title" data-id={prompt.id}>
+        <p className="eyebrow">{prompt.server} · confirmation needed</p>
+        <h2 id="proxy-confirm-title" className="elicitation-message">
+          {confirmHeadline(prompt)}, which may change or delete data.
+        </h2>
+        <p className="small">It will run with exactly these arguments:</p>
+        <pre className="confirm-arguments proxy-confirm-arguments">{prettyArguments(prompt.arguments)}</pre>
+        <div className="elicitation-actions">
+          <button type="button" className="primary danger proxy-confirm-run" disabled={busy} onClick={() => send(true)}>
+            Run it
+          </button>
+          <button type="button" className="secondary proxy-confirm-refuse" disabled={busy} onClick={() => send(false)}>
+            Don't run
+          </button>
+        </div>
+        {error ? <p className="error small">{error}</p> : null}
+      </div>
+    </div>
+  );
+}
