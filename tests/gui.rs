@@ -135,7 +135,7 @@ async fn screenshot(driver: &WebDriver, name: &str) -> PathBuf {
     path
 }
 
-async fn drive(driver: &WebDriver) {
+async fn drive(driver: &WebDriver, data_dir: &Path) {
     // First run: the demo server is configured and its tools are listed.
     wait_for(driver, r#"[data-server="demo"] button[data-tool="render_chart"]"#).await.click().await.unwrap();
 
@@ -231,6 +231,120 @@ async fn drive(driver: &WebDriver) {
     dashboard_step(driver).await;
     elicitation_step(driver).await;
     progress_step(driver).await;
+    proxy_step(driver, data_dir).await;
+}
+
+/// `mcp-canvas-cli proxy` on the app's data dir, spoken to over stdio as an AI host would.
+struct ProxyClient {
+    child: tokio::process::Child,
+    stdin: tokio::process::ChildStdin,
+    lines: tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStdout>>,
+}
+
+impl ProxyClient {
+    async fn start(data_dir: &Path) -> Self {
+        let mut child = tokio::process::Command::new(binary("mcp-canvas-cli"))
+            .arg("--data-dir")
+            .arg(data_dir)
+            .arg("proxy")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("mcp-canvas-cli proxy starts");
+        let stdin = child.stdin.take().unwrap();
+        let lines = tokio::io::AsyncBufReadExt::lines(tokio::io::BufReader::new(child.stdout.take().unwrap()));
+        let mut proxy = Self { child, stdin, lines };
+        proxy.send(1, "initialize", json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "gui-test", "version": "1"}})).await;
+        proxy.response(1).await;
+        proxy.write(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+        proxy
+    }
+
+    async fn write(&mut self, message: serde_json::Value) {
+        use tokio::io::AsyncWriteExt as _;
+        let mut line = message.to_string();
+        line.push('\n');
+        self.stdin.write_all(line.as_bytes()).await.expect("the proxy reads its stdin");
+        self.stdin.flush().await.unwrap();
+    }
+
+    async fn send(&mut self, id: u64, method: &str, params: serde_json::Value) {
+        self.write(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).await;
+    }
+
+    /// The response to request `id` (notifications and other responses are skipped).
+    async fn response(&mut self, id: u64) -> serde_json::Value {
+        let deadline = tokio::time::Instant::now() + WAIT;
+        loop {
+            let line = tokio::time::timeout_at(deadline, self.lines.next_line())
+                .await
+                .unwrap_or_else(|_| panic!("the proxy did not answer request {id} within {WAIT:?}"))
+                .expect("the proxy's stdout")
+                .unwrap_or_else(|| panic!("the proxy exited before answering request {id}"));
+            let message: serde_json::Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON from the proxy ({e}): {line}"));
+            if message["id"] == json!(id) {
+                return message;
+            }
+        }
+    }
+
+    /// The text parts of a `tools/call` response.
+    fn texts(response: &serde_json::Value) -> String {
+        response["result"]["content"].as_array().into_iter().flatten().filter_map(|c| c["text"].as_str()).collect::<Vec<_>>().join("\n")
+    }
+}
+
+/// An AI host calls through the proxy while the app runs on the same data dir: the call's PDF
+/// opens in the app's canvas, and a tool that may delete data is confirmed in the app's window
+/// (run once, refused once).
+async fn proxy_step(driver: &WebDriver, data_dir: &Path) {
+    let mut proxy = ProxyClient::start(data_dir).await;
+
+    proxy.send(2, "tools/call", json!({"name": "demo__download_workbook", "arguments": {"pages": 2}})).await;
+    let response = proxy.response(2).await;
+    let uri = response["result"]["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|c| c["type"] == "resource_link")
+        .and_then(|c| c["uri"].as_str())
+        .unwrap_or_else(|| panic!("a resource link to the PDF: {response}"))
+        .to_owned();
+    let id = uri.strip_prefix("artifact://localhost/").unwrap_or_else(|| panic!("{uri}")).to_owned();
+    // The app shows it in the active tab, rendered by pdfium, as if the window had made the call.
+    let shown = wait_for_script(
+        driver,
+        "const tab = document.querySelector('section.pane.active .tab.active .tab-label'); \
+         const img = document.querySelector('section.pane.active img.pdf-page'); \
+         const number = img && img.closest('.pdf-viewer').querySelector('.pdf-page-number'); \
+         return img && img.getAttribute('src').includes(arguments[0]) && img.complete && img.naturalWidth > 0 ? [tab.textContent, number.textContent] : null;",
+        vec![json!(id)],
+    )
+    .await;
+    assert_eq!(shown, json!(["Sales Dashboard.pdf", "Page 1 of 2"]), "the proxied PDF ({id}) is the active tab");
+    screenshot(driver, "proxy_call_in_canvas.png").await;
+
+    // A destructive tool asks in the window first, with who asks and the exact arguments.
+    proxy.send(3, "tools/call", json!({"name": "demo__purge_cache", "arguments": {}})).await;
+    let dialog = wait_for(driver, ".proxy-confirm").await.text().await.unwrap();
+    assert!(dialog.contains("wants to run purge_cache of demo") && dialog.contains("may change or delete data"), "{dialog}");
+    screenshot(driver, "proxy_confirm.png").await;
+    wait_for(driver, "button.proxy-confirm-run").await.click().await.unwrap();
+    let response = proxy.response(3).await;
+    assert_ne!(response["result"]["isError"], json!(true), "confirmed, so it ran: {response}");
+    wait_for_script(driver, "return document.querySelectorAll('.proxy-confirm').length === 0;", vec![]).await;
+
+    // Refused: the tool does not run and the AI host is told so.
+    proxy.send(4, "tools/call", json!({"name": "demo__purge_cache", "arguments": {}})).await;
+    wait_for(driver, "button.proxy-confirm-refuse").await.click().await.unwrap();
+    let response = proxy.response(4).await;
+    assert_eq!(response["result"]["isError"], json!(true), "{response}");
+    assert!(ProxyClient::texts(&response).contains("declined"), "{response}");
+    wait_for_script(driver, "return document.querySelectorAll('.proxy-confirm').length === 0;", vec![]).await;
+    drop(proxy.stdin);
+    let _ = tokio::time::timeout(Duration::from_secs(5), proxy.child.wait()).await;
 }
 
 /// A long call shows its progress (a bar with the server's message) and can be cancelled: the
@@ -441,7 +555,8 @@ async fn calling_a_demo_tool_shows_its_image_in_the_canvas() {
     // Always end the session (it closes the app), even when an assertion fails.
     let outcome = tokio::spawn({
         let driver = driver.clone();
-        async move { drive(&driver).await }
+        let data_dir = data_dir.path().to_owned();
+        async move { drive(&driver, &data_dir).await }
     })
     .await;
     let _ = driver.quit().await;
