@@ -234,3 +234,20 @@ fn sanitize_and_preview_write_what_the_canvas_shows() {
     let run = cli(dir.path(), &["preview", id, "--page", "9", "--out", png.to_str().unwrap()]);
     assert_eq!(run.code, 1, "page 9 of 2: {}", run.stdout);
 }
+
+#[test]
+fn servers_check_starts_each_server_and_says_which_failed() {
+    let dir = tempfile::tempdir().unwrap();
+    write_servers(dir.path(), json!({
+        "demo": {"command": binary("mcp-canvas-demo")},
+        "broken": {"command": "definitely-not-an-installed-program"},
+    }));
+    let run = cli(dir.path(), &["servers", "check"]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(run.stdout.lines().any(|l| l.starts_with("demo\trunning\t") && l.ends_with("tool(s)")), "{}", run.stdout);
+    assert!(run.stdout.contains("broken\tfailed\t") && run.stdout.contains("definitely-not-an-installed-program"), "{}", run.stdout);
+    assert!(run.stdout.contains("logs/broken.log"), "{}", run.stdout);
+    let json: Value = serde_json::from_str(&cli(dir.path(), &["servers", "check", "--json"]).stdout).unwrap();
+    let broken = json.as_array().unwrap().iter().find(|e| e["status"]["server"] == "broken").unwrap();
+    assert_eq!((broken["status"]["state"].as_str(), broken["tools"].is_null()), (Some("failed"), true), "{broken}");
+}

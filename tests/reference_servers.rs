@@ -354,3 +354,26 @@ fn value_for(property: &Value) -> Value {
         _ => Value::Null,
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn server_everything_prompts_are_listed_and_filled_in() {
+    let (node, script) = everything();
+    let (_dir, host) = host_with(json!({ "everything": {"command": node, "args": [script]} }));
+    let prompts = host.prompts("everything").await.unwrap();
+    let args_prompt = prompts.iter().find(|p| p.name == "args-prompt").unwrap_or_else(|| panic!("{prompts:?}"));
+    assert_eq!(args_prompt.title.as_deref(), Some("Arguments Prompt"));
+    let city = args_prompt.arguments.iter().find(|a| a.name == "city").unwrap();
+    assert!(city.required && !args_prompt.arguments.iter().find(|a| a.name == "state").unwrap().required);
+
+    let missing = host.get_prompt("everything", "args-prompt", Map::new()).await.unwrap_err().to_string();
+    assert!(missing.contains("city"), "the missing argument is named: {missing}");
+    let unknown = host.get_prompt("everything", "no-such-prompt", Map::new()).await.unwrap_err().to_string();
+    assert!(unknown.contains("args-prompt"), "the known prompts are listed: {unknown}");
+
+    let mut arguments = Map::new();
+    arguments.insert("city".into(), json!("Oslo"));
+    arguments.insert("state".into(), json!(7));
+    let filled = serde_json::to_value(host.get_prompt("everything", "args-prompt", arguments).await.unwrap()).unwrap();
+    assert_eq!(filled["messages"][0]["content"]["text"], "What's weather in Oslo, 7?", "{filled}");
+    host.shutdown().await;
+}

@@ -262,6 +262,7 @@ async fn run(cli: Cli) -> ExitCode {
             }
             Err(e) => fail(false, &e.to_string()),
         },
+        Command::Servers { command: servers::ServersCommand::Check { json } } => servers::check(&host, json).await,
         Command::Servers { command } => servers::run(&host, command),
         Command::Allowlist { command } => allowlist::run(&host, command),
         Command::Resources { server, json } => resources::list(&host, &server, json).await,

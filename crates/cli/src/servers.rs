@@ -6,6 +6,8 @@
 //!   `mcp.json`) into `servers.json`. Exit 0 when the import ran, even with conflicts or skipped
 //!   servers (the report says which); 1 when the file cannot be imported, nothing written.
 //! - `export [--out FILE [--force]] [--json]`: `{"mcpServers": {...}}` for Claude Desktop and Cursor.
+//! - `check [--json]`: start every server, list its tools, and report each one's state (and, for
+//!   one that failed, why and where its log is). Exit 0 when all run, 1 otherwise.
 
 use std::{
     collections::BTreeMap,
@@ -56,6 +58,12 @@ pub enum ServersCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Start every configured server and report whether it runs (tool count) or why not.
+    Check {
+        /// Print JSON (per server: status and tool count).
+        #[arg(long)]
+        json: bool,
+    },
     /// Print the servers as an mcp.json (`{"mcpServers": {...}}`) that Claude Desktop and Cursor
     /// read, or write it to a file.
     Export {
@@ -69,6 +77,40 @@ pub enum ServersCommand {
         #[arg(long)]
         json: bool,
     },
+}
+
+/// `servers check [--json]`: every server started (one after the other, each bounded by the
+/// host's timeouts) and reported.
+pub async fn check(host: &Host, json: bool) -> ExitCode {
+    let mut report = Vec::new();
+    let mut all_ok = true;
+    for server in host.servers() {
+        let tools = host.tools(&server.name).await;
+        all_ok &= tools.is_ok();
+        report.push((server.name, tools));
+    }
+    let statuses = host.server_statuses().await;
+    if json {
+        let entries: Vec<_> = report
+            .iter()
+            .map(|(name, tools)| {
+                let status = statuses.iter().find(|s| &s.server == name);
+                json!({ "status": status, "tools": tools.as_ref().ok().map(Vec::len), "error": tools.as_ref().err().map(ToString::to_string) })
+            })
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&entries).expect("reports serialize"));
+    } else {
+        for (name, tools) in &report {
+            match tools {
+                Ok(tools) => println!("{name}\trunning\t{} tool(s)", tools.len()),
+                Err(e) => {
+                    let log = statuses.iter().find(|s| &s.server == name).map(|s| s.log.clone()).unwrap_or_default();
+                    println!("{name}\tfailed\t{e}\n\tlog: {log}");
+                }
+            }
+        }
+    }
+    if all_ok { ExitCode::SUCCESS } else { ExitCode::from(1) }
 }
 
 pub fn run(host: &Host, command: ServersCommand) -> ExitCode {
@@ -90,6 +132,7 @@ pub fn run(host: &Host, command: ServersCommand) -> ExitCode {
             import(&config_path, &file, workspace, &inputs, MergeOptions { replace, dry_run }, json)
         }
         ServersCommand::Export { out, force, json } => export(&config_path, out.as_deref(), force, json),
+        ServersCommand::Check { .. } => unreachable!("`servers check` is async and dispatched by main"),
     }
 }
 
