@@ -465,3 +465,30 @@ async fn downstream_list_changes_reach_the_ai_host() {
     assert!(client.list_all_tools().await.unwrap().iter().any(|t| t.name == "stub__echo"));
     client.cancel().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancelling_upstream_cancels_the_downstream_call() {
+    use rmcp::model::{CallToolRequest, ClientRequest};
+    let dir = data_dir_with(json!({ "demo": {"command": binary("mcp-canvas-demo")} }));
+    let client = rmcp_client(dir.path()).await;
+    let Value::Object(arguments) = json!({"seconds": 30}) else { unreachable!() };
+    let request = ClientRequest::CallToolRequest(CallToolRequest::new(CallToolRequestParams::new("demo__slow_job").with_arguments(arguments)));
+    let handle = client.send_cancellable_request(request, rmcp::service::PeerRequestOptions::no_options()).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    handle.cancel(Some("the user changed their mind".into())).await.unwrap();
+    // The proxy cancelled its call to the demo server: the audit log says so, long before 30 s.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let audit: Value = serde_json::from_str(&cli(dir.path(), &["audit", "--json"]).stdout).unwrap();
+        let row = audit.as_array().unwrap().iter().find(|r| r["tool"] == "slow_job").cloned();
+        if let Some(row) = row {
+            assert_eq!(row["outcome"], "cancelled", "{row}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "the cancelled call reached the audit log");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    // The proxy still serves.
+    assert!(client.list_all_tools().await.unwrap().iter().any(|t| t.name == "demo__slow_job"));
+    client.cancel().await.unwrap();
+}
