@@ -206,8 +206,27 @@ async fn official_sdk_client_through_the_http_proxy() {
     .await
     .expect("the proxy prints its address");
     assert!(url.ends_with("/mcp"), "{url}");
+    let authority = url.trim_start_matches("http://").trim_end_matches("/mcp").to_owned();
     let report = tokio::task::spawn_blocking(move || run_scenario(&["http", &url])).await.unwrap();
     check_report(&report);
+
+    // No browser page may drive it (any Origin is refused), nor a rebound DNS name (Host).
+    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let status = |extra_headers: &str, host: &str| {
+        use std::io::Read as _;
+        let mut stream = std::net::TcpStream::connect(&authority).unwrap();
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {host}\r\n{extra_headers}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{initialize}",
+            initialize.len()
+        );
+        stream.write_all(request.as_bytes()).unwrap();
+        let mut response = String::new();
+        let _ = stream.take(4096).read_to_string(&mut response);
+        response.split_whitespace().nth(1).unwrap_or_default().to_owned()
+    };
+    assert_eq!(status("", &authority), "200", "a local client without Origin is served");
+    assert_eq!(status("Origin: https://evil.example\r\n", &authority), "403", "a browser page is refused");
+    assert_eq!(status("", "evil.example"), "403", "a rebound DNS name is refused");
 }
 
 /// rmcp's client in front of `mcp-canvas-cli proxy` on `dir`.

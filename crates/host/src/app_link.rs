@@ -135,7 +135,13 @@ pub async fn serve(data_dir: &Path, handler: Arc<dyn AppRequests>) -> Result<tok
                 let reply = match reader.read_line(&mut line).await {
                     Ok(0) => return,
                     Ok(_) => match serde_json::from_str::<AppRequest>(&line) {
-                        Ok(request) => answer(handler.as_ref(), request).await,
+                        // The asker sends nothing more: reading again ends only when it hangs up
+                        // (its process exited), and then the question is dropped, which closes
+                        // its dialog in the window.
+                        Ok(request) => tokio::select! {
+                            reply = answer(handler.as_ref(), request) => reply,
+                            _ = reader.read_u8() => return,
+                        },
                         Err(e) => AppReply::Error { message: format!("not a request MCP Canvas understands: {e}") },
                     },
                     Err(e) => AppReply::Error { message: e.to_string() },
@@ -242,11 +248,29 @@ mod tests {
     #[derive(Default)]
     struct Recorder {
         shown: Mutex<Vec<String>>,
+        /// Confirmations of `slow` being asked right now.
+        asking: std::sync::atomic::AtomicU32,
+    }
+
+    /// Counts itself out when dropped (the question was abandoned or answered).
+    struct Asking<'a>(&'a std::sync::atomic::AtomicU32);
+
+    impl Drop for Asking<'_> {
+        fn drop(&mut self) {
+            self.0.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+        }
     }
 
     impl AppRequests for Recorder {
         fn confirm<'a>(&'a self, _server: &'a str, tool: &'a str, _arguments: &'a Map<String, Value>, _on_behalf_of: &'a str) -> BoxFuture<'a, bool> {
-            Box::pin(async move { tool == "allowed" })
+            Box::pin(async move {
+                if tool == "slow" {
+                    self.asking.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    let _asking = Asking(&self.asking);
+                    std::future::pending::<()>().await;
+                }
+                tool == "allowed"
+            })
         }
         fn form<'a>(&'a self, request: &'a FormRequest) -> BoxFuture<'a, FormAnswer> {
             Box::pin(async move {
@@ -283,6 +307,21 @@ mod tests {
         let call = CallOutcome { call_id: "call-1".into(), server: "s".into(), tool: "t".into(), outcome: serde_json::from_value(serde_json::json!({"summary": "s", "results": null, "texts": [], "artifacts": [], "display": {"open_canvas": false, "primary": null, "mode": "replace", "viewer": null}, "dashboard": null, "needs_input": null, "error": null, "kind": null, "warnings": [], "meta": null})).unwrap() };
         assert!(link.show(&call).await);
         assert_eq!(*recorder.shown.lock().unwrap(), vec!["call-1".to_owned()]);
+
+        // An asker that hangs up mid-question: the app stops waiting for the answer.
+        {
+            let stream = tokio::net::UnixStream::connect(socket_path(dir.path())).await.unwrap();
+            let (_read, mut write) = stream.into_split();
+            let request = serde_json::to_string(&AppRequest::Confirm { server: "s".into(), tool: "slow".into(), arguments: Map::new(), on_behalf_of: "t".into() }).unwrap();
+            write.write_all(format!("{request}\n").as_bytes()).await.unwrap();
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            assert_eq!(recorder.asking.load(std::sync::atomic::Ordering::SeqCst), 1, "the question reached the app");
+        }
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while recorder.asking.load(std::sync::atomic::Ordering::SeqCst) != 0 {
+            assert!(std::time::Instant::now() < deadline, "the abandoned question was dropped");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
 
         // A second app on the same data dir is refused; the first keeps serving.
         let err = serve(dir.path(), recorder.clone()).await.unwrap_err();

@@ -55,7 +55,9 @@ pub async fn serve_http(host: Arc<Host>, options: ProxyOptions, port: u16, ready
     let service = Arc::new(StreamableHttpService::new(
         move || Ok(ProxyServer::new(state.clone())),
         Arc::new(LocalSessionManager::default()),
-        StreamableHttpServerConfig::default(),
+        // Loopback Host names only (rmcp's default, against DNS rebinding), and no browser
+        // page at all: any request carrying an Origin header is refused.
+        StreamableHttpServerConfig::default().enforce_origin_validation(),
     ));
     loop {
         let (stream, _) = match listener.accept().await {

@@ -26,6 +26,9 @@ use crate::{
     shape,
 };
 
+/// How long handing a finished call to the desktop app may take.
+const SHOW_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// What every upstream session of one proxy shares.
 pub struct ProxyState {
     /// The host (connections, pipeline, store).
@@ -205,10 +208,10 @@ impl ServerHandler for ProxyServer {
         let control = CallControl { timeout: None, cancel: Some(context.ct.clone()), progress: forward_progress(&context) };
         match self.state.host.call_tool_detailed(server, tool, Value::Object(arguments), options, control).await {
             Ok(detail) => {
-                let app = self.state.app.clone();
-                let call = detail.call.clone();
-                // Live canvas: the app shows what arrived, when it runs. Never delays the answer.
-                tokio::spawn(async move { app.show(&call).await });
+                // Live canvas: the app shows what arrived, when it runs — before the answer goes
+                // upstream, so an AI host that quits right after it cannot lose the update; an app
+                // that does not answer quickly delays nothing much.
+                let _ = tokio::time::timeout(SHOW_TIMEOUT, self.state.app.show(&detail.call)).await;
                 result_from_json(shape::upstream_result(&detail, limits, self.state.host.store())).map(CallToolResponse::Complete)
             }
             Err(e @ HostError::UnknownTool { .. }) => Err(ErrorData::invalid_params(e.to_string(), None)),
