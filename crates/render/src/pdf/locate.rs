@@ -31,17 +31,8 @@ pub fn pdfium_search_paths() -> Vec<PathBuf> {
     if let Some(dir) = env::var_os(ENV_LIBRARY_DIR).filter(|value| !value.is_empty()) {
         paths.push(PathBuf::from(dir).join(&name));
     }
-    if let Some(dir) = env::current_exe().ok().as_deref().and_then(Path::parent) {
-        paths.push(dir.join(&name));
-        if let Some(parent) = dir
-            .parent()
-            .filter(|_| dir.file_name().is_some_and(|last| last == "deps"))
-        {
-            paths.push(parent.join(&name));
-        }
-        if let Some(prefix) = dir.parent() {
-            paths.push(prefix.join("lib").join("mcp-canvas").join(&name));
-        }
+    if let Ok(exe) = env::current_exe() {
+        paths.extend(near_executable(&exe, &name));
     }
     if let Some(root) = Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
@@ -58,7 +49,81 @@ pub fn pdfium_search_paths() -> Vec<PathBuf> {
     unique
 }
 
+/// The candidates that depend on where the executable is: its directory (and the parent of
+/// Cargo's `deps/`, where test binaries live), then `<prefix>/lib/mcp-canvas/` for an executable
+/// in `<prefix>/bin/` — `/usr/lib/mcp-canvas/libpdfium.so` for `/usr/bin/mcp-canvas`, where the
+/// .deb puts it (`bundle.linux.deb.files` in tauri.conf.json).
+fn near_executable(exe: &Path, name: &OsString) -> Vec<PathBuf> {
+    let mut paths = Vec::new();
+    let Some(dir) = exe.parent() else {
+        return paths;
+    };
+    paths.push(dir.join(name));
+    if let Some(parent) = dir
+        .parent()
+        .filter(|_| dir.file_name().is_some_and(|last| last == "deps"))
+    {
+        paths.push(parent.join(name));
+    }
+    if let Some(prefix) = dir.parent() {
+        paths.push(prefix.join("lib").join("mcp-canvas").join(name));
+    }
+    paths
+}
+
 /// `libpdfium.so`, `libpdfium.dylib` or `pdfium.dll`.
 pub(crate) fn library_name() -> OsString {
     pdfium_render::prelude::Pdfium::pdfium_platform_library_name()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_installed_layout_finds_the_packaged_library() {
+        let name = OsString::from("libpdfium.so");
+        assert_eq!(
+            near_executable(Path::new("/usr/bin/mcp-canvas"), &name),
+            [
+                PathBuf::from("/usr/bin/libpdfium.so"),
+                PathBuf::from("/usr/lib/mcp-canvas/libpdfium.so"),
+            ],
+            "next to the binary first, then where the .deb installs it"
+        );
+        assert_eq!(
+            near_executable(Path::new("/opt/mcp-canvas/bin/mcp-canvas-cli"), &name)[1],
+            PathBuf::from("/opt/mcp-canvas/lib/mcp-canvas/libpdfium.so"),
+            "any <prefix>/bin has <prefix>/lib/mcp-canvas"
+        );
+    }
+
+    #[test]
+    fn cargo_test_binaries_also_look_beside_the_target_profile_dir() {
+        let name = OsString::from("libpdfium.so");
+        assert_eq!(
+            near_executable(Path::new("/repo/target/debug/deps/pdf-0123"), &name),
+            [
+                PathBuf::from("/repo/target/debug/deps/libpdfium.so"),
+                PathBuf::from("/repo/target/debug/libpdfium.so"),
+                PathBuf::from("/repo/target/debug/lib/mcp-canvas/libpdfium.so"),
+            ]
+        );
+    }
+
+    #[test]
+    fn the_search_holds_the_installed_location_before_the_source_tree() {
+        let paths = pdfium_search_paths();
+        let exe = env::current_exe().unwrap();
+        let packaged = near_executable(&exe, &library_name()).pop().unwrap();
+        let installed = paths
+            .iter()
+            .position(|p| *p == packaged)
+            .expect("packaged location searched");
+        let source_tree = paths
+            .iter()
+            .position(|p| p.ends_with(Path::new(".deps/pdfium").join(library_name())))
+            .expect(".deps/pdfium searched");
+        assert!(installed < source_tree, "{paths:?}");
+    }
 }
