@@ -511,3 +511,33 @@ async fn cancelling_upstream_cancels_the_downstream_call() {
     assert!(client.list_all_tools().await.unwrap().iter().any(|t| t.name == "demo__slow_job"));
     client.cancel().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_terminated_proxy_stops_its_servers() {
+    let dir = data_dir_with(json!({ "lingering": {"command": "python3", "args": [STUB, "--linger"]} }));
+    let mut command = tokio::process::Command::new(binary("mcp-canvas-cli"));
+    command.arg("--data-dir").arg(dir.path()).arg("proxy").env_remove("MCP_CANVAS_DATA_DIR");
+    let (transport, _) = TokioChildProcess::builder(command).stderr(Stdio::null()).spawn().unwrap();
+    let client = ().serve(transport).await.unwrap();
+    let echoed = call(&client, "lingering__echo", json!({"text": "hi"})).await;
+    assert!(text(&echoed).contains("hi"));
+    // The proxy's one child is the server; find both through /proc.
+    let proxy = std::fs::read_dir("/proc").unwrap().filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok()).find(|pid| {
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        cmdline.split(|b| *b == 0).any(|arg| arg == dir.path().as_os_str().as_encoded_bytes())
+    });
+    let proxy = proxy.expect("the proxy process is found by its data dir");
+    let parent_of = |pid: u32| {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+        status.lines().find_map(|l| l.strip_prefix("PPid:")).and_then(|p| p.trim().parse::<u32>().ok())
+    };
+    let server = std::fs::read_dir("/proc").unwrap().filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok()).find(|pid| parent_of(*pid) == Some(proxy));
+    let server = server.expect("the proxy started the server");
+    assert!(Command::new("kill").args(["-TERM", &proxy.to_string()]).status().unwrap().success());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Path::new(&format!("/proc/{server}")).exists() && !std::fs::read_to_string(format!("/proc/{server}/stat")).unwrap_or_default().contains(") Z ") {
+        assert!(Instant::now() < deadline, "the server {server} outlived the terminated proxy");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    drop(client);
+}

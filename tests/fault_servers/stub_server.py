@@ -24,6 +24,7 @@ Options:
   --cursor-loop   resources/list returns the same nextCursor forever
   --silent-tools-list   answers initialize but never tools/list
   --tools-cursor-loop   tools/list returns the same nextCursor forever
+  --linger        keeps running for a minute after stdin closes (a server that ignores EOF)
 """
 
 import base64
@@ -203,6 +204,10 @@ def main():
             send({"jsonrpc": "2.0", "id": msg_id, "result": {}})
         else:
             send({"jsonrpc": "2.0", "id": msg_id, "error": {"code": -32601, "message": f"Method not found: {method}"}})
+    if "--linger" in ARGS:
+        log("stdin closed; lingering")
+        import time
+        time.sleep(60)
 
 
 if __name__ == "__main__":

@@ -43,19 +43,37 @@ pub async fn serve(host: Host, servers: Vec<String>, http: Option<u16>) -> ExitC
     let app = Arc::new(AppLink::new(host.data_dir()));
     let host = Arc::new(host.with_elicitation(Arc::new(ProxyElicitation { upstream: upstream.clone(), app })));
     let options = ProxyOptions { servers, policy, upstream };
-    let served = match http {
-        None => mcp_canvas_proxy::serve_stdio(host.clone(), options).await,
-        Some(port) => {
-            let serving = mcp_canvas_proxy::serve_http(host.clone(), options, port, |address| eprintln!("mcp-canvas proxy serving MCP on http://{address}/mcp"));
-            tokio::select! {
-                served = serving => served,
-                _ = tokio::signal::ctrl_c() => Ok(()),
-            }
+    let serving = async {
+        match http {
+            None => mcp_canvas_proxy::serve_stdio(host.clone(), options).await,
+            Some(port) => mcp_canvas_proxy::serve_http(host.clone(), options, port, |address| eprintln!("mcp-canvas proxy serving MCP on http://{address}/mcp")).await,
         }
+    };
+    // Stopped by the AI host (SIGTERM) or a terminal (Ctrl-C): the servers are shut down properly
+    // (stdin closed, then killed), not left running.
+    let served = tokio::select! {
+        served = serving => served,
+        () = stop_signal() => Ok(()),
     };
     host.shutdown().await;
     match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => crate::fail(false, &e),
     }
+}
+
+/// Resolves on SIGTERM or SIGINT.
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        if let Ok(mut terminate) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = terminate.recv() => {}
+                _ = tokio::signal::ctrl_c() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
 }

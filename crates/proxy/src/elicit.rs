@@ -53,7 +53,7 @@ impl ProxyElicitation {
         match peer.create_elicitation(params).await {
             Ok(result) => Some(result),
             Err(e) => {
-                tracing::warn!("the AI host did not answer a forwarded question: {e}");
+                crate::warn(format_args!("the AI host did not answer a forwarded question: {e}"));
                 None
             }
         }

@@ -22,3 +22,9 @@ pub mod shape;
 
 pub use serve::{serve_http, serve_stdio, ProxyOptions};
 pub use server::{ProxyServer, ProxyState};
+
+/// A problem worth the user's attention, on stderr (AI hosts keep their MCP servers' stderr in
+/// their logs; stdout is the protocol).
+pub(crate) fn warn(message: std::fmt::Arguments<'_>) {
+    eprintln!("mcp-canvas proxy: {message}");
+}

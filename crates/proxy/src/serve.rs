@@ -63,7 +63,7 @@ pub async fn serve_http(host: Arc<Host>, options: ProxyOptions, port: u16, ready
         let (stream, _) = match listener.accept().await {
             Ok(accepted) => accepted,
             Err(e) => {
-                tracing::warn!("accept failed: {e}");
+                crate::warn(format_args!("accept failed: {e}"));
                 tokio::time::sleep(std::time::Duration::from_millis(100)).await;
                 continue;
             }

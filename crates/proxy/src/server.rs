@@ -73,6 +73,30 @@ impl ProxyServer {
         Self { state }
     }
 
+    /// `ask` of every exposed server at once (a slow server delays the answer, not the others'
+    /// starts), in config order.
+    async fn each_server<T, F, Fut>(&self, ask: F) -> Vec<(String, Result<T, HostError>)>
+    where
+        T: Send + 'static,
+        F: Fn(Arc<Host>, String) -> Fut,
+        Fut: std::future::Future<Output = Result<T, HostError>> + Send + 'static,
+    {
+        let mut tasks = tokio::task::JoinSet::new();
+        for (index, server) in self.state.servers.iter().enumerate() {
+            let asked = ask(self.state.host.clone(), server.clone());
+            let server = server.clone();
+            tasks.spawn(async move { (index, server, asked.await) });
+        }
+        let mut answers = Vec::new();
+        while let Some(joined) = tasks.join_next().await {
+            if let Ok(answer) = joined {
+                answers.push(answer);
+            }
+        }
+        answers.sort_by_key(|(index, _, _)| *index);
+        answers.into_iter().map(|(_, server, answer)| (server, answer)).collect()
+    }
+
     fn unknown_tool(&self, name: &str) -> ErrorData {
         ErrorData::invalid_params(format!("no tool named `{name}`: tools are named <server>{}<tool>; list them with tools/list", crate::names::SEPARATOR), None)
     }
@@ -166,17 +190,17 @@ impl ServerHandler for ProxyServer {
 
     async fn list_tools(&self, _request: Option<PaginatedRequestParams>, _context: RequestContext<RoleServer>) -> Result<ListToolsResult, ErrorData> {
         let mut tools = Vec::new();
-        for server in &self.state.servers {
-            match self.state.host.tool_definitions(server).await {
+        for (server, listed) in self.each_server(|host, server| async move { host.tool_definitions(&server).await }).await {
+            match listed {
                 Ok(definitions) => {
                     for definition in definitions.iter() {
                         let mut tool = definition.clone();
-                        tool.name = self.state.prefixes.expose(server, &definition.name).expect("exposed servers have prefixes").into();
+                        tool.name = self.state.prefixes.expose(&server, &definition.name).expect("exposed servers have prefixes").into();
                         tools.push(tool);
                     }
                 }
                 // One server down must not hide the others' tools.
-                Err(e) => tracing::warn!(server, "listing tools failed: {e}"),
+                Err(e) => crate::warn(format_args!("listing the tools of `{server}` failed: {e}")),
             }
         }
         Ok(ListToolsResult::with_all_items(tools))
@@ -222,13 +246,13 @@ impl ServerHandler for ProxyServer {
     async fn list_resources(&self, _request: Option<PaginatedRequestParams>, _context: RequestContext<RoleServer>) -> Result<ListResourcesResult, ErrorData> {
         let mut resources = Vec::new();
         let mut owners = HashMap::new();
-        for server in &self.state.servers {
-            match self.state.host.resource_definitions(server).await {
+        for (server, listed) in self.each_server(|host, server| async move { host.resource_definitions(&server).await }).await {
+            match listed {
                 Ok(Some((listed, _))) => {
                     for resource in listed {
                         // The first server listing a URI owns it.
                         if owners.contains_key(&resource.uri) {
-                            tracing::warn!(server, uri = %resource.uri, "a resource URI listed by two servers; the first one serves it");
+                            crate::warn(format_args!("`{server}` lists {} too; the first server listing it serves it", resource.uri));
                             continue;
                         }
                         owners.insert(resource.uri.clone(), server.clone());
@@ -236,7 +260,7 @@ impl ServerHandler for ProxyServer {
                     }
                 }
                 Ok(None) => {}
-                Err(e) => tracing::warn!(server, "listing resources failed: {e}"),
+                Err(e) => crate::warn(format_args!("listing the resources of `{server}` failed: {e}")),
             }
         }
         *self.state.resource_owners.lock().unwrap() = owners;
@@ -246,8 +270,8 @@ impl ServerHandler for ProxyServer {
     async fn list_resource_templates(&self, _request: Option<PaginatedRequestParams>, _context: RequestContext<RoleServer>) -> Result<ListResourceTemplatesResult, ErrorData> {
         let mut templates = Vec::new();
         let mut prefixes = Vec::new();
-        for server in &self.state.servers {
-            match self.state.host.resource_definitions(server).await {
+        for (server, listed) in self.each_server(|host, server| async move { host.resource_definitions(&server).await }).await {
+            match listed {
                 Ok(Some((_, listed))) => {
                     for template in listed {
                         let literal = template.uri_template.split('{').next().unwrap_or_default().to_owned();
@@ -256,7 +280,7 @@ impl ServerHandler for ProxyServer {
                     }
                 }
                 Ok(None) => {}
-                Err(e) => tracing::warn!(server, "listing resource templates failed: {e}"),
+                Err(e) => crate::warn(format_args!("listing the resource templates of `{server}` failed: {e}")),
             }
         }
         *self.state.template_prefixes.lock().unwrap() = prefixes;
@@ -284,15 +308,15 @@ impl ServerHandler for ProxyServer {
 
     async fn list_prompts(&self, _request: Option<PaginatedRequestParams>, _context: RequestContext<RoleServer>) -> Result<ListPromptsResult, ErrorData> {
         let mut prompts = Vec::new();
-        for server in &self.state.servers {
-            match self.state.host.prompt_definitions(server).await {
+        for (server, listed) in self.each_server(|host, server| async move { host.prompt_definitions(&server).await }).await {
+            match listed {
                 Ok(listed) => {
                     for mut prompt in listed {
-                        prompt.name = self.state.prefixes.expose(server, &prompt.name).expect("exposed servers have prefixes");
+                        prompt.name = self.state.prefixes.expose(&server, &prompt.name).expect("exposed servers have prefixes");
                         prompts.push(prompt);
                     }
                 }
-                Err(e) => tracing::warn!(server, "listing prompts failed: {e}"),
+                Err(e) => crate::warn(format_args!("listing the prompts of `{server}` failed: {e}")),
             }
         }
         Ok(ListPromptsResult::with_all_items(prompts))

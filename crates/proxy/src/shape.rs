@@ -66,7 +66,7 @@ pub fn upstream_result(detail: &CallDetail, limits: InlineLimits, store: &Artifa
                     "data": base64::engine::general_purpose::STANDARD.encode(bytes),
                     "mimeType": artifact.mime,
                 })),
-                Err(e) => tracing::warn!(id = %artifact.id, "cannot read a stored image to pass it on: {e}"),
+                Err(e) => crate::warn(format_args!("cannot read the stored image {} to pass it on: {e}", artifact.id)),
             }
         }
     }
