@@ -541,3 +541,18 @@ async fn a_terminated_proxy_stops_its_servers() {
     }
     drop(client);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_proxy_skips_itself_when_an_imported_config_lists_it() {
+    let dir = data_dir_with(json!({
+        "demo": {"command": binary("mcp-canvas-demo")},
+        "mcp-canvas": {"command": binary("mcp-canvas-cli"), "args": ["proxy"]},
+    }));
+    let client = rmcp_client(dir.path()).await;
+    let names: Vec<String> = client.list_all_tools().await.unwrap().into_iter().map(|t| t.name.to_string()).collect();
+    assert!(!names.is_empty() && names.iter().all(|n| n.starts_with("demo__")), "{names:?}");
+    client.cancel().await.unwrap();
+    let named = cli(dir.path(), &["proxy", "--servers", "mcp-canvas"]);
+    assert_eq!(named.code, 1);
+    assert!(named.stderr.contains("cannot be put in front of itself"), "{}", named.stderr);
+}

@@ -25,7 +25,16 @@ pub struct ProxyOptions {
 }
 
 fn state(host: Arc<Host>, options: ProxyOptions) -> Result<Arc<ProxyState>, String> {
-    let configured: Vec<String> = host.servers().into_iter().map(|s| s.name).collect();
+    // An imported AI-host config may list this proxy itself: starting it would recurse forever.
+    let (selves, configured): (Vec<_>, Vec<_>) = host.servers().into_iter().partition(|s| is_this_proxy(&s.target));
+    let selves: Vec<String> = selves.into_iter().map(|s| s.name).collect();
+    let configured: Vec<String> = configured.into_iter().map(|s| s.name).collect();
+    if let Some(named) = options.servers.iter().find(|s| selves.contains(s)) {
+        return Err(format!("server `{named}` is MCP Canvas's own proxy; it cannot be put in front of itself"));
+    }
+    for name in &selves {
+        crate::warn(format_args!("skipping server `{name}`: it is this proxy itself (`mcp-canvas-cli proxy`)"));
+    }
     let servers = if options.servers.is_empty() {
         configured
     } else {
@@ -84,5 +93,28 @@ pub async fn serve_http(host: Arc<Host>, options: ProxyOptions, port: u16, ready
             });
             let _ = hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), handler).await;
         });
+    }
+}
+
+/// Whether a server's command line starts MCP Canvas's proxy (`…/mcp-canvas-cli [options] proxy …`).
+fn is_this_proxy(command_line: &str) -> bool {
+    let mut words = command_line.split_whitespace();
+    let program = words.next().unwrap_or_default();
+    let program = program.rsplit('/').next().unwrap_or(program);
+    program == "mcp-canvas-cli" && words.any(|w| w == "proxy")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_this_proxy;
+
+    #[test]
+    fn the_proxy_recognises_itself_in_a_config() {
+        assert!(is_this_proxy("/usr/bin/mcp-canvas-cli proxy"));
+        assert!(is_this_proxy("mcp-canvas-cli --data-dir /home/me/c proxy --servers demo"));
+        assert!(!is_this_proxy("mcp-canvas-cli call demo render_chart"));
+        assert!(!is_this_proxy("/usr/bin/mcp-canvas-demo"));
+        assert!(!is_this_proxy("npx some-proxy proxy"));
+        assert!(!is_this_proxy("http://127.0.0.1:8080/mcp"));
     }
 }
