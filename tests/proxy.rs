@@ -181,30 +181,9 @@ fn official_sdk_client_through_the_stdio_proxy() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn official_sdk_client_through_the_http_proxy() {
     let dir = demo_and_everything();
-    let mut proxy = tokio::process::Command::new(binary("mcp-canvas-cli"))
-        .arg("--data-dir")
-        .arg(dir.path())
-        .args(["proxy", "--http", "0"])
-        .env_remove("MCP_CANVAS_DATA_DIR")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let stderr = proxy.stderr.take().unwrap();
-    let url = tokio::time::timeout(Duration::from_secs(10), async move {
-        use tokio::io::AsyncBufReadExt as _;
-        let mut lines = tokio::io::BufReader::new(stderr).lines();
-        while let Some(line) = lines.next_line().await.unwrap() {
-            if let Some(at) = line.find("http://127.0.0.1:") {
-                return line[at..].trim().to_owned();
-            }
-        }
-        panic!("the proxy exited without printing its address");
-    })
-    .await
-    .expect("the proxy prints its address");
+    let mut command = tokio::process::Command::new(binary("mcp-canvas-cli"));
+    command.arg("--data-dir").arg(dir.path()).args(["proxy", "--http", "0"]).env_remove("MCP_CANVAS_DATA_DIR");
+    let (_proxy, url) = mcp_canvas_e2e::spawn_printing_url(command, "http://127.0.0.1:").await;
     assert!(url.ends_with("/mcp"), "{url}");
     let authority = url.trim_start_matches("http://").trim_end_matches("/mcp").to_owned();
     let report = tokio::task::spawn_blocking(move || run_scenario(&["http", &url])).await.unwrap();

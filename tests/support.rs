@@ -123,20 +123,21 @@ pub fn cli(data_dir: &Path, args: &[&str]) -> Run {
 
 /// Starts `mcp-canvas-demo --http 0` and returns it with its `/mcp` URL (printed on stderr).
 pub async fn spawn_demo_http() -> (tokio::process::Child, String) {
-    let mut child = tokio::process::Command::new(binary("mcp-canvas-demo"))
-        .args(["--http", "0"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("demo server starts");
-    let stderr = child.stderr.take().unwrap();
-    let url = tokio::time::timeout(std::time::Duration::from_secs(10), async move {
-        use tokio::io::AsyncBufReadExt as _;
-        let mut lines = tokio::io::BufReader::new(stderr).lines();
+    let mut command = tokio::process::Command::new(binary("mcp-canvas-demo"));
+    command.args(["--http", "0"]);
+    spawn_printing_url(command, "http://").await
+}
+
+/// Spawns `command` (stdin and stdout closed, killed when dropped) and returns it with the URL
+/// it prints on stderr: the rest of the first line containing `marker`, from the marker on.
+/// Fails when it exits first or prints none within 10 s.
+pub async fn spawn_printing_url(mut command: tokio::process::Command, marker: &str) -> (tokio::process::Child, String) {
+    let mut child = command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).kill_on_drop(true).spawn().expect("the server starts");
+    use tokio::io::AsyncBufReadExt as _;
+    let mut lines = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let url = tokio::time::timeout(std::time::Duration::from_secs(10), async {
         while let Some(line) = lines.next_line().await.unwrap() {
-            if let Some(at) = line.find("http://") {
+            if let Some(at) = line.find(marker) {
                 return line[at..].trim().to_owned();
             }
         }
@@ -144,6 +145,8 @@ pub async fn spawn_demo_http() -> (tokio::process::Child, String) {
     })
     .await
     .expect("the server prints its address");
+    // Keep reading what it prints, so a full pipe never blocks it.
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
     (child, url)
 }
 

@@ -19,6 +19,7 @@
 //! base64 or `data:` URLs in fields at any depth.
 #![deny(missing_docs)]
 
+mod base64_runs;
 mod base64_scan;
 mod blocks;
 mod canvas_intent;
@@ -36,6 +37,8 @@ mod summary;
 mod transformer;
 mod walk;
 
+pub use base64_runs::{is_base64_char, longest_base64_run, map_base64_runs};
+pub use canvas_intent::viewer_for;
 pub use config::{ExtractionConfig, FieldRule, ToolRule};
 pub use normalize::Normalizer;
 pub use outcome::{

@@ -216,27 +216,9 @@ fn cut(text: &str, max: usize) -> String {
 fn scrub_base64(text: &str) -> String {
     const MIN_RUN: usize = 200;
     const MAX_RUN: usize = 1024;
-    let is_b64 = |c: char| c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '=' | '-' | '_');
-    let mut out = String::with_capacity(text.len());
-    let mut run = String::new();
-    let flush = |run: &mut String, out: &mut String| {
-        if run.len() >= MAX_RUN || (run.len() >= MIN_RUN && !is_readable_token(run)) {
-            out.push_str(&format!("[{} characters of encoded data omitted]", run.len()));
-        } else {
-            out.push_str(run);
-        }
-        run.clear();
-    };
-    for c in text.chars() {
-        if is_b64(c) {
-            run.push(c);
-        } else {
-            flush(&mut run, &mut out);
-            out.push(c);
-        }
-    }
-    flush(&mut run, &mut out);
-    out
+    crate::base64_runs::map_base64_runs(text, |run| {
+        (run.len() >= MAX_RUN || (run.len() >= MIN_RUN && !is_readable_token(run))).then(|| format!("[{} characters of encoded data omitted]", run.len()))
+    })
 }
 
 /// Hexadecimal (with digits, not one repeated character), or base64 (either alphabet) whose

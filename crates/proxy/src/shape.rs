@@ -13,6 +13,7 @@
 //! Text blocks pass through [`redact_base64_runs`] as a last safety net.
 
 use base64::Engine as _;
+use mcp_canvas_contract::{longest_base64_run, map_base64_runs};
 use mcp_canvas_host::{CallDetail, wire::CallOutcome};
 use mcp_canvas_store::ArtifactStore;
 use serde_json::{json, Value};
@@ -130,64 +131,12 @@ fn decoded_sha256(text: &str) -> Option<String> {
     Some(Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect())
 }
 
-fn is_base64_char(c: char) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '-' | '_' | '=')
-}
-
-/// The length of the longest run of base64 (or base64url) characters in `text`.
-pub fn longest_base64_run(text: &str) -> usize {
-    let (mut longest, mut current) = (0, 0);
-    for c in text.chars() {
-        if is_base64_char(c) {
-            current += 1;
-            longest = longest.max(current);
-        } else {
-            current = 0;
-        }
-    }
-    longest
-}
-
 /// `text` with every base64-looking run longer than `max_run` replaced by a note of its length.
 pub fn redact_base64_runs(text: &str, max_run: usize) -> String {
     if longest_base64_run(text) <= max_run {
         return text.to_owned();
     }
-    let mut out = String::with_capacity(text.len().min(4096));
-    let mut run = String::new();
-    let flush = |run: &mut String, out: &mut String| {
-        if run.chars().count() > max_run {
-            out.push_str(&format!("[{} base64 characters left out by MCP Canvas]", run.chars().count()));
-        } else {
-            out.push_str(run);
-        }
-        run.clear();
-    };
-    for c in text.chars() {
-        if is_base64_char(c) {
-            run.push(c);
-        } else {
-            flush(&mut run, &mut out);
-            out.push(c);
-        }
-    }
-    flush(&mut run, &mut out);
-    out
-}
-
-/// Every text anywhere in a JSON value, for checking what reaches upstream.
-pub fn strings(value: &Value) -> Vec<&str> {
-    let mut found = Vec::new();
-    fn walk<'a>(value: &'a Value, found: &mut Vec<&'a str>) {
-        match value {
-            Value::String(s) => found.push(s),
-            Value::Array(items) => items.iter().for_each(|v| walk(v, found)),
-            Value::Object(map) => map.values().for_each(|v| walk(v, found)),
-            _ => {}
-        }
-    }
-    walk(value, &mut found);
-    found
+    map_base64_runs(text, |run| (run.len() > max_run).then(|| format!("[{} base64 characters left out by MCP Canvas]", run.len())))
 }
 
 #[cfg(test)]
