@@ -535,3 +535,17 @@ async fn the_proxy_skips_itself_when_an_imported_config_lists_it() {
     assert_eq!(named.code, 1);
     assert!(named.stderr.contains("cannot be put in front of itself"), "{}", named.stderr);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_servers_own_resource_links_pass_through_and_are_readable() {
+    let dir = data_dir_with(json!({ "demo": {"command": binary("mcp-canvas-demo")} }));
+    let client = rmcp_client(dir.path()).await;
+    let listed = serde_json::to_value(call(&client, "demo__list_files", json!({})).await).unwrap();
+    let links: Vec<&str> = content_of_type(&listed, "resource_link").iter().map(|l| l["uri"].as_str().unwrap()).collect();
+    assert!(links.contains(&"demo://guide.md"), "the demo's links arrive as resource_link blocks: {listed}");
+    // Read straight away (no resources/list first): the proxy knows which server owns the link.
+    let read = client.read_resource(rmcp::model::ReadResourceRequestParams::new("demo://guide.md")).await.unwrap();
+    let read = serde_json::to_value(read).unwrap();
+    assert!(read["contents"][0]["text"].as_str().unwrap_or_default().contains("demo"), "{read}");
+    client.cancel().await.unwrap();
+}

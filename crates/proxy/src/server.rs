@@ -236,7 +236,14 @@ impl ServerHandler for ProxyServer {
                 // upstream, so an AI host that quits right after it cannot lose the update; an app
                 // that does not answer quickly delays nothing much.
                 let _ = tokio::time::timeout(SHOW_TIMEOUT, self.state.app.show(&detail.call)).await;
-                result_from_json(shape::upstream_result(&detail, limits, self.state.host.store())).map(CallToolResponse::Complete)
+                // The server's own resource links are read from that server.
+                let mut owners = self.state.resource_owners.lock().unwrap();
+                for link in mcp_canvas_host::resources::resource_links(&detail.call.outcome) {
+                    owners.entry(link.uri).or_insert_with(|| server.to_owned());
+                }
+                drop(owners);
+                let has_output_schema = definition.output_schema.is_some();
+                result_from_json(shape::upstream_result(&detail, has_output_schema, limits, self.state.host.store())).map(CallToolResponse::Complete)
             }
             Err(e @ HostError::UnknownTool { .. }) => Err(ErrorData::invalid_params(e.to_string(), None)),
             Err(e) => error(e.to_string()),
@@ -263,7 +270,7 @@ impl ServerHandler for ProxyServer {
                 Err(e) => crate::warn(format_args!("listing the resources of `{server}` failed: {e}")),
             }
         }
-        *self.state.resource_owners.lock().unwrap() = owners;
+        self.state.resource_owners.lock().unwrap().extend(owners);
         Ok(ListResourcesResult::with_all_items(resources))
     }
 

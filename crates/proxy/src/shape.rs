@@ -2,19 +2,22 @@
 //!
 //! - the normalized summary (and the call's warnings) as text;
 //! - every stored artifact as a `resource_link` to `artifact://localhost/<id>`, readable through
-//!   the proxy's `resources/read`, with its name, MIME type and size;
+//!   the proxy's `resources/read`, with its name, MIME type and size; the server's own resource
+//!   links passed on as `resource_link`s (the proxy routes their reads to that server);
 //! - images the policy allows (PNG, JPEG, GIF, WebP up to `image_max_bytes`) also as `image`
 //!   content, read back from the store;
-//! - `structuredContent` when the server sent it, it matched the tool's `outputSchema`, and it is
-//!   within `structured_max_bytes` once every base64 run longer than `max_base64_run` is replaced
-//!   by the link of the artifact it became (or a note of what was left out);
+//! - `structuredContent` when the server sent it and it matched the tool's `outputSchema`, with
+//!   every base64 run longer than `max_base64_run` replaced by the link of the artifact it became
+//!   (or a note of what was left out); for a tool without an `outputSchema` only within
+//!   `structured_max_bytes` (it is optional there; a tool with one must send it, and AI hosts
+//!   reject a result without it);
 //! - `isError` when the tool reported an error.
 //!
 //! Text blocks pass through [`redact_base64_runs`] as a last safety net.
 
 use base64::Engine as _;
 use mcp_canvas_contract::{longest_base64_run, map_base64_runs};
-use mcp_canvas_host::{CallDetail, wire::CallOutcome};
+use mcp_canvas_host::{CallDetail, resources::resource_links, wire::CallOutcome};
 use mcp_canvas_store::ArtifactStore;
 use serde_json::{json, Value};
 use sha2::{Digest as _, Sha256};
@@ -39,8 +42,9 @@ pub fn artifact_id(uri: &str) -> Option<&str> {
     (!id.is_empty() && !id.contains('/')).then_some(id)
 }
 
-/// Builds the upstream `CallToolResult` (as JSON) for a call.
-pub fn upstream_result(detail: &CallDetail, limits: InlineLimits, store: &ArtifactStore) -> Value {
+/// Builds the upstream `CallToolResult` (as JSON) for a call of a tool that declares an
+/// `outputSchema` (`has_output_schema`) or not.
+pub fn upstream_result(detail: &CallDetail, has_output_schema: bool, limits: InlineLimits, store: &ArtifactStore) -> Value {
     let call = &detail.call;
     let outcome = &call.outcome;
     let mut content = vec![text_block(&outcome.summary, limits)];
@@ -71,8 +75,15 @@ pub fn upstream_result(detail: &CallDetail, limits: InlineLimits, store: &Artifa
             }
         }
     }
+    for link in resource_links(outcome) {
+        let mut block = json!({ "type": "resource_link", "uri": link.uri, "name": link.name });
+        if let Some(description) = link.description {
+            block["description"] = Value::String(description);
+        }
+        content.push(block);
+    }
     let mut result = json!({ "content": content });
-    if let Some(structured) = forwardable_structured(detail, limits) {
+    if let Some(structured) = forwardable_structured(detail, has_output_schema, limits) {
         result["structuredContent"] = structured;
     }
     if outcome.error.is_some() {
@@ -92,7 +103,7 @@ fn text_block(text: &str, limits: InlineLimits) -> Value {
 }
 
 /// The structured content to forward, if any: see the module docs.
-fn forwardable_structured(detail: &CallDetail, limits: InlineLimits) -> Option<Value> {
+fn forwardable_structured(detail: &CallDetail, has_output_schema: bool, limits: InlineLimits) -> Option<Value> {
     let structured = detail.structured_content.as_ref()?;
     if detail.structured_valid == Some(false) {
         return None;
@@ -100,7 +111,7 @@ fn forwardable_structured(detail: &CallDetail, limits: InlineLimits) -> Option<V
     let mut structured = structured.clone();
     replace_binaries(&mut structured, &detail.call, limits.max_base64_run);
     let size = serde_json::to_vec(&structured).map(|v| v.len() as u64).unwrap_or(u64::MAX);
-    (size <= limits.structured_max_bytes).then_some(structured)
+    (has_output_schema || size <= limits.structured_max_bytes).then_some(structured)
 }
 
 /// Replaces every string holding a base64 run longer than `max_run`: by the artifact link when
