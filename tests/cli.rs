@@ -251,3 +251,21 @@ fn servers_check_starts_each_server_and_says_which_failed() {
     let broken = json.as_array().unwrap().iter().find(|e| e["status"]["server"] == "broken").unwrap();
     assert_eq!((broken["status"]["state"].as_str(), broken["tools"].is_null()), (Some("failed"), true), "{broken}");
 }
+
+#[test]
+fn settings_are_shown_and_changed_in_the_file_the_app_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let set = cli(dir.path(), &["settings", "set", "identity.username", "ada"]);
+    assert_eq!(set.code, 0, "{}", set.stderr);
+    // The identity now reaches tools that take `username`.
+    let whoami = cli(dir.path(), &["call", "demo", "whoami", "--json"]);
+    assert!(whoami.stdout.contains("ada"), "{}", whoami.stdout);
+    let refused = cli(dir.path(), &["settings", "set", "appearance.theme", "purple"]);
+    assert_eq!(refused.code, 1);
+    assert!(refused.stderr.contains("settings ") && refused.stderr.contains("system, light or dark"), "{}", refused.stderr);
+    let shown: Value = serde_json::from_str(&cli(dir.path(), &["settings", "show", "--json"]).stdout).unwrap();
+    assert_eq!((shown["username"].as_str(), shown["theme"].as_str()), (Some("ada"), Some("system")));
+    assert_eq!(cli(dir.path(), &["settings", "unset", "identity.username"]).code, 0);
+    let shown: Value = serde_json::from_str(&cli(dir.path(), &["settings", "show", "--json"]).stdout).unwrap();
+    assert_ne!(shown["username"], "ada");
+}

@@ -12,6 +12,7 @@ mod proxy;
 mod interactive;
 mod resources;
 mod servers;
+mod settings;
 
 use std::{path::PathBuf, process::ExitCode, sync::Arc, time::Duration};
 
@@ -181,6 +182,11 @@ enum Command {
         #[command(subcommand)]
         command: allowlist::AllowlistCommand,
     },
+    /// Show or change the settings (settings.toml in the data dir).
+    Settings {
+        #[command(subcommand)]
+        command: settings::SettingsCommand,
+    },
     /// Work with the server config.
     Servers {
         #[command(subcommand)]
@@ -265,6 +271,7 @@ async fn run(cli: Cli) -> ExitCode {
         Command::Servers { command: servers::ServersCommand::Check { json } } => servers::check(&host, json).await,
         Command::Servers { command } => servers::run(&host, command),
         Command::Allowlist { command } => allowlist::run(&host, command),
+        Command::Settings { command } => settings::run(&host, command),
         Command::Resources { server, json } => resources::list(&host, &server, json).await,
         Command::Prompts { server, json } => prompts::list(&host, &server, json).await,
         Command::Prompt { server, name, args, json } => prompts::get(&host, &server, &name, &args, json).await,

@@ -27,6 +27,17 @@ fn declares_type(property: &Value, wanted: &str) -> bool {
     }
 }
 
+/// `arguments` as validation should see them: with `username` as it will be injected, so a
+/// schema that requires `username` accepts a call that (rightly) does not give one, and one that
+/// gives something else is judged on what is really sent.
+pub(crate) fn as_sent_for_validation(schema: &Map<String, Value>, arguments: &Map<String, Value>, username: &str) -> Map<String, Value> {
+    let mut checked = arguments.clone();
+    if property(schema, "username").is_some() {
+        checked.insert("username".into(), Value::String(username.to_owned()));
+    }
+    checked
+}
+
 /// Rewrites `arguments` in place; returns notes for the audit/summary (never the URLs' tokens).
 pub(crate) fn prepare(schema: &Map<String, Value>, arguments: &mut Map<String, Value>, context: &impl ArgumentContext) -> Vec<String> {
     let mut notes = Vec::new();

@@ -8,8 +8,16 @@ pub enum HostError {
     /// The data dir could not be determined or prepared.
     #[error("data directory: {0}")]
     DataDir(String),
-    /// The server config file is unreadable or invalid.
-    #[error("server config {path}: {reason}")]
+    /// The settings file (`settings.toml`) is unreadable or invalid, or a change to it was refused.
+    #[error("settings {path}: {reason}")]
+    Settings {
+        /// The settings file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A config file (`servers.json`, `extraction.toml`) is unreadable or invalid.
+    #[error("config file {path}: {reason}")]
     Config {
         /// The config file.
         path: PathBuf,

@@ -8,6 +8,7 @@
 #![deny(missing_docs)]
 
 pub mod allowlist;
+pub mod artifact_files;
 pub mod app_link;
 mod arguments;
 mod audit;
@@ -26,6 +27,7 @@ pub mod probe;
 pub mod prompts;
 pub mod resources;
 pub mod settings;
+pub mod settings_edit;
 mod validation;
 pub mod wire;
 

@@ -160,7 +160,8 @@ async fn call_unaudited(host: &Host, connection: &ServerConnection, tool: &str, 
         return Err(HostError::InvalidArguments { server: server.to_owned(), tool: tool.to_owned(), reason: "must be a JSON object".to_owned() });
     };
     let schema = &definition.input_schema;
-    let problems = validation::problems(schema, &Value::Object(arguments.clone()))
+    let checked = arguments::as_sent_for_validation(schema, &arguments, &host.settings().identity.username);
+    let problems = validation::problems(schema, &Value::Object(checked))
         .map_err(|reason| HostError::InvalidArguments { server: server.to_owned(), tool: tool.to_owned(), reason })?;
     if !problems.is_empty() {
         return Err(HostError::ArgumentsRejected { server: server.to_owned(), tool: tool.to_owned(), problems });

@@ -11,7 +11,15 @@
 //!
 //! [dashboards]
 //! allowed_origins = ["http://127.0.0.1:8765"]  # origins dashboards may load from; default: none
+//!
+//! [render]
+//! allow_remote_images = false    # HTML artifacts may load images from the network; default: no
+//!
+//! [appearance]
+//! theme = "system"               # "system" (follow the OS), "light" or "dark"
 //! ```
+//!
+//! [`crate::settings_edit`] changes single keys, keeping the file's comments.
 
 use std::path::Path;
 
@@ -30,6 +38,40 @@ pub struct Settings {
     pub identity: Identity,
     /// Live dashboards (000 §3): which origins may load.
     pub dashboards: DashboardSettings,
+    /// How artifacts are shown.
+    pub render: RenderSettings,
+    /// How the window looks.
+    pub appearance: Appearance,
+}
+
+/// `[render]`.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct RenderSettings {
+    /// Images from the network in HTML artifacts load (tracking pixels too). Default: blocked.
+    pub allow_remote_images: bool,
+}
+
+/// `[appearance]`.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct Appearance {
+    /// The window's colours.
+    pub theme: Theme,
+}
+
+/// Light, dark, or whatever the system says.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, serde::Serialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum Theme {
+    /// Follow the system's preference.
+    #[default]
+    System,
+    /// Always light.
+    Light,
+    /// Always dark.
+    Dark,
 }
 
 /// `[dashboards]`: the origin allowlist (see [`crate::allowlist`], which also edits it).
@@ -60,9 +102,9 @@ impl Settings {
     /// Reads `path`; a missing file gives the defaults, a broken one a clear error.
     pub fn load(path: &Path) -> Result<Self, HostError> {
         match std::fs::read_to_string(path) {
-            Ok(text) => toml::from_str(&text).map_err(|e| HostError::Config { path: path.to_owned(), reason: e.to_string() }),
+            Ok(text) => toml::from_str(&text).map_err(|e| HostError::Settings { path: path.to_owned(), reason: e.to_string() }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Self::default()),
-            Err(e) => Err(HostError::Config { path: path.to_owned(), reason: e.to_string() }),
+            Err(e) => Err(HostError::Settings { path: path.to_owned(), reason: e.to_string() }),
         }
     }
 }

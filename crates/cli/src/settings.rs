@@ -1,0 +1,68 @@
+//! `mcp-canvas-cli settings show [--json] | set KEY VALUE | unset KEY`: the user's settings
+//! (`settings.toml` in the data dir), the same file the app's Settings panel edits.
+
+use std::process::ExitCode;
+
+use clap::Subcommand;
+use mcp_canvas_host::{
+    settings::Settings,
+    settings_edit::{self, SettingsView},
+    Host,
+};
+
+#[derive(Subcommand)]
+pub enum SettingsCommand {
+    /// Print the settings in effect.
+    Show {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Change one: artifacts.quota_bytes, artifacts.max_age_days, artifacts.session_retention_days,
+    /// identity.username, render.allow_remote_images, appearance.theme.
+    Set {
+        /// `section.name`.
+        key: String,
+        /// The new value.
+        value: String,
+    },
+    /// Remove one, so its default applies.
+    Unset {
+        /// `section.name`.
+        key: String,
+    },
+}
+
+pub fn run(host: &Host, command: SettingsCommand) -> ExitCode {
+    let path = host.data_dir().join("settings.toml");
+    let (settings, json) = match command {
+        SettingsCommand::Show { json } => (Ok(host.settings().clone()), json),
+        SettingsCommand::Set { key, value } => (settings_edit::set(&path, &key, Some(&value)), false),
+        SettingsCommand::Unset { key } => (settings_edit::set(&path, &key, None), false),
+    };
+    match settings {
+        Ok(settings) => {
+            print(&settings, host, json);
+            ExitCode::SUCCESS
+        }
+        Err(e) => crate::fail(json, &e.to_string()),
+    }
+}
+
+fn print(settings: &Settings, host: &Host, json: bool) {
+    let view = SettingsView::new(settings, host.data_dir());
+    if json {
+        println!("{}", serde_json::to_string_pretty(&view).expect("settings serialize"));
+        return;
+    }
+    let max_age = view.max_age_days.map(|d| d.to_string()).unwrap_or_else(|| "none".into());
+    println!("data dir                          {}", view.data_dir);
+    println!("settings file                     {}", view.file);
+    println!("artifacts.quota_bytes             {}", view.quota_bytes);
+    println!("artifacts.max_age_days            {max_age}");
+    println!("artifacts.session_retention_days  {}", view.session_retention_days);
+    println!("identity.username                 {}", view.username);
+    println!("render.allow_remote_images        {}", view.allow_remote_images);
+    println!("appearance.theme                  {}", serde_json::to_value(view.theme).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default());
+    println!("dashboards.allowed_origins        {}", settings.dashboards.allowed_origins.join(", "));
+}
