@@ -15,6 +15,9 @@ const COMMANDS: &[&str] = &[
     "answer_elicitation",
     "answer_confirmation",
     "cancel_call",
+    "server_statuses",
+    "restart_server",
+    "server_log",
 ];
 
 fn main() {

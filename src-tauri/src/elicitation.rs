@@ -69,6 +69,7 @@ impl ElicitationHandler for DialogElicitation {
                     fields: form_fields(&request.schema),
                     attempt: request.attempt,
                     problems: request.problems.clone(),
+                    requested_schema: request.schema.clone(),
                 })
                 .await;
             match asked {

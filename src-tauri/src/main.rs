@@ -15,6 +15,7 @@ mod commands;
 mod confirmation;
 mod dashboards;
 mod elicitation;
+mod server_commands;
 mod window_questions;
 
 use std::{sync::Arc, time::Duration};
@@ -83,13 +84,20 @@ fn main() {
             commands::allowlist_remove,
             commands::answer_elicitation,
             commands::answer_confirmation,
-            commands::cancel_call
+            commands::cancel_call,
+            server_commands::server_statuses,
+            server_commands::restart_server,
+            server_commands::server_log
         ])
         .build(tauri::generate_context!("../tauri.conf.json"))
         .expect("the Tauri application could not be built");
     elicitation.attach(app.handle().clone());
     confirmation.attach(app.handle().clone());
     requests.attach(app.handle().clone());
+    // Servers' list_changed notifications reach the window, which re-lists their tools.
+    if let Some(host) = &linked_host {
+        server_commands::forward_changes(host, app.handle().clone());
+    }
     // The proxy on the same data dir asks the user and shows its calls through this window.
     let app_link = linked_host.and_then(|host| app_link::serve(&host, requests));
     app.run(move |handle, event| {

@@ -335,8 +335,10 @@ impl CanvasClient {
     }
 }
 
-/// Which list a server said changed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Which list a server said changed (on the wire: `tools`, `resources`, `prompts`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
 pub enum ChangedList {
     /// `notifications/tools/list_changed` (the host re-lists them on next use).
     Tools,

@@ -77,6 +77,10 @@ pub enum ElicitationPrompt {
         attempt: u32,
         /// Why the previous answer was refused (empty on the first attempt).
         problems: Vec<String>,
+        /// The server's `requestedSchema` as sent (a window may draw its form from it; `fields`
+        /// is the same schema read for simple front ends).
+        #[ts(type = "Record<string, unknown>")]
+        requested_schema: serde_json::Map<String, Value>,
     },
     /// Open a web page. Nothing is opened unless the user accepts.
     Url {
@@ -152,4 +156,22 @@ pub struct CallProgressEvent {
     pub total: Option<f64>,
     /// What it is doing.
     pub message: Option<String>,
+}
+
+/// A server said one of its lists changed (`notifications/{tools,resources,prompts}/list_changed`),
+/// as the desktop window hears it (the app's `server-changed` event): re-list that server's tools
+/// (or resources, prompts).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[ts(export)]
+pub struct ServerChangedEvent {
+    /// The server's configured name.
+    pub server: String,
+    /// Which list changed.
+    pub list: crate::ChangedList,
+}
+
+impl From<crate::ServerChange> for ServerChangedEvent {
+    fn from(change: crate::ServerChange) -> Self {
+        Self { server: change.server, list: change.list }
+    }
 }

@@ -29,7 +29,12 @@ attempt: number,
 /**
  * Why the previous answer was refused (empty on the first attempt).
  */
-problems: Array<string>, } | { "mode": "url", 
+problems: Array<string>, 
+/**
+ * The server's `requestedSchema` as sent (a window may draw its form from it; `fields`
+ * is the same schema read for simple front ends).
+ */
+requested_schema: Record<string, unknown>, } | { "mode": "url", 
 /**
  * Which question this is (echoed in the answer).
  */
