@@ -33,6 +33,9 @@ for x, h, color in bars:
     d.rounded_rectangle([x, base - int((base - top) * h), x + 100, base], radius=18, fill=color + (255,))
 d.rectangle([240, 722, 784, 734], fill=(60, 64, 80, 255))
 
-for size, name in [(32, "32x32.png"), (128, "128x128.png"), (256, "128x128@2x.png"), (512, "icon.png")]:
+# The hicolor sizes the .deb installs (tauri.conf.json bundle.icon), and the names Tauri expects.
+SIZES = [(16, "16x16.png"), (32, "32x32.png"), (48, "48x48.png"), (64, "64x64.png"), (128, "128x128.png"),
+         (256, "128x128@2x.png"), (256, "256x256.png"), (512, "icon.png")]
+for size, name in SIZES:
     img.resize((size, size), Image.LANCZOS).save(out / name)
 print("wrote", ", ".join(sorted(p.name for p in out.glob("*.png"))))
