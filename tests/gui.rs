@@ -96,12 +96,14 @@ fn which(program: &str) -> Option<PathBuf> {
 }
 
 async fn wait_for(driver: &WebDriver, css: &str) -> WebElement {
-    driver
-        .query(By::Css(css))
-        .wait(WAIT, POLL)
-        .first()
-        .await
-        .unwrap_or_else(|e| panic!("`{css}` did not appear within {WAIT:?}: {e}"))
+    match driver.query(By::Css(css)).wait(WAIT, POLL).first().await {
+        Ok(element) => element,
+        Err(e) => {
+            // What the window showed instead, for whoever reads the failure.
+            screenshot(driver, "failed_wait.png").await;
+            panic!("`{css}` did not appear within {WAIT:?}: {e}")
+        }
+    }
 }
 
 /// Polls a script until it returns something truthy; returns that value.
@@ -118,7 +120,31 @@ async fn wait_for_script(driver: &WebDriver, script: &str, args: Vec<serde_json:
     }
 }
 
+/// Switches the tool panel's arguments editor to `mode`: `form` (drawn from the inputSchema) or `json`.
+async fn arguments_mode(driver: &WebDriver, mode: &str) {
+    let button = wait_for(driver, &format!(r#"button.arguments-mode[data-mode="{mode}"]"#)).await;
+    if button.attr("aria-selected").await.unwrap().as_deref() != Some("true") {
+        button.click().await.unwrap();
+    }
+    wait_for(driver, &format!(r#"button.arguments-mode[data-mode="{mode}"][aria-selected="true"]"#)).await;
+}
+
+/// Replaces what a text or number input holds with `text`, in one edit (select all, type): the
+/// form would put a field's default back if it were cleared first.
+async fn replace_text(input: &WebElement, text: &str) {
+    input.click().await.unwrap();
+    input.send_keys(Key::Control + "a").await.unwrap();
+    input.send_keys(text).await.unwrap();
+}
+
+/// The `data-tool` names of the tool buttons shown in the sidebar.
+async fn listed_tools(driver: &WebDriver) -> Vec<String> {
+    let names = driver.execute("return [...document.querySelectorAll('.servers button[data-tool]')].map(b => b.dataset.tool);", vec![]).await.unwrap().json().clone();
+    serde_json::from_value(names).unwrap()
+}
+
 async fn set_arguments(driver: &WebDriver, json_text: &str) {
+    arguments_mode(driver, "json").await;
     let textarea = wait_for(driver, "textarea.arguments").await;
     textarea.clear().await.unwrap();
     textarea.send_keys(json_text).await.unwrap();
@@ -228,10 +254,187 @@ async fn drive(driver: &WebDriver, data_dir: &Path) {
     let summary = wait_for(driver, ".result .summary").await.text().await.unwrap();
     assert!(!summary.is_empty());
 
+    form_step(driver).await;
+    search_step(driver).await;
     dashboard_step(driver).await;
     elicitation_step(driver).await;
     progress_step(driver).await;
     proxy_step(driver, data_dir).await;
+    history_step(driver).await;
+    servers_step(driver).await;
+}
+
+/// The arguments form drawn from a tool's inputSchema: defaults filled in, descriptions shown,
+/// checked against the schema before anything is sent, the exact JSON to be sent shown below it
+/// (and the JSON editor in step with it); then the call runs with those arguments.
+async fn form_step(driver: &WebDriver) {
+    wait_for(driver, r#"button[data-tool="make_report"]"#).await.click().await.unwrap();
+    arguments_mode(driver, "form").await;
+    let title = wait_for(driver, "input#args_title").await;
+    assert_eq!(title.prop("value").await.unwrap().as_deref(), Some("Quarterly sales report"), "the default is filled in");
+    let form = wait_for(driver, ".args-form").await.text().await.unwrap();
+    assert!(form.contains("Title of the report (1 to 120 characters)."), "descriptions are shown: {form}");
+
+    // Out of range: the field says why, and nothing is called.
+    let results_before = driver.execute("return document.querySelectorAll('.history .result').length;", vec![]).await.unwrap().json().clone();
+    let rows = wait_for(driver, "input#args_rows").await;
+    replace_text(&rows, "0").await;
+    wait_for(driver, "button.call-button").await.click().await.unwrap();
+    let problem = wait_for(driver, "#args_rows__error").await.text().await.unwrap();
+    assert!(problem.contains("must be at least 1"), "{problem}");
+    screenshot(driver, "form_invalid.png").await;
+    let results = driver.execute("return document.querySelectorAll('.history .result').length;", vec![]).await.unwrap().json().clone();
+    assert_eq!(results, results_before, "an invalid form is not sent");
+
+    // Fixed and filled in: the JSON to be sent follows the form.
+    replace_text(&rows, "3").await;
+    replace_text(&title, "Form report").await;
+    let preview = wait_for_script(
+        driver,
+        "const p = document.querySelector('.arguments-preview-text'); return p && p.textContent.includes('\"title\": \"Form report\"') && p.textContent.includes('\"rows\": 3') ? p.textContent : null;",
+        vec![],
+    )
+    .await;
+    let sent: serde_json::Value = serde_json::from_str(preview.as_str().unwrap()).expect("the preview is the JSON that is sent");
+    assert_eq!(sent["mode"], json!("replace"), "defaults stay: {sent}");
+    screenshot(driver, "form_filled.png").await;
+    // The JSON editor shows the same arguments.
+    arguments_mode(driver, "json").await;
+    let text = wait_for(driver, "textarea.arguments").await.prop("value").await.unwrap().unwrap_or_default();
+    assert_eq!(serde_json::from_str::<serde_json::Value>(&text).unwrap(), sent);
+    arguments_mode(driver, "form").await;
+    assert_eq!(wait_for(driver, "input#args_title").await.prop("value").await.unwrap().as_deref(), Some("Form report"));
+
+    wait_for(driver, "button.call-button").await.click().await.unwrap();
+    let labels = wait_for_script(
+        driver,
+        "const l = [...document.querySelectorAll('section.pane.active .tab-label')].map(e => e.textContent); return l.includes('report.html') ? l : null;",
+        vec![],
+    )
+    .await;
+    assert!(labels.to_string().contains("report.html"), "{labels}");
+    let summary = wait_for_script(
+        driver,
+        "const r = document.querySelectorAll('.history .result'); return r.length > arguments[0] ? r[0].querySelector('.summary').textContent : null;",
+        vec![results_before.clone()],
+    )
+    .await;
+    assert!(summary.as_str().unwrap().contains("Form report"), "called with the form's title: {summary}");
+    // Back to the JSON editor for the steps that type JSON.
+    arguments_mode(driver, "json").await;
+}
+
+/// The search box filters the tools of every server by name, title or description.
+async fn search_step(driver: &WebDriver) {
+    let all = listed_tools(driver).await;
+    assert!(all.len() > 10, "{all:?}");
+    let search = wait_for(driver, "input.tool-search").await;
+    search.send_keys("workbook").await.unwrap();
+    let shown = wait_for_script(
+        driver,
+        "const t = [...document.querySelectorAll('.servers button[data-tool]')].map(b => b.dataset.tool); return t.length < arguments[0] ? t : null;",
+        vec![json!(all.len())],
+    )
+    .await;
+    let shown: Vec<String> = serde_json::from_value(shown).unwrap();
+    assert_eq!(shown, ["download_workbook", "list_workbooks"], "the tools that mention workbooks");
+    // Words match anywhere (here: the description), every word must match.
+    replace_text(&search, "bar chart png").await;
+    let shown = wait_for_script(
+        driver,
+        "const t = [...document.querySelectorAll('.servers button[data-tool]')].map(b => b.dataset.tool); return t.length && !t.includes('list_workbooks') ? t : null;",
+        vec![],
+    )
+    .await;
+    assert_eq!(shown, json!(["render_chart"]));
+    replace_text(&search, "no such tool anywhere").await;
+    wait_for(driver, ".servers .no-tools").await;
+    screenshot(driver, "tool_search.png").await;
+    search.send_keys(Key::Escape).await.unwrap();
+    wait_for_script(driver, "return document.querySelectorAll('.servers button[data-tool]').length === arguments[0];", vec![json!(all.len())]).await;
+}
+
+/// The call history lists this run's calls with their arguments; Re-run calls the same tool
+/// again with them.
+async fn history_step(driver: &WebDriver) {
+    let first = wait_for(driver, r#".call-history .call-record[data-tool="make_report"] summary"#).await;
+    let records = driver.execute("return document.querySelectorAll('.call-history .call-record').length;", vec![]).await.unwrap().json().clone();
+    assert!(records.as_u64().unwrap() >= 8, "{records}");
+    first.click().await.unwrap();
+    let record = wait_for(driver, r#".call-history .call-record[data-tool="make_report"] details[open]"#).await;
+    let arguments = record.find(By::Css(".call-record-arguments")).await.unwrap().text().await.unwrap();
+    assert!(arguments.contains("\"title\": \"Form report\"") && arguments.contains("\"rows\": 3"), "the newest make_report call's exact arguments: {arguments}");
+    screenshot(driver, "call_history.png").await;
+    let records_before = records.as_u64().unwrap();
+    record.find(By::Css("button.call-rerun")).await.unwrap().click().await.unwrap();
+    // The tool is selected again and called with the same arguments.
+    wait_for(driver, r#".tool-item.active[data-tool="make_report"]"#).await;
+    let summary = wait_for_script(driver, "const s = document.querySelector('.history .result .summary'); return s ? s.textContent : null;", vec![]).await;
+    assert!(summary.as_str().unwrap().contains("Form report"), "{summary}");
+    wait_for_script(driver, "return document.querySelectorAll('.call-history .call-record').length > arguments[0];", vec![json!(records_before)]).await;
+    let newest = wait_for_script(
+        driver,
+        "const r = document.querySelector('.call-history .call-record'); return r && r.dataset.tool === 'make_report' && r.dataset.status === 'ok' ? r.querySelector('.call-record-arguments').textContent : null;",
+        vec![],
+    )
+    .await;
+    assert!(newest.as_str().unwrap().contains("\"title\": \"Form report\""), "{newest}");
+}
+
+/// Each server shows its state; Restart stops the demo server and starts it again; its log
+/// opens with the end of what it wrote (a new "serving" line after the restart).
+async fn servers_step(driver: &WebDriver) {
+    let demo = r#".server[data-server="demo"]"#;
+    wait_for(driver, &format!(r#"{demo}[data-state="running"]"#)).await;
+    let words = wait_for(driver, &format!("{demo} .server-state")).await.text().await.unwrap();
+    assert_eq!(words, "running");
+
+    let starts_in_log = |text: &str| text.matches("serving on stdio").count();
+    wait_for(driver, &format!("{demo} button.server-log")).await.click().await.unwrap();
+    let log = wait_for_script(
+        driver,
+        "const p = document.querySelector('.server-log-dialog .server-log-text'); return p && p.textContent && p.textContent !== 'Loading…' ? p.textContent : null;",
+        vec![],
+    )
+    .await;
+    let starts = starts_in_log(log.as_str().unwrap());
+    assert!(starts >= 1, "the demo's log: {log}");
+    let scrolled = driver
+        .execute("const p = document.querySelector('.server-log-text'); return p.scrollHeight <= p.clientHeight + 2 || p.scrollTop + p.clientHeight >= p.scrollHeight - 2;", vec![])
+        .await
+        .unwrap()
+        .json()
+        .clone();
+    assert_eq!(scrolled, json!(true), "the log opens at its end");
+    screenshot(driver, "server_log.png").await;
+    wait_for(driver, "button.server-log-close").await.click().await.unwrap();
+    wait_for_script(driver, "return document.querySelectorAll('.server-log-dialog').length === 0;", vec![]).await;
+
+    wait_for(driver, &format!("{demo} button.server-restart")).await.click().await.unwrap();
+    // Running again once the restart is through (the button is enabled again).
+    wait_for_script(
+        driver,
+        "const s = document.querySelector(arguments[0]); const b = s && s.querySelector('button.server-restart'); return s && s.dataset.state === 'running' && b && !b.disabled;",
+        vec![json!(demo)],
+    )
+    .await;
+    assert_eq!(driver.find_all(By::Css(".server-restart-error")).await.unwrap().len(), 0);
+    screenshot(driver, "server_restarted.png").await;
+    wait_for(driver, &format!("{demo} button.server-log")).await.click().await.unwrap();
+    let log = wait_for_script(
+        driver,
+        "const p = document.querySelector('.server-log-dialog .server-log-text'); return p && p.textContent.split('serving on stdio').length - 1 > arguments[0] ? p.textContent : null;",
+        vec![json!(starts)],
+    )
+    .await;
+    assert!(starts_in_log(log.as_str().unwrap()) > starts, "a new start after Restart: {log}");
+    wait_for(driver, "button.server-log-refresh").await.click().await.unwrap();
+    wait_for(driver, "button.server-log-close").await.click().await.unwrap();
+    // The restarted server answers calls.
+    wait_for(driver, r#"button[data-tool="list_workbooks"]"#).await.click().await.unwrap();
+    let results_before = driver.execute("return document.querySelectorAll('.history .result').length;", vec![]).await.unwrap().json().clone();
+    wait_for(driver, "button.call-button").await.click().await.unwrap();
+    wait_for_script(driver, "return document.querySelectorAll('.history .result').length > arguments[0] && !document.querySelector('.history .result.failed');", vec![results_before]).await;
 }
 
 /// `mcp-canvas-cli proxy` on the app's data dir, spoken to over stdio as an AI host would.
@@ -393,13 +596,21 @@ async fn elicitation_step(driver: &WebDriver) {
     wait_for(driver, "button.call-button").await.click().await.unwrap();
     let dialog = wait_for(driver, ".elicitation-dialog.form").await.text().await.unwrap();
     assert!(dialog.contains("How would you like MCP Canvas to look?") && dialog.contains("Font size"), "{dialog}");
-    let font_size = wait_for(driver, r#"[data-field="font_size"] input"#).await.prop("value").await.unwrap();
+    let font_size = wait_for(driver, "input#elicitation_font_size").await.prop("value").await.unwrap();
     assert_eq!(font_size.as_deref(), Some("14"), "the default is filled in");
+    assert!(dialog.contains("Text size in points (8–32)"), "descriptions are shown: {dialog}");
+    // Required fields come first: theme (no default) before the others.
+    let order = driver.execute("return [...document.querySelectorAll('.elicitation-form [id^=elicitation_]')].map(e => e.id);", vec![]).await.unwrap().json().clone();
+    assert!(order[0].as_str().is_some_and(|id| id.starts_with("elicitation_theme")), "{order}");
+    // Accepting without the required theme is refused in the dialog, before anything is sent.
+    wait_for(driver, "button.elicitation-accept").await.click().await.unwrap();
+    let problem = wait_for(driver, ".elicitation-form .error-detail").await.text().await.unwrap();
+    assert!(problem.contains("is required"), "{problem}");
+    assert_eq!(driver.find_all(By::Css(".elicitation-dialog.form")).await.unwrap().len(), 1, "still asking");
     // Change the display name, pick a theme (required, no default), accept.
-    let name = wait_for(driver, r#"[data-field="display_name"] input"#).await;
-    name.clear().await.unwrap();
-    name.send_keys("Ada Lovelace").await.unwrap();
-    wait_for(driver, r#"[data-field="theme"] select option[value="dark"]"#).await.click().await.unwrap();
+    let name = wait_for(driver, "input#elicitation_display_name").await;
+    replace_text(&name, "Ada Lovelace").await;
+    driver.query(By::XPath("//select[@id='elicitation_theme']/option[normalize-space()='dark']")).wait(WAIT, POLL).first().await.unwrap().click().await.unwrap();
     screenshot(driver, "elicitation_form.png").await;
     wait_for(driver, "button.elicitation-accept").await.click().await.unwrap();
     let summary = wait_for_script(driver, "const s = document.querySelector('.history .result .summary'); return s ? s.textContent : null;", vec![]).await;

@@ -1,4 +1,6 @@
 import { useCallback, useEffect, useState } from "react";
+import type { CallRecord } from "./callHistory";
+import { CallHistory } from "./components/CallHistory";
 import { Canvas } from "./components/Canvas";
 import { ConfirmDialog } from "./components/ConfirmDialog";
 import { ElicitationDialog } from "./components/ElicitationDialog";
@@ -78,6 +80,12 @@ export function App() {
   // Calls the proxy made: the host applied them to the canvas state too.
   useEffect(() => onProxiedCall(onOutcome), [onOutcome]);
 
+  // Re-run from the call history: the tool is selected and called again with the same arguments.
+  const rerun = useCallback((record: CallRecord) => {
+    setSettingsOpen(false);
+    setSelection({ server: record.server, tool: record.tool, rerun: { arguments: record.arguments, nonce: Date.now() } });
+  }, []);
+
   const send = useCallback((intent: CanvasIntent) => {
     canvasIntent(intent).then(
       (view) => {
@@ -124,12 +132,13 @@ export function App() {
             setSelection(s);
           }}
         />
+        <CallHistory onRerun={rerun} />
       </aside>
       <section className="tool-column">
         {settingsOpen ? (
           <SettingsPanel onClose={() => setSettingsOpen(false)} />
         ) : selection ? (
-          <ToolPanel key={`${selection.server}/${selection.tool.name}`} selection={selection} onOutcome={onOutcome} />
+          <ToolPanel key={`${selection.server}/${selection.tool.name}/${selection.rerun?.nonce ?? ""}`} selection={selection} onOutcome={onOutcome} />
         ) : (
           <div className="empty-hint">
             <h2>Pick a tool</h2>

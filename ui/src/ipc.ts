@@ -11,6 +11,8 @@ import type { ConfirmPrompt } from "./wire/ConfirmPrompt";
 import type { DashboardAccess } from "./wire/DashboardAccess";
 import type { ElicitationAnswer } from "./wire/ElicitationAnswer";
 import type { ElicitationPrompt } from "./wire/ElicitationPrompt";
+import type { ServerChangedEvent } from "./wire/ServerChangedEvent";
+import type { ServerStatus } from "./wire/ServerStatus";
 import type { ServerView } from "./wire/ServerView";
 import type { TabId } from "./wire/TabId";
 import type { ToolView } from "./wire/ToolView";
@@ -18,6 +20,20 @@ import type { ToolView } from "./wire/ToolView";
 export const listServers = (): Promise<ServerView[]> => invoke("list_servers");
 
 export const listTools = (server: string): Promise<ToolView[]> => invoke("list_tools", { server });
+
+/** Where each configured server stands (running, exited, failed, not started), with its failures. */
+export const serverStatuses = (): Promise<ServerStatus[]> => invoke("server_statuses");
+
+/** Stops a server and starts it again; resolves once it runs, rejects with why it could not start. */
+export const restartServer = (server: string): Promise<void> => invoke("restart_server", { server });
+
+/** The end of a server's log (its stderr and MCP log messages), up to 64 KB. */
+export const serverLog = (server: string): Promise<string> => invoke("server_log", { server });
+
+/** Calls `callback` when a server says its tools, resources or prompts changed (re-list them). */
+export function onServerChanged(callback: (change: ServerChangedEvent) => void): () => void {
+  return subscribe("server-changed", callback);
+}
 
 /**
  * `argumentsJson` is the text the user typed; the backend parses and validates it. `confirmed`:

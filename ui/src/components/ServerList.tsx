@@ -1,11 +1,17 @@
-import { useEffect, useState } from "react";
-import { errorText, listTools } from "../ipc";
+import { useCallback, useEffect, useState } from "react";
+import { errorText, listTools, onServerChanged, restartServer, serverStatuses } from "../ipc";
+import { filterTools } from "../toolSearch";
+import type { ServerState } from "../wire/ServerState";
+import type { ServerStatus } from "../wire/ServerStatus";
 import type { ServerView } from "../wire/ServerView";
 import type { ToolView } from "../wire/ToolView";
+import { ServerLogDialog } from "./ServerLogDialog";
 
 export interface ToolSelection {
   server: string;
   tool: ToolView;
+  /** Set when the call history asks to run this tool again with these exact arguments. */
+  rerun?: { arguments: string; nonce: number };
 }
 
 interface Props {
@@ -14,71 +20,210 @@ interface Props {
   onSelect: (selection: ToolSelection) => void;
 }
 
+/** How often the servers' states are fetched again (they change when servers exit or start). */
+const STATUS_POLL_MS = 3000;
+
+export const STATE_WORDS: Record<ServerState, string> = {
+  running: "running",
+  not_started: "not started",
+  exited: "exited",
+  failed: "failed",
+};
+
+/** The servers, each with its state, Restart, Log and tools; a search box filters the tools. */
 export function ServerList({ servers, selection, onSelect }: Props) {
+  const [query, setQuery] = useState("");
+  const [statuses, setStatuses] = useState<Record<string, ServerStatus>>({});
+  const [logOf, setLogOf] = useState<string | null>(null);
+
+  const refreshStatuses = useCallback(() => {
+    serverStatuses().then(
+      (list) => setStatuses(Object.fromEntries(list.map((s) => [s.server, s]))),
+      (error) => console.warn("server_statuses:", errorText(error)),
+    );
+  }, []);
+
+  useEffect(() => {
+    refreshStatuses();
+    const timer = window.setInterval(refreshStatuses, STATUS_POLL_MS);
+    return () => window.clearInterval(timer);
+  }, [refreshStatuses]);
+
   if (servers.length === 0) {
     return <p className="muted">No servers configured.</p>;
   }
   return (
-    <nav className="servers" aria-label="Servers and tools">
-      {servers.map((server) => (
-        <ServerTools key={server.name} server={server} selection={selection} onSelect={onSelect} />
-      ))}
-    </nav>
+    <>
+      <div className="tool-search-box">
+        <input
+          type="search"
+          className="tool-search"
+          placeholder="Search tools"
+          aria-label="Search tools by name, title or description"
+          value={query}
+          onChange={(e) => setQuery(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === "Escape") setQuery("");
+          }}
+        />
+      </div>
+      <nav className="servers" aria-label="Servers and tools">
+        {servers.map((server) => (
+          <ServerTools
+            key={server.name}
+            server={server}
+            status={statuses[server.name] ?? null}
+            query={query}
+            selection={selection}
+            onSelect={onSelect}
+            onShowLog={() => setLogOf(server.name)}
+            onStatusChange={refreshStatuses}
+          />
+        ))}
+      </nav>
+      {logOf ? <ServerLogDialog server={logOf} onClose={() => setLogOf(null)} /> : null}
+    </>
   );
 }
 
 type ToolsState = { kind: "loading" } | { kind: "ready"; tools: ToolView[] } | { kind: "failed"; error: string };
 
-function ServerTools({ server, selection, onSelect }: { server: ServerView } & Omit<Props, "servers">) {
+interface ServerProps {
+  server: ServerView;
+  status: ServerStatus | null;
+  query: string;
+  selection: ToolSelection | null;
+  onSelect: (selection: ToolSelection) => void;
+  onShowLog: () => void;
+  onStatusChange: () => void;
+}
+
+function ServerTools({ server, status, query, selection, onSelect, onShowLog, onStatusChange }: ServerProps) {
   const [state, setState] = useState<ToolsState>({ kind: "loading" });
-  const [attempt, setAttempt] = useState(0);
+  // Bumped to list the tools again (Retry, Restart, the server's tools/list_changed).
+  const [listing, setListing] = useState(0);
+  const [restarting, setRestarting] = useState(false);
+  const [restartError, setRestartError] = useState<string | null>(null);
 
   useEffect(() => {
     let live = true;
-    setState({ kind: "loading" });
-    listTools(server.name).then(
-      (tools) => live && setState({ kind: "ready", tools }),
-      (error) => live && setState({ kind: "failed", error: errorText(error) }),
-    );
+    // A re-list keeps showing the tools it has until the new list arrives.
+    setState((s) => (s.kind === "ready" ? s : { kind: "loading" }));
+    listTools(server.name)
+      .then(
+        (tools) => live && setState({ kind: "ready", tools }),
+        (error) => live && setState({ kind: "failed", error: errorText(error) }),
+      )
+      // Listing starts the server: its state changed.
+      .finally(() => live && onStatusChange());
     return () => {
       live = false;
     };
-  }, [server.name, attempt]);
+  }, [server.name, listing, onStatusChange]);
+
+  // The server says its tools changed: list them again.
+  useEffect(
+    () =>
+      onServerChanged((change) => {
+        if (change.server === server.name && change.list === "tools") setListing((n) => n + 1);
+      }),
+    [server.name],
+  );
+
+  async function restart() {
+    setRestarting(true);
+    setRestartError(null);
+    try {
+      await restartServer(server.name);
+      setListing((n) => n + 1);
+    } catch (error) {
+      setRestartError(errorText(error));
+    } finally {
+      setRestarting(false);
+      onStatusChange();
+    }
+  }
+
+  const shown = state.kind === "ready" ? filterTools(state.tools, query) : [];
+  const stateClass = restarting ? "restarting" : (status?.state ?? "unknown");
+  const stateWords = restarting ? "restarting…" : status ? STATE_WORDS[status.state] : "…";
+  const problem = status?.last_error && status.state !== "running" ? status.last_error : null;
+  const hover = status
+    ? [
+        `${server.transport}: ${server.target}`,
+        `State: ${STATE_WORDS[status.state]}`,
+        status.failures > 0 ? `Failures in a row: ${status.failures}` : null,
+        status.last_error ? `Last error: ${status.last_error}` : null,
+        status.next_start_wait_s > 0 ? `Next start waits ${status.next_start_wait_s} s` : null,
+        `Log: ${status.log}`,
+      ]
+        .filter(Boolean)
+        .join("\n")
+    : `${server.transport}: ${server.target}`;
 
   return (
-    <section className="server" data-server={server.name}>
-      <h3 className="server-name" title={`${server.transport}: ${server.target}`}>
-        <span className={`status-dot ${state.kind}`} aria-hidden="true" />
-        {server.name}
-      </h3>
+    <section className="server" data-server={server.name} data-state={stateClass}>
+      <div className="server-header">
+        <h3 className="server-name" title={hover}>
+          <span className={`status-dot ${stateClass}`} aria-hidden="true" />
+          <span className="server-label">{server.name}</span>
+        </h3>
+        <div className="server-actions">
+          <button type="button" className="server-action server-restart" disabled={restarting} onClick={restart} title={`Stop ${server.name} and start it again`}>
+            Restart
+          </button>
+          <button type="button" className="server-action server-log" onClick={onShowLog} title={`The end of ${server.name}'s log`}>
+            Log
+          </button>
+        </div>
+      </div>
+      <p className="server-state" title={hover}>
+        {stateWords}
+        {status && status.state !== "running" && status.next_start_wait_s > 0 ? ` · next start in ${status.next_start_wait_s} s` : ""}
+      </p>
+      {problem || (status && status.failures > 0) ? (
+        <details className="server-problem">
+          <summary>
+            {status && status.failures > 0 ? `${status.failures} failure${status.failures === 1 ? "" : "s"} in a row` : "Last error"}
+            {status && status.next_start_wait_s > 0 ? ` · next start in ${status.next_start_wait_s} s` : ""}
+          </summary>
+          {status?.last_error ? <p>{status.last_error}</p> : null}
+        </details>
+      ) : null}
+      {restartError ? <p className="error small server-restart-error">{restartError}</p> : null}
       {state.kind === "loading" ? <p className="muted small">Connecting…</p> : null}
       {state.kind === "failed" ? (
         <div className="error small">
           <p>{state.error}</p>
-          <button type="button" onClick={() => setAttempt((n) => n + 1)}>
+          <button type="button" onClick={() => setListing((n) => n + 1)}>
             Retry
           </button>
         </div>
       ) : null}
       {state.kind === "ready" ? (
-        <ul className="tools">
-          {state.tools.map((tool) => {
-            const active = selection?.server === server.name && selection.tool.name === tool.name;
-            return (
-              <li key={tool.name}>
-                <button
-                  type="button"
-                  className={`tool-item${active ? " active" : ""}`}
-                  data-tool={tool.name}
-                  onClick={() => onSelect({ server: server.name, tool })}
-                >
-                  <span className="tool-title">{tool.title ?? tool.name}</span>
-                  <span className="tool-name">{tool.name}</span>
-                </button>
-              </li>
-            );
-          })}
-        </ul>
+        shown.length === 0 ? (
+          <p className="muted small no-tools">{state.tools.length === 0 ? "No tools." : "No matching tools."}</p>
+        ) : (
+          <ul className="tools">
+            {shown.map((tool) => {
+              const active = selection?.server === server.name && selection.tool.name === tool.name;
+              return (
+                <li key={tool.name}>
+                  <button
+                    type="button"
+                    className={`tool-item${active ? " active" : ""}`}
+                    data-tool={tool.name}
+                    title={tool.description ?? undefined}
+                    onClick={() => onSelect({ server: server.name, tool })}
+                  >
+                    <span className="tool-title">{tool.title ?? tool.name}</span>
+                    <span className="tool-name">{tool.name}</span>
+                  </button>
+                </li>
+              );
+            })}
+          </ul>
+        )
       ) : null}
     </section>
   );

@@ -1,10 +1,26 @@
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
+import { recordFailure, recordOutcome } from "../callHistory";
+import { recordCall } from "../callHistoryStore";
+import {
+  argumentsText,
+  fieldSet,
+  formEdited,
+  fromArguments,
+  hasNoFields,
+  initialArguments,
+  parseArguments,
+  textEdited,
+  toolFormSchema,
+  uiSchemaFor,
+  type ArgumentsState,
+} from "../forms/formConfig";
 import { callTool, cancelCall, errorText, newCallToken, onCallProgress } from "../ipc";
-import type { CallProgressEvent } from "../wire/CallProgressEvent";
-import { defaultArguments } from "../schemaDefaults";
 import type { CallOutcome } from "../wire/CallOutcome";
-import { OutcomeView } from "./OutcomeView";
+import type { CallProgressEvent } from "../wire/CallProgressEvent";
 import type { ToolView } from "../wire/ToolView";
+import { OutcomeView } from "./OutcomeView";
+import { LazySchemaForm as SchemaForm } from "./LazySchemaForm";
+import type { SchemaFormHandle } from "./SchemaForm";
 import type { ToolSelection } from "./ServerList";
 
 interface Props {
@@ -18,18 +34,53 @@ function needsConfirmation(tool: ToolView): boolean {
 }
 
 type Entry = { kind: "outcome"; outcome: CallOutcome } | { kind: "failure"; error: string; at: number };
+type EditorMode = "form" | "json";
+
+/** The editor last chosen, kept for the next tool during this run. */
+let preferredMode: EditorMode = "form";
+
+function initialEditor(selection: ToolSelection): ArgumentsState {
+  const schema = toolFormSchema(selection.tool.input_schema);
+  const rerun = selection.rerun;
+  if (rerun) {
+    const parsed = parseArguments(rerun.arguments);
+    return parsed.ok ? fromArguments(parsed.value) : { args: {}, text: rerun.arguments, textError: parsed.error };
+  }
+  return fromArguments(schema ? initialArguments(schema) : {});
+}
 
 export function ToolPanel({ selection, onOutcome }: Props) {
   const { server, tool } = selection;
-  const [argumentsText, setArgumentsText] = useState(() => JSON.stringify(defaultArguments(tool.input_schema), null, 2));
+  const schema = useMemo(() => toolFormSchema(tool.input_schema), [tool]);
+  const uiSchema = useMemo(() => (schema ? uiSchemaFor(schema, { hostNotes: true }) : {}), [schema]);
+  const [editor, setEditor] = useState<ArgumentsState>(() => initialEditor(selection));
+  const [mode, setModeState] = useState<EditorMode>(() => (schema === null || editor.textError !== null ? "json" : preferredMode));
+  const formRef = useRef<SchemaFormHandle>(null);
   const [running, setRunning] = useState(false);
-  const [history, setHistory] = useState<Entry[]>([]);
-  const [confirming, setConfirming] = useState(false);
+  const [results, setResults] = useState<Entry[]>([]);
+  // The exact argument text a tool that may change data will run with, once confirmed.
+  const [confirming, setConfirming] = useState<string | null>(null);
   // The running call's token, and its latest progress report.
   const callToken = useRef<string | null>(null);
   const [progress, setProgress] = useState<CallProgressEvent | null>(null);
   const [cancelling, setCancelling] = useState(false);
   const risky = needsConfirmation(tool);
+  // What "Call tool" sends: the JSON text as typed, or the form's arguments.
+  const toSend = mode === "json" ? editor.text : argumentsText(editor.args);
+
+  function setMode(next: EditorMode) {
+    preferredMode = next;
+    setModeState(next);
+  }
+
+  function edit(next: (state: ArgumentsState) => ArgumentsState) {
+    setEditor(next);
+  }
+
+  // The arguments changed after the confirmation was shown: what was confirmed would not run.
+  useEffect(() => {
+    setConfirming((shown) => (shown !== null && shown !== toSend ? null : shown));
+  }, [toSend]);
 
   useEffect(
     () =>
@@ -38,6 +89,18 @@ export function ToolPanel({ selection, onOutcome }: Props) {
       }),
     [],
   );
+
+  // Re-run from the history: call at once with the recorded arguments (a tool that may change
+  // data still asks first).
+  const reran = useRef(false);
+  useEffect(() => {
+    if (selection.rerun && !reran.current) {
+      reran.current = true;
+      void run(false, toSend, false);
+    }
+    // Once, when the panel opens for the re-run.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
 
   function cancel() {
     const token = callToken.current;
@@ -49,24 +112,22 @@ export function ToolPanel({ selection, onOutcome }: Props) {
 
   // A needsInput option fills its field in the arguments and calls the tool again.
   function chooseOption(field: string, value: string) {
-    let current: Record<string, unknown> = {};
-    try {
-      const parsed = JSON.parse(argumentsText);
-      if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) current = parsed;
-    } catch {
-      // Start from an empty object when the text is not valid JSON.
-    }
-    const next = JSON.stringify({ ...current, [field]: value }, null, 2);
-    setArgumentsText(next);
-    void run(false, next);
+    const next = fieldSet(editor, field, value);
+    edit(() => next);
+    void run(false, next.text, false);
   }
 
-  async function run(confirmed: boolean, text: string = argumentsText) {
+  /**
+   * Calls the tool with `text`. `validate`: check the form against the schema first (the host
+   * checks again either way). A tool that may change data first shows the exact text and waits.
+   */
+  async function run(confirmed: boolean, text: string = toSend, validate = mode === "form") {
+    if (validate && !confirmed && formRef.current && !formRef.current.validateForm()) return;
     if (risky && !confirmed) {
-      setConfirming(true);
+      setConfirming(text);
       return;
     }
-    setConfirming(false);
+    setConfirming(null);
     setRunning(true);
     setProgress(null);
     setCancelling(false);
@@ -74,10 +135,13 @@ export function ToolPanel({ selection, onOutcome }: Props) {
     callToken.current = token;
     try {
       const outcome = await callTool(server, tool.name, text, confirmed, token);
-      setHistory((h) => [{ kind: "outcome", outcome }, ...h]);
+      setResults((h) => [{ kind: "outcome", outcome }, ...h]);
+      recordCall(recordOutcome(outcome.call_id, server, tool, text, outcome, Date.now()));
       onOutcome(outcome);
     } catch (error) {
-      setHistory((h) => [{ kind: "failure", error: errorText(error), at: Date.now() }, ...h]);
+      const at = Date.now();
+      setResults((h) => [{ kind: "failure", error: errorText(error), at }, ...h]);
+      recordCall(recordFailure(token, server, tool, text, errorText(error), at));
     } finally {
       if (callToken.current === token) callToken.current = null;
       setRunning(false);
@@ -98,27 +162,82 @@ export function ToolPanel({ selection, onOutcome }: Props) {
         </div>
         {tool.description ? <p className="description">{tool.description}</p> : null}
       </header>
-      <label className="field">
-        <span>Arguments (JSON)</span>
-        <textarea
-          className="arguments"
-          spellCheck={false}
-          value={argumentsText}
-          onChange={(e) => setArgumentsText(e.target.value)}
-          rows={8}
-        />
-      </label>
-      {confirming ? (
+      <div className="arguments-editor">
+        <div className="arguments-editor-bar">
+          <span className="field-label">Arguments</span>
+          <div className="arguments-modes" role="tablist" aria-label="Edit the arguments as">
+            {(["form", "json"] as const).map((m) => (
+              <button
+                key={m}
+                type="button"
+                role="tab"
+                className="arguments-mode"
+                data-mode={m}
+                aria-selected={mode === m}
+                disabled={m === "form" && schema === null}
+                title={m === "form" && schema === null ? "This tool's inputSchema is not an object schema" : undefined}
+                onClick={() => setMode(m)}
+              >
+                {m === "form" ? "Form" : "JSON"}
+              </button>
+            ))}
+          </div>
+        </div>
+        {mode === "form" && schema ? (
+          <>
+            {editor.textError ? <p className="small muted form-note">The JSON text has an error ({editor.textError}); the form shows the last arguments that parsed.</p> : null}
+            {hasNoFields(schema) ? <p className="small muted form-note no-arguments">This tool takes no arguments.</p> : null}
+            <SchemaForm
+              schema={schema}
+              uiSchema={uiSchema}
+              formData={editor.args}
+              onChange={(data) => edit((state) => formEdited(state, data))}
+              idPrefix="args"
+              formRef={formRef}
+              disabled={running}
+              onSubmit={() => void run(false)}
+              fallback={(reason) => (
+                <div className="form-fallback error small">
+                  <p>No form can be drawn from this tool's inputSchema ({reason}).</p>
+                  <button type="button" className="secondary" onClick={() => setMode("json")}>
+                    Edit the JSON
+                  </button>
+                </div>
+              )}
+            />
+            <div className="arguments-preview">
+              <span className="field-label">Will be sent</span>
+              <pre className="arguments-preview-text">{toSend}</pre>
+            </div>
+          </>
+        ) : (
+          <label className="field">
+            <span className="visually-hidden">Arguments (JSON)</span>
+            <textarea
+              className="arguments"
+              spellCheck={false}
+              value={editor.text}
+              onChange={(e) => {
+                const text = e.target.value;
+                edit((state) => textEdited(state, text));
+              }}
+              rows={8}
+            />
+            {editor.textError ? <span className="small muted arguments-text-error">{editor.textError}</span> : null}
+          </label>
+        )}
+      </div>
+      {confirming !== null ? (
         <div className="confirm" role="alertdialog" aria-label="Confirm the call">
           <p>
             <strong>{tool.title ?? tool.name}</strong> may change or delete data. It will run with exactly these arguments:
           </p>
-          <pre className="confirm-arguments">{argumentsText}</pre>
+          <pre className="confirm-arguments">{confirming}</pre>
           <div className="confirm-actions">
-            <button type="button" className="primary danger confirm-run" onClick={() => run(true)}>
+            <button type="button" className="primary danger confirm-run" onClick={() => run(true, confirming, false)}>
               Run it
             </button>
-            <button type="button" className="secondary" onClick={() => setConfirming(false)}>
+            <button type="button" className="secondary" onClick={() => setConfirming(null)}>
               Cancel
             </button>
           </div>
@@ -130,7 +249,7 @@ export function ToolPanel({ selection, onOutcome }: Props) {
       )}
       {running ? <CallProgressView progress={progress} cancelling={cancelling} onCancel={cancel} /> : null}
       <ol className="history" aria-label="Results">
-        {history.map((entry) =>
+        {results.map((entry) =>
           entry.kind === "outcome" ? (
             <li key={entry.outcome.call_id} className={`result${entry.outcome.error ? " failed" : ""}`}>
               <OutcomeView outcome={entry.outcome} onChoose={chooseOption} />
