@@ -230,6 +230,17 @@ impl Canvas {
         Ok(())
     }
 
+    /// Closes every tab showing artifact `artifact_id` (it was deleted from the store), in every
+    /// pane, as [`close_tab`](Self::close_tab) would one by one; returns the closed tabs.
+    pub fn close_artifact(&mut self, artifact_id: &str) -> Vec<TabId> {
+        let tabs: Vec<TabId> = self.panes.iter().flat_map(|p| &p.tabs).filter(|t| t.artifact_id() == Some(artifact_id)).map(|t| t.id).collect();
+        for &tab in &tabs {
+            // Each tab was found just above; closing one never removes another.
+            let _ = self.close_tab(tab);
+        }
+        tabs
+    }
+
     /// Opens an artifact the user picked in the focused pane, after its tabs, and shows it; if
     /// the pane already shows it, that tab is shown. Either way the tab is the user's: no call's
     /// `replace` closes it.

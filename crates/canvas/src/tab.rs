@@ -116,6 +116,16 @@ pub struct PinnedDashboard {
     pub title: Option<String>,
 }
 
+impl ArtifactTab {
+    /// A tab for a stored artifact the user picked (from the artifact browser): the viewer comes
+    /// from its MIME type and name as for a tool result, and a type no viewer shows gets
+    /// [`Viewer::File`] (its facts, "Save as…", "Open with the system application").
+    pub fn for_stored(artifact_id: &str, name: &str, mime: &str) -> Self {
+        let viewer = mcp_canvas_contract::viewer_for(mime, name).unwrap_or(Viewer::File);
+        Self { artifact_id: artifact_id.to_owned(), name: name.to_owned(), mime: mime.to_owned(), viewer }
+    }
+}
+
 impl CanvasTab {
     pub(crate) fn new(id: TabId, content: TabContent, opened_by: OpenedBy) -> Self {
         let mut tab = Self { id, label: String::new(), content, opened_by, pinned: false };

@@ -8,6 +8,7 @@
 //!   call `c1` returning artifacts (`#` no viewer, `~` assistant only, `+` user only), display
 //!   options, and a dashboard envelope (`id:persistence[:mode]`, mode `replace` by default);
 //! - `open a` — the user opens artifact `a`;
+//! - `forget a` — artifact `a` was deleted from the store: every tab showing it closes;
 //! - `activate T`, `close T`, `pin T`, `unpin T`, `split T`, `move T -> P [@I]` — on tab `T`
 //!   (`a`, `d:x`, or `a@1` for `a` in pane 1);
 //! - `closepane P`, `focus P` (pane indexes), `next`, `prev`.
@@ -72,6 +73,10 @@ fn run(script: &str) -> Canvas {
             ["open", id] => {
                 let a = common::artifact(id);
                 canvas.open_artifact(ArtifactTab { artifact_id: a.id, name: a.name, mime: a.mime, viewer: Viewer::Image });
+                Ok(())
+            }
+            ["forget", id] => {
+                canvas.close_artifact(id);
                 Ok(())
             }
             ["activate", t] => canvas.activate_tab(find(&canvas, t)),
@@ -388,6 +393,37 @@ fn intents_on_unknown_ids_are_typed_errors_and_change_nothing() {
     let message = CanvasError::UnknownTab(TabId(7)).to_string();
     assert!(message.contains("tab #7") && message.contains("refresh"), "{message}");
     assert!(CanvasError::UnknownPane(PaneId(3)).to_string().contains("pane #3"));
+}
+
+#[test]
+fn a_deleted_artifact_closes_everywhere() {
+    check(&[
+        ("its tab closes, the right neighbour shows", "c1: a b c; activate b; forget b", ">[a c*]"),
+        ("in every pane", "c1: a b; split b; open a; forget a", "[] | >[b*]"),
+        ("an emptied second pane closes, focus moves left", "c1: a b; split a; forget a", ">[b*]"),
+        ("the first pane stays, empty", "open a; forget a", ">[]"),
+        ("an unknown artifact changes nothing", "c1: a b; forget zz", ">[a* b]"),
+        ("dashboards stay", "c1: a dash=x:ephemeral:append; forget a", ">[d:x*]"),
+    ]);
+    let mut canvas = Canvas::new();
+    canvas.open_artifact(ArtifactTab::for_stored("demo_1", "a.png", "image/png"));
+    canvas.open_artifact(ArtifactTab::for_stored("demo_1", "a.png", "image/png"));
+    assert_eq!(canvas.close_artifact("demo_1").len(), 1, "open twice is one tab");
+    assert_eq!(canvas.tab_count(), 0);
+}
+
+#[test]
+fn stored_artifacts_get_the_viewer_of_their_type_else_the_file_viewer() {
+    let viewer = |mime: &str, name: &str| ArtifactTab::for_stored("demo_1", name, mime).viewer;
+    assert_eq!(viewer("image/tiff", "scan.tiff"), Viewer::Image);
+    assert_eq!(viewer("application/pdf", "r.pdf"), Viewer::Pdf);
+    assert_eq!(viewer("text/csv", "t.csv"), Viewer::Csv);
+    assert_eq!(viewer("application/octet-stream", "notes.md"), Viewer::Markdown);
+    assert_eq!(viewer("application/zip", "bundle.zip"), Viewer::File);
+    assert_eq!(viewer("video/mp4", "clip.mp4"), Viewer::File);
+    assert_eq!(viewer("application/octet-stream", "page.html"), Viewer::File, "never HTML by name alone");
+    let tab = ArtifactTab::for_stored("demo_1", "bundle.zip", "application/zip");
+    assert_eq!((tab.artifact_id.as_str(), tab.name.as_str(), tab.mime.as_str()), ("demo_1", "bundle.zip", "application/zip"));
 }
 
 // --------------------------------------------------------------------------------- wire shapes

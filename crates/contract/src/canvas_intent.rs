@@ -9,7 +9,7 @@ use crate::{
 };
 
 /// The viewer for an artifact, by MIME type, else by file extension. `None`: not showable.
-pub(crate) fn viewer_for(mime: &str, name: &str) -> Option<Viewer> {
+pub fn viewer_for(mime: &str, name: &str) -> Option<Viewer> {
     let by_mime = |mime: &str| -> Option<Viewer> {
         Some(match mime {
             m if m.starts_with("image/") => Viewer::Image,

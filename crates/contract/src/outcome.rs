@@ -60,6 +60,10 @@ pub enum Viewer {
     Text,
     /// Audio player.
     Audio,
+    /// No viewer shows the type: the file's facts, "Save as…" and "Open with the system
+    /// application". Only for artifacts the user opens (the artifact browser); a result never
+    /// opens a tab in it ([`viewer_for`](crate::viewer_for) says `None`).
+    File,
 }
 
 /// A text part of the result, as the user reads it.

@@ -23,7 +23,7 @@ mod verify;
 pub use audit::AuditRecord;
 pub use error::StoreError;
 pub use lifecycle::{Eviction, Limits};
-pub use query::{ArtifactPage, ArtifactQuery, MimeFamily, SortKey};
+pub use query::{ArtifactPage, ArtifactQuery, ArtifactSource, MimeFamily, SortKey, StorageUsage};
 pub use record::{ArtifactRecord, NewArtifact, Persistence};
 pub use verify::VerifyReport;
 
@@ -115,6 +115,16 @@ impl ArtifactStore {
     /// Filtered, sorted, paginated listing.
     pub fn query(&self, query: &ArtifactQuery) -> Result<ArtifactPage, StoreError> {
         query::run(&self.conn(), query)
+    }
+
+    /// Every server/tool pair that produced a stored artifact, with counts (the browser's filters).
+    pub fn sources(&self) -> Result<Vec<ArtifactSource>, StoreError> {
+        query::sources(&self.conn())
+    }
+
+    /// Bytes used (distinct blobs, as the quota counts them) and pinned, against `quota_bytes`.
+    pub fn usage(&self, quota_bytes: u64) -> Result<StorageUsage, StoreError> {
+        query::usage(&self.conn(), quota_bytes)
     }
 
     /// Pins (`true`) or unpins an artifact. Pinned artifacts survive session clears, the quota

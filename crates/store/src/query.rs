@@ -89,6 +89,55 @@ pub struct ArtifactPage {
     pub total: u32,
 }
 
+/// One server/tool pair that produced stored artifacts, for the browser's filters.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct ArtifactSource {
+    /// Server name.
+    pub server: String,
+    /// Tool name.
+    pub tool: String,
+    /// How many stored artifacts it produced.
+    pub count: u32,
+}
+
+/// How much of the store's quota is used.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct StorageUsage {
+    /// Bytes of distinct blobs (identical bytes count once), what the quota measures.
+    #[ts(type = "number")]
+    pub used_bytes: u64,
+    /// Of those, bytes of blobs some pinned artifact holds (never evicted).
+    #[ts(type = "number")]
+    pub pinned_bytes: u64,
+    /// The quota (`[artifacts] quota_bytes` in settings.toml).
+    #[ts(type = "number")]
+    pub quota_bytes: u64,
+    /// Stored artifacts.
+    pub artifacts: u32,
+    /// Pinned artifacts.
+    pub pinned: u32,
+}
+
+pub(crate) fn sources(conn: &Connection) -> Result<Vec<ArtifactSource>, StoreError> {
+    let mut stmt = conn.prepare("SELECT server, tool, COUNT(*) FROM artifacts GROUP BY server, tool ORDER BY server COLLATE NOCASE, tool COLLATE NOCASE")?;
+    let rows = stmt.query_map([], |row| Ok(ArtifactSource { server: row.get(0)?, tool: row.get(1)?, count: row.get::<_, i64>(2)? as u32 }))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+pub(crate) fn usage(conn: &Connection, quota_bytes: u64) -> Result<StorageUsage, StoreError> {
+    let (used, pinned_bytes): (i64, i64) = conn.query_row(
+        "SELECT COALESCE(SUM(size), 0), COALESCE(SUM(CASE WHEN pinned THEN size ELSE 0 END), 0)
+         FROM (SELECT sha256, MAX(size) AS size, MAX(persistence = 'pinned') AS pinned FROM artifacts GROUP BY sha256)",
+        [],
+        |row| Ok((row.get(0)?, row.get(1)?)),
+    )?;
+    let (artifacts, pinned): (i64, i64) =
+        conn.query_row("SELECT COUNT(*), COALESCE(SUM(persistence = 'pinned'), 0) FROM artifacts", [], |row| Ok((row.get(0)?, row.get(1)?)))?;
+    Ok(StorageUsage { used_bytes: used as u64, pinned_bytes: pinned_bytes as u64, quota_bytes, artifacts: artifacts as u32, pinned: pinned as u32 })
+}
+
 pub(crate) fn run(conn: &Connection, query: &ArtifactQuery) -> Result<ArtifactPage, StoreError> {
     let mut joins = String::new();
     let mut conditions: Vec<String> = Vec::new();

@@ -1,6 +1,6 @@
 //! The store against a real SQLite file and a real directory.
 
-use mcp_canvas_store::{ArtifactQuery, ArtifactStore, Limits, MimeFamily, NewArtifact, Persistence, SortKey, StoreError};
+use mcp_canvas_store::{ArtifactQuery, ArtifactSource, ArtifactStore, Limits, MimeFamily, NewArtifact, Persistence, SortKey, StorageUsage, StoreError};
 use sha2::{Digest, Sha256};
 
 fn new_artifact<'a>(name: &'a str, server: &'a str, now_ms: i64) -> NewArtifact<'a> {
@@ -177,6 +177,26 @@ fn queries_filter_sort_and_paginate() {
     assert_eq!(names(ArtifactQuery { tool: Some("make_report".into()), session: Some("S1".into()), ..Default::default() }), vec!["page.html"]);
     let page = store.query(&ArtifactQuery { limit: 2, offset: 2, descending: false, ..Default::default() }).unwrap();
     assert_eq!((page.total, page.items.iter().map(|r| r.name.as_str()).collect::<Vec<_>>()), (5, vec!["page.html", "data.csv"]));
+}
+
+#[test]
+fn sources_and_usage_for_the_browser() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = ArtifactStore::open(dir.path()).unwrap();
+    assert_eq!(store.usage(1000).unwrap(), StorageUsage { used_bytes: 0, pinned_bytes: 0, quota_bytes: 1000, artifacts: 0, pinned: 0 });
+    assert!(store.sources().unwrap().is_empty());
+    let a = store.put(NewArtifact { tool: "render_chart", ..artifact("a.png", "image/png", "S", 1) }, &[1u8; 100][..]).unwrap();
+    store.put(NewArtifact { tool: "render_chart", ..artifact("b.png", "image/png", "S", 2) }, &[2u8; 50][..]).unwrap();
+    store.put(NewArtifact { server: "other", tool: "fetch", ..artifact("same.bin", "application/zip", "S", 3) }, &[1u8; 100][..]).unwrap();
+    store.set_pinned(&a.id, true).unwrap();
+    let usage = store.usage(1000).unwrap();
+    assert_eq!(usage, StorageUsage { used_bytes: 150, pinned_bytes: 100, quota_bytes: 1000, artifacts: 3, pinned: 1 }, "shared bytes count once");
+    assert_eq!(usage.used_bytes, store.total_bytes().unwrap());
+    let source = |server: &str, tool: &str, count| ArtifactSource { server: server.into(), tool: tool.into(), count };
+    assert_eq!(store.sources().unwrap(), vec![source("demo", "render_chart", 2), source("other", "fetch", 1)]);
+    store.remove(&a.id).unwrap();
+    assert_eq!(store.usage(1000).unwrap().pinned_bytes, 0, "the blob stays for the other artifact, no longer pinned");
+    assert_eq!(store.usage(1000).unwrap().used_bytes, 150);
 }
 
 #[test]

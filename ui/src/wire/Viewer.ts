@@ -3,4 +3,4 @@
 /**
  * Which viewer shows an artifact.
  */
-export type Viewer = "image" | "pdf" | "html" | "markdown" | "code" | "json" | "csv" | "text" | "audio";
+export type Viewer = "image" | "pdf" | "html" | "markdown" | "code" | "json" | "csv" | "text" | "audio" | "file";
