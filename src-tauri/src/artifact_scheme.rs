@@ -1,13 +1,16 @@
 //! The `artifact:` URI scheme: stored artifacts reach the webview as HTTP-like responses with
 //! their MIME type, never as base64 over IPC.
 //!
-//! - `artifact://localhost/<id>` — the bytes, as stored.
+//! - `artifact://localhost/<id>` — the bytes, as stored; except raster images the webview cannot
+//!   show (TIFF, BMP, ICO, recognised from the bytes), which come as PNG (`to_display_png`).
+//! - `artifact://localhost/<id>/thumbnail?width=<px>` — a raster image as a PNG no wider than
+//!   `width` (16–1024, default 256) for the artifact browser; SVG as stored (only ever an `<img>`).
 //! - `artifact://localhost/<id>/sanitized` — HTML or markdown made safe by `mcp-canvas-render`
 //!   (shown in an `<iframe sandbox>`; the response's CSP forbids scripts and remote loads too).
 //! - `artifact://localhost/<id>/info` — JSON facts (`pages`, `title` for PDFs, or `error`).
 //! - `artifact://localhost/<id>/page/<n>?width=<px>` — PDF page `n` (from 1) as PNG, by pdfium.
 
-use mcp_canvas_render::{render_markdown, sanitize_html, HtmlOptions, PdfRenderer, PdfSource};
+use mcp_canvas_render::{image_info, render_markdown, sanitize_html, to_display_png, HtmlOptions, PdfRenderer, PdfSource};
 use mcp_canvas_store::{ArtifactRecord, ArtifactStore, StoreError};
 use tauri::http::{header, Request, Response, StatusCode};
 
@@ -40,7 +43,8 @@ pub fn respond(store: Option<&ArtifactStore>, request: &Request<Vec<u8>>) -> Res
         Err(e) => return plain(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
     };
     let mut response = match view {
-        "" => bytes_response(&record.mime, bytes, RAW_CSP),
+        "" => as_stored(&record, bytes),
+        "thumbnail" => thumbnail(&record, &bytes, request.uri().query().unwrap_or("")),
         "sanitized" => sanitized(&record, &bytes),
         "info" => info(&record, &bytes),
         page if page.starts_with("page/") => pdf_page(&record, &bytes, &page[5..], request.uri().query().unwrap_or("")),
@@ -57,6 +61,38 @@ pub fn respond(store: Option<&ArtifactStore>, request: &Request<Vec<u8>>) -> Res
 
 /// Where the app's UI is served from (Linux/macOS, Windows/Android).
 const APP_ORIGINS: &[&str] = &["tauri://localhost", "http://tauri.localhost"];
+
+/// The bytes as stored, unless they are a raster image no webview shows dependably: that becomes a
+/// PNG (the format is read from the bytes, whatever the declared type says).
+fn as_stored(record: &ArtifactRecord, bytes: Vec<u8>) -> Response<Vec<u8>> {
+    if record.mime.starts_with("image/") {
+        if let Ok(info) = image_info(&bytes) {
+            if !info.format.webview_can_show() {
+                return match to_display_png(&bytes, None) {
+                    Ok(display) => bytes_response("image/png", display.png, RAW_CSP),
+                    Err(error) => plain(StatusCode::UNPROCESSABLE_ENTITY, format!("`{}` cannot be shown: {error}", record.id)),
+                };
+            }
+        }
+    }
+    bytes_response(&record.mime, bytes, RAW_CSP)
+}
+
+/// A small PNG of a raster image (any format `mcp-canvas-render` reads); SVG as stored.
+fn thumbnail(record: &ArtifactRecord, bytes: &[u8], query: &str) -> Response<Vec<u8>> {
+    if record.mime == "image/svg+xml" {
+        return bytes_response("image/svg+xml", bytes.to_vec(), RAW_CSP);
+    }
+    let width = query_width(query).unwrap_or(256).clamp(16, 1024);
+    match to_display_png(bytes, Some(width)) {
+        Ok(display) => bytes_response("image/png", display.png, RAW_CSP),
+        Err(error) => plain(StatusCode::UNPROCESSABLE_ENTITY, format!("no thumbnail for `{}` ({}): {error}", record.id, record.mime)),
+    }
+}
+
+fn query_width(query: &str) -> Option<u32> {
+    query.split('&').find_map(|p| p.strip_prefix("width=")).and_then(|w| w.parse().ok())
+}
 
 fn sanitized(record: &ArtifactRecord, bytes: &[u8]) -> Response<Vec<u8>> {
     let text = String::from_utf8_lossy(bytes);
@@ -85,7 +121,7 @@ fn pdf_page(record: &ArtifactRecord, bytes: &[u8], page: &str, query: &str) -> R
         return plain(StatusCode::BAD_REQUEST, format!("`{}` is not a PDF", record.id));
     }
     let Ok(page) = page.parse::<u32>() else { return plain(StatusCode::BAD_REQUEST, format!("`{page}` is not a page number")) };
-    let width = query.split('&').find_map(|p| p.strip_prefix("width=")).and_then(|w| w.parse().ok()).unwrap_or(900);
+    let width = query_width(query).unwrap_or(900);
     let renderer = match pdf_renderer() {
         Ok(renderer) => renderer,
         Err(error) => return plain(StatusCode::SERVICE_UNAVAILABLE, error),
@@ -114,4 +150,94 @@ fn plain(status: StatusCode, message: String) -> Response<Vec<u8>> {
         .header(header::CONTENT_TYPE, "text/plain; charset=utf-8")
         .body(message.into_bytes())
         .expect("static headers are valid")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Cursor;
+
+    use mcp_canvas_render::image::{ImageFormat, Rgba, RgbaImage};
+    use mcp_canvas_store::{NewArtifact, Persistence};
+
+    use super::*;
+
+    const PNG_MAGIC: &[u8] = b"\x89PNG\r\n\x1a\n";
+
+    fn encoded(format: ImageFormat) -> Vec<u8> {
+        let image = RgbaImage::from_fn(40, 20, |x, _| Rgba([(x * 6) as u8, 30, 30, 255]));
+        let mut bytes = Vec::new();
+        if format == ImageFormat::Jpeg {
+            // JPEG has no alpha channel.
+            mcp_canvas_render::image::DynamicImage::ImageRgba8(image).to_rgb8().write_to(&mut Cursor::new(&mut bytes), format).unwrap();
+        } else {
+            image.write_to(&mut Cursor::new(&mut bytes), format).unwrap();
+        }
+        bytes
+    }
+
+    fn stored(store: &ArtifactStore, name: &str, mime: &str, bytes: &[u8]) -> String {
+        let new = NewArtifact { name, mime, server: "demo", tool: "t", call_id: "c", session_id: "s", description: None, persistence: Persistence::Session, now_ms: 1 };
+        store.put(new, bytes).unwrap().id
+    }
+
+    fn get(store: &ArtifactStore, path: &str) -> Response<Vec<u8>> {
+        let request = Request::builder().uri(format!("artifact://localhost/{path}")).body(Vec::new()).unwrap();
+        respond(Some(store), &request)
+    }
+
+    fn content_type(response: &Response<Vec<u8>>) -> &str {
+        response.headers()[header::CONTENT_TYPE].to_str().unwrap()
+    }
+
+    #[test]
+    fn tiff_bmp_and_ico_are_served_as_png_the_webview_can_show() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = ArtifactStore::open(dir.path()).unwrap();
+        for (format, name, mime) in [(ImageFormat::Tiff, "scan.tiff", "image/tiff"), (ImageFormat::Bmp, "shot.bmp", "image/bmp"), (ImageFormat::Ico, "app.ico", "image/x-icon")] {
+            let id = stored(&store, name, mime, &encoded(format));
+            let response = get(&store, &id);
+            assert_eq!(response.status(), StatusCode::OK, "{name}");
+            assert_eq!(content_type(&response), "image/png", "{name}");
+            assert!(response.body().starts_with(PNG_MAGIC), "{name}");
+            let info = image_info(response.body()).unwrap();
+            assert_eq!((info.width, info.height), (40, 20), "{name}: full size");
+            assert_eq!(response.headers()[header::CONTENT_SECURITY_POLICY], RAW_CSP);
+        }
+    }
+
+    #[test]
+    fn formats_the_webview_shows_and_other_files_pass_through_byte_for_byte() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = ArtifactStore::open(dir.path()).unwrap();
+        for (bytes, name, mime) in [(encoded(ImageFormat::Png), "a.png", "image/png"), (encoded(ImageFormat::Jpeg), "b.jpg", "image/jpeg"), (b"a,b\n1,2\n".to_vec(), "t.csv", "text/csv")] {
+            let id = stored(&store, name, mime, &bytes);
+            let response = get(&store, &id);
+            assert_eq!(content_type(&response), mime);
+            assert_eq!(response.body(), &bytes, "{name}");
+        }
+        // Declared an image but not one: served as stored (the webview shows its broken-image icon).
+        let id = stored(&store, "fake.png", "image/png", b"not an image at all");
+        assert_eq!(get(&store, &id).body(), b"not an image at all");
+    }
+
+    #[test]
+    fn thumbnails_are_small_pngs_and_svg_stays_svg() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = ArtifactStore::open(dir.path()).unwrap();
+        let tiff = stored(&store, "scan.tiff", "image/tiff", &encoded(ImageFormat::Tiff));
+        let response = get(&store, &format!("{tiff}/thumbnail?width=16"));
+        assert_eq!(content_type(&response), "image/png");
+        let info = image_info(response.body()).unwrap();
+        assert_eq!((info.width, info.height), (16, 8));
+        // Never enlarged; the width is clamped to 16..=1024.
+        let png = stored(&store, "a.png", "image/png", &encoded(ImageFormat::Png));
+        assert_eq!(image_info(get(&store, &format!("{png}/thumbnail?width=5000")).body()).unwrap().width, 40);
+        assert_eq!(image_info(get(&store, &format!("{png}/thumbnail?width=1")).body()).unwrap().width, 16);
+        let svg = br#"<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"/>"#;
+        let id = stored(&store, "icon.svg", "image/svg+xml", svg);
+        let response = get(&store, &format!("{id}/thumbnail"));
+        assert_eq!((content_type(&response), response.body().as_slice()), ("image/svg+xml", &svg[..]));
+        let text = stored(&store, "notes.txt", "text/plain", b"hello");
+        assert_eq!(get(&store, &format!("{text}/thumbnail")).status(), StatusCode::UNPROCESSABLE_ENTITY);
+    }
 }

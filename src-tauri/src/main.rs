@@ -10,6 +10,7 @@
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 mod app_link;
+mod artifact_commands;
 mod artifact_scheme;
 mod commands;
 mod confirmation;
@@ -61,6 +62,8 @@ fn main() {
     dashboards.restore(host.as_deref().ok(), &mut canvas.lock());
     let app = tauri::Builder::default()
         .plugin(dashboards.navigation_guard())
+        // Native "Save as…" dialogs, opened from Rust only (no dialog permission for the window).
+        .plugin(tauri_plugin_dialog::init())
         .manage(host)
         .manage(canvas)
         .manage(dashboards)
@@ -85,6 +88,15 @@ fn main() {
             commands::answer_elicitation,
             commands::answer_confirmation,
             commands::cancel_call,
+            artifact_commands::artifacts_query,
+            artifact_commands::artifacts_sources,
+            artifact_commands::artifacts_usage,
+            artifact_commands::artifact_record,
+            artifact_commands::artifact_set_pinned,
+            artifact_commands::artifact_remove,
+            artifact_commands::artifact_open,
+            artifact_commands::artifact_save_as,
+            artifact_commands::artifact_open_external,
             server_commands::server_statuses,
             server_commands::restart_server,
             server_commands::server_log
