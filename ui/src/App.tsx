@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from "react";
 import type { CallRecord } from "./callHistory";
 import { CallHistory } from "./components/CallHistory";
+import { ArtifactBrowser } from "./browser/ArtifactBrowser";
 import { Canvas } from "./components/Canvas";
 import { ConfirmDialog } from "./components/ConfirmDialog";
 import { ElicitationDialog } from "./components/ElicitationDialog";
@@ -20,6 +21,8 @@ import {
   onElicitationClosed,
   onProxiedCall,
 } from "./ipc";
+import { shortcutFor } from "./shortcuts";
+import { emitZoom } from "./viewers/zoom";
 import type { CanvasIntent } from "./wire/CanvasIntent";
 import type { CanvasView } from "./wire/CanvasView";
 import type { ConfirmPrompt } from "./wire/ConfirmPrompt";
@@ -34,6 +37,9 @@ export function App() {
   const [canvas, setCanvas] = useState<CanvasView | null>(null);
   const [canvasError, setCanvasError] = useState<string | null>(null);
   const [settingsOpen, setSettingsOpen] = useState(false);
+  // The artifact browser ("Files") in the tool column; `artifactsChanged` reloads it after calls.
+  const [filesOpen, setFilesOpen] = useState(false);
+  const [artifactsChanged, setArtifactsChanged] = useState(0);
   // Servers' questions to the user, oldest first; the first one is shown.
   const [questions, setQuestions] = useState<ElicitationPrompt[]>([]);
   // The proxy's requests to run tools that may change data, oldest first; shown after questions.
@@ -75,7 +81,11 @@ export function App() {
   // The host already applied the outcome to the canvas state; fetch the new view.
   const onOutcome = useCallback(() => {
     canvasView().then(setCanvas, (e) => setCanvasError(errorText(e)));
+    setArtifactsChanged((n) => n + 1);
   }, []);
+
+  // Picking a tool (or re-running a call) shows its panel instead of the file browser.
+  useEffect(() => setFilesOpen(false), [selection]);
 
   // Calls the proxy made: the host applied them to the canvas state too.
   useEffect(() => onProxiedCall(onOutcome), [onOutcome]);
@@ -96,25 +106,29 @@ export function App() {
     );
   }, []);
 
-  // Keyboard: Ctrl+Tab / Ctrl+Shift+Tab switch tabs, Ctrl+W closes the active one.
+  // Keyboard (shortcuts.ts): Ctrl+Tab / Ctrl+PageDown and Ctrl+Shift+Tab / Ctrl+PageUp switch
+  // tabs, Ctrl+W closes the active one, Ctrl+= / Ctrl+- / Ctrl+0 zoom the image or PDF on screen.
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
-      if (!event.ctrlKey || !canvas) return;
+      const action = shortcutFor(event);
+      if (!action || !canvas) return;
       const pane = canvas.panes.find((p) => p.id === canvas.active_pane);
-      if (event.key === "Tab") {
-        event.preventDefault();
-        send({ intent: event.shiftKey ? "previous_tab" : "next_tab" });
-      } else if (event.key.toLowerCase() === "w" && pane?.active_tab != null) {
-        event.preventDefault();
-        send({ intent: "close_tab", tab: pane.active_tab });
+      event.preventDefault();
+      if (action === "next_tab" || action === "previous_tab") {
+        send({ intent: action });
+      } else if (action === "close_tab") {
+        if (pane?.active_tab != null) send({ intent: "close_tab", tab: pane.active_tab });
+      } else {
+        emitZoom(action);
       }
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
   }, [canvas, send]);
 
+  const browsing = filesOpen && !settingsOpen;
   return (
-    <div className="app">
+    <div className={`app${browsing ? " browsing" : ""}`}>
       <aside className="sidebar">
         <header className="brand">
           <span className="brand-mark" aria-hidden="true" />
@@ -123,6 +137,20 @@ export function App() {
             ⚙
           </button>
         </header>
+        <button
+          type="button"
+          className="open-files"
+          onClick={() => {
+            setSettingsOpen(false);
+            setFilesOpen(!browsing);
+          }}
+          aria-pressed={browsing}
+          title="Every stored artifact: search, pin, delete, save, open"
+        >
+          <span className="open-files-icon" aria-hidden="true" />
+          Files
+          <span className="open-files-hint">stored artifacts</span>
+        </button>
         {loadError ? <p className="error">{loadError}</p> : null}
         <ServerList
           servers={servers}
@@ -137,6 +165,8 @@ export function App() {
       <section className="tool-column">
         {settingsOpen ? (
           <SettingsPanel onClose={() => setSettingsOpen(false)} />
+        ) : browsing ? (
+          <ArtifactBrowser onCanvas={setCanvas} onClose={() => setFilesOpen(false)} refresh={artifactsChanged} />
         ) : selection ? (
           <ToolPanel key={`${selection.server}/${selection.tool.name}/${selection.rerun?.nonce ?? ""}`} selection={selection} onOutcome={onOutcome} />
         ) : (

@@ -3,6 +3,10 @@
 import { convertFileSrc, invoke } from "@tauri-apps/api/core";
 import { listen } from "@tauri-apps/api/event";
 import type { AllowlistView } from "./wire/AllowlistView";
+import type { ArtifactPage } from "./wire/ArtifactPage";
+import type { ArtifactQuery } from "./wire/ArtifactQuery";
+import type { ArtifactRecord } from "./wire/ArtifactRecord";
+import type { ArtifactSource } from "./wire/ArtifactSource";
 import type { CallOutcome } from "./wire/CallOutcome";
 import type { CallProgressEvent } from "./wire/CallProgressEvent";
 import type { CanvasIntent } from "./wire/CanvasIntent";
@@ -14,6 +18,7 @@ import type { ElicitationPrompt } from "./wire/ElicitationPrompt";
 import type { ServerChangedEvent } from "./wire/ServerChangedEvent";
 import type { ServerStatus } from "./wire/ServerStatus";
 import type { ServerView } from "./wire/ServerView";
+import type { StorageUsage } from "./wire/StorageUsage";
 import type { TabId } from "./wire/TabId";
 import type { ToolView } from "./wire/ToolView";
 
@@ -139,6 +144,35 @@ export const artifactUrl = (id: string): string => convertFileSrc(id, "artifact"
 /** Another view of a stored artifact on the same scheme: `sanitized` (HTML/markdown made safe),
  * `info` (JSON facts), `page/N?width=W` (a PDF page as PNG). */
 export const artifactViewUrl = (id: string, view: string): string => `${convertFileSrc(id, "artifact")}/${view}`;
+
+/** One page of stored artifacts, across sessions, filtered and sorted as asked. */
+export const artifactsQuery = (query: ArtifactQuery): Promise<ArtifactPage> => invoke("artifacts_query", { query });
+
+/** The server/tool pairs that produced stored artifacts, with counts (the browser's filters). */
+export const artifactsSources = (): Promise<ArtifactSource[]> => invoke("artifacts_sources");
+
+/** Bytes stored and pinned, against the quota. */
+export const artifactsUsage = (): Promise<StorageUsage> => invoke("artifacts_usage");
+
+/** One artifact's catalog record. */
+export const artifactRecord = (id: string): Promise<ArtifactRecord> => invoke("artifact_record", { id });
+
+/** Pins (kept through session clears, the quota and the age limit) or unpins an artifact. */
+export const artifactSetPinned = (id: string, pinned: boolean): Promise<ArtifactRecord> => invoke("artifact_set_pinned", { id, pinned });
+
+/** Deletes an artifact; its tabs close. Resolves to the new canvas. */
+export const artifactRemove = (id: string): Promise<CanvasView> => invoke("artifact_remove", { id });
+
+/** Opens a stored artifact in the focused pane. Resolves to the new canvas. */
+export const artifactOpen = (id: string): Promise<CanvasView> => invoke("artifact_open", { id });
+
+/** "Save as…": the native dialog is opened by the backend, which writes the verified copy.
+ * Resolves to the path written, or `null` when the user cancelled. */
+export const artifactSaveAs = (id: string): Promise<string | null> => invoke("artifact_save_as", { id });
+
+/** Opens a private copy with the system application; rejects with the reason for programs and
+ * active content. Resolves to the copy's path. */
+export const artifactOpenExternal = (id: string): Promise<string> => invoke("artifact_open_external", { id });
 
 /** Tauri rejects with the command's error string; anything else is shown as is. */
 export const errorText = (error: unknown): string =>

@@ -1,6 +1,7 @@
 import { artifactUrl, artifactViewUrl } from "../ipc";
 import { ImageViewer } from "../viewers/ImageViewer";
 import { DashboardViewer } from "../viewers/DashboardViewer";
+import { FileViewer } from "../viewers/FileViewer";
 import { displayOrigin } from "../viewers/dashboard";
 import { PdfViewer } from "../viewers/PdfViewer";
 import { CodeViewer, CsvViewer, DocumentViewer, JsonViewer } from "../viewers/TextViewers";
@@ -63,7 +64,7 @@ function Pane({ pane, active, multiple, send }: { pane: CanvasPane; active: bool
           </button>
         ) : null}
       </div>
-      <div className="viewer">{current ? <TabViewer tab={current} /> : <EmptyCanvas />}</div>
+      <div className="viewer">{current ? <TabViewer tab={current} active={active} /> : <EmptyCanvas />}</div>
     </section>
   );
 }
@@ -72,28 +73,29 @@ function tabTitle(tab: CanvasTab): string {
   return tab.content.kind === "artifact" ? `${tab.content.name} · ${tab.content.mime}` : `${tab.content.title ?? "Dashboard"} · ${displayOrigin(tab.content.url)}`;
 }
 
-function TabViewer({ tab }: { tab: CanvasTab }) {
+/** `active`: the tab is on screen in the focused pane (zoom shortcuts go to it). */
+function TabViewer({ tab, active }: { tab: CanvasTab; active: boolean }) {
   if (tab.content.kind === "dashboard") {
     return <DashboardViewer tab={tab} dashboard={tab.content} />;
   }
-  return <ArtifactViewer artifact={tab.content} />;
+  return <ArtifactViewer key={tab.content.artifact_id} artifact={tab.content} active={active} />;
 }
 
-function ArtifactViewer({ artifact }: { artifact: ArtifactTab }) {
+function ArtifactViewer({ artifact, active }: { artifact: ArtifactTab; active: boolean }) {
   const id = artifact.artifact_id;
   switch (artifact.viewer) {
     case "html":
     case "markdown":
       return <DocumentViewer src={artifactViewUrl(id, "sanitized")} title={artifact.name} />;
     case "pdf":
-      return <PdfViewer id={id} name={artifact.name} />;
+      return <PdfViewer id={id} name={artifact.name} active={active} />;
     case "json":
       return <JsonViewer id={id} />;
     case "csv":
       return <CsvViewer id={id} />;
     case "code":
     case "text":
-      return <CodeViewer id={id} />;
+      return <CodeViewer id={id} name={artifact.name} mime={artifact.mime} />;
     case "audio":
       return (
         <figure className="audio-viewer">
@@ -101,20 +103,13 @@ function ArtifactViewer({ artifact }: { artifact: ArtifactTab }) {
           <figcaption>{artifact.name}</figcaption>
         </figure>
       );
+    case "file":
+      return <FileViewer id={id} name={artifact.name} mime={artifact.mime} />;
     case "image":
-      break;
+      return <ImageViewer id={id} name={artifact.name} mime={artifact.mime} active={active} />;
   }
-  if (artifact.viewer === "image") {
-    return <ImageViewer id={id} name={artifact.name} mime={artifact.mime} />;
-  }
-  return (
-    <div className="unsupported">
-      <h3>{artifact.name}</h3>
-      <p>
-        Stored as <code>{artifact.artifact_id}</code> ({artifact.mime}). Its {artifact.viewer} viewer arrives soon.
-      </p>
-    </div>
-  );
+  // A viewer this build does not know (a newer backend): the file's facts and actions.
+  return <FileViewer id={id} name={artifact.name} mime={artifact.mime} />;
 }
 
 function EmptyCanvas() {

@@ -1,11 +1,13 @@
 import { useRef, useState } from "react";
 import { artifactUrl } from "../ipc";
+import { useZoomShortcuts } from "./zoom";
 
 type Zoom = "fit" | number;
 
-/** An image from the store: fit to the pane, zoom (buttons, Ctrl+wheel), actual size, pan by
- * dragging, a checkerboard behind transparency. SVG comes here too, only ever as an <img>. */
-export function ImageViewer({ id, name, mime }: { id: string; name: string; mime: string }) {
+/** An image from the store: fit to the pane, zoom (buttons, Ctrl+wheel, Ctrl+= / Ctrl+- / Ctrl+0
+ * while `active`), actual size, pan by dragging, a checkerboard behind transparency. SVG comes here
+ * too, only ever as an <img>; TIFF, BMP and ICO arrive as PNG (converted in Rust). */
+export function ImageViewer({ id, name, mime, active = true }: { id: string; name: string; mime: string; active?: boolean }) {
   const [zoom, setZoom] = useState<Zoom>("fit");
   const [natural, setNatural] = useState<{ w: number; h: number } | null>(null);
   const area = useRef<HTMLDivElement>(null);
@@ -19,16 +21,18 @@ export function ImageViewer({ id, name, mime }: { id: string; name: string; mime
     return Math.min(1, (el.clientWidth - 48) / natural.w, (el.clientHeight - 48) / natural.h);
   };
 
+  useZoomShortcuts(active, (action) => (action === "zoom_reset" ? setZoom("fit") : step(action === "zoom_in" ? 1.25 : 1 / 1.25)));
+
   return (
     <div className="image-viewer-frame">
       <div className="image-toolbar">
-        <button type="button" className="zoom-out" onClick={() => step(1 / 1.25)} aria-label="Zoom out">
+        <button type="button" className="zoom-out" onClick={() => step(1 / 1.25)} aria-label="Zoom out" title="Zoom out (Ctrl+-)">
           −
         </button>
-        <button type="button" className="zoom-in" onClick={() => step(1.25)} aria-label="Zoom in">
+        <button type="button" className="zoom-in" onClick={() => step(1.25)} aria-label="Zoom in" title="Zoom in (Ctrl+=)">
           +
         </button>
-        <button type="button" className={zoom === "fit" ? "active" : ""} onClick={() => setZoom("fit")}>
+        <button type="button" className={zoom === "fit" ? "active" : ""} onClick={() => setZoom("fit")} title="Fit (Ctrl+0)">
           Fit
         </button>
         <button type="button" className={`actual-size${zoom === 1 ? " active" : ""}`} onClick={() => setZoom(1)}>

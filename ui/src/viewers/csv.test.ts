@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseCsv } from "./csv";
+import { columnWidths, parseCsv } from "./csv";
 
 describe("parseCsv", () => {
   it("handles quotes, doubled quotes and newlines in fields", () => {
@@ -20,5 +20,22 @@ describe("parseCsv", () => {
   it("detects tabs and semicolons", () => {
     expect(parseCsv("a\tb\n1\t2", 10).rows).toEqual([["a", "b"], ["1", "2"]]);
     expect(parseCsv("a;b\n1;2", 10).rows).toEqual([["a", "b"], ["1", "2"]]);
+  });
+});
+
+describe("columnWidths", () => {
+  it("sizes columns from the header and a sample of rows, within bounds", () => {
+    const rows = [["id", "description"], ["1", "short"], ["2", "x".repeat(500)], ["3"]];
+    expect(columnWidths(rows)).toEqual([4, 48]);
+    expect(columnWidths([["name", "a"], ["Ada Lovelace", "b"]], 200, 2, 40)).toEqual([12, 2]);
+  });
+
+  it("looks only at the sample but counts every row's columns", () => {
+    const rows = [["a"], ["b"], ["c", "much longer than the rest"]];
+    expect(columnWidths(rows, 1)).toEqual([4, 4]);
+  });
+
+  it("measures the longest line of a multi-line cell", () => {
+    expect(columnWidths([["one\ntwo words here\nx"]])[0]).toBe(14);
   });
 });

@@ -45,3 +45,20 @@ function detectDelimiter(text: string): string {
   counts.sort((a, b) => b[1] - a[1]);
   return counts[0][1] > 0 ? counts[0][0] : ",";
 }
+
+/**
+ * Column widths in characters for a table whose rows are rendered only while in view (so the
+ * browser cannot size columns from all of them): the longest cell of the header and the first
+ * `sample` rows, between `min` and `max`. Every row counts toward the number of columns.
+ */
+export function columnWidths(rows: string[][], sample = 200, min = 4, max = 48): number[] {
+  const columns = rows.reduce((n, row) => Math.max(n, row.length), 0);
+  const widths = new Array<number>(columns).fill(min);
+  for (const row of rows.slice(0, sample + 1)) {
+    row.forEach((cell, c) => {
+      const longest = cell.split("\n").reduce((n, line) => Math.max(n, line.length), 0);
+      widths[c] = Math.max(widths[c], Math.min(max, longest));
+    });
+  }
+  return widths;
+}

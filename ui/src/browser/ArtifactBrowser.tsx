@@ -1,0 +1,456 @@
+import { useCallback, useEffect, useState } from "react";
+import {
+  artifactOpen,
+  artifactRemove,
+  artifactSaveAs,
+  artifactSetPinned,
+  artifactsQuery,
+  artifactsSources,
+  artifactsUsage,
+  artifactViewUrl,
+  errorText,
+} from "../ipc";
+import { useInView } from "../viewers/useInView";
+import type { ArtifactRecord } from "../wire/ArtifactRecord";
+import type { ArtifactSource } from "../wire/ArtifactSource";
+import type { CanvasView } from "../wire/CanvasView";
+import type { MimeFamily } from "../wire/MimeFamily";
+import type { SortKey } from "../wire/SortKey";
+import type { StorageUsage } from "../wire/StorageUsage";
+import {
+  DEFAULT_FILTERS,
+  FAMILIES,
+  formatBytes,
+  isFiltered,
+  PAGE_SIZE,
+  serverOptions,
+  SORTS,
+  sortBy,
+  thumbnailFor,
+  toolOptions,
+  toQuery,
+  typeLabel,
+  usageFraction,
+  usageText,
+  whenText,
+  withServer,
+  type BrowserFilters,
+} from "./filters";
+import "./browser.css";
+
+interface Props {
+  /** The canvas after opening or deleting an artifact. */
+  onCanvas: (view: CanvasView) => void;
+  onClose: () => void;
+  /** Changes when calls may have stored new artifacts: the list reloads. */
+  refresh: number;
+}
+
+type Layout = "grid" | "list";
+type Notice = { kind: "ok" | "error"; text: string };
+
+/** Every stored artifact across sessions: search, filters, sort, thumbnails, pin, delete,
+ * "Save as…", open in the canvas, and the storage used against the quota. */
+export function ArtifactBrowser({ onCanvas, onClose, refresh }: Props) {
+  const [filters, setFilters] = useState<BrowserFilters>(DEFAULT_FILTERS);
+  const [text, setText] = useState("");
+  const [layout, setLayout] = useState<Layout>("grid");
+  const [items, setItems] = useState<ArtifactRecord[]>([]);
+  const [total, setTotal] = useState(0);
+  const [loading, setLoading] = useState(true);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const [sources, setSources] = useState<ArtifactSource[]>([]);
+  const [usage, setUsage] = useState<StorageUsage | null>(null);
+  const [busy, setBusy] = useState<Record<string, string>>({});
+  const [confirming, setConfirming] = useState<string | null>(null);
+  const [notice, setNotice] = useState<Notice | null>(null);
+  const now = Date.now();
+
+  // The search box applies after a short pause in typing.
+  useEffect(() => {
+    const timer = setTimeout(() => setFilters((f) => (f.text === text ? f : { ...f, text })), 200);
+    return () => clearTimeout(timer);
+  }, [text]);
+
+  const refreshFacts = useCallback(() => {
+    artifactsSources().then(setSources, () => undefined);
+    artifactsUsage().then(setUsage, () => undefined);
+  }, []);
+
+  useEffect(() => {
+    let live = true;
+    setLoading(true);
+    artifactsQuery(toQuery(filters)).then(
+      (page) => {
+        if (!live) return;
+        setItems(page.items);
+        setTotal(page.total);
+        setLoadError(null);
+        setLoading(false);
+      },
+      (e) => {
+        if (!live) return;
+        setLoadError(errorText(e));
+        setLoading(false);
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [filters, refresh]);
+
+  useEffect(refreshFacts, [refreshFacts, refresh]);
+
+  const loadMore = () => {
+    setLoading(true);
+    artifactsQuery(toQuery(filters, items.length)).then(
+      (page) => {
+        const known = new Set(items.map((i) => i.id));
+        setItems([...items, ...page.items.filter((i) => !known.has(i.id))]);
+        setTotal(page.total);
+        setLoading(false);
+      },
+      (e) => {
+        setLoadError(errorText(e));
+        setLoading(false);
+      },
+    );
+  };
+
+  /** Runs an action on one artifact, marking it busy meanwhile; errors become the notice. */
+  const act = async (id: string, label: string, action: () => Promise<void>) => {
+    setBusy((b) => ({ ...b, [id]: label }));
+    try {
+      await action();
+    } catch (e) {
+      setNotice({ kind: "error", text: errorText(e) });
+    } finally {
+      setBusy((b) => {
+        const rest = { ...b };
+        delete rest[id];
+        return rest;
+      });
+    }
+  };
+
+  const open = (record: ArtifactRecord) =>
+    act(record.id, "Opening…", async () => {
+      onCanvas(await artifactOpen(record.id));
+    });
+
+  const togglePin = (record: ArtifactRecord) =>
+    act(record.id, record.persistence === "pinned" ? "Unpinning…" : "Pinning…", async () => {
+      const updated = await artifactSetPinned(record.id, record.persistence !== "pinned");
+      setItems((list) => (filters.pinnedOnly && updated.persistence !== "pinned" ? list.filter((i) => i.id !== updated.id) : list.map((i) => (i.id === updated.id ? updated : i))));
+      refreshFacts();
+    });
+
+  const saveAs = (record: ArtifactRecord) =>
+    act(record.id, "Saving…", async () => {
+      const path = await artifactSaveAs(record.id);
+      if (path) setNotice({ kind: "ok", text: `Saved ${record.name} to ${path}` });
+    });
+
+  const remove = (record: ArtifactRecord) =>
+    act(record.id, "Deleting…", async () => {
+      setConfirming(null);
+      onCanvas(await artifactRemove(record.id));
+      setItems((list) => list.filter((i) => i.id !== record.id));
+      setTotal((t) => Math.max(0, t - 1));
+      setNotice({ kind: "ok", text: `Deleted ${record.name}` });
+      refreshFacts();
+    });
+
+  const servers = serverOptions(sources);
+  const tools = toolOptions(sources, filters.server);
+  const actions: ItemActions = { open, togglePin, saveAs, remove, confirming, setConfirming, busy };
+
+  return (
+    <div className="artifact-browser">
+      <header className="browser-header">
+        <div>
+          <p className="eyebrow">Artifacts</p>
+          <h2>Files</h2>
+        </div>
+        {usage ? <UsageBar usage={usage} /> : null}
+        <button type="button" className="secondary browser-close" onClick={onClose} aria-label="Close the file browser">
+          Close
+        </button>
+      </header>
+
+      <div className="browser-controls">
+        <input
+          type="search"
+          className="browser-search"
+          placeholder="Search by name…"
+          aria-label="Search by name"
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+        />
+        <div className="browser-filters">
+          <select aria-label="Server" value={filters.server ?? ""} onChange={(e) => setFilters((f) => withServer(f, e.target.value || null, sources))}>
+            <option value="">All servers</option>
+            {servers.map((s) => (
+              <option key={s.value} value={s.value}>
+                {s.value} ({s.count})
+              </option>
+            ))}
+          </select>
+          <select aria-label="Tool" value={filters.tool ?? ""} onChange={(e) => setFilters((f) => ({ ...f, tool: e.target.value || null }))}>
+            <option value="">All tools</option>
+            {tools.map((t) => (
+              <option key={t.value} value={t.value}>
+                {t.value} ({t.count})
+              </option>
+            ))}
+          </select>
+          <select aria-label="Type" value={filters.family ?? ""} onChange={(e) => setFilters((f) => ({ ...f, family: (e.target.value || null) as MimeFamily | null }))}>
+            <option value="">All types</option>
+            {FAMILIES.map((t) => (
+              <option key={t.value} value={t.value}>
+                {t.label}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="browser-filters">
+          <label className="browser-check">
+            <input type="checkbox" checked={filters.pinnedOnly} onChange={(e) => setFilters((f) => ({ ...f, pinnedOnly: e.target.checked }))} />
+            Pinned only
+          </label>
+          <span className="browser-sort">
+            <select aria-label="Sort by" value={filters.sort} onChange={(e) => setFilters((f) => ({ ...f, sort: e.target.value as SortKey, descending: e.target.value !== "name" }))}>
+              {SORTS.map((s) => (
+                <option key={s.value} value={s.value}>
+                  {s.label}
+                </option>
+              ))}
+            </select>
+            <button
+              type="button"
+              className="secondary browser-direction"
+              onClick={() => setFilters((f) => ({ ...f, descending: !f.descending }))}
+              aria-label={filters.descending ? "Descending; switch to ascending" : "Ascending; switch to descending"}
+              title={filters.descending ? "Descending" : "Ascending"}
+            >
+              {filters.descending ? "↓" : "↑"}
+            </button>
+          </span>
+          <span className="browser-layout" role="group" aria-label="Layout">
+            <button type="button" className={layout === "grid" ? "active" : ""} aria-pressed={layout === "grid"} onClick={() => setLayout("grid")}>
+              Grid
+            </button>
+            <button type="button" className={layout === "list" ? "active" : ""} aria-pressed={layout === "list"} onClick={() => setLayout("list")}>
+              List
+            </button>
+          </span>
+        </div>
+      </div>
+
+      {notice ? (
+        <p className={`browser-notice ${notice.kind}`} role={notice.kind === "error" ? "alert" : "status"}>
+          <span>{notice.text}</span>
+          <button type="button" aria-label="Dismiss" onClick={() => setNotice(null)}>
+            ×
+          </button>
+        </p>
+      ) : null}
+      {loadError ? <p className="error small browser-error">{loadError}</p> : null}
+
+      <div className="browser-body">
+        {items.length === 0 && !loading ? (
+          <div className="empty-hint browser-empty">
+            <h2>{isFiltered(filters) ? "Nothing matches" : "No files yet"}</h2>
+            <p>{isFiltered(filters) ? "Try another name, server, tool or type." : "Images, documents and data that tools return are stored here, across sessions."}</p>
+          </div>
+        ) : layout === "grid" ? (
+          <ul className="artifact-grid">
+            {items.map((record) => (
+              <ArtifactCard key={record.id} record={record} now={now} actions={actions} />
+            ))}
+          </ul>
+        ) : (
+          <ArtifactTable items={items} now={now} actions={actions} filters={filters} onSort={(key) => setFilters((f) => sortBy(f, key))} />
+        )}
+      </div>
+
+      <footer className="browser-footer">
+        <span className="muted small">{loading ? "Loading…" : `${items.length} of ${total} ${total === 1 ? "file" : "files"}`}</span>
+        {items.length < total && !loading ? (
+          <button type="button" className="secondary" onClick={loadMore}>
+            Load {Math.min(PAGE_SIZE, total - items.length)} more
+          </button>
+        ) : null}
+      </footer>
+    </div>
+  );
+}
+
+function UsageBar({ usage }: { usage: StorageUsage }) {
+  const fraction = usageFraction(usage);
+  const pinned = usage.quota_bytes > 0 ? Math.min(fraction, usage.pinned_bytes / usage.quota_bytes) : 0;
+  const title = `${formatBytes(usage.used_bytes)} stored in ${usage.artifacts} ${usage.artifacts === 1 ? "file" : "files"}; ${formatBytes(usage.pinned_bytes)} pinned (${usage.pinned}), never evicted. Beyond the quota, unpinned files are evicted least recently used first.`;
+  return (
+    <div className={`usage${fraction >= 0.9 ? " high" : ""}`} title={title}>
+      <span className="usage-text">{usageText(usage)}</span>
+      <span className="usage-bar" role="meter" aria-label="Storage used" aria-valuemin={0} aria-valuemax={usage.quota_bytes} aria-valuenow={usage.used_bytes} aria-valuetext={usageText(usage)}>
+        <span className="usage-fill" style={{ width: `${fraction * 100}%` }} />
+        <span className="usage-pinned" style={{ width: `${pinned * 100}%` }} />
+      </span>
+    </div>
+  );
+}
+
+interface ItemActions {
+  open: (r: ArtifactRecord) => void;
+  togglePin: (r: ArtifactRecord) => void;
+  saveAs: (r: ArtifactRecord) => void;
+  remove: (r: ArtifactRecord) => void;
+  confirming: string | null;
+  setConfirming: (id: string | null) => void;
+  busy: Record<string, string>;
+}
+
+function ArtifactCard({ record, now, actions }: { record: ArtifactRecord; now: number; actions: ItemActions }) {
+  const pinned = record.persistence === "pinned";
+  return (
+    <li className={`artifact-card${pinned ? " pinned" : ""}`} data-artifact={record.id}>
+      <button type="button" className="card-open" onClick={() => actions.open(record)} title={`Open ${record.name} in the canvas`}>
+        <Thumb record={record} />
+        {pinned ? <span className="pin-badge">Pinned</span> : null}
+      </button>
+      <div className="card-text">
+        <span className="card-name" title={record.name}>
+          {record.name}
+        </span>
+        <span className="card-meta" title={`${record.server} / ${record.tool}`}>
+          {record.server} · {record.tool}
+        </span>
+        <span className="card-meta">
+          {formatBytes(record.size)} · {whenText(record.created_at_ms, now)}
+        </span>
+      </div>
+      <ItemButtons record={record} actions={actions} />
+    </li>
+  );
+}
+
+function ItemButtons({ record, actions }: { record: ArtifactRecord; actions: ItemActions }) {
+  const pinned = record.persistence === "pinned";
+  const busy = actions.busy[record.id];
+  if (busy) return <div className="item-actions muted small">{busy}</div>;
+  if (actions.confirming === record.id) {
+    return (
+      <div className="item-actions confirm-delete" role="group" aria-label={`Delete ${record.name}?`}>
+        <span className="small">Delete{pinned ? " this pinned file" : ""}?</span>
+        <button type="button" className="danger-text" onClick={() => actions.remove(record)}>
+          Delete
+        </button>
+        <button type="button" onClick={() => actions.setConfirming(null)}>
+          Keep
+        </button>
+      </div>
+    );
+  }
+  return (
+    <div className="item-actions">
+      <button type="button" onClick={() => actions.open(record)}>
+        Open
+      </button>
+      <button type="button" onClick={() => actions.togglePin(record)} aria-pressed={pinned} title={pinned ? "Unpin: may be evicted by the quota again" : "Pin: kept through session clears and the quota"}>
+        {pinned ? "Unpin" : "Pin"}
+      </button>
+      <button type="button" onClick={() => actions.saveAs(record)} title="Save a copy as a file">
+        Save as…
+      </button>
+      <button type="button" className="danger-text" onClick={() => actions.setConfirming(record.id)} aria-label={`Delete ${record.name}`}>
+        Delete
+      </button>
+    </div>
+  );
+}
+
+function ArtifactTable({ items, now, actions, filters, onSort }: { items: ArtifactRecord[]; now: number; actions: ItemActions; filters: BrowserFilters; onSort: (key: SortKey) => void }) {
+  const header = (key: SortKey, label: string) => {
+    const active = filters.sort === key;
+    return (
+      <th aria-sort={active ? (filters.descending ? "descending" : "ascending") : "none"}>
+        <button type="button" className={`sort-header${active ? " active" : ""}`} onClick={() => onSort(key)}>
+          {label}
+          {active ? (filters.descending ? " ↓" : " ↑") : ""}
+        </button>
+      </th>
+    );
+  };
+  return (
+    <table className="artifact-table">
+      <colgroup>
+        <col className="col-thumb" />
+        <col />
+        <col className="col-from" />
+        <col className="col-size" />
+        <col className="col-when" />
+      </colgroup>
+      <thead>
+        <tr>
+          <th aria-label="Preview" />
+          {header("name", "Name")}
+          <th>From</th>
+          {header("size", "Size")}
+          {header("created", "Created")}
+        </tr>
+      </thead>
+      <tbody>
+        {items.map((record) => (
+          <tr key={record.id} data-artifact={record.id} className={record.persistence === "pinned" ? "pinned" : ""}>
+            <td className="row-thumb">
+              <button type="button" className="card-open" onClick={() => actions.open(record)} aria-label={`Open ${record.name}`}>
+                <Thumb record={record} small />
+              </button>
+            </td>
+            <td className="row-name">
+              <span className="row-title">
+                <span className="card-name" title={record.name}>
+                  {record.name}
+                </span>
+                {record.persistence === "pinned" ? <span className="pin-badge inline">Pinned</span> : null}
+              </span>
+              <span className="card-meta" title={`${record.mime} · last used ${whenText(record.last_used_at_ms, now)}`}>
+                {record.mime}
+              </span>
+              <ItemButtons record={record} actions={actions} />
+            </td>
+            <td className="card-meta row-from" title={`${record.server} / ${record.tool}`}>
+              {record.server}
+              <br />
+              {record.tool}
+            </td>
+            <td className="numeric">{formatBytes(record.size)}</td>
+            <td className="row-when">{whenText(record.created_at_ms, now)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** A picture for images and PDFs (loaded once the card comes into view), else a type icon. */
+function Thumb({ record, small = false }: { record: ArtifactRecord; small?: boolean }) {
+  const thumbnail = thumbnailFor(record);
+  const [failed, setFailed] = useState(false);
+  const [ref, seen] = useInView<HTMLSpanElement>();
+  const family = thumbnail.kind === "icon" ? thumbnail.family : record.mime === "application/pdf" ? "pdf" : "image";
+  const className = `thumb${small ? " small" : ""} family-${family}`;
+  if (thumbnail.kind === "icon" || failed) {
+    return (
+      <span className={`${className} icon`} aria-hidden="true">
+        <span className="thumb-label">{typeLabel(record)}</span>
+      </span>
+    );
+  }
+  return (
+    <span ref={ref} className={className}>
+      {seen ? <img src={artifactViewUrl(record.id, thumbnail.view)} alt="" draggable={false} onError={() => setFailed(true)} /> : null}
+    </span>
+  );
+}

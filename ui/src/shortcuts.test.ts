@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest";
+import { shortcutFor, SHORTCUTS, type KeyPress } from "./shortcuts";
+
+const press = (key: string, mods: Partial<KeyPress> = {}): KeyPress => ({ key, ctrlKey: true, metaKey: false, shiftKey: false, altKey: false, ...mods });
+
+describe("shortcutFor", () => {
+  it("maps tab switching and closing", () => {
+    expect(shortcutFor(press("Tab"))).toBe("next_tab");
+    expect(shortcutFor(press("Tab", { shiftKey: true }))).toBe("previous_tab");
+    expect(shortcutFor(press("PageDown"))).toBe("next_tab");
+    expect(shortcutFor(press("PageUp"))).toBe("previous_tab");
+    expect(shortcutFor(press("w"))).toBe("close_tab");
+    expect(shortcutFor(press("W"))).toBe("close_tab");
+  });
+
+  it("maps zoom with and without Shift (+ is Shift+= on most layouts)", () => {
+    expect(shortcutFor(press("="))).toBe("zoom_in");
+    expect(shortcutFor(press("+", { shiftKey: true }))).toBe("zoom_in");
+    expect(shortcutFor(press("-"))).toBe("zoom_out");
+    expect(shortcutFor(press("_", { shiftKey: true }))).toBe("zoom_out");
+    expect(shortcutFor(press("0"))).toBe("zoom_reset");
+  });
+
+  it("takes Cmd like Ctrl, and needs one of them", () => {
+    expect(shortcutFor(press("w", { ctrlKey: false, metaKey: true }))).toBe("close_tab");
+    expect(shortcutFor(press("w", { ctrlKey: false }))).toBeNull();
+    expect(shortcutFor(press("Tab", { ctrlKey: false }))).toBeNull();
+    expect(shortcutFor(press("=", { ctrlKey: false }))).toBeNull();
+  });
+
+  it("ignores Alt combinations, other keys and shifted variants that mean something else", () => {
+    expect(shortcutFor(press("w", { altKey: true }))).toBeNull();
+    expect(shortcutFor(press("W", { shiftKey: true }))).toBeNull();
+    expect(shortcutFor(press("a"))).toBeNull();
+    expect(shortcutFor(press("0", { shiftKey: true }))).toBeNull();
+    expect(shortcutFor(press("PageDown", { shiftKey: true }))).toBeNull();
+  });
+
+  it("documents every action", () => {
+    const actions = new Set(SHORTCUTS.map((s) => s.action));
+    expect(actions).toEqual(new Set(["next_tab", "previous_tab", "close_tab", "zoom_in", "zoom_out", "zoom_reset"]));
+  });
+});
