@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, then runs every test: invariants, UI unit tests, Rust unit and
 # integration tests (real demo server, real SQLite), and the GUI test (real window under Xvfb,
-# driven through tauri-driver/WebKitWebDriver).
+# driven through tauri-driver/WebKitWebDriver), then the .deb: installed, launched, removed.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -20,4 +20,6 @@ step "Rust: unit and integration tests"
 cargo test --workspace --quiet
 step "GUI: a real window under Xvfb, through WebDriver"
 xvfb-run -a cargo test --quiet -p mcp-canvas-e2e --test gui -- --ignored --nocapture
+step "package: build the .deb, install it, run the installed app and CLI, remove it"
+scripts/test-package.sh
 step "all tests passed"
