@@ -27,6 +27,8 @@ const COMMANDS: &[&str] = &[
     "server_statuses",
     "restart_server",
     "server_log",
+    "settings_view",
+    "settings_set",
 ];
 
 fn main() {

@@ -262,11 +262,40 @@ async fn drive(driver: &WebDriver, data_dir: &Path) {
     proxy_step(driver, data_dir).await;
     history_step(driver).await;
     servers_step(driver).await;
+    settings_step(driver, data_dir).await;
 }
 
 /// The arguments form drawn from a tool's inputSchema: defaults filled in, descriptions shown,
 /// checked against the schema before anything is sent, the exact JSON to be sent shown below it
 /// (and the JSON editor in step with it); then the call runs with those arguments.
+/// Settings: the theme changes the window's colour scheme at once; the identity is saved in
+/// settings.toml, the file the CLI reads; a bad value is refused with Rust's reason.
+async fn settings_step(driver: &WebDriver, data_dir: &Path) {
+    wait_for(driver, "button.open-settings").await.click().await.unwrap();
+    for (theme, dark) in [("dark", true), ("light", false)] {
+        let select = thirtyfour::components::SelectElement::new(&wait_for(driver, "select.settings-theme").await).await.unwrap();
+        select.select_by_value(theme).await.unwrap();
+        let script = format!("return matchMedia('(prefers-color-scheme: dark)').matches === {dark} ? 'yes' : null;");
+        wait_for_script(driver, &script, vec![]).await;
+        if dark {
+            screenshot(driver, "settings_dark.png").await;
+        }
+    }
+    let identity = wait_for(driver, r#"input[data-setting="identity.username"]"#).await;
+    replace_text(&identity, "grace").await;
+    identity.send_keys(Key::Enter).await.unwrap();
+    wait_for(driver, ".settings-saved").await;
+    let quota = wait_for(driver, r#"input[data-setting="artifacts.quota_bytes"]"#).await;
+    replace_text(&quota, "lots").await;
+    quota.send_keys(Key::Enter).await.unwrap();
+    let refused = wait_for(driver, ".settings-error").await.text().await.unwrap();
+    assert!(refused.contains("whole number"), "{refused}");
+    let text = std::fs::read_to_string(data_dir.join("settings.toml")).unwrap();
+    assert!(text.contains(r#"username = "grace""#) && text.contains(r#"theme = "light""#) && !text.contains("lots"), "{text}");
+    screenshot(driver, "settings.png").await;
+    wait_for(driver, "button.settings-close").await.click().await.unwrap();
+}
+
 async fn form_step(driver: &WebDriver) {
     wait_for(driver, r#"button[data-tool="make_report"]"#).await.click().await.unwrap();
     arguments_mode(driver, "form").await;

@@ -26,7 +26,7 @@ fn pdf_renderer() -> Result<&'static PdfRenderer, String> {
     PdfRenderer::shared().map_err(|e| e.to_string())
 }
 
-pub fn respond(store: Option<&ArtifactStore>, request: &Request<Vec<u8>>) -> Response<Vec<u8>> {
+pub fn respond(store: Option<&ArtifactStore>, remote_images: bool, request: &Request<Vec<u8>>) -> Response<Vec<u8>> {
     let Some(store) = store else {
         return plain(StatusCode::SERVICE_UNAVAILABLE, "the artifact store is not open".into());
     };
@@ -45,7 +45,7 @@ pub fn respond(store: Option<&ArtifactStore>, request: &Request<Vec<u8>>) -> Res
     let mut response = match view {
         "" => as_stored(&record, bytes),
         "thumbnail" => thumbnail(&record, &bytes, request.uri().query().unwrap_or("")),
-        "sanitized" => sanitized(&record, &bytes),
+        "sanitized" => sanitized(&record, &bytes, remote_images),
         "info" => info(&record, &bytes),
         page if page.starts_with("page/") => pdf_page(&record, &bytes, &page[5..], request.uri().query().unwrap_or("")),
         other => plain(StatusCode::NOT_FOUND, format!("no view `{other}`")),
@@ -94,10 +94,10 @@ fn query_width(query: &str) -> Option<u32> {
     query.split('&').find_map(|p| p.strip_prefix("width=")).and_then(|w| w.parse().ok())
 }
 
-fn sanitized(record: &ArtifactRecord, bytes: &[u8]) -> Response<Vec<u8>> {
+fn sanitized(record: &ArtifactRecord, bytes: &[u8], remote_images: bool) -> Response<Vec<u8>> {
     let text = String::from_utf8_lossy(bytes);
     let document = match record.mime.as_str() {
-        "text/html" | "application/xhtml+xml" => sanitize_html(&text, &HtmlOptions::default()),
+        "text/html" | "application/xhtml+xml" => sanitize_html(&text, &HtmlOptions { allow_remote_images: remote_images, ..HtmlOptions::default() }),
         "text/markdown" | "text/x-markdown" => render_markdown(&text),
         other => return plain(StatusCode::BAD_REQUEST, format!("`{}` is {other}, not HTML or markdown", record.id)),
     };
@@ -182,11 +182,26 @@ mod tests {
 
     fn get(store: &ArtifactStore, path: &str) -> Response<Vec<u8>> {
         let request = Request::builder().uri(format!("artifact://localhost/{path}")).body(Vec::new()).unwrap();
-        respond(Some(store), &request)
+        respond(Some(store), false, &request)
     }
 
     fn content_type(response: &Response<Vec<u8>>) -> &str {
         response.headers()[header::CONTENT_TYPE].to_str().unwrap()
+    }
+
+    #[test]
+    fn remote_images_in_html_load_only_when_the_setting_allows() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = ArtifactStore::open(dir.path()).unwrap();
+        let id = stored(&store, "report.html", "text/html", b"<p>Report</p><img src=\"https://tracker.example/pixel.png\">");
+        let request = Request::builder().uri(format!("artifact://localhost/{id}/sanitized")).body(Vec::new()).unwrap();
+        for allowed in [false, true] {
+            let response = respond(Some(&store), allowed, &request);
+            assert_eq!(response.status(), StatusCode::OK);
+            let body = String::from_utf8(response.body().clone()).unwrap();
+            assert_eq!(body.contains("https://tracker.example/pixel.png"), allowed, "allowed={allowed}: {body}");
+            assert!(body.contains("Report"));
+        }
     }
 
     #[test]

@@ -72,7 +72,7 @@ impl Dashboards {
     /// From the host's settings; without a host (data dir unusable) the list is empty and
     /// nothing is saved.
     pub fn new(host: Option<&Host>) -> Self {
-        let allowlist = host.map(|h| Allowlist::from_settings(h.settings())).unwrap_or_default();
+        let allowlist = host.map(|h| Allowlist::from_settings(&h.settings())).unwrap_or_default();
         for ignored in allowlist.ignored() {
             eprintln!("mcp-canvas: settings.toml: dashboard allowlist entry `{}` ignored: {}", ignored.entry, ignored.reason);
         }

@@ -17,6 +17,7 @@ mod confirmation;
 mod dashboards;
 mod elicitation;
 mod server_commands;
+mod settings_commands;
 mod window_questions;
 
 use std::{sync::Arc, time::Duration};
@@ -60,6 +61,7 @@ fn main() {
     let dashboards = dashboards::Dashboards::new(host.as_deref().ok());
     let canvas = commands::CanvasState::default();
     dashboards.restore(host.as_deref().ok(), &mut canvas.lock());
+    let scheme_host = host.as_ref().ok().cloned();
     let app = tauri::Builder::default()
         .plugin(dashboards.navigation_guard())
         // Native "Save as…" dialogs, opened from Rust only (no dialog permission for the window).
@@ -72,8 +74,10 @@ fn main() {
         .manage(commands::RunningCalls::default())
         .register_asynchronous_uri_scheme_protocol(artifact_scheme::SCHEME, move |_ctx, request, responder| {
             let store = store.clone();
+            // Read per request: the user may change it in Settings while the app runs.
+            let remote_images = scheme_host.as_ref().is_some_and(|h| h.settings().render.allow_remote_images);
             // Reading a blob is file I/O: keep it off the main thread.
-            std::thread::spawn(move || responder.respond(artifact_scheme::respond(store.as_deref(), &request)));
+            std::thread::spawn(move || responder.respond(artifact_scheme::respond(store.as_deref(), remote_images, &request)));
         })
         .invoke_handler(tauri::generate_handler![
             commands::list_servers,
@@ -99,11 +103,16 @@ fn main() {
             artifact_commands::artifact_open_external,
             server_commands::server_statuses,
             server_commands::restart_server,
-            server_commands::server_log
+            server_commands::server_log,
+            settings_commands::settings_view,
+            settings_commands::settings_set
         ])
         .build(tauri::generate_context!("../tauri.conf.json"))
         .expect("the Tauri application could not be built");
     elicitation.attach(app.handle().clone());
+    if let Ok(host) = tauri::Manager::state::<HostState>(&app).inner() {
+        settings_commands::apply_theme(app.handle(), &host.settings());
+    }
     confirmation.attach(app.handle().clone());
     requests.attach(app.handle().clone());
     // Servers' list_changed notifications reach the window, which re-lists their tools.

@@ -133,7 +133,7 @@ export function App() {
         <header className="brand">
           <span className="brand-mark" aria-hidden="true" />
           MCP Canvas
-          <button type="button" className="open-settings" onClick={() => setSettingsOpen(true)} aria-pressed={settingsOpen} aria-label="Settings" title="Settings: dashboard origins">
+          <button type="button" className="open-settings" onClick={() => setSettingsOpen(true)} aria-pressed={settingsOpen} aria-label="Settings" title="Settings: identity, storage, theme, dashboard origins">
             ⚙
           </button>
         </header>

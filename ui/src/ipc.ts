@@ -3,6 +3,7 @@
 import { convertFileSrc, invoke } from "@tauri-apps/api/core";
 import { listen } from "@tauri-apps/api/event";
 import type { AllowlistView } from "./wire/AllowlistView";
+import type { SettingsView } from "./wire/SettingsView";
 import type { ArtifactPage } from "./wire/ArtifactPage";
 import type { ArtifactQuery } from "./wire/ArtifactQuery";
 import type { ArtifactRecord } from "./wire/ArtifactRecord";
@@ -177,3 +178,9 @@ export const artifactOpenExternal = (id: string): Promise<string> => invoke("art
 /** Tauri rejects with the command's error string; anything else is shown as is. */
 export const errorText = (error: unknown): string =>
   typeof error === "string" ? error : error instanceof Error ? error.message : JSON.stringify(error);
+
+/** The settings in effect (`settings.toml` in the data dir). */
+export const settingsView = (): Promise<SettingsView> => invoke("settings_view");
+
+/** Changes one setting (`section.name`); `null` restores its default. Rust checks the value. */
+export const settingsSet = (key: string, value: string | null): Promise<SettingsView> => invoke("settings_set", { key, value });

@@ -4,11 +4,7 @@
 use std::process::ExitCode;
 
 use clap::Subcommand;
-use mcp_canvas_host::{
-    settings::Settings,
-    settings_edit::{self, SettingsView},
-    Host,
-};
+use mcp_canvas_host::{settings::Settings, settings_edit::SettingsView, Host};
 
 #[derive(Subcommand)]
 pub enum SettingsCommand {
@@ -34,11 +30,10 @@ pub enum SettingsCommand {
 }
 
 pub fn run(host: &Host, command: SettingsCommand) -> ExitCode {
-    let path = host.data_dir().join("settings.toml");
     let (settings, json) = match command {
-        SettingsCommand::Show { json } => (Ok(host.settings().clone()), json),
-        SettingsCommand::Set { key, value } => (settings_edit::set(&path, &key, Some(&value)), false),
-        SettingsCommand::Unset { key } => (settings_edit::set(&path, &key, None), false),
+        SettingsCommand::Show { json } => (Ok(host.settings()), json),
+        SettingsCommand::Set { key, value } => (host.set_setting(&key, Some(&value)), false),
+        SettingsCommand::Unset { key } => (host.set_setting(&key, None), false),
     };
     match settings {
         Ok(settings) => {

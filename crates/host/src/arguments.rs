@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 /// What the rewrite needs from the host.
 pub(crate) trait ArgumentContext {
     /// The configured local identity.
-    fn username(&self) -> &str;
+    fn username(&self) -> String;
     /// A capability URL for the artifact of this session named `id_or_name`, if there is one.
     fn file_url(&self, id_or_name: &str) -> Option<String>;
 }
@@ -42,7 +42,7 @@ pub(crate) fn as_sent_for_validation(schema: &Map<String, Value>, arguments: &Ma
 pub(crate) fn prepare(schema: &Map<String, Value>, arguments: &mut Map<String, Value>, context: &impl ArgumentContext) -> Vec<String> {
     let mut notes = Vec::new();
     if property(schema, "username").is_some() {
-        arguments.insert("username".into(), Value::String(context.username().to_owned()));
+        arguments.insert("username".into(), Value::String(context.username()));
     }
     if property(schema, "filename").is_some_and(|p| declares_type(p, "string")) {
         if let Some(Value::String(name)) = arguments.get_mut("filename") {
@@ -74,8 +74,8 @@ mod tests {
 
     struct Context;
     impl ArgumentContext for Context {
-        fn username(&self) -> &str {
-            "ada"
+        fn username(&self) -> String {
+            "ada".to_owned()
         }
         fn file_url(&self, id_or_name: &str) -> Option<String> {
             (id_or_name == "report.pdf").then(|| "http://127.0.0.1:1/api/files/download/k?token=t".into())

@@ -44,7 +44,8 @@ pub struct Host {
     paths: DataPaths,
     config: ServersConfig,
     extraction: ExtractionConfig,
-    settings: Settings,
+    /// Replaced as a whole when the user changes a setting ([`Host::set_setting`]).
+    settings: std::sync::RwLock<Arc<Settings>>,
     probes: Vec<Box<dyn ArtifactProbe>>,
     store: Arc<ArtifactStore>,
     /// One slot per server, so connecting to a slow server never blocks calls to the others.
@@ -78,7 +79,7 @@ impl Host {
             paths,
             config,
             extraction,
-            settings,
+            settings: std::sync::RwLock::new(Arc::new(settings)),
             probes: vec![Box::new(ImageHeaderProbe), Box::new(PdfPageProbe)],
             store: Arc::new(store),
             connections: std::sync::Mutex::new(HashMap::new()),
@@ -102,16 +103,32 @@ impl Host {
         &self.store
     }
 
-    /// The user's settings (`settings.toml`).
-    pub fn settings(&self) -> &Settings {
-        &self.settings
+    /// The user's settings (`settings.toml`) as they are now.
+    pub fn settings(&self) -> Arc<Settings> {
+        self.settings.read().unwrap().clone()
+    }
+
+    /// Changes one setting in `settings.toml` (see [`crate::settings_edit::set`]; `None` restores
+    /// its default) and uses the result from now on.
+    pub fn set_setting(&self, key: &str, value: Option<&str>) -> Result<Arc<Settings>, HostError> {
+        let settings = Arc::new(crate::settings_edit::set(&self.paths.settings(), key, value)?);
+        *self.settings.write().unwrap() = settings.clone();
+        Ok(settings)
+    }
+
+    /// Reads `settings.toml` again (after the allowlist or another process changed it).
+    pub fn reload_settings(&self) -> Result<Arc<Settings>, HostError> {
+        let settings = Arc::new(Settings::load(&self.paths.settings())?);
+        *self.settings.write().unwrap() = settings.clone();
+        Ok(settings)
     }
 
     /// Housekeeping: clears sessions idle longer than the retention, applies the quota and age
     /// limit, and removes orphaned blobs and abandoned temp files. The app runs this at start.
     pub fn tidy_store(&self) -> Result<(), HostError> {
         let now = Self::now_ms();
-        let limits = &self.settings.artifacts;
+        let settings = self.settings();
+        let limits = &settings.artifacts;
         let cutoff = now - i64::from(limits.session_retention_days) * 86_400_000;
         let store_error = |source| HostError::Store { server: "-".into(), tool: "-".into(), source };
         self.store.clear_sessions_before(cutoff, &self.session_id).map_err(store_error)?;

@@ -343,8 +343,8 @@ struct ArgumentsFromHost<'a> {
 }
 
 impl ArgumentContext for ArgumentsFromHost<'_> {
-    fn username(&self) -> &str {
-        &self.host.settings().identity.username
+    fn username(&self) -> String {
+        self.host.settings().identity.username.clone()
     }
 
     fn file_url(&self, id_or_name: &str) -> Option<String> {

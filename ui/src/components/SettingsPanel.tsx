@@ -2,8 +2,9 @@ import { useEffect, useState, type FormEvent } from "react";
 import { allowlistChanged, onAllowlistChange } from "../allowlistEvents";
 import { allowlistAdd, allowlistRemove, allowlistView, errorText } from "../ipc";
 import type { AllowlistView } from "../wire/AllowlistView";
+import { GeneralSettings } from "./GeneralSettings";
 
-/** Settings: the dashboard origin allowlist (`[dashboards] allowed_origins` in settings.toml). */
+/** Settings: identity, storage, display, and the dashboard origin allowlist (`settings.toml`). */
 export function SettingsPanel({ onClose }: { onClose: () => void }) {
   const [view, setView] = useState<AllowlistView | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -42,12 +43,14 @@ export function SettingsPanel({ onClose }: { onClose: () => void }) {
       <header className="settings-header">
         <div>
           <p className="eyebrow">Settings</p>
-          <h2>Dashboard origins</h2>
+          <h2>Settings</h2>
         </div>
         <button type="button" className="secondary settings-close" onClick={onClose}>
           Close
         </button>
       </header>
+      <GeneralSettings />
+      <h3>Dashboard origins</h3>
       <p className="description">
         Tools can open live dashboards in the canvas. A dashboard loads only when its origin — scheme, host and port — is on this list; anything else shows
         a refusal with an “Allow” button. Plain <code>http</code> is accepted for <code>127.0.0.1</code> and <code>localhost</code> only.
