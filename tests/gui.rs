@@ -5,120 +5,19 @@
 //! runs it with `xvfb-run -a cargo test -p mcp-canvas-e2e --test gui -- --ignored`.
 
 use std::{
-    io::{Read, Write},
-    os::unix::process::CommandExt,
-    net::{TcpListener, TcpStream},
-    path::{Path, PathBuf},
-    process::{Child, Command, Stdio},
+    io::Write,
+    net::TcpListener,
+    path::Path,
+    process::Stdio,
     time::{Duration, Instant},
 };
 
-use mcp_canvas_e2e::{binary, target_dir};
+use mcp_canvas_e2e::{
+    binary,
+    webdriver::{screenshot, wait_for, wait_for_script, with_app, POLL, WAIT},
+};
 use serde_json::json;
 use thirtyfour::prelude::*;
-
-const WAIT: Duration = Duration::from_secs(30);
-const POLL: Duration = Duration::from_millis(150);
-
-/// tauri-driver, killed when dropped.
-struct TauriDriver {
-    child: Child,
-    port: u16,
-}
-
-impl TauriDriver {
-    fn start(data_dir: &Path) -> Self {
-        let port = free_port();
-        let native_port = free_port();
-        let program = which("tauri-driver").expect("tauri-driver not found: `cargo install tauri-driver --locked` (scripts/setup.sh --tests does)");
-        let child = Command::new(program)
-            // Its own process group, so that dropping it also stops the WebKitWebDriver it starts.
-            .process_group(0)
-            .args(["--port", &port.to_string(), "--native-port", &native_port.to_string()])
-            // The app inherits this environment: a fresh data dir means a first run.
-            .env("MCP_CANVAS_DATA_DIR", data_dir)
-            .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("tauri-driver starts");
-        let driver = Self { child, port };
-        driver.wait_ready();
-        driver
-    }
-
-    fn url(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
-    }
-
-    /// tauri-driver accepts connections before WebKitWebDriver is ready: poll `/status`.
-    fn wait_ready(&self) {
-        let deadline = Instant::now() + WAIT;
-        while Instant::now() < deadline {
-            if let Ok(mut stream) = TcpStream::connect(("127.0.0.1", self.port)) {
-                let _ = stream.write_all(b"GET /status HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
-                let mut response = String::new();
-                let _ = stream.read_to_string(&mut response);
-                if response.starts_with("HTTP/1.1 200") && response.contains("\"ready\":true") {
-                    return;
-                }
-            }
-            std::thread::sleep(Duration::from_millis(200));
-        }
-        panic!("tauri-driver on port {} was not ready within {WAIT:?}", self.port);
-    }
-}
-
-impl Drop for TauriDriver {
-    fn drop(&mut self) {
-        // tauri-driver does not stop WebKitWebDriver when killed; an orphan would keep the test's
-        // output pipes open. Signal the whole group.
-        let group = format!("-{}", self.child.id());
-        let _ = Command::new("kill").args(["-TERM", "--", &group]).status();
-        std::thread::sleep(Duration::from_millis(300));
-        let _ = Command::new("kill").args(["-KILL", "--", &group]).stderr(Stdio::null()).status();
-        let _ = self.child.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
-fn which(program: &str) -> Option<PathBuf> {
-    let home_cargo = std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo/bin"));
-    std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
-        .unwrap_or_default()
-        .into_iter()
-        .chain(home_cargo)
-        .map(|dir| dir.join(program))
-        .find(|candidate| candidate.is_file())
-}
-
-async fn wait_for(driver: &WebDriver, css: &str) -> WebElement {
-    match driver.query(By::Css(css)).wait(WAIT, POLL).first().await {
-        Ok(element) => element,
-        Err(e) => {
-            // What the window showed instead, for whoever reads the failure.
-            screenshot(driver, "failed_wait.png").await;
-            panic!("`{css}` did not appear within {WAIT:?}: {e}")
-        }
-    }
-}
-
-/// Polls a script until it returns something truthy; returns that value.
-async fn wait_for_script(driver: &WebDriver, script: &str, args: Vec<serde_json::Value>) -> serde_json::Value {
-    let deadline = Instant::now() + WAIT;
-    loop {
-        let value = driver.execute(script, args.clone()).await.expect("script runs").json().clone();
-        let truthy = !(value.is_null() || value == json!(false) || value == json!(0) || value == json!(""));
-        if truthy {
-            return value;
-        }
-        assert!(Instant::now() < deadline, "script stayed falsy for {WAIT:?}: {script}");
-        tokio::time::sleep(POLL).await;
-    }
-}
 
 /// Switches the tool panel's arguments editor to `mode`: `form` (drawn from the inputSchema) or `json`.
 async fn arguments_mode(driver: &WebDriver, mode: &str) {
@@ -148,17 +47,6 @@ async fn set_arguments(driver: &WebDriver, json_text: &str) {
     let textarea = wait_for(driver, "textarea.arguments").await;
     textarea.clear().await.unwrap();
     textarea.send_keys(json_text).await.unwrap();
-}
-
-async fn screenshot(driver: &WebDriver, name: &str) -> PathBuf {
-    // The frame after a DOM change may not be painted yet.
-    tokio::time::sleep(Duration::from_secs(1)).await;
-    let dir = target_dir().parent().unwrap().join("gui-screenshots");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    driver.screenshot(&path).await.unwrap();
-    eprintln!("screenshot: {}", path.display());
-    path
 }
 
 async fn drive(driver: &WebDriver, data_dir: &Path) {
@@ -786,24 +674,7 @@ async fn dashboard_step(driver: &WebDriver) {
 #[ignore = "needs a display and tauri-driver; scripts/test.sh runs it under xvfb-run"]
 async fn calling_a_demo_tool_shows_its_image_in_the_canvas() {
     let data_dir = tempfile::tempdir().unwrap();
-    let tauri_driver = TauriDriver::start(data_dir.path());
-    let mut capabilities = Capabilities::new();
-    capabilities
-        .set("tauri:options", json!({ "application": binary("mcp-canvas") }))
-        .unwrap();
-    let driver = WebDriver::new(tauri_driver.url(), capabilities).await.expect("WebDriver session starts");
-    // Always end the session (it closes the app), even when an assertion fails.
-    let outcome = tokio::spawn({
-        let driver = driver.clone();
-        let data_dir = data_dir.path().to_owned();
-        async move { drive(&driver, &data_dir).await }
-    })
-    .await;
-    let _ = driver.quit().await;
-    drop(tauri_driver);
-    if let Err(panic) = outcome {
-        std::panic::resume_unwind(panic.into_panic());
-    }
+    with_app(&binary("mcp-canvas"), data_dir.path(), |driver, data_dir| async move { drive(&driver, &data_dir).await }).await;
     assert!(data_dir.path().join("servers.json").is_file(), "the app wrote its first-run config");
     // The dashboard step left its trace in the audit log: opened (refused), allowed, updated —
     // with the local identity, never with the token.

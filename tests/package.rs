@@ -7,21 +7,11 @@
 //! Ignored by plain `cargo test`: `scripts/test-package.sh` builds and installs the .deb, runs
 //! `xvfb-run -a cargo test -p mcp-canvas-e2e --test package -- --ignored`, then removes it.
 
-use std::{
-    io::{Read, Write},
-    net::{TcpListener, TcpStream},
-    os::unix::process::CommandExt,
-    path::{Path, PathBuf},
-    process::{Child, Command, Stdio},
-    time::{Duration, Instant},
-};
+use std::path::{Path, PathBuf};
 
-use mcp_canvas_e2e::target_dir;
+use mcp_canvas_e2e::webdriver::{screenshot, wait_for, wait_for_script, with_app};
 use serde_json::json;
 use thirtyfour::prelude::*;
-
-const WAIT: Duration = Duration::from_secs(30);
-const POLL: Duration = Duration::from_millis(150);
 
 /// The installed app, and where the package puts the rest.
 fn installed_app() -> PathBuf {
@@ -34,100 +24,6 @@ fn installed_sibling(name: &str) -> PathBuf {
 
 fn packaged_pdfium() -> PathBuf {
     installed_app().parent().unwrap().parent().unwrap().join("lib/mcp-canvas/libpdfium.so")
-}
-
-/// tauri-driver in its own process group, killed (with its WebKitWebDriver) when dropped.
-struct TauriDriver {
-    child: Child,
-    port: u16,
-}
-
-impl TauriDriver {
-    fn start(data_dir: &Path) -> Self {
-        let port = free_port();
-        let native_port = free_port();
-        let program = which("tauri-driver").expect("tauri-driver not found: `cargo install tauri-driver --locked` (scripts/setup.sh --tests does)");
-        let child = Command::new(program)
-            .process_group(0)
-            .args(["--port", &port.to_string(), "--native-port", &native_port.to_string()])
-            // The app inherits this environment: a fresh data dir means a first run.
-            .env("MCP_CANVAS_DATA_DIR", data_dir)
-            .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("tauri-driver starts");
-        let driver = Self { child, port };
-        driver.wait_ready();
-        driver
-    }
-
-    fn url(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
-    }
-
-    /// tauri-driver accepts connections before WebKitWebDriver is ready: poll `/status`.
-    fn wait_ready(&self) {
-        let deadline = Instant::now() + WAIT;
-        while Instant::now() < deadline {
-            if let Ok(mut stream) = TcpStream::connect(("127.0.0.1", self.port)) {
-                let _ = stream.write_all(b"GET /status HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
-                let mut response = String::new();
-                let _ = stream.read_to_string(&mut response);
-                if response.starts_with("HTTP/1.1 200") && response.contains("\"ready\":true") {
-                    return;
-                }
-            }
-            std::thread::sleep(Duration::from_millis(200));
-        }
-        panic!("tauri-driver on port {} was not ready within {WAIT:?}", self.port);
-    }
-}
-
-impl Drop for TauriDriver {
-    fn drop(&mut self) {
-        let group = format!("-{}", self.child.id());
-        let _ = Command::new("kill").args(["-TERM", "--", &group]).status();
-        std::thread::sleep(Duration::from_millis(300));
-        let _ = Command::new("kill").args(["-KILL", "--", &group]).stderr(Stdio::null()).status();
-        let _ = self.child.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
-fn which(program: &str) -> Option<PathBuf> {
-    let home_cargo = std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo/bin"));
-    std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
-        .unwrap_or_default()
-        .into_iter()
-        .chain(home_cargo)
-        .map(|dir| dir.join(program))
-        .find(|candidate| candidate.is_file())
-}
-
-async fn wait_for(driver: &WebDriver, css: &str) -> WebElement {
-    driver
-        .query(By::Css(css))
-        .wait(WAIT, POLL)
-        .first()
-        .await
-        .unwrap_or_else(|e| panic!("`{css}` did not appear within {WAIT:?}: {e}"))
-}
-
-/// Polls a script until it returns something truthy; returns that value.
-async fn wait_for_script(driver: &WebDriver, script: &str, args: Vec<serde_json::Value>) -> serde_json::Value {
-    let deadline = Instant::now() + WAIT;
-    loop {
-        let value = driver.execute(script, args.clone()).await.expect("script runs").json().clone();
-        if !(value.is_null() || value == json!(false) || value == json!(0) || value == json!("")) {
-            return value;
-        }
-        assert!(Instant::now() < deadline, "script stayed falsy for {WAIT:?}: {script}");
-        tokio::time::sleep(POLL).await;
-    }
 }
 
 async fn call_tool(driver: &WebDriver, tool: &str, arguments: &str) {
@@ -143,15 +39,6 @@ async fn call_tool(driver: &WebDriver, tool: &str, arguments: &str) {
     textarea.clear().await.unwrap();
     textarea.send_keys(arguments).await.unwrap();
     wait_for(driver, "button.call-button").await.click().await.unwrap();
-}
-
-async fn screenshot(driver: &WebDriver, name: &str) {
-    tokio::time::sleep(Duration::from_secs(1)).await;
-    let dir = target_dir().parent().unwrap().join("gui-screenshots");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    driver.screenshot(&path).await.unwrap();
-    eprintln!("screenshot: {}", path.display());
 }
 
 /// Processes whose executable is `exe`: (pid, parent pid, environment).
@@ -231,22 +118,7 @@ async fn the_installed_app_comes_up_with_the_bundled_demo_server() {
     let app = installed_app();
     assert!(app.is_file(), "{} is not installed: scripts/test-package.sh installs the .deb first", app.display());
     let data_dir = tempfile::tempdir().unwrap();
-    let tauri_driver = TauriDriver::start(data_dir.path());
-    let mut capabilities = Capabilities::new();
-    capabilities.set("tauri:options", json!({ "application": app })).unwrap();
-    let driver = WebDriver::new(tauri_driver.url(), capabilities).await.expect("WebDriver session starts");
-    // Always end the session (it closes the app), even when an assertion fails.
-    let outcome = tokio::spawn({
-        let driver = driver.clone();
-        let data_dir = data_dir.path().to_owned();
-        async move { drive(&driver, &data_dir).await }
-    })
-    .await;
-    let _ = driver.quit().await;
-    drop(tauri_driver);
-    if let Err(panic) = outcome {
-        std::panic::resume_unwind(panic.into_panic());
-    }
+    with_app(&app, data_dir.path(), |driver, data_dir| async move { drive(&driver, &data_dir).await }).await;
     let config = std::fs::read_to_string(data_dir.path().join("servers.json")).expect("the app wrote its first-run config");
     assert!(config.contains("\"mcp-canvas-demo\""), "the demo server is configured by its bare name: {config}");
 }

@@ -7,6 +7,9 @@ use std::{
     process::{Child, ChildStdin, ChildStdout, Command, Stdio},
 };
 
+#[path = "webdriver.rs"]
+pub mod webdriver;
+
 use base64::Engine as _;
 use serde_json::{json, Value};
 
