@@ -49,7 +49,8 @@ impl TauriDriver {
         driver
     }
 
-    fn url(&self) -> String {
+    /// Where WebDriver sessions are made.
+    pub fn url(&self) -> String {
         format!("http://127.0.0.1:{}", self.port)
     }
 

@@ -1,0 +1,91 @@
+//! Cold start to a painted window with the demo server connected, measured through WebDriver
+//! under Xvfb: `scripts/bench-startup.sh` builds the release app and runs this with
+//! `xvfb-run -a cargo run --release -p mcp-canvas-e2e --example bench_startup -- [--runs N] [APP]`.
+//!
+//! Each run starts the app on a fresh data dir (a first run: config written, demo server
+//! started) and times, from the WebDriver "new session" request:
+//! - `window`: the session is up (the window exists and its page has loaded);
+//! - `painted`: the React shell is drawn (`.app`);
+//! - `demo`: the demo server's tools are listed in the sidebar.
+//!
+//! Baseline in the same run: `mcp-canvas-cli tools demo` on a fresh data dir, the same work
+//! (first-run config, start the demo server, list its tools) without a window.
+
+use std::{
+    path::PathBuf,
+    process::Command,
+    time::{Duration, Instant},
+};
+
+use mcp_canvas_e2e::{target_dir, webdriver::TauriDriver};
+use serde_json::json;
+use thirtyfour::prelude::*;
+
+const WAIT: Duration = Duration::from_secs(60);
+
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    if n % 2 == 1 { values[n / 2] } else { (values[n / 2 - 1] + values[n / 2]) / 2.0 }
+}
+
+async fn wait_css(driver: &WebDriver, css: &str) {
+    driver.query(By::Css(css)).wait(WAIT, Duration::from_millis(10)).first().await.unwrap_or_else(|e| panic!("{css}: {e}"));
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() {
+    let mut runs = 5usize;
+    let mut app: Option<PathBuf> = None;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--runs" => runs = args.next().and_then(|n| n.parse().ok()).expect("--runs N"),
+            other => app = Some(PathBuf::from(other)),
+        }
+    }
+    let app = app.unwrap_or_else(|| target_dir().join("mcp-canvas"));
+    let cli = app.with_file_name("mcp-canvas-cli");
+    assert!(app.is_file() && cli.is_file(), "{} and mcp-canvas-cli next to it are needed: scripts/bench-startup.sh builds them", app.display());
+    println!("app: {}", app.display());
+
+    let (mut window, mut painted, mut demo, mut baseline) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    // One warm-up run each (page cache, fontconfig), not counted.
+    for run in 0..=runs {
+        let dir = tempfile::tempdir().unwrap();
+        let started = Instant::now();
+        let status = Command::new(&cli).arg("--data-dir").arg(dir.path()).args(["tools", "demo"]).env_remove("MCP_CANVAS_DATA_DIR").output().unwrap();
+        let cli_ms = started.elapsed().as_secs_f64() * 1000.0;
+        assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
+
+        let dir = tempfile::tempdir().unwrap();
+        let tauri_driver = TauriDriver::start(dir.path());
+        let mut capabilities = Capabilities::new();
+        capabilities.set("tauri:options", json!({ "application": app })).unwrap();
+        let started = Instant::now();
+        let driver = WebDriver::new(tauri_driver.url(), capabilities).await.expect("WebDriver session starts");
+        let window_ms = started.elapsed().as_secs_f64() * 1000.0;
+        wait_css(&driver, ".app").await;
+        let painted_ms = started.elapsed().as_secs_f64() * 1000.0;
+        wait_css(&driver, r#"[data-server="demo"] button[data-tool="render_chart"]"#).await;
+        let demo_ms = started.elapsed().as_secs_f64() * 1000.0;
+        let _ = driver.quit().await;
+        drop(tauri_driver);
+        if run == 0 {
+            continue;
+        }
+        println!("run {run}: window {window_ms:.0} ms, painted {painted_ms:.0} ms, demo tools listed {demo_ms:.0} ms; cli tools demo {cli_ms:.0} ms");
+        window.push(window_ms);
+        painted.push(painted_ms);
+        demo.push(demo_ms);
+        baseline.push(cli_ms);
+    }
+    let (w, p, d, b) = (median(&mut window), median(&mut painted), median(&mut demo), median(&mut baseline));
+    println!();
+    println!("median of {runs} runs (after one warm-up)            ms");
+    println!("window up (session created, page loaded)       {w:>8.0}");
+    println!("shell painted (.app drawn)                     {p:>8.0}");
+    println!("demo server connected, tools listed            {d:>8.0}");
+    println!("baseline: mcp-canvas-cli tools demo            {b:>8.0}");
+    println!("the window's own cost (demo listed − baseline) {:>8.0}", d - b);
+}
