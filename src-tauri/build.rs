@@ -27,6 +27,8 @@ const COMMANDS: &[&str] = &[
     "server_statuses",
     "restart_server",
     "server_log",
+    "stop_server",
+    "set_server_timeout",
     "settings_view",
     "settings_set",
 ];

@@ -264,3 +264,29 @@ async fn a_crash_looping_server_backs_off_and_reports_its_state() {
     others_still_work(&host).await;
     host.shutdown().await;
 }
+
+/// A server's timeout changed while the app runs applies to the next call (and is saved in
+/// servers.json); a stopped server shows so and starts again on its next use.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn timeouts_change_at_run_time_and_stopped_servers_start_on_next_use() {
+    use mcp_canvas_host::health::ServerState;
+    let (dir, host) = host();
+    host.set_server_timeout("faulty", Some(1.0)).unwrap();
+    let err = host.call_tool("faulty", "never_answer", json!({})).await.unwrap_err();
+    assert!(matches!(err, HostError::Timeout { seconds: 1, .. }), "{err}");
+    let saved = std::fs::read_to_string(dir.path().join("servers.json")).unwrap();
+    assert!(saved.contains("\"timeout_seconds\": 1.0"), "{saved}");
+    assert_eq!(host.servers().iter().find(|s| s.name == "faulty").unwrap().timeout_seconds, Some(1.0));
+    assert!(host.set_server_timeout("faulty", Some(0.0)).unwrap_err().to_string().contains("timeout_seconds"));
+    assert!(host.set_server_timeout("nosuch", Some(5.0)).is_err());
+    host.set_server_timeout("faulty", None).unwrap();
+    assert_eq!(host.servers().iter().find(|s| s.name == "faulty").unwrap().timeout_seconds, None);
+
+    others_still_work(&host).await;
+    host.stop("demo").await;
+    let demo_state = || async { host.server_statuses().await.into_iter().find(|s| s.server == "demo").unwrap().state };
+    assert_eq!(demo_state().await, ServerState::Stopped);
+    others_still_work(&host).await;
+    assert_eq!(demo_state().await, ServerState::Running);
+    host.shutdown().await;
+}

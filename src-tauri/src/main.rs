@@ -104,6 +104,8 @@ fn main() {
             server_commands::server_statuses,
             server_commands::restart_server,
             server_commands::server_log,
+            server_commands::stop_server,
+            server_commands::set_server_timeout,
             settings_commands::settings_view,
             settings_commands::settings_set
         ])

@@ -44,6 +44,24 @@ pub async fn restart_server(state: State<'_, HostState>, server: String) -> Resu
     host.restart(&server).await.map_err(|e| e.to_string())
 }
 
+/// Stops `server` now; its next use starts it again.
+#[tauri::command]
+pub async fn stop_server(state: State<'_, HostState>, server: String) -> Result<(), String> {
+    let host = host(&state)?;
+    configured(host, &server)?;
+    host.stop(&server).await;
+    Ok(())
+}
+
+/// Sets `server`'s own call timeout in servers.json (`null`: back to the default); calls sent from
+/// now on use it.
+#[tauri::command]
+pub fn set_server_timeout(state: State<'_, HostState>, server: String, seconds: Option<f64>) -> Result<(), String> {
+    let host = host(&state)?;
+    configured(host, &server)?;
+    host.set_server_timeout(&server, seconds).map_err(|e| e.to_string())
+}
+
 /// The end of `server`'s log (its stderr and MCP log messages), at most [`LOG_TAIL_BYTES`],
 /// starting at a line boundary; empty when it wrote nothing yet.
 #[tauri::command]

@@ -184,3 +184,9 @@ export const settingsView = (): Promise<SettingsView> => invoke("settings_view")
 
 /** Changes one setting (`section.name`); `null` restores its default. Rust checks the value. */
 export const settingsSet = (key: string, value: string | null): Promise<SettingsView> => invoke("settings_set", { key, value });
+
+/** Stops a server now; its next use starts it again. */
+export const stopServer = (server: string): Promise<void> => invoke("stop_server", { server });
+
+/** Sets a server's own call timeout in servers.json; `null` goes back to the default. */
+export const setServerTimeout = (server: string, seconds: number | null): Promise<void> => invoke("set_server_timeout", { server, seconds });

@@ -27,6 +27,8 @@ pub enum ServerState {
     Exited,
     /// The last start failed.
     Failed,
+    /// The user stopped it; the next use starts it again.
+    Stopped,
 }
 
 /// A server's status (the app's server list, `mcp-canvas-cli servers status`).
@@ -55,6 +57,7 @@ pub(crate) struct Health {
     last_error: Option<String>,
     connected_at: Option<Instant>,
     started_once: bool,
+    stopped: bool,
 }
 
 impl Health {
@@ -85,7 +88,14 @@ impl Health {
     /// A start succeeded.
     pub fn connected(&mut self, now: Instant) {
         self.connected_at = Some(now);
+        self.stopped = false;
         self.started_once = true;
+    }
+
+    /// The user stopped it.
+    pub fn stopped(&mut self) {
+        self.stopped = true;
+        self.connected_at = None;
     }
 
     /// Forget the failures (the user restarted it).
@@ -100,6 +110,7 @@ impl Health {
         let state = match live {
             Some(true) => ServerState::Running,
             Some(false) => ServerState::Exited,
+            None if self.stopped => ServerState::Stopped,
             None if self.last_error.is_some() && self.connected_at.is_none() && self.started_once => ServerState::Failed,
             None => ServerState::NotStarted,
         };
@@ -156,6 +167,10 @@ mod tests {
         assert_eq!(health.status("s", Some(false), "log".into(), t0).state, ServerState::Exited);
         health.reset();
         assert_eq!(health.wait(t0 + Duration::from_secs(100)), Duration::ZERO);
+        health.stopped();
+        assert_eq!(health.status("s", None, "log".into(), t0).state, ServerState::Stopped);
+        health.connected(t0);
+        assert_eq!(health.status("s", Some(true), "log".into(), t0).state, ServerState::Running);
         assert_eq!(Health::default().status("s", None, "log".into(), t0).state, ServerState::NotStarted);
     }
 }

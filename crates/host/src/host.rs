@@ -42,7 +42,8 @@ pub struct HostOptions {
 /// The host. Cheap to share behind an `Arc`; all methods take `&self`.
 pub struct Host {
     paths: DataPaths,
-    config: ServersConfig,
+    /// Replaced as a whole when the user changes a server's settings ([`Host::set_server_timeout`]).
+    config: std::sync::RwLock<Arc<ServersConfig>>,
     extraction: ExtractionConfig,
     /// Replaced as a whole when the user changes a setting ([`Host::set_setting`]).
     settings: std::sync::RwLock<Arc<Settings>>,
@@ -77,7 +78,7 @@ impl Host {
             .map_err(|e| HostError::DataDir(format!("cannot open the artifact store in {}: {e}", paths.root.display())))?;
         Ok(Self {
             paths,
-            config,
+            config: std::sync::RwLock::new(Arc::new(config)),
             extraction,
             settings: std::sync::RwLock::new(Arc::new(settings)),
             probes: vec![Box::new(ImageHeaderProbe), Box::new(PdfPageProbe)],
@@ -193,9 +194,13 @@ impl Host {
         &self.session_id
     }
 
+    fn config(&self) -> Arc<ServersConfig> {
+        self.config.read().unwrap().clone()
+    }
+
     /// The configured servers.
     pub fn servers(&self) -> Vec<ServerView> {
-        self.config
+        self.config()
             .servers
             .iter()
             .map(|(name, entry)| {
@@ -204,7 +209,8 @@ impl Host {
                     Ok(Endpoint::Http { .. }) => ("http", None),
                     Err(problem) => ("invalid", Some(problem)),
                 };
-                ServerView { name: name.clone(), transport: transport.into(), target: entry.target(), problem }
+                let timeout_seconds = entry.timeout().ok().flatten().map(|t| t.as_secs_f64());
+                ServerView { name: name.clone(), transport: transport.into(), target: entry.target(), problem, timeout_seconds }
             })
             .collect()
     }
@@ -290,7 +296,7 @@ impl Host {
     /// its failures in a row and the wait before its next start.
     pub async fn server_statuses(&self) -> Vec<ServerStatus> {
         let mut statuses = Vec::new();
-        for name in self.config.servers.keys() {
+        for name in self.config().servers.keys() {
             let slot = self.connections.lock().unwrap().get(name).cloned();
             let live = match slot {
                 // A slot being connected right now is reported as not started yet.
@@ -306,6 +312,42 @@ impl Host {
             statuses.push(status.unwrap_or_else(|| Health::default().status(name, live, log, std::time::Instant::now())));
         }
         statuses
+    }
+
+    /// Stops `server` now (stdin closed, then killed); the next use starts it again.
+    pub async fn stop(&self, server: &str) {
+        let slot = self.connections.lock().unwrap().get(server).cloned();
+        if let Some(slot) = slot {
+            if let Some(connection) = slot.lock().await.take() {
+                connection.shutdown().await;
+            }
+        }
+        self.health.lock().unwrap().entry(server.to_owned()).or_default().stopped();
+    }
+
+    /// Sets (or, with `None`, removes) `server`'s `timeout_seconds` in servers.json. Calls sent
+    /// from now on use it.
+    pub fn set_server_timeout(&self, server: &str, seconds: Option<f64>) -> Result<(), HostError> {
+        let path = self.paths.servers_config();
+        let mut config = ServersConfig::load_or_create(&path)?;
+        let entry = config.servers.get_mut(server).ok_or_else(|| HostError::UnknownServer {
+            name: server.to_owned(),
+            configured: self.config().servers.keys().cloned().collect(),
+            config: path.clone(),
+        })?;
+        match seconds {
+            Some(seconds) => entry.other.insert("timeout_seconds".into(), serde_json::json!(seconds)),
+            None => entry.other.remove("timeout_seconds"),
+        };
+        entry.timeout().map_err(|reason| HostError::Config { path: path.clone(), reason: format!("server `{server}`: {reason}") })?;
+        config.save(&path)?;
+        *self.config.write().unwrap() = Arc::new(config);
+        Ok(())
+    }
+
+    /// `server`'s own call timeout (`timeout_seconds`) as configured now.
+    pub(crate) fn server_timeout(&self, server: &str) -> Option<Duration> {
+        self.config().servers.get(server).and_then(|entry| entry.timeout().ok().flatten())
     }
 
     /// Stops `server` (when it runs) and starts it again at once, forgetting earlier failures.
@@ -357,9 +399,10 @@ impl Host {
             self.health.lock().unwrap().entry(server.to_owned()).or_default().lost(std::time::Instant::now(), &reason);
             *slot = None;
         }
-        let entry = self.config.servers.get(server).ok_or_else(|| HostError::UnknownServer {
+        let config = self.config();
+        let entry = config.servers.get(server).ok_or_else(|| HostError::UnknownServer {
             name: server.to_owned(),
-            configured: self.config.servers.keys().cloned().collect(),
+            configured: config.servers.keys().cloned().collect(),
             config: self.paths.servers_config(),
         })?;
         let wait = self.health.lock().unwrap().get(server).map(|h| h.wait(std::time::Instant::now())).unwrap_or_default();

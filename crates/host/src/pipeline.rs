@@ -202,7 +202,8 @@ async fn call_unaudited(host: &Host, connection: &ServerConnection, tool: &str, 
 async fn send_call(host: &Host, connection: &ServerConnection, tool: &str, arguments: JsonObject, control: &CallControl) -> Result<CallToolResult, HostError> {
     let server = connection.name.as_str();
     let what = format!("calling tool `{tool}`");
-    let limit = control.timeout.or(connection.call_timeout).unwrap_or(host.call_timeout);
+    // The server's timeout as configured now (the user may have changed it since it started).
+    let limit = control.timeout.or(host.server_timeout(server)).unwrap_or(host.call_timeout);
     let clock = CallClock::start(limit, connection.client.elicitor.wait.clone());
     let cancel = control.cancel.clone().unwrap_or_default();
     let cancelled = || HostError::Cancelled { server: server.to_owned(), tool: tool.to_owned(), reason: None };

@@ -20,6 +20,8 @@ pub struct ServerView {
     pub target: String,
     /// Why the entry cannot be used, when it cannot.
     pub problem: Option<String>,
+    /// Its own limit for one tool call (`timeout_seconds`), when it has one.
+    pub timeout_seconds: Option<f64>,
 }
 
 /// A tool as the UI lists it.

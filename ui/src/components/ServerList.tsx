@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from "react";
-import { errorText, listTools, onServerChanged, restartServer, serverStatuses } from "../ipc";
+import { errorText, listTools, onServerChanged, restartServer, serverStatuses, setServerTimeout, stopServer } from "../ipc";
 import { filterTools } from "../toolSearch";
 import type { ServerState } from "../wire/ServerState";
 import type { ServerStatus } from "../wire/ServerStatus";
@@ -28,6 +28,7 @@ export const STATE_WORDS: Record<ServerState, string> = {
   not_started: "not started",
   exited: "exited",
   failed: "failed",
+  stopped: "stopped",
 };
 
 /** The servers, each with its state, Restart, Log and tools; a search box filters the tools. */
@@ -130,6 +131,17 @@ function ServerTools({ server, status, query, selection, onSelect, onShowLog, on
     [server.name],
   );
 
+  async function stop() {
+    setRestartError(null);
+    try {
+      await stopServer(server.name);
+    } catch (error) {
+      setRestartError(errorText(error));
+    } finally {
+      onStatusChange();
+    }
+  }
+
   async function restart() {
     setRestarting(true);
     setRestartError(null);
@@ -172,11 +184,17 @@ function ServerTools({ server, status, query, selection, onSelect, onShowLog, on
           <button type="button" className="server-action server-restart" disabled={restarting} onClick={restart} title={`Stop ${server.name} and start it again`}>
             Restart
           </button>
+          {status?.state === "running" ? (
+            <button type="button" className="server-action server-stop" onClick={stop} title={`Stop ${server.name} now (its next use starts it again)`}>
+              Stop
+            </button>
+          ) : null}
           <button type="button" className="server-action server-log" onClick={onShowLog} title={`The end of ${server.name}'s log`}>
             Log
           </button>
         </div>
       </div>
+      <TimeoutSetting server={server} onError={setRestartError} />
       <p className="server-state" title={hover}>
         {stateWords}
         {status && status.state !== "running" && status.next_start_wait_s > 0 ? ` · next start in ${status.next_start_wait_s} s` : ""}
@@ -226,5 +244,48 @@ function ServerTools({ server, status, query, selection, onSelect, onShowLog, on
         )
       ) : null}
     </section>
+  );
+}
+
+/** The server's own call timeout (`timeout_seconds` in servers.json); empty means the default. */
+function TimeoutSetting({ server, onError }: { server: ServerView; onError: (error: string | null) => void }) {
+  const initial = server.timeout_seconds === null ? "" : String(server.timeout_seconds);
+  const [saved, setSaved] = useState(initial);
+  const [draft, setDraft] = useState(initial);
+  useEffect(() => {
+    setSaved(initial);
+    setDraft(initial);
+  }, [initial]);
+  async function commit() {
+    if (draft.trim() === saved.trim()) return;
+    const seconds = draft.trim() === "" ? null : Number(draft);
+    if (seconds !== null && !(Number.isFinite(seconds) && seconds > 0)) {
+      onError("A timeout is a number of seconds above 0 (empty: the default, 60 s).");
+      return;
+    }
+    try {
+      await setServerTimeout(server.name, seconds);
+      setSaved(draft);
+      onError(null);
+    } catch (error) {
+      onError(errorText(error));
+    }
+  }
+  return (
+    <details className="server-settings">
+      <summary>Call timeout: {saved.trim() === "" ? "default (60 s)" : `${saved} s`}</summary>
+      <label>
+        Seconds per call
+        <input
+          className="server-timeout"
+          inputMode="decimal"
+          value={draft}
+          placeholder="60"
+          onChange={(e) => setDraft(e.target.value)}
+          onBlur={() => void commit()}
+          onKeyDown={(e) => e.key === "Enter" && void commit()}
+        />
+      </label>
+    </details>
   );
 }

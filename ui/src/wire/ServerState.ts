@@ -3,4 +3,4 @@
 /**
  * Where a server stands, as the window shows it.
  */
-export type ServerState = "not_started" | "running" | "exited" | "failed";
+export type ServerState = "not_started" | "running" | "exited" | "failed" | "stopped";

@@ -19,4 +19,8 @@ target: string,
 /**
  * Why the entry cannot be used, when it cannot.
  */
-problem: string | null, };
+problem: string | null, 
+/**
+ * Its own limit for one tool call (`timeout_seconds`), when it has one.
+ */
+timeout_seconds: number | null, };
