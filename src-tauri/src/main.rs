@@ -19,6 +19,7 @@ mod elicitation;
 mod server_commands;
 mod settings_commands;
 mod window_questions;
+mod window_state;
 
 use std::{sync::Arc, time::Duration};
 
@@ -66,6 +67,12 @@ fn main() {
         .plugin(dashboards.navigation_guard())
         // Native "Save as…" dialogs, opened from Rust only (no dialog permission for the window).
         .plugin(tauri_plugin_dialog::init())
+        // The window comes back at the size and place the user left it (no JS API, no permission).
+        .plugin(tauri_plugin_window_state::Builder::default().build())
+        .on_window_event({
+            let saver = window_state::SaveOnChange::default();
+            move |window, event| saver.on_event(tauri::Manager::app_handle(window), event)
+        })
         .manage(host)
         .manage(canvas)
         .manage(dashboards)
