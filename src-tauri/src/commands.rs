@@ -198,6 +198,11 @@ impl RunningCalls {
 pub struct CanvasState(std::sync::Mutex<Canvas>);
 
 impl CanvasState {
+    /// State starting from `canvas`.
+    pub(crate) fn new(canvas: Canvas) -> Self {
+        Self(std::sync::Mutex::new(canvas))
+    }
+
     pub(crate) fn lock(&self) -> std::sync::MutexGuard<'_, Canvas> {
         self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }

@@ -16,6 +16,7 @@ mod commands;
 mod confirmation;
 mod dashboards;
 mod elicitation;
+mod layout;
 mod server_commands;
 mod settings_commands;
 mod window_questions;
@@ -60,7 +61,8 @@ fn main() {
     }
     // Pinned dashboards of the last run come back (without their tokens) before the window asks.
     let dashboards = dashboards::Dashboards::new(host.as_deref().ok());
-    let canvas = commands::CanvasState::default();
+    // The tabs and panes as the user left them (artifacts deleted since are left out).
+    let canvas = commands::CanvasState::new(layout::load(host.as_deref().ok()));
     dashboards.restore(host.as_deref().ok(), &mut canvas.lock());
     let scheme_host = host.as_ref().ok().cloned();
     let app = tauri::Builder::default()
@@ -119,6 +121,7 @@ fn main() {
         .build(tauri::generate_context!("../tauri.conf.json"))
         .expect("the Tauri application could not be built");
     elicitation.attach(app.handle().clone());
+    layout::keep_saved(app.handle().clone());
     if let Ok(host) = tauri::Manager::state::<HostState>(&app).inner() {
         settings_commands::apply_theme(app.handle(), &host.settings());
     }
@@ -139,6 +142,7 @@ fn main() {
             if let Ok(host) = handle.state::<HostState>().inner().clone() {
                 // Session and ephemeral dashboards end with the session; pinned ones come back.
                 handle.state::<dashboards::Dashboards>().session_ended(&host, &handle.state::<commands::CanvasState>().lock());
+                layout::save(&host, &handle.state::<commands::CanvasState>().lock());
                 tauri::async_runtime::block_on(host.shutdown());
             }
         }

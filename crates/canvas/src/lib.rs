@@ -37,6 +37,7 @@ mod canvas;
 mod error;
 mod ids;
 mod intent;
+mod layout;
 mod tab;
 
 pub use apply::{AppliedOutcome, NotOpened, NotOpenedReason};
@@ -44,4 +45,5 @@ pub use canvas::{Canvas, CanvasPane, CanvasView};
 pub use error::CanvasError;
 pub use ids::{PaneId, TabId};
 pub use intent::CanvasIntent;
+pub use layout::{SavedLayout, SavedPane, SavedTab};
 pub use tab::{ArtifactTab, CanvasTab, DashboardTab, OpenedBy, PinnedDashboard, TabContent};
