@@ -1,6 +1,7 @@
-import { useState } from "react";
+import { useRef, useState } from "react";
 import type { ConfirmPrompt } from "../wire/ConfirmPrompt";
 import { confirmHeadline, prettyArguments } from "./confirmText";
+import { keepKeysInDialog, useModalFocus } from "./modalFocus";
 
 interface Props {
   prompt: ConfirmPrompt;
@@ -8,10 +9,19 @@ interface Props {
   onAnswer: (confirmed: boolean) => Promise<void>;
 }
 
-/** Another program (the proxy) wants to run a tool that may change or delete data: run it or not. */
+/**
+ * Another program (the proxy) wants to run a tool that may change or delete data: run it or not.
+ * Keyboard: focus starts on "Don't run", Tab stays inside, Escape is "Don't run".
+ */
 export function ConfirmDialog({ prompt, onAnswer }: Props) {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const dialog = useRef<HTMLDivElement>(null);
+  const backdrop = useModalFocus(dialog, {
+    onEscape: () => void send(false),
+    initialFocus: (root) => root.querySelector<HTMLElement>("button.proxy-confirm-refuse"),
+    busy,
+  });
 
   async function send(confirmed: boolean) {
     setBusy(true);
@@ -25,23 +35,39 @@ export function ConfirmDialog({ prompt, onAnswer }: Props) {
   }
 
   return (
-    <div className="elicitation-backdrop">
-      <div className="elicitation-dialog proxy-confirm" role="alertdialog" aria-modal="true" aria-labelledby="proxy-confirm-title" data-id={prompt.id}>
+    <div className="elicitation-backdrop" {...backdrop}>
+      <div
+        ref={dialog}
+        className="elicitation-dialog proxy-confirm"
+        role="alertdialog"
+        aria-modal="true"
+        aria-labelledby="proxy-confirm-title"
+        aria-describedby="proxy-confirm-description"
+        tabIndex={-1}
+        onKeyDown={keepKeysInDialog}
+        data-id={prompt.id}
+      >
         <p className="eyebrow">{prompt.server} · confirmation needed</p>
         <h2 id="proxy-confirm-title" className="elicitation-message">
           {confirmHeadline(prompt)}, which may change or delete data.
         </h2>
-        <p className="small">It will run with exactly these arguments:</p>
-        <pre className="confirm-arguments proxy-confirm-arguments">{prettyArguments(prompt.arguments)}</pre>
+        <div id="proxy-confirm-description" className="dialog-description">
+          <p className="small">It will run with exactly these arguments:</p>
+          <pre className="confirm-arguments proxy-confirm-arguments">{prettyArguments(prompt.arguments)}</pre>
+        </div>
         <div className="elicitation-actions">
           <button type="button" className="primary danger proxy-confirm-run" disabled={busy} onClick={() => send(true)}>
             Run it
           </button>
-          <button type="button" className="secondary proxy-confirm-refuse" disabled={busy} onClick={() => send(false)}>
+          <button type="button" className="secondary proxy-confirm-refuse" disabled={busy} onClick={() => send(false)} aria-keyshortcuts="Escape">
             Don't run
           </button>
         </div>
-        {error ? <p className="error small">{error}</p> : null}
+        {error ? (
+          <p className="error small" role="alert">
+            {error}
+          </p>
+        ) : null}
       </div>
     </div>
   );

@@ -1,10 +1,11 @@
-import { useMemo, useRef, useState } from "react";
+import { useMemo, useRef, useState, type KeyboardEvent } from "react";
 import { formSchemaOf, initialArguments, uiSchemaFor } from "../forms/formConfig";
 import { asJson } from "../forms/schemaValidator";
 import type { ElicitationAnswer } from "../wire/ElicitationAnswer";
 import type { ElicitationPrompt } from "../wire/ElicitationPrompt";
 import { LazySchemaForm as SchemaForm } from "./LazySchemaForm";
 import type { SchemaFormHandle } from "./SchemaForm";
+import { focusableIn, keepKeysInDialog, useModalFocus } from "./modalFocus";
 
 interface Props {
   prompt: ElicitationPrompt;
@@ -15,10 +16,20 @@ interface Props {
 type FormPrompt = Extract<ElicitationPrompt, { mode: "form" }>;
 type UrlPrompt = Extract<ElicitationPrompt, { mode: "url" }>;
 
-/** A server asks the user something while a tool runs: a form to fill in, or a page to open. */
+/**
+ * A server asks the user something while a tool runs: a form to fill in, or a page to open.
+ * Keyboard: focus starts on the first field (a form) or on Decline (a page: nothing opens unless
+ * the user moves to "Open in browser"), Tab stays inside, Escape cancels, Enter in a field accepts.
+ */
 export function ElicitationDialog({ prompt, onAnswer }: Props) {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const dialog = useRef<HTMLDivElement>(null);
+  const backdrop = useModalFocus(dialog, {
+    onEscape: () => void send({ action: "cancel" }),
+    initialFocus: (root) => (prompt.mode === "form" ? firstField(root) : root.querySelector<HTMLElement>("button.elicitation-decline")),
+    busy,
+  });
 
   async function send(answer: ElicitationAnswer) {
     setBusy(true);
@@ -32,17 +43,47 @@ export function ElicitationDialog({ prompt, onAnswer }: Props) {
   }
 
   return (
-    <div className="elicitation-backdrop">
-      <div className={`elicitation-dialog ${prompt.mode}`} role="dialog" aria-modal="true" aria-labelledby="elicitation-title" data-id={prompt.id}>
+    <div className="elicitation-backdrop" {...backdrop}>
+      <div
+        ref={dialog}
+        className={`elicitation-dialog ${prompt.mode}`}
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby="elicitation-title"
+        aria-describedby={prompt.mode === "url" ? "elicitation-url-description" : undefined}
+        tabIndex={-1}
+        onKeyDown={keepKeysInDialog}
+        data-id={prompt.id}
+      >
         <p className="eyebrow">{prompt.server} asks</p>
         <h2 id="elicitation-title" className="elicitation-message">
           {prompt.message || (prompt.mode === "form" ? "Some input is needed" : "Open a page")}
         </h2>
         {prompt.mode === "form" ? <FormBody prompt={prompt} busy={busy} send={send} /> : <UrlBody prompt={prompt} busy={busy} send={send} />}
-        {error ? <p className="error small elicitation-error">{error}</p> : null}
+        {error ? (
+          <p className="error small elicitation-error" role="alert">
+            {error}
+          </p>
+        ) : null}
       </div>
     </div>
   );
+}
+
+/** The form's first field that takes input, else its safe way out (Cancel); `null` while the form loads. */
+function firstField(root: HTMLElement): HTMLElement | null {
+  const form = root.querySelector<HTMLElement>(".elicitation-form");
+  if (!form) return null;
+  if (form.querySelector(".form-loading")) return null;
+  const field = focusableIn(form).find((e) => e.matches("input, select, textarea") && !e.closest(".elicitation-actions"));
+  return field ?? form.querySelector<HTMLElement>("button.elicitation-cancel");
+}
+
+/** Enter in a one-line field accepts the form, as in any dialog (checkboxes and buttons keep their own Enter). */
+function submitsOnEnter(event: KeyboardEvent<HTMLElement>): boolean {
+  if (event.key !== "Enter" || event.shiftKey || event.ctrlKey || event.altKey || event.metaKey || event.nativeEvent.isComposing) return false;
+  const target = event.target;
+  return target instanceof HTMLInputElement && !["button", "submit", "reset", "checkbox", "radio", "file", "image", "color", "range"].includes(target.type);
 }
 
 interface BodyProps<P> {
@@ -65,7 +106,16 @@ function FormBody({ prompt, busy, send }: BodyProps<FormPrompt>) {
   }
 
   return (
-    <div className="elicitation-form">
+    <div
+      className="elicitation-form"
+      onKeyDown={(event) => {
+        // A form without a submit button and with two or more fields is not submitted by Enter.
+        if (submitsOnEnter(event)) {
+          event.preventDefault();
+          if (!busy) accept();
+        }
+      }}
+    >
       {prompt.problems.length > 0 ? (
         <ul className="elicitation-problems" role="alert">
           {prompt.problems.map((p) => (
@@ -95,7 +145,7 @@ function FormBody({ prompt, busy, send }: BodyProps<FormPrompt>) {
         <button type="button" className="secondary elicitation-decline" disabled={busy} onClick={() => send({ action: "decline" })}>
           Decline
         </button>
-        <button type="button" className="secondary elicitation-cancel" disabled={busy} onClick={() => send({ action: "cancel" })}>
+        <button type="button" className="secondary elicitation-cancel" disabled={busy} onClick={() => send({ action: "cancel" })} aria-keyshortcuts="Escape">
           Cancel
         </button>
       </div>
@@ -110,10 +160,12 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 function UrlBody({ prompt, busy, send }: BodyProps<UrlPrompt>) {
   return (
     <div className="elicitation-url">
-      <p className="elicitation-domain-line">
-        The page is on <strong className="elicitation-domain">{prompt.domain}</strong>
-      </p>
-      <code className="elicitation-full-url">{prompt.url}</code>
+      <div id="elicitation-url-description" className="dialog-description">
+        <p className="elicitation-domain-line">
+          The page is on <strong className="elicitation-domain">{prompt.domain}</strong>
+        </p>
+        <code className="elicitation-full-url">{prompt.url}</code>
+      </div>
       {prompt.warnings.length > 0 ? (
         <ul className="elicitation-warnings" role="alert">
           {prompt.warnings.map((w) => (
@@ -128,6 +180,9 @@ function UrlBody({ prompt, busy, send }: BodyProps<UrlPrompt>) {
         </button>
         <button type="button" className="secondary elicitation-decline" disabled={busy} onClick={() => send({ action: "decline" })}>
           Decline
+        </button>
+        <button type="button" className="secondary elicitation-cancel" disabled={busy} onClick={() => send({ action: "cancel" })} aria-keyshortcuts="Escape">
+          Cancel
         </button>
       </div>
     </div>

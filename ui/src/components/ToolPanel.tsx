@@ -77,6 +77,16 @@ export function ToolPanel({ selection, onOutcome }: Props) {
     setEditor(next);
   }
 
+  // "Don't run": focus goes back to "Call tool", where it was before the confirmation.
+  const callButton = useRef<HTMLButtonElement>(null);
+  const refused = useRef(false);
+  useEffect(() => {
+    if (confirming === null && refused.current) {
+      refused.current = false;
+      callButton.current?.focus();
+    }
+  }, [confirming]);
+
   // The arguments changed after the confirmation was shown: what was confirmed would not run.
   useEffect(() => {
     setConfirming((shown) => (shown !== null && shown !== toSend ? null : shown));
@@ -228,22 +238,17 @@ export function ToolPanel({ selection, onOutcome }: Props) {
         )}
       </div>
       {confirming !== null ? (
-        <div className="confirm" role="alertdialog" aria-label="Confirm the call">
-          <p>
-            <strong>{tool.title ?? tool.name}</strong> may change or delete data. It will run with exactly these arguments:
-          </p>
-          <pre className="confirm-arguments">{confirming}</pre>
-          <div className="confirm-actions">
-            <button type="button" className="primary danger confirm-run" onClick={() => run(true, confirming, false)}>
-              Run it
-            </button>
-            <button type="button" className="secondary" onClick={() => setConfirming(null)}>
-              Cancel
-            </button>
-          </div>
-        </div>
+        <CallConfirmation
+          tool={tool.title ?? tool.name}
+          text={confirming}
+          onRun={() => run(true, confirming, false)}
+          onRefuse={() => {
+            refused.current = true;
+            setConfirming(null);
+          }}
+        />
       ) : (
-        <button type="button" className="primary call-button" disabled={running} onClick={() => run(false)}>
+        <button ref={callButton} type="button" className="primary call-button" disabled={running} onClick={() => run(false)}>
           {running ? "Calling…" : "Call tool"}
         </button>
       )}
@@ -261,6 +266,45 @@ export function ToolPanel({ selection, onOutcome }: Props) {
           ),
         )}
       </ol>
+    </div>
+  );
+}
+
+/**
+ * "This tool may change or delete data; run it with exactly these arguments?" Keyboard: focus
+ * starts on "Don't run" (Enter there is the safe answer), Escape is "Don't run" too.
+ */
+function CallConfirmation({ tool, text, onRun, onRefuse }: { tool: string; text: string; onRun: () => void; onRefuse: () => void }) {
+  const refuse = useRef<HTMLButtonElement>(null);
+  useEffect(() => refuse.current?.focus(), []);
+  return (
+    <div
+      className="confirm"
+      role="alertdialog"
+      aria-labelledby="call-confirm-title"
+      aria-describedby="call-confirm-arguments"
+      onKeyDown={(event) => {
+        if (event.key === "Escape") {
+          event.preventDefault();
+          event.stopPropagation();
+          onRefuse();
+        }
+      }}
+    >
+      <p id="call-confirm-title">
+        <strong>{tool}</strong> may change or delete data. It will run with exactly these arguments:
+      </p>
+      <pre id="call-confirm-arguments" className="confirm-arguments">
+        {text}
+      </pre>
+      <div className="confirm-actions">
+        <button type="button" className="primary danger confirm-run" onClick={onRun}>
+          Run it
+        </button>
+        <button ref={refuse} type="button" className="secondary confirm-refuse" onClick={onRefuse} aria-keyshortcuts="Escape">
+          Don't run
+        </button>
+      </div>
     </div>
   );
 }
