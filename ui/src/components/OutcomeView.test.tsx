@@ -1,0 +1,78 @@
+import { render, screen } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { describe, expect, it, vi } from "vitest";
+import type { CallOutcome } from "../wire/CallOutcome";
+import { OutcomeView } from "./OutcomeView";
+
+const base: CallOutcome = {
+  call_id: "call-1",
+  server: "demo",
+  tool: "search_patterns",
+  summary: "The search needs more input.",
+  results: null,
+  texts: [],
+  artifacts: [],
+  display: { open_canvas: false, primary: null, mode: "replace", viewer: null },
+  dashboard: null,
+  needs_input: null,
+  error: null,
+  kind: null,
+  warnings: [],
+  meta: null,
+};
+
+describe("OutcomeView", () => {
+  it("offers needsInput options and suggestions as buttons that fill their field", async () => {
+    const onChoose = vi.fn();
+    const user = userEvent.setup();
+    render(
+      <OutcomeView
+        outcome={{
+          ...base,
+          needs_input: {
+            message: "What should I search for?",
+            fields: ["q"],
+            reason: "The query is empty.",
+            suggestions: { q: ["revenue"] },
+            options: [
+              { label: "Sales", value: "sales", description: "Sales dashboards", field: "q" },
+              { label: "Ask me later", value: "later", description: null, field: null },
+            ],
+          },
+        }}
+        onChoose={onChoose}
+      />,
+    );
+    expect(screen.getByText("What should I search for?")).toBeTruthy();
+    expect(screen.getByText("The query is empty.")).toBeTruthy();
+    await user.click(screen.getByRole("button", { name: "q: Sales" }));
+    expect(onChoose).toHaveBeenLastCalledWith("q", "sales");
+    await user.click(screen.getByRole("button", { name: "q: revenue" }));
+    expect(onChoose).toHaveBeenLastCalledWith("q", "revenue");
+    // An option that names no field cannot fill one in.
+    const later = screen.getByRole("button", { name: "Ask me later" });
+    expect(later).toHaveProperty("disabled", true);
+    await user.click(later);
+    expect(onChoose).toHaveBeenCalledTimes(2);
+  });
+
+  it("shows the tool's error, whether retrying may help, and the warnings", async () => {
+    const user = userEvent.setup();
+    render(
+      <OutcomeView
+        outcome={{
+          ...base,
+          summary: "Failed.",
+          error: { code: "RATE_LIMITED", message: "Too many requests.", retryable: true, details: null },
+          warnings: ["a base64 block was not valid and was skipped", "the declared MIME type was wrong"],
+        }}
+        onChoose={() => {}}
+      />,
+    );
+    expect(screen.getByText("RATE_LIMITED").parentElement?.textContent).toBe("RATE_LIMITED Too many requests. (retrying may help)");
+    const warnings = screen.getByText("2 warnings");
+    expect(screen.getByText("the declared MIME type was wrong")).toBeTruthy();
+    await user.click(warnings);
+    expect(warnings.closest("details")?.open).toBe(true);
+  });
+});

@@ -1,0 +1,89 @@
+import { render, screen, waitFor } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import type { CallOutcome } from "../wire/CallOutcome";
+import type { ToolView } from "../wire/ToolView";
+import { ToolPanel } from "./ToolPanel";
+
+// ToolPanel calls the backend through ipc.ts (the one module that imports @tauri-apps).
+const ipc = vi.hoisted(() => ({
+  callTool: vi.fn(),
+  cancelCall: vi.fn(),
+  onCallProgress: vi.fn(() => () => {}),
+}));
+vi.mock("../ipc", () => ({
+  ...ipc,
+  newCallToken: () => "token-1",
+  errorText: (error: unknown) => String(error),
+}));
+
+// The demo's purge_cache: no arguments, annotated destructive.
+const purgeCache: ToolView = {
+  name: "purge_cache",
+  title: "Purge the cache",
+  description: "Empties the demo server's in-memory cache.",
+  input_schema: { type: "object", properties: {} },
+  read_only: false,
+  destructive: true,
+};
+
+const outcome: CallOutcome = {
+  call_id: "call-1",
+  server: "demo",
+  tool: "purge_cache",
+  summary: "Purged 3 cache entries.",
+  results: null,
+  texts: [],
+  artifacts: [],
+  display: { open_canvas: false, primary: null, mode: "replace", viewer: null },
+  dashboard: null,
+  needs_input: null,
+  error: null,
+  kind: null,
+  warnings: [],
+  meta: null,
+};
+
+function renderPanel() {
+  const onOutcome = vi.fn();
+  const user = userEvent.setup();
+  render(<ToolPanel selection={{ server: "demo", tool: purgeCache }} onOutcome={onOutcome} />);
+  return { user, onOutcome };
+}
+
+describe("ToolPanel, a tool that may delete data", () => {
+  beforeEach(() => {
+    ipc.callTool.mockReset().mockResolvedValue(outcome);
+  });
+
+  it("asks first with the exact arguments; focus starts on Don't run, and Escape runs nothing", async () => {
+    const { user } = renderPanel();
+    const call = screen.getByRole("button", { name: "Call tool" });
+    await user.click(call);
+    const confirmation = screen.getByRole("alertdialog", { name: /Purge the cache may change or delete data/ });
+    expect(confirmation.textContent).toContain("{}");
+    expect(document.activeElement).toBe(screen.getByRole("button", { name: "Don't run" }));
+    await user.keyboard("{Escape}");
+    expect(screen.queryByRole("alertdialog")).toBeNull();
+    expect(ipc.callTool).not.toHaveBeenCalled();
+    // Back on the button that asked.
+    expect(document.activeElement).toBe(screen.getByRole("button", { name: "Call tool" }));
+  });
+
+  it("Don't run runs nothing", async () => {
+    const { user } = renderPanel();
+    await user.click(screen.getByRole("button", { name: "Call tool" }));
+    await user.keyboard("{Enter}");
+    expect(screen.queryByRole("alertdialog")).toBeNull();
+    expect(ipc.callTool).not.toHaveBeenCalled();
+  });
+
+  it("Run it calls the tool, confirmed, with the arguments shown, and shows the outcome", async () => {
+    const { user, onOutcome } = renderPanel();
+    await user.click(screen.getByRole("button", { name: "Call tool" }));
+    await user.click(screen.getByRole("button", { name: "Run it" }));
+    expect(ipc.callTool).toHaveBeenCalledExactlyOnceWith("demo", "purge_cache", "{}", true, "token-1");
+    expect(await screen.findByText("Purged 3 cache entries.")).toBeTruthy();
+    await waitFor(() => expect(onOutcome).toHaveBeenCalledWith(outcome));
+  });
+});
