@@ -5,16 +5,17 @@
 //! runs it with `xvfb-run -a cargo test -p mcp-canvas-e2e --test gui -- --ignored`.
 
 use std::{
-    io::Write,
-    net::TcpListener,
-    path::Path,
+    ffi::OsString,
+    io::{Read, Write},
+    net::{TcpListener, TcpStream},
+    path::{Path, PathBuf},
     process::Stdio,
     time::{Duration, Instant},
 };
 
 use mcp_canvas_e2e::{
     binary,
-    webdriver::{screenshot, wait_for, wait_for_script, with_app, POLL, WAIT},
+    webdriver::{screenshot, wait_for, wait_for_script, with_app_env, POLL, WAIT},
 };
 use serde_json::json;
 use thirtyfour::prelude::*;
@@ -49,7 +50,47 @@ async fn set_arguments(driver: &WebDriver, json_text: &str) {
     textarea.send_keys(json_text).await.unwrap();
 }
 
-async fn drive(driver: &WebDriver, data_dir: &Path) {
+/// Types `keys` into whatever has focus in the window, as a person at the keyboard would.
+async fn press(driver: &WebDriver, keys: impl Into<TypingData>) {
+    driver.active_element().await.unwrap().send_keys(keys).await.unwrap();
+}
+
+/// Waits until the focused element matches `css`.
+async fn wait_for_focus(driver: &WebDriver, css: &str) {
+    wait_for_script(driver, "const a = document.activeElement; return !!a && a.matches(arguments[0]);", vec![json!(css)]).await;
+}
+
+/// How many results the tool panel lists.
+async fn result_count(driver: &WebDriver) -> u64 {
+    driver.execute("return document.querySelectorAll('.history .result').length;", vec![]).await.unwrap().json().as_u64().unwrap()
+}
+
+/// Waits for a result newer than the `before` ones; returns its text (summary, error, warnings).
+async fn newest_result_after(driver: &WebDriver, before: u64) -> String {
+    let text = wait_for_script(
+        driver,
+        "const r = document.querySelectorAll('.history .result'); return r.length > arguments[0] ? r[0].textContent : null;",
+        vec![json!(before)],
+    )
+    .await;
+    text.as_str().unwrap().to_owned()
+}
+
+/// Calls the selected tool with `arguments` (JSON text) and waits for its result's text.
+async fn call_with(driver: &WebDriver, arguments: &str) -> String {
+    set_arguments(driver, arguments).await;
+    let before = result_count(driver).await;
+    wait_for(driver, "button.call-button").await.click().await.unwrap();
+    newest_result_after(driver, before).await
+}
+
+/// The tab labels of the focused pane, left to right.
+async fn active_pane_labels(driver: &WebDriver) -> Vec<String> {
+    let labels = driver.execute("return [...document.querySelectorAll('section.pane.active .tab-label')].map(e => e.textContent);", vec![]).await.unwrap().json().clone();
+    serde_json::from_value(labels).unwrap()
+}
+
+async fn drive(driver: &WebDriver, data_dir: &Path, opened: &Path) {
     // First run: the demo server is configured and its tools are listed.
     wait_for(driver, r#"[data-server="demo"] button[data-tool="render_chart"]"#).await.click().await.unwrap();
 
@@ -99,6 +140,7 @@ async fn drive(driver: &WebDriver, data_dir: &Path) {
     assert!(sanitized.contains("quarterly") || sanitized.contains("report"), "the report's content is kept");
     assert!(!sanitized.contains("<script") && !sanitized.contains("onclick"), "{sanitized}");
     screenshot(driver, "make_report_split.png").await;
+    append_step(driver).await;
 
     // A PDF opens at page 1, rendered by pdfium; the next page renders on demand.
     wait_for(driver, r#"button[data-tool="download_workbook"]"#).await.click().await.unwrap();
@@ -132,12 +174,22 @@ async fn drive(driver: &WebDriver, data_dir: &Path) {
     let arguments = wait_for(driver, "textarea.arguments").await.prop("value").await.unwrap().unwrap();
     assert!(arguments.contains("\"q\""), "{arguments}");
 
-    // A tool that may delete data asks first, showing the exact arguments.
+    // A tool that may delete data asks first, showing the exact arguments. Focus starts on
+    // "Don't run"; Escape is "Don't run" too: nothing is called, and focus is back on "Call tool".
     wait_for(driver, r#"button[data-tool="purge_cache"]"#).await.click().await.unwrap();
+    let before = result_count(driver).await;
     wait_for(driver, "button.call-button").await.click().await.unwrap();
-    let dialog = wait_for(driver, ".confirm").await.text().await.unwrap();
+    let dialog = wait_for(driver, r#".confirm[role="alertdialog"]"#).await.text().await.unwrap();
     assert!(dialog.contains("may change or delete data"), "{dialog}");
+    wait_for_focus(driver, ".confirm button.confirm-refuse").await;
     screenshot(driver, "confirm_destructive.png").await;
+    press(driver, Key::Escape).await;
+    wait_for_script(driver, "return document.querySelectorAll('.confirm').length === 0;", vec![]).await;
+    wait_for_focus(driver, "button.call-button").await;
+    assert_eq!(result_count(driver).await, before, "Escape ran nothing");
+    // Enter on the focused "Call tool" asks again; this time, run it.
+    press(driver, Key::Enter).await;
+    wait_for_focus(driver, ".confirm button.confirm-refuse").await;
     wait_for(driver, "button.confirm-run").await.click().await.unwrap();
     let summary = wait_for(driver, ".result .summary").await.text().await.unwrap();
     assert!(!summary.is_empty());
@@ -146,6 +198,7 @@ async fn drive(driver: &WebDriver, data_dir: &Path) {
     search_step(driver).await;
     dashboard_step(driver).await;
     elicitation_step(driver).await;
+    url_elicitation_step(driver, opened).await;
     progress_step(driver).await;
     proxy_step(driver, data_dir).await;
     history_step(driver).await;
@@ -456,9 +509,18 @@ async fn proxy_step(driver: &WebDriver, data_dir: &Path) {
     assert_ne!(response["result"]["isError"], json!(true), "confirmed, so it ran: {response}");
     wait_for_script(driver, "return document.querySelectorAll('.proxy-confirm').length === 0;", vec![]).await;
 
-    // Refused: the tool does not run and the AI host is told so.
+    // Refused with the keyboard: focus starts on "Don't run", Tab stays in the dialog, and
+    // Escape is "Don't run": the tool does not run and the AI host is told so.
     proxy.send(4, "tools/call", json!({"name": "demo__purge_cache", "arguments": {}})).await;
-    wait_for(driver, "button.proxy-confirm-refuse").await.click().await.unwrap();
+    let modal = wait_for(driver, r#".proxy-confirm[role="alertdialog"][aria-modal="true"]"#).await;
+    assert!(modal.attr("aria-labelledby").await.unwrap().is_some());
+    wait_for_focus(driver, ".proxy-confirm button.proxy-confirm-refuse").await;
+    press(driver, Key::Tab).await;
+    wait_for_focus(driver, ".proxy-confirm button.proxy-confirm-run").await;
+    screenshot(driver, "proxy_confirm_keyboard.png").await;
+    press(driver, Key::Tab).await;
+    wait_for_focus(driver, ".proxy-confirm button.proxy-confirm-refuse").await;
+    press(driver, Key::Escape).await;
     let response = proxy.response(4).await;
     assert_eq!(response["result"]["isError"], json!(true), "{response}");
     assert!(ProxyClient::texts(&response).contains("declined"), "{response}");
@@ -513,6 +575,11 @@ async fn elicitation_step(driver: &WebDriver) {
     wait_for(driver, "button.call-button").await.click().await.unwrap();
     let dialog = wait_for(driver, ".elicitation-dialog.form").await.text().await.unwrap();
     assert!(dialog.contains("How would you like MCP Canvas to look?") && dialog.contains("Font size"), "{dialog}");
+    let modal = wait_for(driver, r#".elicitation-dialog.form[role="dialog"][aria-modal="true"]"#).await;
+    let title = modal.attr("aria-labelledby").await.unwrap().expect("aria-labelledby");
+    assert!(driver.find(By::Id(&title)).await.unwrap().text().await.unwrap().contains("How would you like"), "labelled by its question");
+    // Focus moves to the first field (the required theme) once the form is drawn.
+    wait_for_focus(driver, "select#elicitation_theme").await;
     let font_size = wait_for(driver, "input#elicitation_font_size").await.prop("value").await.unwrap();
     assert_eq!(font_size.as_deref(), Some("14"), "the default is filled in");
     assert!(dialog.contains("Text size in points (8–32)"), "descriptions are shown: {dialog}");
@@ -524,12 +591,13 @@ async fn elicitation_step(driver: &WebDriver) {
     let problem = wait_for(driver, ".elicitation-form .error-detail").await.text().await.unwrap();
     assert!(problem.contains("is required"), "{problem}");
     assert_eq!(driver.find_all(By::Css(".elicitation-dialog.form")).await.unwrap().len(), 1, "still asking");
-    // Change the display name, pick a theme (required, no default), accept.
+    // Change the display name, pick a theme (required, no default), accept with Enter in a
+    // field (the form has no submit button and several fields: the dialog does it).
     let name = wait_for(driver, "input#elicitation_display_name").await;
-    replace_text(&name, "Ada Lovelace").await;
     driver.query(By::XPath("//select[@id='elicitation_theme']/option[normalize-space()='dark']")).wait(WAIT, POLL).first().await.unwrap().click().await.unwrap();
+    replace_text(&name, "Ada Lovelace").await;
     screenshot(driver, "elicitation_form.png").await;
-    wait_for(driver, "button.elicitation-accept").await.click().await.unwrap();
+    name.send_keys(Key::Enter).await.unwrap();
     let summary = wait_for_script(driver, "const s = document.querySelector('.history .result .summary'); return s ? s.textContent : null;", vec![]).await;
     let summary = summary.as_str().unwrap();
     assert!(summary.contains("theme dark") && summary.contains("display name \"Ada Lovelace\""), "{summary}");
@@ -546,6 +614,137 @@ async fn elicitation_step(driver: &WebDriver) {
     )
     .await;
     assert!(summary.as_str().unwrap().contains("declined"), "{summary}");
+
+    // Once more, with the keyboard only: Tab never leaves the dialog, Escape cancels.
+    let before = result_count(driver).await;
+    wait_for(driver, "button.call-button").await.click().await.unwrap();
+    wait_for_focus(driver, "select#elicitation_theme").await;
+    for _ in 0..12 {
+        press(driver, Key::Tab).await;
+        wait_for_focus(driver, ".elicitation-dialog.form *").await;
+    }
+    press(driver, Key::Shift + Key::Tab).await;
+    wait_for_focus(driver, ".elicitation-dialog.form *").await;
+    press(driver, Key::Escape).await;
+    let result = newest_result_after(driver, before).await;
+    assert!(result.contains("The user cancelled the preferences form without answering."), "{result}");
+    assert_eq!(driver.find_all(By::Css(".elicitation-dialog")).await.unwrap().len(), 0, "Escape closed the dialog");
+}
+
+/// A server asks the user to open a page (URL elicitation, the demo's `link_account`): the dialog
+/// shows the full URL and its domain, focus starts on Decline, and nothing is opened unless the
+/// user chooses "Open in browser". `opened` is where the stand-in for the system opener
+/// (`xdg-open`, first on the app's PATH) writes each URL it is given.
+async fn url_elicitation_step(driver: &WebDriver, opened: &Path) {
+    let opened_urls = || std::fs::read_to_string(opened).unwrap_or_default();
+    wait_for(driver, r#"button[data-tool="link_account"]"#).await.click().await.unwrap();
+    set_arguments(driver, r#"{"wait_seconds": 30}"#).await;
+
+    // Escape: cancelled; the call says the page was not opened, and the opener never ran.
+    let before = result_count(driver).await;
+    wait_for(driver, "button.call-button").await.click().await.unwrap();
+    let modal = wait_for(driver, r#".elicitation-dialog.url[role="dialog"][aria-modal="true"]"#).await;
+    let url = wait_for(driver, ".elicitation-dialog.url .elicitation-full-url").await.text().await.unwrap();
+    let domain = wait_for(driver, ".elicitation-dialog.url .elicitation-domain").await.text().await.unwrap();
+    assert!(url.starts_with("http://127.0.0.1:") && url.contains("/link?token="), "the full URL, token and all: {url}");
+    let host = driver.execute("return new URL(arguments[0]).hostname;", vec![json!(url)]).await.unwrap().json().clone();
+    assert_eq!(json!(domain), host, "the domain shown is the URL's host");
+    let text = modal.text().await.unwrap();
+    assert!(text.contains("link your (pretend) demo account") && text.contains("Nothing is opened unless you choose to"), "{text}");
+    let labels = driver.execute("return [...document.querySelectorAll('.elicitation-dialog.url button')].map(b => b.textContent);", vec![]).await.unwrap().json().clone();
+    assert_eq!(labels, json!(["Open in browser", "Decline", "Cancel"]));
+    wait_for_focus(driver, ".elicitation-dialog.url button.elicitation-decline").await;
+    screenshot(driver, "elicitation_url.png").await;
+    // Tab goes round the three buttons and stays in the dialog.
+    for expected in ["elicitation-cancel", "elicitation-open", "elicitation-decline"] {
+        press(driver, Key::Tab).await;
+        wait_for_focus(driver, &format!(".elicitation-dialog.url button.{expected}")).await;
+    }
+    press(driver, Key::Escape).await;
+    let result = newest_result_after(driver, before).await;
+    assert!(result.contains("Linking was cancelled."), "{result}");
+    assert!(result.contains(&format!("the page at {domain} was not opened")), "the call's warning says so: {result}");
+    assert_eq!(driver.find_all(By::Css(".elicitation-dialog")).await.unwrap().len(), 0);
+    assert_eq!(opened_urls(), "", "Escape opened nothing");
+
+    // Enter on the focused Decline: declined, nothing opened.
+    let before = result_count(driver).await;
+    wait_for(driver, "button.call-button").await.click().await.unwrap();
+    wait_for_focus(driver, ".elicitation-dialog.url button.elicitation-decline").await;
+    press(driver, Key::Enter).await;
+    let result = newest_result_after(driver, before).await;
+    assert!(result.contains("The user declined to open the linking page."), "{result}");
+    assert!(result.contains(&format!("declined to open the page on {domain}")), "{result}");
+    assert_eq!(opened_urls(), "", "Decline opened nothing");
+
+    // Shift+Tab to "Open in browser", Enter: the system opener gets exactly the URL shown; the
+    // test then plays the user on that page and the call finishes linked.
+    let before = result_count(driver).await;
+    wait_for(driver, "button.call-button").await.click().await.unwrap();
+    wait_for_focus(driver, ".elicitation-dialog.url button.elicitation-decline").await;
+    let url = wait_for(driver, ".elicitation-dialog.url .elicitation-full-url").await.text().await.unwrap();
+    assert_eq!(opened_urls(), "", "nothing is opened while the dialog asks");
+    press(driver, Key::Shift + Key::Tab).await;
+    wait_for_focus(driver, ".elicitation-dialog.url button.elicitation-open").await;
+    screenshot(driver, "elicitation_url_open_focused.png").await;
+    press(driver, Key::Enter).await;
+    let deadline = Instant::now() + WAIT;
+    while opened_urls().is_empty() {
+        assert!(Instant::now() < deadline, "the system opener was not run within {WAIT:?}");
+        tokio::time::sleep(POLL).await;
+    }
+    assert_eq!(opened_urls(), format!("{url}\n"), "the opener got the full URL, once");
+    // What the browser would show, then the user's press of its "Link account" button.
+    let page = http("GET", &url);
+    assert!(page.starts_with("HTTP/1.1 200") && page.contains("/link/confirm?token="), "{page}");
+    let done = http("POST", &url.replacen("/link?", "/link/confirm?", 1));
+    assert!(done.starts_with("HTTP/1.1 200") && done.contains("Account linked"), "{done}");
+    let result = newest_result_after(driver, before).await;
+    assert!(result.contains("The account is linked"), "{result}");
+}
+
+/// A plain HTTP/1.1 request with no body to a `http://127.0.0.1:PORT/...` URL; the whole response as text.
+fn http(method: &str, url: &str) -> String {
+    let rest = url.strip_prefix("http://").unwrap_or_else(|| panic!("{url}"));
+    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let mut stream = TcpStream::connect(authority).unwrap();
+    stream.set_read_timeout(Some(WAIT)).unwrap();
+    write!(stream, "{method} {path} HTTP/1.1\r\nHost: {authority}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    response
+}
+
+/// `make_report` in `append` mode: its three files join the tabs the pane already shows. Then
+/// `replace` (the default) swaps the previous call's tabs for its own: the count stays.
+async fn append_step(driver: &WebDriver) {
+    wait_for(driver, r#"button[data-tool="make_report"]"#).await.click().await.unwrap();
+    // Different seeds make different files (the same bytes would be shown again, not added).
+    let result = call_with(driver, r#"{"mode": "replace", "seed": 101, "title": "Base report"}"#).await;
+    assert!(result.contains("Base report"), "{result}");
+    let base = active_pane_labels(driver).await;
+    assert!(base.iter().any(|l| l == "report.html"), "{base:?}");
+
+    let result = call_with(driver, r#"{"mode": "append", "seed": 102, "title": "Appended report"}"#).await;
+    assert!(result.contains("Appended report"), "{result}");
+    let appended = active_pane_labels(driver).await;
+    assert_eq!(appended.len(), base.len() + 3, "three tabs added: {base:?} → {appended:?}");
+    assert_eq!(appended[..base.len()], base[..], "the tabs already there stay, in their order");
+    let active = driver
+        .execute("return [...document.querySelectorAll('section.pane.active .tab')].findIndex(t => t.classList.contains('active'));", vec![])
+        .await
+        .unwrap()
+        .json()
+        .clone();
+    assert_eq!(active, json!(base.len()), "the appended report (the primary file) is the active tab: {appended:?}");
+    assert_eq!(driver.find_all(By::Css("section.pane")).await.unwrap().len(), 2, "append opens no pane");
+    screenshot(driver, "make_report_append.png").await;
+
+    let result = call_with(driver, r#"{"mode": "replace", "seed": 103, "title": "Replacing report"}"#).await;
+    assert!(result.contains("Replacing report"), "{result}");
+    let replaced = active_pane_labels(driver).await;
+    assert_eq!(replaced.len(), appended.len(), "replace swapped the appended tabs for its own: {appended:?} → {replaced:?}");
+    assert_eq!(replaced[..base.len()], base[..], "and left the older ones");
 }
 
 /// A live dashboard (000 §3): refused until its origin is allowed (with a confirmation), then
@@ -674,7 +873,16 @@ async fn dashboard_step(driver: &WebDriver) {
 #[ignore = "needs a display and tauri-driver; scripts/test.sh runs it under xvfb-run"]
 async fn calling_a_demo_tool_shows_its_image_in_the_canvas() {
     let data_dir = tempfile::tempdir().unwrap();
-    with_app(&binary("mcp-canvas"), data_dir.path(), |driver, data_dir| async move { drive(&driver, &data_dir).await }).await;
+    // A stand-in for the system opener, first on the app's PATH: it writes down each URL.
+    let opener = tempfile::tempdir().unwrap();
+    let opened = opener.path().join("opened.txt");
+    let script = opener.path().join("xdg-open");
+    std::fs::write(&script, format!("#!/bin/sh\nprintf '%s\\n' \"$1\" >> '{}'\n", opened.display())).unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let path = std::env::join_paths(std::iter::once(opener.path().to_owned()).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()))).unwrap();
+    let env: [(&str, OsString); 1] = [("PATH", path)];
+    let opened_in_drive: PathBuf = opened.clone();
+    with_app_env(&binary("mcp-canvas"), data_dir.path(), &env, |driver, data_dir| async move { drive(&driver, &data_dir, &opened_in_drive).await }).await;
     assert!(data_dir.path().join("servers.json").is_file(), "the app wrote its first-run config");
     // The dashboard step left its trace in the audit log: opened (refused), allowed, updated —
     // with the local identity, never with the token.

@@ -3,6 +3,7 @@
 //! one). Needs a display (`xvfb-run -a`) and tauri-driver (`scripts/setup.sh --tests`).
 
 use std::{
+    ffi::OsString,
     future::Future,
     io::{Read, Write},
     net::{TcpListener, TcpStream},
@@ -32,6 +33,12 @@ impl TauriDriver {
     /// Starts tauri-driver; the app it launches gets `MCP_CANVAS_DATA_DIR=data_dir` (a fresh one
     /// means a first run).
     pub fn start(data_dir: &Path) -> Self {
+        Self::start_with_env(data_dir, &[])
+    }
+
+    /// As [`TauriDriver::start`], with more environment variables for the app (tauri-driver and
+    /// WebKitWebDriver pass their environment on to it).
+    pub fn start_with_env(data_dir: &Path, env: &[(&str, OsString)]) -> Self {
         let port = free_port();
         let native_port = free_port();
         let program = which("tauri-driver").expect("tauri-driver not found: `cargo install tauri-driver --locked` (scripts/setup.sh --tests does)");
@@ -40,6 +47,7 @@ impl TauriDriver {
             .process_group(0)
             .args(["--port", &port.to_string(), "--native-port", &native_port.to_string()])
             .env("MCP_CANVAS_DATA_DIR", data_dir)
+            .envs(env.iter().map(|(key, value)| (key, value)))
             .stdout(Stdio::null())
             .stderr(Stdio::inherit())
             .spawn()
@@ -91,7 +99,17 @@ where
     F: FnOnce(WebDriver, PathBuf) -> Fut,
     Fut: Future<Output = ()> + Send + 'static,
 {
-    let tauri_driver = TauriDriver::start(data_dir);
+    with_app_env(application, data_dir, &[], drive).await;
+}
+
+/// As [`with_app`], with more environment variables for the app (say, a `PATH` that puts a
+/// stand-in for the system opener first).
+pub async fn with_app_env<F, Fut>(application: &Path, data_dir: &Path, env: &[(&str, OsString)], drive: F)
+where
+    F: FnOnce(WebDriver, PathBuf) -> Fut,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    let tauri_driver = TauriDriver::start_with_env(data_dir, env);
     let mut capabilities = Capabilities::new();
     capabilities.set("tauri:options", json!({ "application": application })).unwrap();
     let driver = WebDriver::new(tauri_driver.url(), capabilities).await.expect("WebDriver session starts");
