@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
 import { errorText, serverLog } from "../ipc";
+import { keepKeysInDialog, useModalFocus } from "./modalFocus";
 
 interface Props {
   server: string;
@@ -28,17 +29,25 @@ export function ServerLogDialog({ server, onClose }: Props) {
     if (pre) pre.scrollTop = pre.scrollHeight;
   }, [state]);
 
-  useEffect(() => {
-    const onKey = (event: KeyboardEvent) => {
-      if (event.key === "Escape") onClose();
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, [onClose]);
+  // A modal for the keyboard too: focus in (on Close), Tab kept inside, Escape closes.
+  const dialog = useRef<HTMLDivElement>(null);
+  const backdrop = useModalFocus(dialog, {
+    onEscape: onClose,
+    initialFocus: (root) => root.querySelector<HTMLElement>("button.server-log-close"),
+  });
 
   return (
-    <div className="elicitation-backdrop" onClick={(e) => e.target === e.currentTarget && onClose()}>
-      <div className="elicitation-dialog server-log-dialog" role="dialog" aria-modal="true" aria-labelledby="server-log-title" data-server={server}>
+    <div className="elicitation-backdrop" {...backdrop} onClick={(e) => e.target === e.currentTarget && onClose()}>
+      <div
+        ref={dialog}
+        className="elicitation-dialog server-log-dialog"
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby="server-log-title"
+        data-server={server}
+        tabIndex={-1}
+        onKeyDown={keepKeysInDialog}
+      >
         <div className="server-log-header">
           <div>
             <p className="eyebrow">Server log</p>
