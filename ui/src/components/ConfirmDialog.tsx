@@ -1,7 +1,8 @@
-import { useRef, useState } from "react";
+import { useRef } from "react";
 import type { ConfirmPrompt } from "../wire/ConfirmPrompt";
 import { confirmHeadline, prettyArguments } from "./confirmText";
 import { keepKeysInDialog, useModalFocus } from "./modalFocus";
+import { useDialogAnswer } from "./useDialogAnswer";
 
 interface Props {
   prompt: ConfirmPrompt;
@@ -14,25 +15,13 @@ interface Props {
  * Keyboard: focus starts on "Don't run", Tab stays inside, Escape is "Don't run".
  */
 export function ConfirmDialog({ prompt, onAnswer }: Props) {
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { error, busy, send } = useDialogAnswer(onAnswer);
   const dialog = useRef<HTMLDivElement>(null);
   const backdrop = useModalFocus(dialog, {
     onEscape: () => void send(false),
     initialFocus: (root) => root.querySelector<HTMLElement>("button.proxy-confirm-refuse"),
     busy,
   });
-
-  async function send(confirmed: boolean) {
-    setBusy(true);
-    setError(null);
-    try {
-      await onAnswer(confirmed);
-    } catch (e) {
-      setError(typeof e === "string" ? e : e instanceof Error ? e.message : JSON.stringify(e));
-      setBusy(false);
-    }
-  }
 
   return (
     <div className="elicitation-backdrop" {...backdrop}>

@@ -6,6 +6,7 @@ import type { ElicitationPrompt } from "../wire/ElicitationPrompt";
 import { LazySchemaForm as SchemaForm } from "./LazySchemaForm";
 import type { SchemaFormHandle } from "./SchemaForm";
 import { focusableIn, keepKeysInDialog, useModalFocus } from "./modalFocus";
+import { useDialogAnswer } from "./useDialogAnswer";
 
 interface Props {
   prompt: ElicitationPrompt;
@@ -22,25 +23,13 @@ type UrlPrompt = Extract<ElicitationPrompt, { mode: "url" }>;
  * the user moves to "Open in browser"), Tab stays inside, Escape cancels, Enter in a field accepts.
  */
 export function ElicitationDialog({ prompt, onAnswer }: Props) {
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { error, busy, send } = useDialogAnswer(onAnswer);
   const dialog = useRef<HTMLDivElement>(null);
   const backdrop = useModalFocus(dialog, {
     onEscape: () => void send({ action: "cancel" }),
     initialFocus: (root) => (prompt.mode === "form" ? firstField(root) : root.querySelector<HTMLElement>("button.elicitation-decline")),
     busy,
   });
-
-  async function send(answer: ElicitationAnswer) {
-    setBusy(true);
-    setError(null);
-    try {
-      await onAnswer(answer);
-    } catch (e) {
-      setError(typeof e === "string" ? e : e instanceof Error ? e.message : JSON.stringify(e));
-      setBusy(false);
-    }
-  }
 
   return (
     <div className="elicitation-backdrop" {...backdrop}>
