@@ -294,8 +294,17 @@ async fn slow_job_reports_progress_and_stops_when_cancelled() {
     let done = call(&service, "slow_job", json!({"seconds": 1})).await;
     assert_eq!(structured(&done)["results"]["completed"], true, "{}", text(&done));
     assert!(client.progress_count() >= 2, "progress notifications: {}", client.progress_count());
-    let last = client.progress.lock().unwrap().last().unwrap().1.clone();
-    assert_eq!((last.progress, last.total), (4.0, Some(4.0)));
+    // Notifications are handled concurrently and may arrive after the result, in any order: wait
+    // for the final report instead of taking whichever came last.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let furthest = loop {
+        let furthest = client.progress.lock().unwrap().iter().map(|(_, p)| p.clone()).max_by(|a, b| a.progress.total_cmp(&b.progress)).unwrap();
+        if furthest.progress >= 4.0 || Instant::now() > deadline {
+            break furthest;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert_eq!((furthest.progress, furthest.total), (4.0, Some(4.0)));
 
     // A long one, cancelled once it has reported twice.
     let before = client.progress_count();
