@@ -204,11 +204,59 @@ async fn drive(driver: &WebDriver, data_dir: &Path, opened: &Path) {
     history_step(driver).await;
     servers_step(driver).await;
     settings_step(driver, data_dir).await;
+    files_step(driver, data_dir).await;
 }
 
 /// The arguments form drawn from a tool's inputSchema: defaults filled in, descriptions shown,
 /// checked against the schema before anything is sent, the exact JSON to be sent shown below it
 /// (and the JSON editor in step with it); then the call runs with those arguments.
+/// Files, the artifact browser: every stored artifact with storage used vs quota; search; pin
+/// (in the store too); open in the canvas; delete behind a confirmation (gone from the store,
+/// its tab closed).
+async fn files_step(driver: &WebDriver, data_dir: &Path) {
+    let stored = |id: &str| {
+        let run = mcp_canvas_e2e::cli(data_dir, &["artifacts", "show", id, "--json"]);
+        (run.code == 0).then(|| serde_json::from_str::<serde_json::Value>(&run.stdout).unwrap())
+    };
+    wait_for(driver, "button.open-files").await.click().await.unwrap();
+    wait_for(driver, ".artifact-browser .artifact-card").await;
+    let usage = wait_for(driver, ".usage-text").await.text().await.unwrap();
+    assert!(usage.contains(" of "), "storage used vs quota: {usage}");
+
+    let search = wait_for(driver, "input.browser-search").await;
+    search.send_keys("render_chart").await.unwrap();
+    let names = "const n = [...document.querySelectorAll('.artifact-card .card-name')].map(e => e.textContent); \
+                 return n.length > 0 && n.every(t => t.includes('render_chart')) ? n : null;";
+    wait_for_script(driver, names, vec![]).await;
+    let card = wait_for(driver, ".artifact-card").await;
+    let id = card.attr("data-artifact").await.unwrap().expect("cards carry their artifact id");
+    // textContent: WebDriver's text is only what is visible, and long names are cut with an ellipsis.
+    let name = driver.execute("return arguments[0].querySelector('.card-name').textContent;", vec![card.to_json().unwrap()]).await.unwrap().json().as_str().unwrap().to_owned();
+    assert!(name.contains("render_chart"), "{name}");
+
+    // Pin: the card says so, and so does the store.
+    card.find(By::XPath(".//div[contains(@class,'item-actions')]/button[normalize-space()='Pin']")).await.unwrap().click().await.unwrap();
+    wait_for(driver, &format!(r#".artifact-card.pinned[data-artifact="{id}"]"#)).await;
+    assert_eq!(stored(&id).expect("still stored")["persistence"], "pinned");
+
+    // Open in the canvas: its tab is the active one.
+    wait_for(driver, &format!(r#".artifact-card[data-artifact="{id}"] button.card-open"#)).await.click().await.unwrap();
+    let active = format!("return [...document.querySelectorAll('.tab.active .tab-label, .tab[aria-selected=\"true\"] .tab-label')].some(e => e.textContent === {name:?}) ? 'yes' : null;");
+    wait_for_script(driver, &active, vec![]).await;
+    screenshot(driver, "files.png").await;
+
+    // Delete, confirmed: gone from the browser and the store.
+    if driver.find_all(By::Css(".artifact-browser")).await.unwrap().is_empty() {
+        wait_for(driver, "button.open-files").await.click().await.unwrap();
+    }
+    wait_for(driver, &format!(r#".artifact-card[data-artifact="{id}"] button[aria-label="Delete {name}"]"#)).await.click().await.unwrap();
+    wait_for(driver, &format!(r#".artifact-card[data-artifact="{id}"] .confirm-delete button.danger-text"#)).await.click().await.unwrap();
+    let gone = format!(r#"return document.querySelector('.artifact-card[data-artifact="{id}"]') ? null : 'gone';"#);
+    wait_for_script(driver, &gone, vec![]).await;
+    assert!(stored(&id).is_none(), "{id} was deleted from the store");
+    wait_for(driver, "button.browser-close").await.click().await.unwrap();
+}
+
 /// Settings: the theme changes the window's colour scheme at once; the identity is saved in
 /// settings.toml, the file the CLI reads; a bad value is refused with Rust's reason.
 async fn settings_step(driver: &WebDriver, data_dir: &Path) {

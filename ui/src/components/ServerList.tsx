@@ -194,11 +194,11 @@ function ServerTools({ server, status, query, selection, onSelect, onShowLog, on
           </button>
         </div>
       </div>
-      <TimeoutSetting server={server} onError={setRestartError} />
       <p className="server-state" title={hover}>
         {stateWords}
         {status && status.state !== "running" && status.next_start_wait_s > 0 ? ` · next start in ${status.next_start_wait_s} s` : ""}
       </p>
+      <TimeoutSetting server={server} onError={setRestartError} />
       {problem || (status && status.failures > 0) ? (
         <details className="server-problem">
           <summary>
