@@ -131,14 +131,23 @@ function FormBody({ prompt, busy, send }: BodyProps<FormPrompt>) {
         <button type="button" className="primary elicitation-accept" disabled={busy || !schema} onClick={() => accept()}>
           Accept
         </button>
-        <button type="button" className="secondary elicitation-decline" disabled={busy} onClick={() => send({ action: "decline" })}>
-          Decline
-        </button>
-        <button type="button" className="secondary elicitation-cancel" disabled={busy} onClick={() => send({ action: "cancel" })} aria-keyshortcuts="Escape">
-          Cancel
-        </button>
+        <DeclineOrCancel busy={busy} send={send} />
       </div>
     </div>
+  );
+}
+
+/** The two ways to say no, the same in both modes (Escape stands for Cancel). */
+function DeclineOrCancel({ busy, send }: { busy: boolean; send: (answer: ElicitationAnswer) => void }) {
+  return (
+    <>
+      <button type="button" className="secondary elicitation-decline" disabled={busy} onClick={() => send({ action: "decline" })}>
+        Decline
+      </button>
+      <button type="button" className="secondary elicitation-cancel" disabled={busy} onClick={() => send({ action: "cancel" })} aria-keyshortcuts="Escape">
+        Cancel
+      </button>
+    </>
   );
 }
 
@@ -167,12 +176,7 @@ function UrlBody({ prompt, busy, send }: BodyProps<UrlPrompt>) {
         <button type="button" className="primary elicitation-open" disabled={busy} onClick={() => send({ action: "accept" })}>
           Open in browser
         </button>
-        <button type="button" className="secondary elicitation-decline" disabled={busy} onClick={() => send({ action: "decline" })}>
-          Decline
-        </button>
-        <button type="button" className="secondary elicitation-cancel" disabled={busy} onClick={() => send({ action: "cancel" })} aria-keyshortcuts="Escape">
-          Cancel
-        </button>
+        <DeclineOrCancel busy={busy} send={send} />
       </div>
     </div>
   );

@@ -1,25 +1,11 @@
 import { render, screen } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
+import { emptyOutcome } from "../test/outcomes";
 import type { CallOutcome } from "../wire/CallOutcome";
 import { OutcomeView } from "./OutcomeView";
 
-const base: CallOutcome = {
-  call_id: "call-1",
-  server: "demo",
-  tool: "search_patterns",
-  summary: "The search needs more input.",
-  results: null,
-  texts: [],
-  artifacts: [],
-  display: { open_canvas: false, primary: null, mode: "replace", viewer: null },
-  dashboard: null,
-  needs_input: null,
-  error: null,
-  kind: null,
-  warnings: [],
-  meta: null,
-};
+const base: CallOutcome = emptyOutcome("search_patterns", "The search needs more input.");
 
 describe("OutcomeView", () => {
   it("offers needsInput options and suggestions as buttons that fill their field", async () => {

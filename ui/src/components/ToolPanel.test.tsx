@@ -1,6 +1,7 @@
 import { render, screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { beforeEach, describe, expect, it, vi } from "vitest";
+import { emptyOutcome } from "../test/outcomes";
 import type { CallOutcome } from "../wire/CallOutcome";
 import type { ToolView } from "../wire/ToolView";
 import { ToolPanel } from "./ToolPanel";
@@ -27,22 +28,7 @@ const purgeCache: ToolView = {
   destructive: true,
 };
 
-const outcome: CallOutcome = {
-  call_id: "call-1",
-  server: "demo",
-  tool: "purge_cache",
-  summary: "Purged 3 cache entries.",
-  results: null,
-  texts: [],
-  artifacts: [],
-  display: { open_canvas: false, primary: null, mode: "replace", viewer: null },
-  dashboard: null,
-  needs_input: null,
-  error: null,
-  kind: null,
-  warnings: [],
-  meta: null,
-};
+const outcome: CallOutcome = emptyOutcome("purge_cache", "Purged 3 cache entries.");
 
 function renderPanel() {
   const onOutcome = vi.fn();
