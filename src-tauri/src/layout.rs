@@ -28,10 +28,10 @@ pub fn load(host: Option<&Host>) -> Canvas {
 }
 
 /// Writes the layout (atomically: a temp file renamed over the old one).
-pub fn save(host: &Host, canvas: &Canvas) {
+pub fn save(host: &Host, layout: &SavedLayout) {
     let target = path(host.data_dir());
     let temp = target.with_extension("json.tmp");
-    let text = serde_json::to_vec_pretty(&canvas.layout()).expect("layouts serialize");
+    let text = serde_json::to_vec_pretty(layout).expect("layouts serialize");
     if let Err(e) = std::fs::write(&temp, text).and_then(|()| std::fs::rename(&temp, &target)) {
         eprintln!("mcp-canvas: cannot save the canvas layout to {}: {e}", target.display());
     }
@@ -45,10 +45,10 @@ pub fn keep_saved(app: tauri::AppHandle) {
         loop {
             std::thread::sleep(std::time::Duration::from_secs(2));
             let Ok(host) = app.state::<crate::HostState>().inner().clone() else { return };
-            let canvas = app.state::<crate::commands::CanvasState>().lock().clone();
-            let layout = canvas.layout();
+            // Only the layout is taken under the lock; the file is written outside it.
+            let layout = app.state::<crate::commands::CanvasState>().lock().layout();
             if last.as_ref() != Some(&layout) {
-                save(&host, &canvas);
+                save(&host, &layout);
                 last = Some(layout);
             }
         }

@@ -142,7 +142,7 @@ fn main() {
             if let Ok(host) = handle.state::<HostState>().inner().clone() {
                 // Session and ephemeral dashboards end with the session; pinned ones come back.
                 handle.state::<dashboards::Dashboards>().session_ended(&host, &handle.state::<commands::CanvasState>().lock());
-                layout::save(&host, &handle.state::<commands::CanvasState>().lock());
+                layout::save(&host, &handle.state::<commands::CanvasState>().lock().layout());
                 tauri::async_runtime::block_on(host.shutdown());
             }
         }

@@ -194,6 +194,11 @@ impl Host {
         &self.session_id
     }
 
+    /// `server`'s entry in servers.json as configured now.
+    pub fn server_entry(&self, server: &str) -> Option<crate::config::ServerEntry> {
+        self.config().servers.get(server).cloned()
+    }
+
     fn config(&self) -> Arc<ServersConfig> {
         self.config.read().unwrap().clone()
     }

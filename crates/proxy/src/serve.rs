@@ -26,7 +26,7 @@ pub struct ProxyOptions {
 
 fn state(host: Arc<Host>, options: ProxyOptions) -> Result<Arc<ProxyState>, String> {
     // An imported AI-host config may list this proxy itself: starting it would recurse forever.
-    let (selves, configured): (Vec<_>, Vec<_>) = host.servers().into_iter().partition(|s| is_this_proxy(&s.target));
+    let (selves, configured): (Vec<_>, Vec<_>) = host.servers().into_iter().partition(|s| host.server_entry(&s.name).is_some_and(|e| is_this_proxy(e.command.as_deref(), &e.args)));
     let selves: Vec<String> = selves.into_iter().map(|s| s.name).collect();
     let configured: Vec<String> = configured.into_iter().map(|s| s.name).collect();
     if let Some(named) = options.servers.iter().find(|s| selves.contains(s)) {
@@ -96,12 +96,10 @@ pub async fn serve_http(host: Arc<Host>, options: ProxyOptions, port: u16, ready
     }
 }
 
-/// Whether a server's command line starts MCP Canvas's proxy (`…/mcp-canvas-cli [options] proxy …`).
-fn is_this_proxy(command_line: &str) -> bool {
-    let mut words = command_line.split_whitespace();
-    let program = words.next().unwrap_or_default();
-    let program = program.rsplit('/').next().unwrap_or(program);
-    program == "mcp-canvas-cli" && words.any(|w| w == "proxy")
+/// Whether a server entry starts MCP Canvas's proxy (`…/mcp-canvas-cli [options] proxy …`).
+fn is_this_proxy(command: Option<&str>, args: &[String]) -> bool {
+    let program = command.map(|c| std::path::Path::new(c).file_name().and_then(|n| n.to_str()).unwrap_or(c));
+    program == Some("mcp-canvas-cli") && args.iter().any(|a| a == "proxy")
 }
 
 #[cfg(test)]
@@ -110,11 +108,12 @@ mod tests {
 
     #[test]
     fn the_proxy_recognises_itself_in_a_config() {
-        assert!(is_this_proxy("/usr/bin/mcp-canvas-cli proxy"));
-        assert!(is_this_proxy("mcp-canvas-cli --data-dir /home/me/c proxy --servers demo"));
-        assert!(!is_this_proxy("mcp-canvas-cli call demo render_chart"));
-        assert!(!is_this_proxy("/usr/bin/mcp-canvas-demo"));
-        assert!(!is_this_proxy("npx some-proxy proxy"));
-        assert!(!is_this_proxy("http://127.0.0.1:8080/mcp"));
+        let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert!(is_this_proxy(Some("/usr/bin/mcp-canvas-cli"), &args(&["proxy"])));
+        assert!(is_this_proxy(Some("/home/me/my tools/mcp-canvas-cli"), &args(&["--data-dir", "/home/me/c", "proxy", "--servers", "demo"])));
+        assert!(!is_this_proxy(Some("mcp-canvas-cli"), &args(&["call", "demo", "render_chart"])));
+        assert!(!is_this_proxy(Some("/usr/bin/mcp-canvas-demo"), &[]));
+        assert!(!is_this_proxy(Some("npx"), &args(&["some-proxy", "proxy"])));
+        assert!(!is_this_proxy(None, &[]));
     }
 }
