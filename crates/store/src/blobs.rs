@@ -1,7 +1,6 @@
 //! Content-addressed blob files: temp file, fsync, rename, fsync the directory.
 
 use std::{
-    collections::HashSet,
     fs::{self, File},
     io::{self, Read, Write},
     path::{Path, PathBuf},
@@ -27,6 +26,12 @@ pub(crate) struct WrittenBlob {
 
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
+/// `<pid>-<counter>`: unique among this process's writes, and names the writing process (temp
+/// file names and blob reservations start with it).
+pub(crate) fn unique_token() -> String {
+    format!("{}-{}", std::process::id(), TEMP_COUNTER.fetch_add(1, Ordering::Relaxed))
+}
+
 impl BlobDir {
     pub fn open(root: &Path) -> Result<Self, StoreError> {
         let blobs = root.join("blobs");
@@ -42,32 +47,42 @@ impl BlobDir {
     }
 
     fn temp_path(&self) -> PathBuf {
-        self.tmp.join(format!("{}-{}.part", std::process::id(), TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)))
+        self.tmp.join(format!("{}.part", unique_token()))
     }
 
-    /// Streams `reader` to a temp file while hashing, then moves it into place durably.
-    pub fn write(&self, mut reader: impl Read) -> Result<WrittenBlob, StoreError> {
-        let temp_path = self.temp_path();
+    /// Streams `reader` to a temp file while hashing and makes it durable. Nothing is in the
+    /// blob directory yet: [`Self::place`] moves it there once the caller has reserved its hash.
+    pub fn write_temp(&self, mut reader: impl Read) -> Result<TempBlob, StoreError> {
+        let path = self.temp_path();
         let result = (|| {
-            let mut file = File::create(&temp_path).map_err(io("creating", &temp_path))?;
-            let (sha256, size) = copy_hashing(&mut reader, &mut file, &temp_path)?;
-            file.sync_all().map_err(io("syncing", &temp_path))?;
-            drop(file);
-            let final_path = self.path_for(&sha256);
-            if final_path.exists() {
-                fs::remove_file(&temp_path).map_err(io("removing", &temp_path))?;
-            } else {
-                let parent = final_path.parent().expect("blob path has a parent");
-                fs::create_dir_all(parent).map_err(io("creating", parent))?;
-                fs::rename(&temp_path, &final_path).map_err(io("renaming into", &final_path))?;
-                File::open(parent).and_then(|d| d.sync_all()).map_err(io("syncing", parent))?;
-            }
+            let mut file = File::create(&path).map_err(io("creating", &path))?;
+            let (sha256, size) = copy_hashing(&mut reader, &mut file, &path)?;
+            file.sync_all().map_err(io("syncing", &path))?;
             Ok(WrittenBlob { sha256, size })
         })();
-        if result.is_err() {
-            let _ = fs::remove_file(&temp_path);
+        match result {
+            Ok(written) => Ok(TempBlob { path, written }),
+            Err(e) => {
+                let _ = fs::remove_file(&path);
+                Err(e)
+            }
         }
-        result
+    }
+
+    /// Moves a temp blob into place durably (or drops it when the same bytes are already there).
+    /// The caller has reserved its hash, so no gc removes the file between this check and the
+    /// row that will reference it.
+    pub fn place(&self, temp: &TempBlob) -> Result<(), StoreError> {
+        let final_path = self.path_for(&temp.written.sha256);
+        if final_path.exists() {
+            fs::remove_file(&temp.path).map_err(io("removing", &temp.path))?;
+        } else {
+            let parent = final_path.parent().expect("blob path has a parent");
+            fs::create_dir_all(parent).map_err(io("creating", parent))?;
+            fs::rename(&temp.path, &final_path).map_err(io("renaming into", &final_path))?;
+            File::open(parent).and_then(|d| d.sync_all()).map_err(io("syncing", parent))?;
+        }
+        Ok(())
     }
 
     pub fn read(&self, sha256: &str) -> Result<Vec<u8>, StoreError> {
@@ -122,33 +137,49 @@ impl BlobDir {
             .into_iter()
             .map(|path| {
                 let pid = path.file_name().and_then(|n| n.to_str()).and_then(|n| n.split('-').next()).and_then(|p| p.parse::<u32>().ok());
-                let abandoned = match pid {
-                    Some(pid) if pid == std::process::id() => false,
-                    Some(pid) => !Path::new(&format!("/proc/{pid}")).exists(),
-                    None => true,
-                };
+                let abandoned = !pid.is_some_and(process_alive);
                 (path, abandoned)
             })
             .collect())
     }
 
-    /// Removes blobs not in `referenced` and abandoned temp files.
-    pub fn gc(&self, referenced: &HashSet<String>) -> Result<usize, StoreError> {
-        let mut removed = 0;
-        for (sha, path) in self.blob_files()? {
-            if !referenced.contains(&sha) {
-                fs::remove_file(&path).map_err(io("removing", &path))?;
-                removed += 1;
-            }
+    /// Deletes one blob file; one already gone is not an error.
+    pub fn remove(&self, path: &Path) -> Result<(), StoreError> {
+        match fs::remove_file(path) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(StoreError::Io { action: "removing", path: path.to_owned(), source: e }),
+            _ => Ok(()),
         }
+    }
+
+    /// Removes temp files whose writer process is gone. Returns how many.
+    pub fn remove_abandoned_temp_files(&self) -> Result<usize, StoreError> {
+        let mut removed = 0;
         for (path, abandoned) in self.temp_files()? {
             if abandoned {
-                fs::remove_file(&path).map_err(io("removing", &path))?;
+                self.remove(&path)?;
                 removed += 1;
             }
         }
         Ok(removed)
     }
+}
+
+/// A hashed, durable temp file that is not in the blob directory yet.
+pub(crate) struct TempBlob {
+    path: PathBuf,
+    pub written: WrittenBlob,
+}
+
+impl TempBlob {
+    /// Removes the temp file (after a failure; [`BlobDir::place`] consumes it otherwise).
+    pub fn discard(&self) {
+        let _ = fs::remove_file(&self.path);
+    }
+}
+
+/// Whether process `pid` still runs (a writer's temp files and reservations stay while it does).
+pub(crate) fn process_alive(pid: u32) -> bool {
+    pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists()
 }
 
 fn read_dir(dir: &Path) -> Result<Vec<PathBuf>, StoreError> {

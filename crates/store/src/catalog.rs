@@ -14,6 +14,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0001_artifacts.sql"),
     include_str!("../migrations/0002_sessions_and_queries.sql"),
     include_str!("../migrations/0003_audit.sql"),
+    include_str!("../migrations/0004_blob_reservations.sql"),
 ];
 
 pub(crate) const COLUMNS: &str =
@@ -67,8 +68,48 @@ fn namespace(server: &str) -> String {
     ns
 }
 
-pub(crate) fn insert_or_touch(conn: &mut Connection, new: &NewArtifact<'_>, sha256: &str, size: u64) -> Result<ArtifactRecord, StoreError> {
+/// Reserves `sha256` for a writer about to move its blob into place (see the migration
+/// `0004_blob_reservations.sql`): from this commit on, no gc deletes that blob.
+pub(crate) fn reserve(conn: &Connection, token: &str, sha256: &str, now_ms: i64) -> Result<(), StoreError> {
+    conn.execute(
+        "INSERT INTO blob_reservations (token, sha256, pid, created_ms) VALUES (?1, ?2, ?3, ?4)",
+        params![token, sha256, std::process::id(), now_ms],
+    )?;
+    Ok(())
+}
+
+/// Drops a reservation whose write failed.
+pub(crate) fn release(conn: &Connection, token: &str) -> Result<(), StoreError> {
+    conn.execute("DELETE FROM blob_reservations WHERE token = ?1", [token])?;
+    Ok(())
+}
+
+/// Drops the reservations of writers that are gone (crashed between reserving and their row).
+pub(crate) fn drop_stale_reservations(conn: &Connection, alive: impl Fn(u32) -> bool) -> Result<usize, StoreError> {
+    let mut stmt = conn.prepare("SELECT DISTINCT pid FROM blob_reservations")?;
+    let pids: Vec<u32> = stmt.query_map([], |row| row.get(0))?.collect::<Result<_, _>>()?;
+    let mut dropped = 0;
+    for pid in pids.into_iter().filter(|pid| !alive(*pid)) {
+        dropped += conn.execute("DELETE FROM blob_reservations WHERE pid = ?1", [pid])?;
+    }
+    Ok(dropped)
+}
+
+/// Whether a row or a writer's reservation references `sha256`. gc asks inside its write
+/// transaction, right before deleting the blob.
+pub(crate) fn sha256_in_use(conn: &Connection, sha256: &str) -> Result<bool, StoreError> {
+    Ok(conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM artifacts WHERE sha256 = ?1) OR EXISTS (SELECT 1 FROM blob_reservations WHERE sha256 = ?1)",
+        [sha256],
+        |row| row.get(0),
+    )?)
+}
+
+/// Inserts (or refreshes) the row for a blob now in place, and drops the writer's reservation
+/// `token` in the same transaction.
+pub(crate) fn insert_or_touch(conn: &mut Connection, new: &NewArtifact<'_>, sha256: &str, size: u64, token: &str) -> Result<ArtifactRecord, StoreError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    tx.execute("DELETE FROM blob_reservations WHERE token = ?1", [token])?;
     let ns = namespace(new.server);
     let mut chosen = None;
     // 12 hex digits as RFC 003 recommends; on the (astronomically rare) prefix clash with other
@@ -148,8 +189,9 @@ pub(crate) fn remove(conn: &mut Connection, id: &str) -> Result<ArtifactRecord, 
     Ok(record)
 }
 
+/// Every sha256 a row or a reservation references.
 pub(crate) fn all_sha256(conn: &Connection) -> Result<HashSet<String>, StoreError> {
-    let mut stmt = conn.prepare("SELECT DISTINCT sha256 FROM artifacts")?;
+    let mut stmt = conn.prepare("SELECT sha256 FROM artifacts UNION SELECT sha256 FROM blob_reservations")?;
     let rows = stmt.query_map([], |row| row.get(0))?;
     Ok(rows.collect::<Result<_, _>>()?)
 }

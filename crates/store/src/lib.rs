@@ -58,10 +58,26 @@ impl ArtifactStore {
     /// The artifact id is `<namespace>_<first 12 hex digits of sha256>`, the namespace being the
     /// server name reduced to `[a-z0-9-]`. Storing the same bytes from the same server again
     /// returns the existing record (last-used time refreshed, linked to this session too).
+    ///
+    /// Safe against a concurrent [`Self::gc`] in this or another process: the blob's hash is
+    /// reserved in the catalog before the blob moves into place, and the reservation is dropped
+    /// in the transaction that inserts the row; gc deletes only blobs it finds neither.
     pub fn put(&self, new: NewArtifact<'_>, bytes: impl Read) -> Result<ArtifactRecord, StoreError> {
-        let written = self.blobs.write(bytes)?;
-        let mut conn = self.conn();
-        catalog::insert_or_touch(&mut conn, &new, &written.sha256, written.size)
+        let temp = self.blobs.write_temp(bytes)?;
+        let token = blobs::unique_token();
+        if let Err(e) = catalog::reserve(&self.conn(), &token, &temp.written.sha256, new.now_ms) {
+            temp.discard();
+            return Err(e);
+        }
+        let stored = self
+            .blobs
+            .place(&temp)
+            .and_then(|()| catalog::insert_or_touch(&mut self.conn(), &new, &temp.written.sha256, temp.written.size, &token));
+        if stored.is_err() {
+            temp.discard();
+            let _ = catalog::release(&self.conn(), &token);
+        }
+        stored
     }
 
     /// The catalog record of artifact `id`.
@@ -138,7 +154,7 @@ impl ArtifactStore {
     /// Removes an artifact (and its blob when no other artifact shares it).
     pub fn remove(&self, id: &str) -> Result<ArtifactRecord, StoreError> {
         let record = catalog::remove(&mut self.conn(), id)?;
-        self.gc()?;
+        self.delete_unreferenced(std::iter::once(record.sha256.clone()))?;
         Ok(record)
     }
 
@@ -146,7 +162,7 @@ impl ArtifactStore {
     /// removed with their blobs. Returns the removed artifacts.
     pub fn clear_session(&self, session_id: &str) -> Result<Vec<ArtifactRecord>, StoreError> {
         let removed = lifecycle::clear_session(&mut self.conn(), session_id)?;
-        self.gc()?;
+        self.delete_unreferenced(removed.iter().map(|r| r.sha256.clone()))?;
         Ok(removed)
     }
 
@@ -157,28 +173,59 @@ impl ArtifactStore {
         for session in sessions {
             removed.extend(lifecycle::clear_session(&mut self.conn(), &session)?);
         }
-        self.gc()?;
+        self.delete_unreferenced(removed.iter().map(|r| r.sha256.clone()))?;
         Ok(removed)
     }
 
-    /// Applies the quota and age limit: unpinned artifacts go, least-recently-used first.
+    /// Applies the quota and age limit: unpinned artifacts go, least-recently-used first, and
+    /// their blobs with them (only theirs: no walk over the blob directory).
     pub fn enforce(&self, limits: &Limits, now_ms: i64) -> Result<Eviction, StoreError> {
-        let eviction = lifecycle::enforce(&mut self.conn(), limits, now_ms)?;
-        self.gc()?;
+        let (eviction, freed) = lifecycle::enforce(&mut self.conn(), limits, now_ms)?;
+        self.delete_unreferenced(freed.into_iter())?;
         Ok(eviction)
     }
 
     /// Deletes blobs no artifact references and temp files left by writers that are gone.
-    /// Returns how many files were removed.
+    /// Returns how many files were removed. Walks the whole blob directory: housekeeping (the
+    /// app's start, `mcp-canvas-cli artifacts gc`), not something to run per call.
     pub fn gc(&self) -> Result<usize, StoreError> {
+        catalog::drop_stale_reservations(&self.conn(), blobs::process_alive)?;
+        // A snapshot narrows the candidates; each is checked again under the write lock.
         let referenced = catalog::all_sha256(&self.conn())?;
-        self.blobs.gc(&referenced)
+        let candidates = self.blobs.blob_files()?.into_iter().filter(|(sha, _)| !referenced.contains(sha));
+        let removed = self.delete_unreferenced(candidates.map(|(sha, _)| sha))?;
+        Ok(removed + self.blobs.remove_abandoned_temp_files()?)
+    }
+
+    /// Deletes the blobs of `sha256s` that no row and no writer's reservation references, each
+    /// checked and deleted inside a write transaction, so a writer cannot reserve it in between.
+    fn delete_unreferenced(&self, sha256s: impl Iterator<Item = String>) -> Result<usize, StoreError> {
+        let mut sha256s: Vec<String> = sha256s.filter(|sha| sha.len() == 64 && sha.bytes().all(|b| b.is_ascii_hexdigit())).collect();
+        sha256s.sort();
+        sha256s.dedup();
+        let mut removed = 0;
+        // Batches keep each write lock short: other processes' writers wait for it.
+        for batch in sha256s.chunks(256) {
+            let mut conn = self.conn();
+            let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+            for sha in batch {
+                if !catalog::sha256_in_use(&tx, sha)? {
+                    self.blobs.remove(&self.blobs.path_for(sha))?;
+                    removed += 1;
+                }
+            }
+            tx.commit()?;
+        }
+        Ok(removed)
     }
 
     /// Re-hashes every blob and reports missing, corrupt and orphaned files.
     pub fn verify(&self) -> Result<VerifyReport, StoreError> {
-        let records = catalog::all_id_sha(&self.conn())?;
-        verify::run(&self.blobs, &records)
+        let conn = self.conn();
+        let records = catalog::all_id_sha(&conn)?;
+        let reserved = catalog::all_sha256(&conn)?;
+        drop(conn);
+        verify::run(&self.blobs, &records, &reserved)
     }
 
     /// Appends one call to the audit log.

@@ -59,16 +59,21 @@ pub(crate) fn sessions_idle_since(conn: &Connection, cutoff_ms: i64, keep: &str)
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
-pub(crate) fn enforce(conn: &mut Connection, limits: &Limits, now_ms: i64) -> Result<Eviction, StoreError> {
+/// Evicts what the limits say must go. Returns what was evicted and the sha256 of every removed
+/// row (whose blobs the caller deletes when nothing else references them).
+pub(crate) fn enforce(conn: &mut Connection, limits: &Limits, now_ms: i64) -> Result<(Eviction, Vec<String>), StoreError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let mut eviction = Eviction::default();
+    let mut freed = Vec::new();
     if let Some(days) = limits.max_age_days {
         let cutoff = now_ms - i64::from(days) * 86_400_000;
-        let mut stmt = tx.prepare("SELECT id FROM artifacts WHERE persistence = 'session' AND last_used_at_ms < ?1 ORDER BY last_used_at_ms")?;
-        eviction.expired = stmt.query_map([cutoff], |row| row.get(0))?.collect::<Result<_, _>>()?;
+        let mut stmt = tx.prepare("SELECT id, sha256 FROM artifacts WHERE persistence = 'session' AND last_used_at_ms < ?1 ORDER BY last_used_at_ms")?;
+        let expired: Vec<(String, String)> = stmt.query_map([cutoff], |row| Ok((row.get(0)?, row.get(1)?)))?.collect::<Result<_, _>>()?;
         drop(stmt);
-        for id in &eviction.expired {
-            tx.execute("DELETE FROM artifacts WHERE id = ?1", [id])?;
+        for (id, sha) in expired {
+            tx.execute("DELETE FROM artifacts WHERE id = ?1", [&id])?;
+            eviction.expired.push(id);
+            freed.push(sha);
         }
     }
     let total: i64 = tx.query_row("SELECT COALESCE(SUM(size), 0) FROM (SELECT sha256, MAX(size) AS size FROM artifacts GROUP BY sha256)", [], |row| row.get(0))?;
@@ -88,8 +93,9 @@ pub(crate) fn enforce(conn: &mut Connection, limits: &Limits, now_ms: i64) -> Re
                 excess -= size;
             }
             eviction.over_quota.push(id);
+            freed.push(sha);
         }
     }
     tx.commit()?;
-    Ok(eviction)
+    Ok((eviction, freed))
 }

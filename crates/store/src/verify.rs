@@ -31,7 +31,9 @@ impl VerifyReport {
     }
 }
 
-pub(crate) fn run(blobs: &BlobDir, records: &[(String, String)]) -> Result<VerifyReport, StoreError> {
+/// `in_use`: every sha256 a row or a writer's reservation references (a blob a writer is placing
+/// right now is not an orphan).
+pub(crate) fn run(blobs: &BlobDir, records: &[(String, String)], in_use: &std::collections::HashSet<String>) -> Result<VerifyReport, StoreError> {
     let mut report = VerifyReport { checked: records.len(), ..Default::default() };
     let files: HashMap<String, PathBuf> = blobs.blob_files()?.into_iter().collect();
     let mut hashed: HashMap<&str, bool> = HashMap::new();
@@ -53,8 +55,7 @@ pub(crate) fn run(blobs: &BlobDir, records: &[(String, String)]) -> Result<Verif
             }
         }
     }
-    let referenced: std::collections::HashSet<&str> = records.iter().map(|(_, sha)| sha.as_str()).collect();
-    report.orphaned = files.iter().filter(|(sha, _)| !referenced.contains(sha.as_str())).map(|(_, p)| p.clone()).collect();
+    report.orphaned = files.iter().filter(|(sha, _)| !in_use.contains(sha.as_str())).map(|(_, p)| p.clone()).collect();
     report.orphaned.sort();
     report.abandoned_temp_files = blobs.temp_files()?.into_iter().filter(|(_, abandoned)| *abandoned).map(|(p, _)| p).collect();
     Ok(report)
