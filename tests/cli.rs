@@ -1,6 +1,11 @@
 //! `mcp-canvas-cli` against the real `mcp-canvas-demo` over stdio, with a real SQLite catalog.
 
-use std::{path::Path, process::Command};
+use std::{
+    io::{BufRead, BufReader, Read},
+    os::unix::process::ExitStatusExt as _,
+    path::Path,
+    process::{Command, Stdio},
+};
 
 use mcp_canvas_e2e::{binary, cli, demo_images_raw};
 use serde_json::{json, Value};
@@ -269,3 +274,218 @@ fn settings_are_shown_and_changed_in_the_file_the_app_reads() {
     let shown: Value = serde_json::from_str(&cli(dir.path(), &["settings", "show", "--json"]).stdout).unwrap();
     assert_ne!(shown["username"], "ada");
 }
+
+/// Runs `mcp-canvas-cli --data-dir DIR ARGS...` with stdout on a pipe whose reader takes `lines`
+/// lines and then closes it, as `| head -n LINES` does (0: closed before the CLI prints anything).
+/// Returns the lines read, how the CLI ended, and its stderr.
+fn run_with_stdout_closed_after(data_dir: &Path, args: &[&str], lines: usize) -> (Vec<String>, std::process::ExitStatus, String) {
+    let mut child = Command::new(binary("mcp-canvas-cli"))
+        .arg("--data-dir")
+        .arg(data_dir)
+        .args(args)
+        .env_remove("MCP_CANVAS_DATA_DIR")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("cli runs");
+    let mut stderr = child.stderr.take().unwrap();
+    let stderr = std::thread::spawn(move || {
+        let mut text = String::new();
+        stderr.read_to_string(&mut text).unwrap();
+        text
+    });
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut read = Vec::new();
+    for _ in 0..lines {
+        let mut line = String::new();
+        if stdout.read_line(&mut line).unwrap() == 0 {
+            break;
+        }
+        read.push(line);
+    }
+    drop(stdout);
+    let status = child.wait().unwrap();
+    (read, status, stderr.join().unwrap())
+}
+
+/// `mcp-canvas-cli tools demo | head -1` used to panic ("failed printing to stdout: Broken
+/// pipe", exit 101). A reader that goes away ends the output quietly, for every command that
+/// prints: right at the start, after the first line, and in the middle of a long output.
+#[test]
+fn a_closed_stdout_ends_the_output_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path();
+    for values in ["[1, 2]", "[3, 8, 5, 12]", "[7]"] {
+        let run = cli(data, &["call", "demo", "render_chart", "--args", &format!(r#"{{"values": {values}}}"#)]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+    }
+    assert_eq!(cli(data, &["allowlist", "add", "http://127.0.0.1:8765"]).code, 0);
+    // ~450 KB of sanitized HTML, many lines: far more than a pipe holds, so after the first line
+    // the CLI is certainly still writing when the reader goes away.
+    let big = data.join("big.html");
+    std::fs::write(&big, (0..20_000).map(|i| format!("<p>paragraph {i}</p>\n")).collect::<String>()).unwrap();
+    let commands: &[&[&str]] = &[
+        &["tools", "demo"],
+        &["tools", "demo", "--json"],
+        &["artifacts", "list"],
+        &["artifacts", "list", "--json"],
+        &["audit"],
+        &["audit", "--json"],
+        &["resources", "demo"],
+        &["resources", "demo", "--json"],
+        &["prompts", "demo"],
+        &["servers", "list"],
+        &["servers", "list", "--json"],
+        &["servers", "export"],
+        &["settings", "show"],
+        &["settings", "show", "--json"],
+        &["allowlist", "list"],
+        &["allowlist", "list", "--json"],
+        &["call", "demo", "summarize_numbers", "--json", "--args", r#"{"values": [2, 4]}"#],
+        &["sanitize", big.to_str().unwrap()],
+    ];
+    for args in commands {
+        for lines in [0, 1] {
+            let (read, status, stderr) = run_with_stdout_closed_after(data, args, lines);
+            let context = format!("{args:?} closed after {lines} line(s): {status}, stderr: {stderr}");
+            assert!(!stderr.contains("panicked") && !stderr.contains("Broken pipe") && !stderr.contains("stack backtrace"), "{context}");
+            assert!(status.success() || status.signal() == Some(13), "exit 0 or SIGPIPE, not a panic's 101: {context}");
+            assert_eq!(read.len(), lines, "{context}");
+            assert!(read.iter().all(|l| !l.trim().is_empty()), "{context}: {read:?}");
+        }
+    }
+}
+
+/// Every listing has `--json`: pretty JSON of the same data as the text (the wire types' field
+/// names), parsed here, with the text form unchanged.
+#[test]
+fn every_listing_prints_json_with_the_data_of_its_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path();
+    let json_of = |args: &[&str]| -> Value {
+        let run = cli(data, args);
+        assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
+        assert!(run.stdout.contains("\n  "), "{args:?}: pretty-printed: {}", run.stdout);
+        serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{args:?}: {e}: {}", run.stdout))
+    };
+    let text_of = |args: &[&str]| -> String {
+        let run = cli(data, args);
+        assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
+        run.stdout
+    };
+    for listing in [&["tools", "demo"][..], &["resources", "demo"], &["prompts", "demo"], &["servers", "list"], &["audit"], &["allowlist", "list"], &["settings", "show"], &["artifacts", "list"]] {
+        let help = text_of(&[listing, &["--help"][..]].concat());
+        assert!(help.contains("--json"), "{listing:?} --help: {help}");
+    }
+
+    // tools: name, title, description, input_schema (the UI's ToolView).
+    let tools = json_of(&["tools", "demo", "--json"]);
+    let chart = tools.as_array().unwrap().iter().find(|t| t["name"] == "render_chart").unwrap_or_else(|| panic!("{tools}"));
+    assert_eq!(chart["input_schema"]["type"], "object", "{chart}");
+    assert!(chart["input_schema"]["properties"]["values"].is_object(), "{chart}");
+    assert!(chart["description"].is_string(), "{chart}");
+    let names: Vec<String> = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| match t["title"].as_str() {
+            Some(title) => format!("{} — {title}", t["name"].as_str().unwrap()),
+            None => t["name"].as_str().unwrap().to_owned(),
+        })
+        .collect();
+    let text = text_of(&["tools", "demo"]);
+    let text_names: Vec<&str> = text.lines().filter(|l| !l.starts_with("    ")).collect();
+    assert_eq!(text_names, names, "the text lists the same tools: {text}");
+    let failed = cli(data, &["tools", "nobody", "--json"]);
+    assert_eq!(failed.code, 1);
+    let failed: Value = serde_json::from_str(&failed.stdout).expect("a failure is JSON too");
+    assert!(failed["error"]["message"].as_str().unwrap().contains("no server named `nobody`"), "{failed}");
+
+    // resources: the demo's sample PDF and its chart template.
+    let resources = json_of(&["resources", "demo", "--json"]);
+    assert_eq!((resources["server"].as_str(), resources["supported"].as_bool()), (Some("demo"), Some(true)));
+    let pdf = resources["resources"].as_array().unwrap().iter().find(|r| r["uri"] == "demo://sample.pdf").unwrap_or_else(|| panic!("{resources}"));
+    assert_eq!(pdf["mime"], "application/pdf");
+    assert!(resources["templates"].as_array().unwrap().iter().any(|t| t["uri_template"] == "demo://chart/{values}"), "{resources}");
+    assert!(text_of(&["resources", "demo"]).contains("  demo://sample.pdf\tapplication/pdf"));
+
+    // prompts: the demo has none; a server that has one lists it with its arguments.
+    assert_eq!(json_of_compact(data, &["prompts", "demo", "--json"]), json!([]));
+    assert!(text_of(&["prompts", "demo"]).starts_with("0 prompt(s):"));
+    let prompter = data.join("prompter.py");
+    std::fs::write(&prompter, PROMPT_SERVER).unwrap();
+    write_servers(data, json!({
+        "demo": {"command": binary("mcp-canvas-demo")},
+        "prompter": {"command": "python3", "args": [prompter]},
+    }));
+    let prompts = json_of(&["prompts", "prompter", "--json"]);
+    assert_eq!(prompts[0]["name"], "greet", "{prompts}");
+    assert_eq!(prompts[0]["description"], "Say hello to a city");
+    assert_eq!(prompts[0]["arguments"], json!([{"name": "city", "description": "Which city", "required": true}]));
+    assert!(text_of(&["prompts", "prompter"]).contains("  greet\n      Say hello to a city\n      - city (required): Which city\n"));
+
+    // servers list: name, transport, target, problem (ServerView).
+    let servers = json_of(&["servers", "list", "--json"]);
+    let demo = servers.as_array().unwrap().iter().find(|s| s["name"] == "demo").unwrap_or_else(|| panic!("{servers}"));
+    assert_eq!(demo["transport"], "stdio");
+    assert!(demo["target"].as_str().unwrap().contains("mcp-canvas-demo"), "{demo}");
+    assert_eq!(demo["problem"], Value::Null);
+    assert!(text_of(&["servers", "list"]).lines().any(|l| l == format!("demo\tstdio\t{}", demo["target"].as_str().unwrap())));
+
+    // audit: one row per call.
+    cli(data, &["call", "demo", "render_chart", "--args", r#"{"values": [4, 2]}"#]);
+    let audit = json_of(&["audit", "--json"]);
+    assert_eq!((audit[0]["server"].as_str(), audit[0]["tool"].as_str(), audit[0]["outcome"].as_str()), (Some("demo"), Some("render_chart"), Some("ok")), "{audit}");
+    assert_eq!(audit[0]["arguments"]["values"], json!([4, 2]));
+    assert!(text_of(&["audit"]).contains("\tdemo/render_chart"));
+
+    // artifacts list: the page of records.
+    let artifacts = json_of(&["artifacts", "list", "--json"]);
+    assert_eq!(artifacts["items"][0]["name"], "render_chart.png", "{artifacts}");
+    assert_eq!(artifacts["total"], 1);
+
+    // allowlist list: origins (normalized), the entries that are not origins, and where they live.
+    std::fs::write(data.join("settings.toml"), "[dashboards]\nallowed_origins = [\"not an origin\"]\n").unwrap();
+    assert_eq!(cli(data, &["allowlist", "add", "HTTP://LocalHost:80"]).code, 0);
+    let allowlist = json_of(&["allowlist", "list", "--json"]);
+    assert_eq!(allowlist["origins"], json!(["http://localhost"]), "{allowlist}");
+    assert_eq!(allowlist["ignored"][0]["entry"], "not an origin", "{allowlist}");
+    assert!(allowlist["ignored"][0]["reason"].is_string());
+    assert!(allowlist["settings_path"].as_str().unwrap().ends_with("settings.toml"));
+    assert_eq!(text_of(&["allowlist", "list"]), "http://localhost\n");
+
+    // settings show: the settings in effect.
+    assert_eq!(cli(data, &["settings", "set", "identity.username", "ada"]).code, 0);
+    let settings = json_of(&["settings", "show", "--json"]);
+    assert_eq!(settings["username"], "ada", "{settings}");
+    assert!(settings["quota_bytes"].as_u64().unwrap() > 0, "{settings}");
+    assert!(text_of(&["settings", "show"]).contains("\nidentity.username                 ada\n"));
+}
+
+/// `args` run with `--json`, parsed (for output too small to be pretty-printed on several lines).
+fn json_of_compact(data_dir: &Path, args: &[&str]) -> Value {
+    let run = cli(data_dir, args);
+    assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
+    serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{args:?}: {e}: {}", run.stdout))
+}
+
+/// An MCP stdio server with one prompt and nothing else (python3, stdlib only).
+const PROMPT_SERVER: &str = r#"
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if "id" not in message:
+        continue
+    method = message.get("method")
+    if method == "initialize":
+        result = {"protocolVersion": message["params"]["protocolVersion"], "capabilities": {"prompts": {}}, "serverInfo": {"name": "prompter", "version": "1"}}
+    elif method == "prompts/list":
+        result = {"prompts": [{"name": "greet", "description": "Say hello to a city", "arguments": [{"name": "city", "description": "Which city", "required": True}]}]}
+    elif method == "tools/list":
+        result = {"tools": []}
+    else:
+        print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32601, "message": "not here"}}), flush=True)
+        continue
+    print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}), flush=True)
+"#;

@@ -1,7 +1,8 @@
 //! `mcp-canvas-cli allowlist ...`: the dashboard origin allowlist (`[dashboards]
 //! allowed_origins` in `settings.toml` in the data dir), with the same decision as the app.
 //!
-//! - `list`: the allowed origins, one a line (entries that are not origins: on stderr).
+//! - `list [--json]`: the allowed origins, one a line (entries that are not origins: on stderr);
+//!   with `--json`, `{"origins", "ignored": [{"entry", "reason"}], "settings_path"}`.
 //! - `add ORIGIN`: allow an origin (`scheme://host[:port]`, normalized: lowercase, punycode,
 //!   default port dropped). The rest of `settings.toml` is kept as written.
 //! - `rm ORIGIN`: stop allowing it (exit 1 when it was not on the list).
@@ -19,7 +20,11 @@ use mcp_canvas_host::{
 #[derive(Subcommand)]
 pub enum AllowlistCommand {
     /// List the origins dashboards may load from.
-    List,
+    List {
+        /// Print JSON (origins, ignored entries with the reason, settings_path).
+        #[arg(long)]
+        json: bool,
+    },
     /// Allow dashboards from ORIGIN (scheme://host[:port], e.g. http://127.0.0.1:8765).
     Add {
         /// The origin.
@@ -39,42 +44,48 @@ pub enum AllowlistCommand {
 
 pub fn run(host: &Host, command: AllowlistCommand) -> ExitCode {
     let path = DataPaths::new(host.data_dir().to_owned()).settings();
+    let json = matches!(command, AllowlistCommand::List { json: true });
     let list = match Allowlist::load(&path) {
         Ok(list) => list,
-        Err(e) => return crate::fail(false, &e.to_string()),
+        Err(e) => return crate::fail(json, &e.to_string()),
     };
     match command {
-        AllowlistCommand::List => {
+        AllowlistCommand::List { json: true } => {
+            outln!("{}", serde_json::to_string_pretty(&list.view(&path)).expect("allowlist view serializes"));
+            warn_ignored(&list);
+            ExitCode::SUCCESS
+        }
+        AllowlistCommand::List { json: false } => {
             for origin in list.origins() {
-                println!("{origin}");
+                outln!("{origin}");
             }
             warn_ignored(&list);
             ExitCode::SUCCESS
         }
         AllowlistCommand::Check { url } => match list.check(&url) {
             Ok(_) => {
-                println!("allowed");
+                outln!("allowed");
                 ExitCode::SUCCESS
             }
             Err(refusal) => {
-                println!("refused: {refusal}");
+                outln!("refused: {refusal}");
                 ExitCode::from(1)
             }
         },
         AllowlistCommand::Add { origin } => match allowlist::add_origin(&path, &origin) {
             Ok(edit) if edit.changed => {
-                println!("allowed {}", edit.origin);
+                outln!("allowed {}", edit.origin);
                 ExitCode::SUCCESS
             }
             Ok(edit) => {
-                println!("{} was already allowed", edit.origin);
+                outln!("{} was already allowed", edit.origin);
                 ExitCode::SUCCESS
             }
             Err(e) => crate::fail(false, &e.to_string()),
         },
         AllowlistCommand::Rm { origin } => match allowlist::remove_origin(&path, &origin) {
             Ok(edit) => {
-                println!("removed {}", edit.origin);
+                outln!("removed {}", edit.origin);
                 ExitCode::SUCCESS
             }
             Err(e) => crate::fail(false, &e.to_string()),

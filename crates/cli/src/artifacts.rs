@@ -86,9 +86,9 @@ pub fn run(host: &Host, command: ArtifactsCommand) -> ExitCode {
     let store = host.store();
     let print_record = |record: &ArtifactRecord, json: bool, verb: &str| {
         if json {
-            println!("{}", serde_json::to_string_pretty(record).expect("serializes"));
+            outln!("{}", serde_json::to_string_pretty(record).expect("serializes"));
         } else {
-            println!("{verb}{}", line(record));
+            outln!("{verb}{}", line(record));
         }
         ExitCode::SUCCESS
     };
@@ -122,12 +122,12 @@ pub fn run(host: &Host, command: ArtifactsCommand) -> ExitCode {
             };
             match store.query(&query) {
                 Ok(page) if json => {
-                    println!("{}", serde_json::to_string_pretty(&page).expect("serializes"));
+                    outln!("{}", serde_json::to_string_pretty(&page).expect("serializes"));
                     ExitCode::SUCCESS
                 }
                 Ok(page) => {
                     for record in &page.items {
-                        println!("{}", line(record));
+                        outln!("{}", line(record));
                     }
                     eprintln!("{} of {} artifacts", page.items.len(), page.total);
                     ExitCode::SUCCESS
@@ -143,9 +143,9 @@ pub fn run(host: &Host, command: ArtifactsCommand) -> ExitCode {
             Ok(record) => {
                 let _ = store.touch(&id, now);
                 if json {
-                    println!("{}", json!({ "id": record.id, "path": path, "size": record.size, "sha256": record.sha256 }));
+                    outln!("{}", json!({ "id": record.id, "path": path, "size": record.size, "sha256": record.sha256 }));
                 } else {
-                    println!("exported {} to {}", record.id, path.display());
+                    outln!("exported {} to {}", record.id, path.display());
                 }
                 ExitCode::SUCCESS
             }
@@ -166,20 +166,20 @@ pub fn run(host: &Host, command: ArtifactsCommand) -> ExitCode {
         ArtifactsCommand::Verify { json } => match store.verify() {
             Ok(report) => {
                 if json {
-                    println!("{}", serde_json::to_string_pretty(&report).expect("serializes"));
+                    outln!("{}", serde_json::to_string_pretty(&report).expect("serializes"));
                 } else {
-                    println!("checked {} artifacts", report.checked);
+                    outln!("checked {} artifacts", report.checked);
                     for id in &report.missing {
-                        println!("missing blob: {id}");
+                        outln!("missing blob: {id}");
                     }
                     for id in &report.corrupt {
-                        println!("corrupt blob: {id}");
+                        outln!("corrupt blob: {id}");
                     }
                     for path in &report.orphaned {
-                        println!("orphaned blob: {} (gc removes it)", path.display());
+                        outln!("orphaned blob: {} (gc removes it)", path.display());
                     }
                     for path in &report.abandoned_temp_files {
-                        println!("abandoned temp file: {} (gc removes it)", path.display());
+                        outln!("abandoned temp file: {} (gc removes it)", path.display());
                     }
                 }
                 if report.is_clean() { ExitCode::SUCCESS } else { ExitCode::from(1) }
@@ -192,9 +192,9 @@ pub fn run(host: &Host, command: ArtifactsCommand) -> ExitCode {
             match result {
                 Ok((eviction, files)) => {
                     if json {
-                        println!("{}", json!({ "expired": eviction.expired, "over_quota": eviction.over_quota, "files_removed": files }));
+                        outln!("{}", json!({ "expired": eviction.expired, "over_quota": eviction.over_quota, "files_removed": files }));
                     } else {
-                        println!("evicted {} expired and {} over-quota artifacts; removed {files} unreferenced files", eviction.expired.len(), eviction.over_quota.len());
+                        outln!("evicted {} expired and {} over-quota artifacts; removed {files} unreferenced files", eviction.expired.len(), eviction.over_quota.len());
                     }
                     ExitCode::SUCCESS
                 }

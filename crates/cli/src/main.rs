@@ -2,7 +2,11 @@
 //!
 //! Exit codes: 0 success, 1 the call could not be made (bad config, server, tool, arguments,
 //! unreadable input, timeout), 2 the tool ran and reported an error, 130 the call was cancelled
-//! with Ctrl-C.
+//! with Ctrl-C. A reader that closes stdout early (`| head -1`) is not an error: the output ends
+//! there, quietly, and the exit code is what it would have been (see `out`).
+
+#[macro_use]
+mod out;
 
 mod allowlist;
 mod artifacts;
@@ -123,6 +127,9 @@ enum Command {
     Tools {
         /// Server name from the config.
         server: String,
+        /// Print JSON (per tool: name, title, description, input_schema, read_only, destructive).
+        #[arg(long)]
+        json: bool,
     },
     /// List a server's resources and resource templates.
     Resources {
@@ -177,7 +184,7 @@ enum Command {
         #[arg(long, value_name = "HOST")]
         print_config: Option<String>,
     },
-    /// The dashboard origin allowlist: list | add ORIGIN | rm ORIGIN | check URL.
+    /// The dashboard origin allowlist: list [--json] | add ORIGIN | rm ORIGIN | check URL.
     Allowlist {
         #[command(subcommand)]
         command: allowlist::AllowlistCommand,
@@ -204,7 +211,8 @@ fn main() -> ExitCode {
     let code = runtime.block_on(run(cli));
     // A terminal prompt cancelled by Ctrl-C may still be blocked reading stdin; do not wait for it.
     runtime.shutdown_timeout(Duration::from_millis(200));
-    code
+    // Output that could not be written (other than to a reader that went away) is a failure.
+    if out::failed() { ExitCode::from(1) } else { code }
 }
 
 async fn run(cli: Cli) -> ExitCode {
@@ -242,31 +250,35 @@ async fn run(cli: Cli) -> ExitCode {
         Command::Preview { id, page, width, out } => preview::preview(&host, &id, page, width, &out),
         Command::Audit { limit, json } => match host.store().audit_log(limit) {
             Ok(records) if json => {
-                println!("{}", serde_json::to_string_pretty(&records).expect("serializes"));
+                outln!("{}", serde_json::to_string_pretty(&records).expect("serializes"));
                 ExitCode::SUCCESS
             }
             Ok(records) => {
                 for r in records {
                     let identity = r.identity.map(|i| format!(" as {i}")).unwrap_or_default();
-                    println!("{}\t{}/{}{identity}\t{}\t{} ms\t{}\t{}", r.started_ms, r.server, r.tool, r.outcome, r.duration_ms, r.arguments, r.artifact_ids.join(","));
+                    outln!("{}\t{}/{}{identity}\t{}\t{} ms\t{}\t{}", r.started_ms, r.server, r.tool, r.outcome, r.duration_ms, r.arguments, r.artifact_ids.join(","));
                 }
                 ExitCode::SUCCESS
             }
             Err(e) => fail(json, &e.to_string()),
         },
         Command::Normalize { server, tool, file, json } => normalize(&host, &server, &tool, file.as_deref(), json),
-        Command::Tools { server } => match host.tools(&server).await {
+        Command::Tools { server, json } => match host.tools(&server).await {
+            Ok(tools) if json => {
+                outln!("{}", serde_json::to_string_pretty(&tools).expect("tool views serialize"));
+                ExitCode::SUCCESS
+            }
             Ok(tools) => {
                 for tool in tools {
                     let title = tool.title.map(|t| format!(" — {t}")).unwrap_or_default();
-                    println!("{}{title}", tool.name);
+                    outln!("{}{title}", tool.name);
                     if let Some(description) = tool.description {
-                        println!("    {description}");
+                        outln!("    {description}");
                     }
                 }
                 ExitCode::SUCCESS
             }
-            Err(e) => fail(false, &e.to_string()),
+            Err(e) => fail(json, &e.to_string()),
         },
         Command::Servers { command: servers::ServersCommand::Check { json } } => servers::check(&host, json).await,
         Command::Servers { command } => servers::run(&host, command),
@@ -353,9 +365,9 @@ fn report(outcome: Result<CallOutcome, HostError>, json: bool) -> ExitCode {
         Err(e) => fail(json, &e.to_string()),
         Ok(outcome) => {
             if json {
-                println!("{}", serde_json::to_string_pretty(&outcome).expect("outcome serializes"));
+                outln!("{}", serde_json::to_string_pretty(&outcome).expect("outcome serializes"));
             } else {
-                println!("{}", outcome.outcome.summary);
+                outln!("{}", outcome.outcome.summary);
                 resources::offer_links(&outcome);
             }
             if let Some(error) = &outcome.outcome.error {
@@ -375,7 +387,7 @@ pub(crate) fn fail(json: bool, message: &str) -> ExitCode {
     if json {
         let error = serde_json::json!({ "code": "CALL_FAILED", "message": message, "retryable": null, "details": null });
         let outcome = serde_json::json!({ "summary": null, "artifacts": [], "warnings": [], "error": error });
-        println!("{outcome}");
+        outln!("{outcome}");
     }
     eprintln!("error: {message}");
     ExitCode::from(1)

@@ -22,7 +22,7 @@ pub fn sanitize(file: Option<&Path>, markdown: bool) -> ExitCode {
         Err(e) => return fail(false, &e),
     };
     let document = if markdown { render_markdown(&text) } else { sanitize_html(&text, &HtmlOptions::default()) };
-    print!("{}", document.html);
+    out!("{}", document.html);
     if !document.removed.is_empty() {
         eprintln!("removed: {:?}", document.removed);
     }
@@ -47,7 +47,7 @@ pub fn preview(host: &Host, id: &str, page: u32, width: u32, out: &Path) -> Exit
     };
     match written.and_then(|data| std::fs::write(out, data).map_err(|e| format!("cannot write {}: {e}", out.display()))) {
         Ok(()) => {
-            println!("wrote {}", out.display());
+            outln!("wrote {}", out.display());
             ExitCode::SUCCESS
         }
         Err(e) => fail(false, &format!("preview of `{id}`: {e}")),

@@ -17,29 +17,29 @@ pub async fn list(host: &Host, server: &str, json: bool) -> ExitCode {
         Err(e) => return fail(json, &e.to_string()),
     };
     if json {
-        println!("{}", serde_json::to_string_pretty(&prompts).expect("prompts serialize"));
+        outln!("{}", serde_json::to_string_pretty(&prompts).expect("prompts serialize"));
         return ExitCode::SUCCESS;
     }
-    println!("{} prompt(s):", prompts.len());
+    outln!("{} prompt(s):", prompts.len());
     for prompt in &prompts {
         print_prompt(prompt);
     }
     if !prompts.is_empty() {
-        println!("fill one in with: mcp-canvas-cli prompt {server} NAME --args '{{\"arg\": \"value\"}}'");
+        outln!("fill one in with: mcp-canvas-cli prompt {server} NAME --args '{{\"arg\": \"value\"}}'");
     }
     ExitCode::SUCCESS
 }
 
 fn print_prompt(prompt: &PromptView) {
     let title = prompt.title.as_deref().map(|t| format!(" — {t}")).unwrap_or_default();
-    println!("  {}{title}", prompt.name);
+    outln!("  {}{title}", prompt.name);
     if let Some(description) = &prompt.description {
-        println!("      {description}");
+        outln!("      {description}");
     }
     for argument in &prompt.arguments {
         let required = if argument.required { " (required)" } else { "" };
         let about = argument.description.as_deref().map(|d| format!(": {d}")).unwrap_or_default();
-        println!("      - {}{required}{about}", argument.name);
+        outln!("      - {}{required}{about}", argument.name);
     }
 }
 
@@ -55,11 +55,11 @@ pub async fn get(host: &Host, server: &str, name: &str, args: &str, json: bool) 
         Err(e) => return fail(json, &e.to_string()),
     };
     if json {
-        println!("{}", serde_json::to_string_pretty(&result).expect("prompt result serializes"));
+        outln!("{}", serde_json::to_string_pretty(&result).expect("prompt result serializes"));
         return ExitCode::SUCCESS;
     }
     if let Some(description) = &result.description {
-        println!("{description}");
+        outln!("{description}");
     }
     for message in serde_json::to_value(&result.messages).expect("messages serialize").as_array().into_iter().flatten() {
         let role = message["role"].as_str().unwrap_or("?");
@@ -71,7 +71,7 @@ pub async fn get(host: &Host, server: &str, name: &str, args: &str, json: bool) 
             Some(other) => format!("[{other}, {}]", content["mimeType"].as_str().unwrap_or("?")),
             None => "[content]".to_owned(),
         };
-        println!("[{role}] {text}");
+        outln!("[{role}] {text}");
     }
     ExitCode::SUCCESS
 }

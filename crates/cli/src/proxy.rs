@@ -29,7 +29,7 @@ pub fn print_config(host: &str, data_dir: Option<&Path>, servers: &[String]) -> 
         args.push(servers.join(","));
     }
     eprintln!("paste into {}", ai_host.config_location());
-    println!("{}", serde_json::to_string_pretty(&snippet(ai_host, &program, &args)).expect("snippets serialize"));
+    outln!("{}", serde_json::to_string_pretty(&snippet(ai_host, &program, &args)).expect("snippets serialize"));
     ExitCode::SUCCESS
 }
 

@@ -22,7 +22,7 @@ pub async fn list(host: &Host, server: &str, json: bool) -> ExitCode {
         Err(e) => return fail(json, &e.to_string()),
     };
     if json {
-        println!("{}", serde_json::to_string_pretty(&list).expect("resource list serializes"));
+        outln!("{}", serde_json::to_string_pretty(&list).expect("resource list serializes"));
     } else {
         print_list(&list);
     }
@@ -31,27 +31,27 @@ pub async fn list(host: &Host, server: &str, json: bool) -> ExitCode {
 
 fn print_list(list: &ResourceList) {
     if !list.supported {
-        println!("server `{}` does not offer resources", list.server);
+        outln!("server `{}` does not offer resources", list.server);
         return;
     }
-    println!("{} resource(s):", list.resources.len());
+    outln!("{} resource(s):", list.resources.len());
     for resource in &list.resources {
         let mime = resource.mime.as_deref().unwrap_or("-");
         let size = resource.size.map(|s| format!("\t{s} bytes")).unwrap_or_default();
-        println!("  {}\t{mime}{size}", resource.uri);
+        outln!("  {}\t{mime}{size}", resource.uri);
         if let Some(about) = about(resource.title.as_deref(), resource.description.as_deref()) {
-            println!("      {about}");
+            outln!("      {about}");
         }
     }
-    println!("{} template(s):", list.templates.len());
+    outln!("{} template(s):", list.templates.len());
     for template in &list.templates {
-        println!("  {}\t{}", template.uri_template, template.mime.as_deref().unwrap_or("-"));
+        outln!("  {}\t{}", template.uri_template, template.mime.as_deref().unwrap_or("-"));
         if let Some(about) = about(template.title.as_deref(), template.description.as_deref()) {
-            println!("      {about}");
+            outln!("      {about}");
         }
     }
     if !list.resources.is_empty() || !list.templates.is_empty() {
-        println!("read one with: mcp-canvas-cli read {} URI", list.server);
+        outln!("read one with: mcp-canvas-cli read {} URI", list.server);
     }
 }
 
@@ -69,9 +69,9 @@ pub async fn read(host: &Host, server: &str, uri: &str, json: bool) -> ExitCode 
         Err(e) => fail(json, &e.to_string()),
         Ok(read) => {
             if json {
-                println!("{}", serde_json::to_string_pretty(&read).expect("read outcome serializes"));
+                outln!("{}", serde_json::to_string_pretty(&read).expect("read outcome serializes"));
             } else {
-                println!("{}", read.outcome.summary);
+                outln!("{}", read.outcome.summary);
                 for warning in &read.outcome.warnings {
                     eprintln!("warning: {warning}");
                 }

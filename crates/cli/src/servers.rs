@@ -98,14 +98,14 @@ pub async fn check(host: &Host, json: bool) -> ExitCode {
                 json!({ "status": status, "tools": tools.as_ref().ok().map(Vec::len), "error": tools.as_ref().err().map(ToString::to_string) })
             })
             .collect();
-        println!("{}", serde_json::to_string_pretty(&entries).expect("reports serialize"));
+        outln!("{}", serde_json::to_string_pretty(&entries).expect("reports serialize"));
     } else {
         for (name, tools) in &report {
             match tools {
-                Ok(tools) => println!("{name}\trunning\t{} tool(s)", tools.len()),
+                Ok(tools) => outln!("{name}\trunning\t{} tool(s)", tools.len()),
                 Err(e) => {
                     let log = statuses.iter().find(|s| &s.server == name).map(|s| s.log.clone()).unwrap_or_default();
-                    println!("{name}\tfailed\t{e}\n\tlog: {log}");
+                    outln!("{name}\tfailed\t{e}\n\tlog: {log}");
                 }
             }
         }
@@ -119,11 +119,11 @@ pub fn run(host: &Host, command: ServersCommand) -> ExitCode {
         ServersCommand::List { json } => {
             let servers = host.servers();
             if json {
-                println!("{}", serde_json::to_string_pretty(&servers).expect("server views serialize"));
+                outln!("{}", serde_json::to_string_pretty(&servers).expect("server views serialize"));
             } else {
                 for server in servers {
                     let problem = server.problem.map(|p| format!("\t(unusable: {p})")).unwrap_or_default();
-                    println!("{}\t{}\t{}{problem}", server.name, server.transport, server.target);
+                    outln!("{}\t{}\t{}{problem}", server.name, server.transport, server.target);
                 }
             }
             ExitCode::SUCCESS
@@ -139,7 +139,7 @@ pub fn run(host: &Host, command: ServersCommand) -> ExitCode {
 /// One line on stderr; with `--json` also `{"error": {"code", "message"}}` on stdout.
 fn fail(json: bool, code: &str, message: &str) -> ExitCode {
     if json {
-        println!("{}", json!({ "error": { "code": code, "message": message } }));
+        outln!("{}", json!({ "error": { "code": code, "message": message } }));
     }
     eprintln!("error: {message}");
     ExitCode::from(1)
@@ -186,7 +186,7 @@ fn import(config_path: &Path, file: &Path, workspace: Option<PathBuf>, inputs: &
         Err(e) => return fail(json, "IMPORT_FAILED", &e),
     };
     if json {
-        println!("{}", serde_json::to_string_pretty(&report).expect("report serializes"));
+        outln!("{}", serde_json::to_string_pretty(&report).expect("report serializes"));
     } else {
         print_report(&report);
     }
@@ -194,17 +194,17 @@ fn import(config_path: &Path, file: &Path, workspace: Option<PathBuf>, inputs: &
 }
 
 fn print_report(report: &ImportReport) {
-    println!("{} ({}) → {}", report.source, report.format.label(), report.config);
+    outln!("{} ({}) → {}", report.source, report.format.label(), report.config);
     let width = report.servers.iter().map(|s| s.name.len()).max().unwrap_or(0);
     for server in &report.servers {
         let transport = server.transport.as_deref().unwrap_or("-");
         let reason = server.reason.as_deref().map(|r| format!("  {r}")).unwrap_or_default();
-        println!("  {:<9}  {:<width$}  {transport}{reason}", server.status.as_str(), server.name);
+        outln!("  {:<9}  {:<width$}  {transport}{reason}", server.status.as_str(), server.name);
         if !server.unknown_keys.is_empty() {
-            println!("             unknown keys kept: {}", server.unknown_keys.join(", "));
+            outln!("             unknown keys kept: {}", server.unknown_keys.join(", "));
         }
         for note in &server.notes {
-            println!("             note: {note}");
+            outln!("             note: {note}");
         }
     }
     for warning in &report.warnings {
@@ -222,7 +222,7 @@ fn print_report(report: &ImportReport) {
         (false, true) => "servers.json updated",
         (false, false) => "servers.json unchanged",
     };
-    println!("{counts} ({outcome})");
+    outln!("{counts} ({outcome})");
 }
 
 fn export(config_path: &Path, out: Option<&Path>, force: bool, json: bool) -> ExitCode {
@@ -233,7 +233,7 @@ fn export(config_path: &Path, out: Option<&Path>, force: bool, json: bool) -> Ex
     let (document, warnings) = config.to_mcp_json();
     let text = serde_json::to_string_pretty(&document).expect("mcp.json serializes") + "\n";
     let Some(out) = out else {
-        print!("{text}");
+        out!("{text}");
         for warning in &warnings {
             eprintln!("warning: {warning}");
         }
@@ -248,9 +248,9 @@ fn export(config_path: &Path, out: Option<&Path>, force: bool, json: bool) -> Ex
     let servers: Vec<&String> = config.servers.keys().collect();
     if json {
         let report = json!({ "file": out.display().to_string(), "servers": servers, "warnings": warnings });
-        println!("{}", serde_json::to_string_pretty(&report).expect("report serializes"));
+        outln!("{}", serde_json::to_string_pretty(&report).expect("report serializes"));
     } else {
-        println!("wrote {} server(s) to {}", servers.len(), out.display());
+        outln!("wrote {} server(s) to {}", servers.len(), out.display());
         for warning in &warnings {
             eprintln!("warning: {warning}");
         }

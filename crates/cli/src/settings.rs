@@ -47,17 +47,17 @@ pub fn run(host: &Host, command: SettingsCommand) -> ExitCode {
 fn print(settings: &Settings, host: &Host, json: bool) {
     let view = SettingsView::new(settings, host.data_dir());
     if json {
-        println!("{}", serde_json::to_string_pretty(&view).expect("settings serialize"));
+        outln!("{}", serde_json::to_string_pretty(&view).expect("settings serialize"));
         return;
     }
     let max_age = view.max_age_days.map(|d| d.to_string()).unwrap_or_else(|| "none".into());
-    println!("data dir                          {}", view.data_dir);
-    println!("settings file                     {}", view.file);
-    println!("artifacts.quota_bytes             {}", view.quota_bytes);
-    println!("artifacts.max_age_days            {max_age}");
-    println!("artifacts.session_retention_days  {}", view.session_retention_days);
-    println!("identity.username                 {}", view.username);
-    println!("render.allow_remote_images        {}", view.allow_remote_images);
-    println!("appearance.theme                  {}", serde_json::to_value(view.theme).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default());
-    println!("dashboards.allowed_origins        {}", settings.dashboards.allowed_origins.join(", "));
+    outln!("data dir                          {}", view.data_dir);
+    outln!("settings file                     {}", view.file);
+    outln!("artifacts.quota_bytes             {}", view.quota_bytes);
+    outln!("artifacts.max_age_days            {max_age}");
+    outln!("artifacts.session_retention_days  {}", view.session_retention_days);
+    outln!("identity.username                 {}", view.username);
+    outln!("render.allow_remote_images        {}", view.allow_remote_images);
+    outln!("appearance.theme                  {}", serde_json::to_value(view.theme).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default());
+    outln!("dashboards.allowed_origins        {}", settings.dashboards.allowed_origins.join(", "));
 }
