@@ -42,7 +42,8 @@ async fn echo(host: &Host, text: &str) -> Result<String, HostError> {
 /// `needle` `times` times: the host appends stderr to the log in the background.
 async fn server_log(dir: &tempfile::TempDir, needle: &str, times: usize) -> String {
     let path = dir.path().join("logs/faulty.log");
-    let deadline = Instant::now() + Duration::from_secs(3);
+    // Generous: it returns as soon as the line is there; the host appends stderr in the background.
+    let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let log = std::fs::read_to_string(&path).unwrap_or_default();
         if log.matches(needle).count() >= times || Instant::now() > deadline {
@@ -56,10 +57,9 @@ async fn server_log(dir: &tempfile::TempDir, needle: &str, times: usize) -> Stri
 async fn a_server_that_exits_mid_call_is_reported_and_restarted_on_the_next_call() {
     let (dir, host) = host();
     assert_eq!(echo(&host, "before").await.unwrap(), "before");
-    let started = Instant::now();
     let err = host.call_tool("faulty", "exit_mid_call", json!({})).await.unwrap_err();
-    assert!(started.elapsed() < CALL_TIMEOUT, "a dead server is noticed at once, not by the timeout: {:?}", started.elapsed());
     let message = err.to_string();
+    // A dead server is noticed at once (a `Request` error), not by the timeout (a `Timeout`).
     assert!(matches!(err, HostError::Request { .. }), "{message}");
     assert!(message.contains("server `faulty`") && message.contains("calling tool `exit_mid_call`"), "{message}");
     assert!(message.contains("exiting in the middle of a response"), "the server's last stderr line is quoted: {message}");
@@ -111,7 +111,7 @@ async fn a_call_that_is_never_answered_times_out_and_is_cancelled() {
     let started = Instant::now();
     let err = host.call_tool("faulty", "never_answer", json!({})).await.unwrap_err();
     let elapsed = started.elapsed();
-    assert!(elapsed >= CALL_TIMEOUT && elapsed < CALL_TIMEOUT + Duration::from_secs(3), "{elapsed:?}");
+    assert!(elapsed >= CALL_TIMEOUT, "{elapsed:?}");
     assert!(matches!(err, HostError::Timeout { .. }), "{err}");
     let message = err.to_string();
     assert!(message.contains("server `faulty`") && message.contains("`never_answer`") && message.contains("within 2 s"), "{message}");
@@ -167,11 +167,25 @@ async fn a_50_mb_line_arrives_as_a_result() {
     host.shutdown().await;
 }
 
+/// A host whose call timeout no test here can reach: a call that fails must fail because of
+/// what the server sent, never because the machine was busy.
+fn patient_host(extra: serde_json::Value) -> (tempfile::TempDir, Arc<Host>) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut faulty = json!({"command": "python3", "args": [STUB]});
+    faulty.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+    let servers = json!({ "demo": {"command": binary("mcp-canvas-demo")}, "faulty": faulty });
+    std::fs::write(dir.path().join("servers.json"), json!({ "mcpServers": servers }).to_string()).unwrap();
+    let host = Host::open(HostOptions { data_dir: dir.path().to_owned(), call_timeout: PATIENT, session: None }).unwrap();
+    (dir, Arc::new(host))
+}
+
+const PATIENT: Duration = Duration::from_secs(600);
+
+/// 20,000 notifications before the answer: the answer still arrives. (How fast is a matter for
+/// a benchmark; with a 2 s timeout this test failed on a busy machine.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_flood_of_notifications_does_not_stop_the_answer() {
-    let (_dir, host) = host();
-    // Within the call timeout, or this is an error (a wall-clock check here would only measure
-    // how busy the machine is).
+    let (_dir, host) = patient_host(json!({}));
     let outcome = host.call_tool("faulty", "flood", json!({})).await.unwrap();
     assert_eq!(outcome.outcome.texts[0].text, "after the flood");
     assert_eq!(echo(&host, "calm").await.unwrap(), "calm");
@@ -179,17 +193,65 @@ async fn a_flood_of_notifications_does_not_stop_the_answer() {
     host.shutdown().await;
 }
 
-/// A response with the right id whose result is not a `CallToolResult`.
+/// The call an unreadable answer belongs to fails at once, with what was wrong, not by its
+/// timeout (600 s here: reaching it would fail the test as a `Timeout`); the connection stays up.
+async fn unreadable_answer(host: &Host, dir: &tempfile::TempDir, tool: &str, problem: &str) {
+    let err = host.call_tool("faulty", tool, json!({})).await.unwrap_err();
+    assert!(matches!(err, HostError::Request { .. }), "{tool}: not answered by its own error: {err:?}");
+    let message = err.to_string();
+    assert!(message.contains("server `faulty`") && message.contains(&format!("`{tool}`")), "{message}");
+    assert!(message.contains("could not read the server's answer") && message.contains(problem), "{tool}: {message}");
+    let log = server_log(dir, problem, 1).await;
+    assert!(log.contains(problem), "the server's log says why: {log}");
+    assert_eq!(echo(host, "still here").await.unwrap(), "still here", "after {tool}");
+    assert_eq!(log.matches("got initialize").count(), 1, "no restart was needed: {log}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_nested_too_deep_fails_its_call_at_once() {
+    let (dir, host) = patient_host(json!({}));
+    unreadable_answer(&host, &dir, "deep_result", "nested more than 128 levels deep").await;
+    host.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_that_is_not_json_fails_its_call_at_once() {
+    let (dir, host) = patient_host(json!({}));
+    unreadable_answer(&host, &dir, "cut_result", "is not valid JSON").await;
+    others_still_work(&host).await;
+    host.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_over_the_size_limit_fails_its_call_at_once() {
+    let (dir, host) = patient_host(json!({"max_message_bytes": 1_048_576}));
+    unreadable_answer(&host, &dir, "oversized_result", "larger than the limit of 1048576 bytes").await;
+    host.shutdown().await;
+}
+
+/// A response with the right id whose result is not a `CallToolResult`: its call fails at once
+/// too, naming server and tool.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_malformed_result_is_an_error_naming_the_tool() {
-    let (_dir, host) = host();
-    let started = Instant::now();
+    let (_dir, host) = patient_host(json!({}));
     let err = host.call_tool("faulty", "bad_result", json!({})).await.unwrap_err();
-    let message = err.to_string();
-    eprintln!("bad_result: {message} after {:?}", started.elapsed());
-    assert!(message.contains("server `faulty`") && message.contains("bad_result"), "{message}");
+    assert!(matches!(err, HostError::Request { .. }), "{err:?}");
+    assert!(err.to_string().contains("server `faulty`") && err.to_string().contains("bad_result"), "{err}");
     assert_eq!(echo(&host, "fine").await.unwrap(), "fine");
     others_still_work(&host).await;
+    host.shutdown().await;
+}
+
+/// A request from the server that cannot be read is answered with an error and its id, and the
+/// call it came with still gets its answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreadable_request_from_the_server_is_refused_with_its_id() {
+    let (dir, host) = patient_host(json!({}));
+    let outcome = host.call_tool("faulty", "deep_request", json!({})).await.unwrap();
+    assert_eq!(outcome.outcome.texts[0].text, "asked something unreadable");
+    let log = server_log(&dir, "got error -32600 for \"srv-1\"", 1).await;
+    assert!(log.contains("got error -32600 for \"srv-1\": MCP Canvas could not read this request: it is nested more than 128 levels deep"), "{log}");
+    assert_eq!(echo(&host, "next").await.unwrap(), "next");
     host.shutdown().await;
 }
 
@@ -207,12 +269,12 @@ async fn a_server_that_never_lists_its_tools_is_given_up_on() {
     let host = Host::open(HostOptions { data_dir: dir.path().to_owned(), call_timeout: CALL_TIMEOUT, session: None }).unwrap();
     for server in ["mute", "endless"] {
         for attempt in 0..2 {
-            let started = Instant::now();
-            let result = tokio::time::timeout(Duration::from_secs(10), host.call_tool(server, "echo", json!({}))).await;
+            // Only a hang guard: the host gives up by the server's own 1 s, which the message names.
+            let result = tokio::time::timeout(Duration::from_secs(300), host.call_tool(server, "echo", json!({}))).await;
             let err = result.unwrap_or_else(|_| panic!("`{server}`: the host hung listing tools (attempt {attempt})")).unwrap_err();
             let message = err.to_string();
             assert!(message.contains(&format!("server `{server}`")) && message.contains("listing tools"), "{message}");
-            assert!(started.elapsed() < Duration::from_secs(5), "{server}: {:?}", started.elapsed());
+            assert!(message.contains("within 1 s"), "{server}: given up by its timeout_seconds: {message}");
         }
     }
     others_still_work(&host).await;

@@ -58,7 +58,8 @@ def png(width, height):
 
 # The payload of `big_line`: a 7x5 PNG followed by zeros, 37.5 MB decoded (50 MB as base64).
 BIG_DECODED_LEN = 37_500_000
-TOOLS = ["echo", "exit_after_answer", "exit_mid_call", "never_answer", "garbage", "big_line", "big_garbage", "flood", "bad_result", "embedded_blob", "announce_changes"]
+TOOLS = ["echo", "exit_after_answer", "exit_mid_call", "never_answer", "garbage", "big_line", "big_garbage", "flood", "bad_result", "embedded_blob", "announce_changes",
+         "deep_result", "cut_result", "oversized_result", "deep_request"]
 
 RESOURCES = [
     {"uri": "stub://page1/a.txt", "name": "a.txt", "mimeType": "text/plain"},
@@ -130,6 +131,27 @@ def call(msg_id, name, arguments):
         send({"jsonrpc": "2.0", "id": msg_id, "result": text_result("after the flood")})
     elif name == "bad_result":
         send({"jsonrpc": "2.0", "id": msg_id, "result": {"content": "this should be an array", "isError": "no"}})
+    elif name == "deep_result":
+        # structuredContent 5,000 levels deep, the id after it (as the TypeScript SDK orders keys);
+        # built by hand: Python's own encoder refuses that depth.
+        deep = '{"a":' * 5000 + "1" + "}" * 5000
+        OUT.write(('{"jsonrpc":"2.0","result":{"content":[],"structuredContent":' + deep + '},"id":' + json.dumps(msg_id) + "}\n").encode())
+        OUT.flush()
+    elif name == "cut_result":
+        # A response cut off in the middle, then the line ends: not JSON.
+        OUT.write(b'{"jsonrpc":"2.0","id":' + json.dumps(msg_id).encode() + b',"result":{"content":[{"type":"text","text":"cut\n')
+        OUT.flush()
+    elif name == "oversized_result":
+        # 2 MB of text (over a 1 MiB `max_message_bytes`), the id last.
+        text = "x" * 2_000_000
+        OUT.write(('{"jsonrpc":"2.0","result":' + json.dumps(text_result(text)) + ',"id":' + json.dumps(msg_id) + "}\n").encode())
+        OUT.flush()
+    elif name == "deep_request":
+        # A server->client request nobody can read (params 5,000 levels deep), then the answer.
+        deep = '{"a":' * 5000 + "1" + "}" * 5000
+        OUT.write(('{"jsonrpc":"2.0","id":"srv-1","method":"elicitation/create","params":' + deep + "}\n").encode())
+        OUT.flush()
+        send({"jsonrpc": "2.0", "id": msg_id, "result": text_result("asked something unreadable")})
     elif name == "embedded_blob":
         send({"jsonrpc": "2.0", "id": msg_id, "result": {"content": [
             {"type": "text", "text": "two embedded resources"},
@@ -171,6 +193,8 @@ def main():
         method = message.get("method")
         msg_id = message.get("id")
         log(f"got {method or ('response ' + json.dumps(msg_id))}")
+        if method is None and isinstance(message.get("error"), dict):
+            log(f"got error {message['error'].get('code')} for {json.dumps(msg_id)}: {message['error'].get('message')}")
         if method is None or msg_id is None:
             continue  # notifications and responses (e.g. rmcp's answer to a non-JSON-RPC line)
         params = message.get("params") or {}

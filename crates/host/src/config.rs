@@ -108,6 +108,18 @@ impl ServerEntry {
         }
     }
 
+    /// The largest message accepted from this server (`max_message_bytes`), when the entry
+    /// sets one; the default is 1 GiB. A larger message fails the call it answers, at once.
+    pub fn max_message_bytes(&self) -> Result<Option<usize>, String> {
+        match self.other.get("max_message_bytes") {
+            None | Some(Value::Null) => Ok(None),
+            Some(value) => match value.as_u64() {
+                Some(bytes) if (1024..=1 << 30).contains(&bytes) => Ok(Some(bytes as usize)),
+                _ => Err(format!("`max_message_bytes` must be a whole number of bytes between 1024 and 1073741824, got {value}")),
+            },
+        }
+    }
+
     /// The MCP protocol version the entry asks for (`"protocol_version": "2026-07-28"`), when it
     /// asks for one; `None` means the usual `initialize` handshake at the newest version that has it.
     pub fn protocol_version(&self) -> Result<Option<&str>, String> {

@@ -24,7 +24,7 @@ use rmcp::{
         ProgressNotificationParam, ProgressToken, ProtocolVersion, Tool, UrlElicitationCapability,
     },
     service::{ClientLifecycleMode, ClientServiceExt as _, NotificationContext, RequestContext, RunningService},
-    transport::{async_rw::AsyncRwTransport, streamable_http_client::StreamableHttpClientTransportConfig, StreamableHttpClientTransport},
+    transport::{streamable_http_client::StreamableHttpClientTransportConfig, StreamableHttpClientTransport},
     ClientHandler, ErrorData, Peer, RoleClient, ServiceExt,
 };
 use serde::Serialize;
@@ -33,15 +33,17 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 use crate::{
     config::ServerEntry,
-    elicitation::{CallNotes, ElicitationHandler, Elicitor, UserWait},
+    call_context::InFlight,
+    elicitation::{ElicitationHandler, Elicitor},
+    stdio_transport::LineTransport,
     error::HostError,
     pipeline::{CallProgress, ProgressFn},
 };
 
 /// How many stderr lines are kept in memory for error messages.
 const STDERR_TAIL_LINES: usize = 20;
-/// Largest single JSON-RPC message accepted from a stdio server.
-const MAX_MESSAGE_BYTES: usize = 1 << 30;
+/// Largest single JSON-RPC message accepted from a server, unless its entry says otherwise.
+pub(crate) const MAX_MESSAGE_BYTES: usize = 1 << 30;
 /// How long the MCP handshake may take.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -98,8 +100,15 @@ impl ServerConnection {
         };
         let stderr = child.stderr.take();
         // rmcp's default drops any line over 16 MiB (and the call then just times out); tool
-        // results carrying 100 MB+ of base64 are exactly what this app exists for.
-        let transport = AsyncRwTransport::<RoleClient, _, _>::new(stdout, stdin).with_max_line_length(MAX_MESSAGE_BYTES);
+        // results carrying 100 MB+ of base64 are exactly what this app exists for. A line we
+        // cannot read still answers its call, with the reason (see `stdio_transport`).
+        let max_line = ctx.entry.max_message_bytes().map_err(|reason| HostError::Config { path: ctx.config_path.to_owned(), reason: format!("server `{}`: {reason}", ctx.name) })?;
+        let complain_to = ctx.log_path.clone();
+        let complain = Arc::new(move |line: &str| {
+            tracing::warn!("{line}");
+            let _ = std::fs::OpenOptions::new().create(true).append(true).open(&complain_to).and_then(|mut log| writeln!(log, "[mcp-canvas] {line}"));
+        });
+        let transport = LineTransport::new(BufReader::with_capacity(256 * 1024, stdout), stdin, max_line.unwrap_or(MAX_MESSAGE_BYTES), complain);
 
         let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
         let stderr_done = stderr.map(|stderr| tokio::spawn(capture_stderr(stderr, ctx.log_path.clone(), stderr_tail.clone())));
@@ -135,7 +144,7 @@ impl ServerConnection {
             headers.insert(http::HeaderName::try_from(name.as_str()).map_err(|_| bad("name"))?, http::HeaderValue::try_from(value.as_str()).map_err(|_| bad("value"))?);
         }
         let mut config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(headers);
-        config.max_sse_event_size = MAX_MESSAGE_BYTES;
+        config.max_sse_event_size = ctx.entry.max_message_bytes().ok().flatten().unwrap_or(MAX_MESSAGE_BYTES);
         let transport = StreamableHttpClientTransport::from_config(config);
         let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
         let client = CanvasClient::new(&ctx)?;
@@ -223,6 +232,8 @@ impl ServerConnection {
 pub(crate) struct CanvasClient {
     /// Answers elicitation requests (server→client requests and `input_required` rounds).
     pub elicitor: Elicitor,
+    /// The calls in flight, which a server→client question may belong to.
+    pub in_flight: Arc<InFlight>,
     /// Where each in-flight call's progress goes, by progress token.
     pub progress: Arc<ProgressRoutes>,
     /// Set by `notifications/tools/list_changed`.
@@ -241,7 +252,8 @@ impl CanvasClient {
             .map_err(|reason| HostError::Config { path: ctx.config_path.to_owned(), reason: format!("server `{}`: {reason}", ctx.name) })?
             .map(|v| serde_json::from_value::<ProtocolVersion>(Value::String(v.to_owned())).expect("a string is a protocol version"));
         Ok(Self {
-            elicitor: Elicitor { server: ctx.name.to_owned(), handler: ctx.elicitation.clone(), notes: Arc::<CallNotes>::default(), wait: Arc::<UserWait>::default() },
+            elicitor: Elicitor { server: ctx.name.to_owned(), handler: ctx.elicitation.clone() },
+            in_flight: Arc::default(),
             progress: Arc::default(),
             tools_stale: Arc::default(),
             messages: ctx.messages.clone(),
@@ -291,8 +303,9 @@ impl ClientHandler for CanvasClient {
     }
 
     async fn create_elicitation(&self, request: ElicitRequestParams, context: RequestContext<RoleClient>) -> Result<ElicitResult, ErrorData> {
+        let calls = self.in_flight.asked();
         tokio::select! {
-            answer = self.elicitor.answer(request) => Ok(answer),
+            answer = self.elicitor.answer(request, &calls) => Ok(answer),
             // The server gave up on its request (or on the call it belongs to).
             () = context.ct.cancelled() => Ok(ElicitResult::new(ElicitationAction::Cancel)),
         }

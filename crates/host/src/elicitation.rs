@@ -15,11 +15,9 @@
 //! - every decline carries a reason, recorded as a warning of the call — never silently.
 
 use std::{
-    collections::VecDeque,
     future::Future,
     pin::Pin,
-    sync::{Arc, Mutex},
-    time::{Duration, Instant},
+    sync::Arc,
 };
 
 use rmcp::model::{ElicitRequestParams, ElicitResult, ElicitationAction};
@@ -27,7 +25,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use ts_rs::TS;
 
-use crate::validation;
+use crate::{call_context::CallContext, validation};
 
 /// A boxed, sendable future (what [`ElicitationHandler`] methods return).
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -398,94 +396,12 @@ impl FormField {
 // What the host does around the handler
 // ---------------------------------------------------------------------------------------------
 
-/// Notes about elicitations (declines and their reasons, cancels) kept per connection, so a
-/// call can report the ones made while it ran as warnings.
-#[derive(Debug, Default)]
-pub(crate) struct CallNotes {
-    inner: Mutex<(u64, VecDeque<(u64, String)>)>,
-}
-
-impl CallNotes {
-    const KEEP: usize = 64;
-
-    /// A position to read later notes from.
-    pub fn mark(&self) -> u64 {
-        self.inner.lock().unwrap().0
-    }
-
-    pub fn push(&self, note: String) {
-        let mut inner = self.inner.lock().unwrap();
-        let seq = inner.0;
-        inner.0 += 1;
-        if inner.1.len() == Self::KEEP {
-            inner.1.pop_front();
-        }
-        inner.1.push_back((seq, note));
-    }
-
-    /// Notes pushed since `mark`.
-    pub fn since(&self, mark: u64) -> Vec<String> {
-        self.inner.lock().unwrap().1.iter().filter(|(seq, _)| *seq >= mark).map(|(_, note)| note.clone()).collect()
-    }
-}
-
-/// Time spent waiting for the user, which a call's timeout does not count.
-#[derive(Debug, Default)]
-pub(crate) struct UserWait {
-    inner: Mutex<WaitState>,
-}
-
-#[derive(Debug, Default)]
-struct WaitState {
-    asking: usize,
-    since: Option<Instant>,
-    total: Duration,
-}
-
-pub(crate) struct Asking(Arc<UserWait>);
-
-impl UserWait {
-    pub fn begin(self: &Arc<Self>) -> Asking {
-        let mut state = self.inner.lock().unwrap();
-        if state.asking == 0 {
-            state.since = Some(Instant::now());
-        }
-        state.asking += 1;
-        Asking(self.clone())
-    }
-
-    /// All time spent asking so far, including a question still open.
-    pub fn total(&self) -> Duration {
-        let state = self.inner.lock().unwrap();
-        state.total + state.since.map(|s| s.elapsed()).unwrap_or_default()
-    }
-
-    /// Whether a question is open right now.
-    pub fn asking(&self) -> bool {
-        self.inner.lock().unwrap().asking > 0
-    }
-}
-
-impl Drop for Asking {
-    fn drop(&mut self) {
-        let mut state = self.0.inner.lock().unwrap();
-        state.asking -= 1;
-        if state.asking == 0 {
-            if let Some(since) = state.since.take() {
-                state.total += since.elapsed();
-            }
-        }
-    }
-}
-
 /// Answers one server's elicitation requests through the installed handler, with the host's
 /// checks around it.
 #[derive(Clone)]
 pub(crate) struct Elicitor {
     pub server: String,
     pub handler: Arc<dyn ElicitationHandler>,
-    pub notes: Arc<CallNotes>,
-    pub wait: Arc<UserWait>,
 }
 
 impl Elicitor {
@@ -493,18 +409,42 @@ impl Elicitor {
         self.handler.modes()
     }
 
-    /// The answer to one `elicitation/create` (or `input_required` elicitation).
-    pub async fn answer(&self, params: ElicitRequestParams) -> ElicitResult {
-        let _asking = self.wait.begin();
+    /// The answer to one `elicitation/create` (or `input_required` elicitation) asked for
+    /// `calls`: their clocks pause while the user decides, and what became of the question is
+    /// noted on each of them (see [`crate::call_context`]).
+    pub async fn answer(&self, params: ElicitRequestParams, calls: &[Arc<CallContext>]) -> ElicitResult {
+        let _asking: Vec<_> = calls.iter().map(|call| call.asking()).collect();
+        let asked = Asked { elicitor: self, calls };
         match params {
             ElicitRequestParams::FormElicitationParams { message, requested_schema, .. } => match serde_json::to_value(&requested_schema) {
-                Ok(Value::Object(schema)) => self.form(message, schema).await,
-                _ => self.host_declines("form", &message, "its requestedSchema could not be read".to_owned()),
+                Ok(Value::Object(schema)) => asked.form(message, schema).await,
+                _ => asked.host_declines("form", &message, "its requestedSchema could not be read".to_owned()),
             },
-            ElicitRequestParams::UrlElicitationParams { message, url, elicitation_id, .. } => self.url(message, url, elicitation_id).await,
-            _ => self.host_declines("unknown", "", "it uses an elicitation mode MCP Canvas does not know".to_owned()),
+            ElicitRequestParams::UrlElicitationParams { message, url, elicitation_id, .. } => asked.url(message, url, elicitation_id).await,
+            _ => asked.host_declines("unknown", "", "it uses an elicitation mode MCP Canvas does not know".to_owned()),
         }
     }
+
+    /// The server said a URL-mode step is finished.
+    pub fn completed(&self, elicitation_id: &str) {
+        self.handler.event(&ElicitationEvent::Completed { server: &self.server, elicitation_id });
+    }
+}
+
+/// One question being answered, with the calls it belongs to.
+struct Asked<'a> {
+    elicitor: &'a Elicitor,
+    calls: &'a [Arc<CallContext>],
+}
+
+impl std::ops::Deref for Asked<'_> {
+    type Target = Elicitor;
+    fn deref(&self) -> &Elicitor {
+        self.elicitor
+    }
+}
+
+impl Asked<'_> {
 
     async fn form(&self, message: String, schema: Map<String, Value>) -> ElicitResult {
         if !self.handler.modes().form {
@@ -581,12 +521,10 @@ impl Elicitor {
     fn note(&self, message: &str, what: &str) {
         let message: String = message.chars().take(80).collect();
         let asked = if message.is_empty() { String::new() } else { format!(" (\"{message}\")") };
-        self.notes.push(format!("server `{}` asked for input{asked}: {what}", self.server));
-    }
-
-    /// The server said a URL-mode step is finished.
-    pub fn completed(&self, elicitation_id: &str) {
-        self.handler.event(&ElicitationEvent::Completed { server: &self.server, elicitation_id });
+        let note = format!("server `{}` asked for input{asked}: {what}", self.server);
+        for call in self.calls {
+            call.note(note.clone());
+        }
     }
 }
 
@@ -638,16 +576,16 @@ mod tests {
 
     /// Answers forms from a list, records what it was asked.
     struct Scripted {
-        answers: Mutex<VecDeque<FormAnswer>>,
+        answers: std::sync::Mutex<std::collections::VecDeque<FormAnswer>>,
         url: UrlAnswer,
         reask: bool,
-        asked: Mutex<Vec<FormRequest>>,
-        urls: Mutex<Vec<UrlRequest>>,
+        asked: std::sync::Mutex<Vec<FormRequest>>,
+        urls: std::sync::Mutex<Vec<UrlRequest>>,
     }
 
     impl Scripted {
         fn new(answers: Vec<FormAnswer>, reask: bool) -> Arc<Self> {
-            Arc::new(Self { answers: Mutex::new(answers.into()), url: UrlAnswer::Accept, reask, asked: Mutex::default(), urls: Mutex::default() })
+            Arc::new(Self { answers: std::sync::Mutex::new(answers.into()), url: UrlAnswer::Accept, reask, asked: Default::default(), urls: Default::default() })
         }
     }
 
@@ -669,8 +607,31 @@ mod tests {
         }
     }
 
-    fn elicitor(handler: Arc<dyn ElicitationHandler>) -> Elicitor {
-        Elicitor { server: "demo".into(), handler, notes: Arc::default(), wait: Arc::default() }
+    /// An elicitor answering for one call, whose notes the tests read.
+    struct OneCall {
+        elicitor: Elicitor,
+        notes: Notes,
+    }
+
+    struct Notes(Arc<CallContext>);
+
+    impl Notes {
+        fn mark(&self) -> usize {
+            self.0.notes().len()
+        }
+        fn since(&self, mark: usize) -> Vec<String> {
+            self.0.notes()[mark..].to_vec()
+        }
+    }
+
+    impl OneCall {
+        async fn answer(&self, params: ElicitRequestParams) -> ElicitResult {
+            self.elicitor.answer(params, std::slice::from_ref(&self.notes.0)).await
+        }
+    }
+
+    fn elicitor(handler: Arc<dyn ElicitationHandler>) -> OneCall {
+        OneCall { elicitor: Elicitor { server: "demo".into(), handler }, notes: Notes(Arc::default()) }
     }
 
     fn form_params(schema: Map<String, Value>) -> ElicitRequestParams {
@@ -783,18 +744,5 @@ mod tests {
             assert!(elicitor.notes.since(mark)[0].contains("declined"), "{bad}");
         }
         assert!(handler.urls.lock().unwrap().is_empty(), "unusable URLs never reach the user");
-    }
-
-    #[test]
-    fn user_wait_counts_open_questions() {
-        let wait = Arc::new(UserWait::default());
-        assert!(!wait.asking());
-        let asking = wait.begin();
-        std::thread::sleep(Duration::from_millis(20));
-        assert!(wait.asking() && wait.total() >= Duration::from_millis(20));
-        drop(asking);
-        let total = wait.total();
-        std::thread::sleep(Duration::from_millis(10));
-        assert_eq!(wait.total(), total);
     }
 }

@@ -22,7 +22,8 @@ use crate::{
     elicitation::{DeclineElicitation, ElicitationHandler},
     error::HostError,
     ids,
-    pipeline::{CallControl, CallDetail, CallOptions},
+    housekeeping::Housekeeping,
+    pipeline::{CallControl, CallDetail, CallOptions, Ingest},
     wire::{CallOutcome, ServerView, ToolView},
 };
 
@@ -44,11 +45,12 @@ pub struct Host {
     paths: DataPaths,
     /// Replaced as a whole when the user changes a server's settings ([`Host::set_server_timeout`]).
     config: std::sync::RwLock<Arc<ServersConfig>>,
-    extraction: ExtractionConfig,
+    extraction: Arc<ExtractionConfig>,
     /// Replaced as a whole when the user changes a setting ([`Host::set_setting`]).
-    settings: std::sync::RwLock<Arc<Settings>>,
-    probes: Vec<Box<dyn ArtifactProbe>>,
+    settings: Arc<std::sync::RwLock<Arc<Settings>>>,
+    probes: Arc<Vec<Box<dyn ArtifactProbe>>>,
     store: Arc<ArtifactStore>,
+    housekeeping: Housekeeping,
     /// One slot per server, so connecting to a slow server never blocks calls to the others.
     connections: std::sync::Mutex<HashMap<String, Arc<ConnectionSlot>>>,
     session_id: String,
@@ -74,15 +76,19 @@ impl Host {
         let config = ServersConfig::load_or_create(&paths.servers_config())?;
         let extraction = load_extraction_rules(&paths.extraction_rules())?;
         let settings = Settings::load(&paths.settings())?;
-        let store = ArtifactStore::open(&paths.root)
-            .map_err(|e| HostError::DataDir(format!("cannot open the artifact store in {}: {e}", paths.root.display())))?;
+        let store = Arc::new(
+            ArtifactStore::open(&paths.root)
+                .map_err(|e| HostError::DataDir(format!("cannot open the artifact store in {}: {e}", paths.root.display())))?,
+        );
+        let settings = Arc::new(std::sync::RwLock::new(Arc::new(settings)));
         Ok(Self {
             paths,
             config: std::sync::RwLock::new(Arc::new(config)),
-            extraction,
-            settings: std::sync::RwLock::new(Arc::new(settings)),
-            probes: vec![Box::new(ImageHeaderProbe), Box::new(PdfPageProbe)],
-            store: Arc::new(store),
+            extraction: Arc::new(extraction),
+            housekeeping: Housekeeping::new(store.clone(), settings.clone()),
+            settings,
+            probes: Arc::new(vec![Box::new(ImageHeaderProbe), Box::new(PdfPageProbe)]),
+            store,
             connections: std::sync::Mutex::new(HashMap::new()),
             session_id: options.session.unwrap_or_else(|| ids::fresh("session")),
             call_timeout: options.call_timeout,
@@ -153,7 +159,8 @@ impl Host {
 
     /// Adds a probe consulted before the built-in ones (the render crate's PDF probe, say).
     pub fn with_probe(mut self, probe: Box<dyn ArtifactProbe>) -> Self {
-        self.probes.insert(0, probe);
+        // Shared only once the host runs calls; before that this is the only reference.
+        Arc::get_mut(&mut self.probes).expect("probes are added before the host runs calls").insert(0, probe);
         self
     }
 
@@ -177,15 +184,33 @@ impl Host {
         self.changes.subscribe()
     }
 
-    pub(crate) fn probes(&self) -> &[Box<dyn ArtifactProbe>] {
-        &self.probes
+    /// What the pipeline needs to store a result (no more of the host than that).
+    pub(crate) fn ingest(&self) -> Ingest {
+        Ingest { store: self.store.clone(), probes: self.probes.clone(), extraction: self.extraction.clone(), session_id: self.session_id.as_str().into() }
+    }
+
+    /// [`Ingest::store_and_finish`] on a blocking thread (decoding, hashing, fsync and probes
+    /// block), then the quota applied in the background.
+    pub(crate) async fn store_result(&self, server: &str, tool: &str, raw: Value, output_schema: Option<Value>, call_id: &str) -> Result<mcp_canvas_contract::ToolOutcome, HostError> {
+        let ingest = self.ingest();
+        let (server_name, tool_name, id) = (server.to_owned(), tool.to_owned(), call_id.to_owned());
+        let outcome = tokio::task::spawn_blocking(move || ingest.store_and_finish(&server_name, &tool_name, raw, output_schema.as_ref(), &id))
+            .await
+            .map_err(|e| HostError::DataDir(format!("storing the result of `{server}`/`{tool}` failed: {e}")))??;
+        if !outcome.artifacts.is_empty() {
+            self.housekeeping.after_store();
+        }
+        Ok(outcome)
     }
 
     /// Normalizes a raw `CallToolResult` that did not come through a connection (read from a
     /// file by `mcp-canvas-cli normalize`): the same normalize → store → summarize path as a call.
     pub fn normalize_raw(&self, server: &str, tool: &str, raw: Value) -> Result<CallOutcome, HostError> {
         let call_id = ids::fresh("call");
-        let outcome = crate::pipeline::store_and_finish(self, server, tool, raw, None, &call_id)?;
+        let outcome = self.ingest().store_and_finish(server, tool, raw, None, &call_id)?;
+        if !outcome.artifacts.is_empty() {
+            self.housekeeping.after_store();
+        }
         Ok(CallOutcome { call_id, server: server.to_owned(), tool: tool.to_owned(), outcome })
     }
 
@@ -287,8 +312,10 @@ impl Host {
         Ok(value)
     }
 
-    /// Closes every connection; their child processes are stopped.
+    /// Closes every connection (their child processes are stopped) and finishes pending
+    /// housekeeping.
     pub async fn shutdown(&self) {
+        self.housekeeping.flush().await;
         let slots: Vec<_> = self.connections.lock().unwrap().drain().map(|(_, slot)| slot).collect();
         for slot in slots {
             if let Some(connection) = slot.lock().await.take() {

@@ -13,7 +13,7 @@ use std::{
 };
 
 use mcp_canvas_contract::{ExtractionConfig, Normalizer, RawToolResult, StoredArtifact, ToolOutcome};
-use mcp_canvas_store::{NewArtifact, Persistence};
+use mcp_canvas_store::{ArtifactStore, NewArtifact, Persistence};
 use rmcp::{
     model::{
         CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotification, CancelledNotificationParam, ClientNotification,
@@ -30,11 +30,12 @@ use crate::{
     arguments::{self, ArgumentContext},
     audit,
     connection::ServerConnection,
-    elicitation::UserWait,
+    call_context::CallContext,
     error::HostError,
     file_server::{FileServer, DEFAULT_TOKEN_TTL},
     host::Host,
-    probe, validation,
+    probe::{self, ArtifactProbe},
+    validation,
     wire::CallOutcome,
 };
 
@@ -95,11 +96,13 @@ pub(crate) async fn call(host: &Host, connection: &ServerConnection, tool: &str,
     let started_ms = Host::now_ms();
     let clock = std::time::Instant::now();
     let mut sent = Sent { arguments: arguments.clone(), identity: None, structured: None, structured_valid: None };
-    let notes_mark = connection.client.elicitor.notes.mark();
-    let mut result = call_unaudited(host, connection, tool, arguments, options, &control, call_id.clone(), &mut sent).await;
+    let context = Arc::new(CallContext::default());
+    let in_flight = connection.client.in_flight.enter(context.clone());
+    let mut result = call_unaudited(host, connection, tool, arguments, options, &control, &context, call_id.clone(), &mut sent).await;
+    drop(in_flight);
     // What happened to the server's questions (declines and why) belongs to this call's outcome.
     if let Ok(call) = result.as_mut() {
-        call.outcome.warnings.extend(connection.client.elicitor.notes.since(notes_mark));
+        call.outcome.warnings.extend(context.notes());
     }
     let (outcome, detail, artifact_ids) = match &result {
         Ok(call) => match &call.outcome.error {
@@ -146,7 +149,17 @@ fn audit_outcome(error: &HostError) -> &'static str {
 }
 
 #[allow(clippy::too_many_arguments)]
-async fn call_unaudited(host: &Host, connection: &ServerConnection, tool: &str, arguments: Value, options: CallOptions, control: &CallControl, call_id: String, sent: &mut Sent) -> Result<CallOutcome, HostError> {
+async fn call_unaudited(
+    host: &Host,
+    connection: &ServerConnection,
+    tool: &str,
+    arguments: Value,
+    options: CallOptions,
+    control: &CallControl,
+    context: &Arc<CallContext>,
+    call_id: String,
+    sent: &mut Sent,
+) -> Result<CallOutcome, HostError> {
     let server = connection.name.as_str();
     let tools = connection.tools().await?;
     let Some(definition) = tools.iter().find(|t| t.name == tool) else {
@@ -175,12 +188,13 @@ async fn call_unaudited(host: &Host, connection: &ServerConnection, tool: &str, 
     sent.arguments = Value::Object(arguments.clone());
     sent.identity = arguments.get("username").and_then(Value::as_str).map(str::to_owned);
 
-    let result = send_call(host, connection, tool, arguments, control).await?;
+    let limit = control.timeout.or(host.server_timeout(server)).unwrap_or(host.call_timeout);
+    let result = send_call(connection, tool, arguments, control, context, limit).await?;
     let raw = serde_json::to_value(&result).expect("a CallToolResult serializes");
     drop(result);
     let output_schema = definition.output_schema.as_ref().map(|s| Value::Object((**s).clone()));
     let structured = raw.get("structuredContent").filter(|v| !v.is_null()).cloned();
-    let mut outcome = store_and_finish(host, server, tool, raw, output_schema.as_ref(), &call_id)?;
+    let mut outcome = host.store_result(server, tool, raw, output_schema, &call_id).await?;
     if let (Some(schema), Some(structured)) = (&definition.output_schema, &structured) {
         match validation::problems(schema, structured) {
             Ok(problems) => {
@@ -199,12 +213,10 @@ async fn call_unaudited(host: &Host, connection: &ServerConnection, tool: &str, 
 
 /// Sends `tools/call` and waits for its result: progress to the caller, cancellation and the
 /// timeout as `notifications/cancelled`, `input_required` rounds answered and retried.
-async fn send_call(host: &Host, connection: &ServerConnection, tool: &str, arguments: JsonObject, control: &CallControl) -> Result<CallToolResult, HostError> {
+async fn send_call(connection: &ServerConnection, tool: &str, arguments: JsonObject, control: &CallControl, context: &Arc<CallContext>, limit: Duration) -> Result<CallToolResult, HostError> {
     let server = connection.name.as_str();
     let what = format!("calling tool `{tool}`");
-    // The server's timeout as configured now (the user may have changed it since it started).
-    let limit = control.timeout.or(host.server_timeout(server)).unwrap_or(host.call_timeout);
-    let clock = CallClock::start(limit, connection.client.elicitor.wait.clone());
+    let clock = CallClock::start(limit, context.clone());
     let cancel = control.cancel.clone().unwrap_or_default();
     let cancelled = || HostError::Cancelled { server: server.to_owned(), tool: tool.to_owned(), reason: None };
     let mut params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
@@ -245,7 +257,7 @@ async fn send_call(host: &Host, connection: &ServerConnection, tool: &str, argum
                 }
                 let request_state = input.request_state.clone();
                 let responses = tokio::select! {
-                    responses = answer_input(connection, input, &what) => responses?,
+                    responses = answer_input(connection, input, context, &what) => responses?,
                     () = cancel.cancelled() => return Err(cancelled()),
                 };
                 if asked {
@@ -267,11 +279,12 @@ async fn send_call(host: &Host, connection: &ServerConnection, tool: &str, argum
 
 /// Answers the requests of an `input_required` result (2026-07-28): elicitation through the
 /// connection's handler, roots as none; sampling is not offered.
-async fn answer_input(connection: &ServerConnection, input: InputRequiredResult, what: &str) -> Result<InputResponses, HostError> {
+async fn answer_input(connection: &ServerConnection, input: InputRequiredResult, context: &Arc<CallContext>, what: &str) -> Result<InputResponses, HostError> {
     let mut responses = InputResponses::new();
     for (key, request) in input.input_requests.unwrap_or_default() {
         let answer = match request {
-            InputRequest::Elicitation(request) => serde_json::to_value(connection.client.elicitor.answer(request.params).await),
+            // Inside this call's own result: the question is exactly this call's.
+            InputRequest::Elicitation(request) => serde_json::to_value(connection.client.elicitor.answer(request.params, std::slice::from_ref(context)).await),
             // No roots: MCP Canvas exposes no filesystem roots to servers.
             InputRequest::ListRoots(_) => Ok(serde_json::json!({ "roots": [] })),
             InputRequest::CreateMessage(_) => {
@@ -302,22 +315,21 @@ impl Drop for AbandonGuard<'_> {
     }
 }
 
-/// A call's time limit, not counting time spent waiting for the user to answer the server.
+/// A call's time limit, not counting time this call spent waiting for its user to answer the
+/// server (another call's open question does not stop it).
 struct CallClock {
     limit: Duration,
     started: Instant,
-    wait: Arc<UserWait>,
-    waited_before: Duration,
+    call: Arc<CallContext>,
 }
 
 impl CallClock {
-    fn start(limit: Duration, wait: Arc<UserWait>) -> Self {
-        let waited_before = wait.total();
-        Self { limit, started: Instant::now(), wait, waited_before }
+    fn start(limit: Duration, call: Arc<CallContext>) -> Self {
+        Self { limit, started: Instant::now(), call }
     }
 
     fn used(&self) -> Duration {
-        self.started.elapsed().saturating_sub(self.wait.total().saturating_sub(self.waited_before))
+        self.started.elapsed().saturating_sub(self.call.waited())
     }
 
     /// The limit in whole seconds, rounded up (for messages).
@@ -329,10 +341,10 @@ impl CallClock {
     async fn expired(&self) {
         loop {
             let used = self.used();
-            if used >= self.limit && !self.wait.asking() {
+            if used >= self.limit && !self.call.is_asking() {
                 return;
             }
-            let nap = if self.wait.asking() { Duration::from_millis(200) } else { self.limit - used };
+            let nap = if self.call.is_asking() { Duration::from_millis(200) } else { self.limit - used };
             tokio::time::sleep(nap).await;
         }
     }
@@ -355,36 +367,44 @@ impl ArgumentContext for ArgumentsFromHost<'_> {
     }
 }
 
-/// Normalizes a raw result, streams its binaries into the store, and builds the outcome.
-/// A binary that fails to store becomes a warning; the others are kept.
-pub(crate) fn store_and_finish(host: &Host, server: &str, tool: &str, raw: Value, output_schema: Option<&Value>, call_id: &str) -> Result<ToolOutcome, HostError> {
-    let config: &ExtractionConfig = host.extraction();
-    let normalized = Normalizer::new(config).normalize(RawToolResult { server, tool, result: raw, output_schema })?;
-    let now_ms = Host::now_ms();
-    let stored: Vec<Result<StoredArtifact, String>> = normalized
-        .pending
-        .iter()
-        .map(|pending| {
-            let new = NewArtifact {
-                name: &pending.name,
-                mime: &pending.mime,
-                server,
-                tool,
-                call_id,
-                session_id: host.session_id(),
-                description: pending.description.as_deref(),
-                persistence: Persistence::Session,
-                now_ms,
-            };
-            let record = host.store().put(new, pending.payload.reader()).map_err(|e| e.to_string())?;
-            let facts = probe::probe_all(host.probes(), &host.store().blob_path(&record.sha256), &record.mime);
-            Ok(StoredArtifact { id: record.id, sha256: record.sha256, size: record.size, pages: facts.pages, width: facts.width, height: facts.height })
-        })
-        .collect();
-    let outcome = normalized.finish(stored, config);
-    // Keep the store within its quota; this call's artifacts were just used, so they go last.
-    if let Err(e) = host.store().enforce(&host.settings().artifacts, Host::now_ms()) {
-        tracing::warn!("applying the artifact quota failed: {e}");
+/// What turning a raw result into a stored outcome needs, and nothing else: the store, the
+/// probes, the extraction rules and the session. Cheap to clone; moved onto a blocking thread.
+#[derive(Clone)]
+pub(crate) struct Ingest {
+    pub store: Arc<ArtifactStore>,
+    pub probes: Arc<Vec<Box<dyn ArtifactProbe>>>,
+    pub extraction: Arc<ExtractionConfig>,
+    pub session_id: Arc<str>,
+}
+
+impl Ingest {
+    /// Normalizes a raw result, streams its binaries into the store, and builds the outcome.
+    /// A binary that fails to store becomes a warning; the others are kept. Blocking: call it
+    /// from a blocking thread. The quota is not applied here (see [`crate::housekeeping`]).
+    pub fn store_and_finish(&self, server: &str, tool: &str, raw: Value, output_schema: Option<&Value>, call_id: &str) -> Result<ToolOutcome, HostError> {
+        let config: &ExtractionConfig = &self.extraction;
+        let normalized = Normalizer::new(config).normalize(RawToolResult { server, tool, result: raw, output_schema })?;
+        let now_ms = Host::now_ms();
+        let stored: Vec<Result<StoredArtifact, String>> = normalized
+            .pending
+            .iter()
+            .map(|pending| {
+                let new = NewArtifact {
+                    name: &pending.name,
+                    mime: &pending.mime,
+                    server,
+                    tool,
+                    call_id,
+                    session_id: &self.session_id,
+                    description: pending.description.as_deref(),
+                    persistence: Persistence::Session,
+                    now_ms,
+                };
+                let record = self.store.put(new, pending.payload.reader()).map_err(|e| e.to_string())?;
+                let facts = probe::probe_all(&self.probes, &self.store.blob_path(&record.sha256), &record.mime);
+                Ok(StoredArtifact { id: record.id, sha256: record.sha256, size: record.size, pages: facts.pages, width: facts.width, height: facts.height })
+            })
+            .collect();
+        Ok(normalized.finish(stored, config))
     }
-    Ok(outcome)
 }

@@ -260,7 +260,7 @@ impl Host {
         // names it from the URI, checks its MIME type against the bytes and queues it for storing.
         let content: Vec<Value> = contents.into_iter().map(|resource| json!({ "type": "resource", "resource": resource })).collect();
         let raw = json!({ "content": content });
-        let mut outcome = crate::pipeline::store_and_finish(self, server, READ_RESOURCE_TOOL, raw, None, read_id)?;
+        let mut outcome = self.store_result(server, READ_RESOURCE_TOOL, raw, None, read_id).await?;
         if empty {
             outcome.warnings.push(format!("server `{server}` returned no contents for `{uri}`"));
         }

@@ -1,0 +1,322 @@
+//! The stdio transport to a server's child process: one JSON-RPC message per line, both ways.
+//!
+//! Written here instead of using rmcp's `AsyncRwTransport` because of what that one does with a
+//! line it cannot read: it drops it (not JSON, nested deeper than serde_json's 128 levels, over
+//! the size limit), and the call it answered then waits for its whole timeout and reports that
+//! the server "did not answer". Here such a line still answers its request — with an error saying
+//! what was wrong — as soon as it arrives:
+//!
+//! - the request id (and whether it is a request or a response) is found by [`IdScanner`], a
+//!   streaming scan over the raw bytes that needs no parse and no depth, so it works on a line of
+//!   any nesting, on a prefix, and on the bytes of an oversized line as they are discarded;
+//! - a response that cannot be read becomes a JSON-RPC error response for that id, delivered to
+//!   the waiting call (`-32700` unreadable, `-32600` not an MCP message);
+//! - a request from the server that cannot be read is answered at once with `-32600` and its id;
+//! - a notification, or a line with no id, is skipped, as rmcp and the other SDKs do.
+//!
+//! The connection stays open through all of it: the next message is read normally.
+
+use std::{borrow::Cow, future::Future, sync::Arc};
+
+use rmcp::{
+    model::{ErrorCode, ErrorData, NumberOrString, RequestId},
+    service::{RxJsonRpcMessage, TxJsonRpcMessage},
+    transport::Transport,
+    RoleClient,
+};
+use serde_json::Value;
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
+
+/// What the transport tells the server's log about lines it could not read.
+pub(crate) type Complaint = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// rmcp [`Transport`] over a child's stdout (`R`) and stdin (`W`).
+pub(crate) struct LineTransport<R, W> {
+    read: R,
+    write: Arc<tokio::sync::Mutex<Option<W>>>,
+    max_line: usize,
+    /// The line being read; kept across cancelled `receive` calls (rmcp polls it in a `select!`).
+    line: Vec<u8>,
+    /// Set while the rest of an oversized line is skipped; its scanner still looks for the id.
+    oversized: Option<IdScanner>,
+    complain: Complaint,
+}
+
+impl<R, W> LineTransport<R, W>
+where
+    R: AsyncBufRead + Unpin + Send,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    pub fn new(read: R, write: W, max_line: usize, complain: Complaint) -> Self {
+        Self { read, write: Arc::new(tokio::sync::Mutex::new(Some(write))), max_line, line: Vec::new(), oversized: None, complain }
+    }
+
+    /// Reads to the end of the current line. `Ok(true)`: a whole line is in `self.line` (or an
+    /// oversized one has been skipped); `Ok(false)`: end of input.
+    async fn read_line(&mut self) -> std::io::Result<bool> {
+        loop {
+            let available = self.read.fill_buf().await?;
+            if available.is_empty() {
+                return Ok(false);
+            }
+            let newline = memchr(available);
+            let (chunk, done) = match newline {
+                Some(newline) => (&available[..newline], newline + 1),
+                None => (available, available.len()),
+            };
+            if let Some(scanner) = self.oversized.as_mut() {
+                scanner.feed(chunk);
+            } else if self.line.len() + chunk.len() > self.max_line {
+                let mut scanner = IdScanner::default();
+                scanner.feed(&self.line);
+                scanner.feed(chunk);
+                self.line = Vec::new();
+                self.oversized = Some(scanner);
+            } else {
+                self.line.extend_from_slice(chunk);
+            }
+            self.read.consume(done);
+            if newline.is_some() {
+                return Ok(true);
+            }
+        }
+    }
+
+    /// An unreadable line: the error that answers it, when it has an id to answer.
+    fn unreadable(&mut self, scan: &IdScanner, problem: String) -> Option<RxJsonRpcMessage<RoleClient>> {
+        match (&scan.id, &scan.method) {
+            // A response we cannot read: the waiting call gets an error saying so, at once.
+            (Some(id), None) => {
+                (self.complain)(&format!("MCP Canvas could not read the server's answer to request {id}: {problem}"));
+                let error = ErrorData::new(ErrorCode::PARSE_ERROR, format!("MCP Canvas could not read the server's answer: {problem}"), None);
+                Some(RxJsonRpcMessage::<RoleClient>::error(error, Some(id.clone())))
+            }
+            // A request we cannot read: tell the server, with its id.
+            (Some(id), Some(method)) => {
+                (self.complain)(&format!("MCP Canvas could not read the server's `{method}` request {id}: {problem}"));
+                let reply = TxJsonRpcMessage::<RoleClient>::error(ErrorData::invalid_request(format!("MCP Canvas could not read this request: {problem}"), None), Some(id.clone()));
+                tokio::spawn(self.send(reply));
+                None
+            }
+            _ => {
+                (self.complain)(&format!("MCP Canvas skipped a line from the server that it could not read: {problem}"));
+                None
+            }
+        }
+    }
+}
+
+impl<R, W> Transport<RoleClient> for LineTransport<R, W>
+where
+    R: AsyncBufRead + Unpin + Send,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    type Error = std::io::Error;
+
+    fn name() -> Cow<'static, str> {
+        "stdio".into()
+    }
+
+    fn send(&mut self, item: TxJsonRpcMessage<RoleClient>) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let write = self.write.clone();
+        async move {
+            let mut line = serde_json::to_vec(&item).map_err(std::io::Error::other)?;
+            line.push(b'\n');
+            let mut write = write.lock().await;
+            let Some(write) = write.as_mut() else {
+                return Err(std::io::Error::new(std::io::ErrorKind::NotConnected, "the server's stdin is closed"));
+            };
+            write.write_all(&line).await?;
+            write.flush().await
+        }
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
+        loop {
+            match self.read_line().await {
+                Ok(true) => {}
+                Ok(false) => return None,
+                Err(e) => {
+                    (self.complain)(&format!("reading from the server failed: {e}"));
+                    return None;
+                }
+            }
+            if let Some(scan) = self.oversized.take() {
+                let problem = format!("the message is larger than the limit of {} bytes (`max_message_bytes` in servers.json)", self.max_line);
+                match self.unreadable(&scan, problem) {
+                    Some(message) => return Some(message),
+                    None => continue,
+                }
+            }
+            let line = std::mem::take(&mut self.line);
+            let text = line.strip_suffix(b"\r").unwrap_or(&line);
+            let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
+            if text.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            match serde_json::from_slice::<RxJsonRpcMessage<RoleClient>>(text) {
+                Ok(message) => return Some(message),
+                Err(e) => {
+                    let mut scan = IdScanner::default();
+                    scan.feed(text);
+                    let problem = describe(&e, text);
+                    // A notification outside the standard set: rmcp skips these too.
+                    if scan.id.is_none() && scan.method.is_some() && !e.to_string().contains("recursion limit") {
+                        continue;
+                    }
+                    if let Some(message) = self.unreadable(&scan, problem) {
+                        return Some(message);
+                    }
+                }
+            }
+        }
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        if let Some(mut write) = self.write.lock().await.take() {
+            let _ = write.shutdown().await;
+        }
+        Ok(())
+    }
+}
+
+/// What was wrong with a line, for a person.
+fn describe(error: &serde_json::Error, text: &[u8]) -> String {
+    let detail = error.to_string();
+    if detail.contains("recursion limit") {
+        return format!("it is nested more than 128 levels deep ({detail})");
+    }
+    match error.classify() {
+        serde_json::error::Category::Syntax | serde_json::error::Category::Eof => format!("it is not valid JSON ({detail}; {} bytes)", text.len()),
+        _ => format!("it is not a valid MCP message ({detail})"),
+    }
+}
+
+fn memchr(bytes: &[u8]) -> Option<usize> {
+    bytes.iter().position(|b| *b == b'\n')
+}
+
+/// Finds a JSON-RPC message's top-level `id` and `method` in raw bytes, fed in pieces, without
+/// parsing (and so without a depth limit): strings and nesting are tracked, nothing else.
+#[derive(Debug, Default)]
+pub(crate) struct IdScanner {
+    depth: usize,
+    in_string: bool,
+    escaped: bool,
+    /// The string being read at depth 1 (a key or a value), capped.
+    string: Option<Vec<u8>>,
+    /// The last string at depth 1 that may be a key.
+    key: Option<Vec<u8>>,
+    /// After `:` at depth 1: the key whose value comes next.
+    value_of: Option<Vec<u8>>,
+    /// A number (or other bare word) being read as the value of `value_of`.
+    bare: Vec<u8>,
+    /// The `id` found, if any.
+    pub id: Option<RequestId>,
+    /// The `method` found, if any.
+    pub method: Option<String>,
+}
+
+const CAPTURE: usize = 256;
+
+impl IdScanner {
+    pub fn feed(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            if self.in_string {
+                if self.escaped {
+                    self.escaped = false;
+                } else if b == b'\\' {
+                    self.escaped = true;
+                } else if b == b'"' {
+                    self.in_string = false;
+                    if let Some(string) = self.string.take() {
+                        self.string_ended(string);
+                    }
+                    continue;
+                }
+                if let Some(string) = self.string.as_mut().filter(|s| s.len() < CAPTURE) {
+                    string.push(b);
+                }
+                continue;
+            }
+            match b {
+                b'"' => {
+                    self.in_string = true;
+                    self.string = (self.depth == 1).then(Vec::new);
+                }
+                b'{' | b'[' => {
+                    if self.depth == 1 {
+                        self.value_of = None;
+                    }
+                    self.depth += 1;
+                }
+                b'}' | b']' => {
+                    if self.depth == 1 {
+                        self.bare_ended();
+                    }
+                    self.depth = self.depth.saturating_sub(1);
+                }
+                b':' if self.depth == 1 => self.value_of = self.key.take(),
+                b',' if self.depth == 1 => self.bare_ended(),
+                b' ' | b'\t' | b'\r' | b'\n' => {}
+                _ if self.depth == 1 && self.value_of.is_some() && self.bare.len() < 64 => self.bare.push(b),
+                _ => {}
+            }
+        }
+    }
+
+    fn string_ended(&mut self, string: Vec<u8>) {
+        match self.value_of.take() {
+            Some(key) if key == b"id" => self.id = Some(NumberOrString::String(String::from_utf8_lossy(&string).into_owned().into())),
+            Some(key) if key == b"method" => self.method = Some(String::from_utf8_lossy(&string).into_owned()),
+            Some(_) => {}
+            None => self.key = Some(string),
+        }
+    }
+
+    fn bare_ended(&mut self) {
+        if let Some(key) = self.value_of.take() {
+            if key == b"id" {
+                if let Ok(Value::Number(n)) = serde_json::from_slice::<Value>(&self.bare) {
+                    if let Some(n) = n.as_i64() {
+                        self.id = Some(NumberOrString::Number(n));
+                    }
+                }
+            }
+        }
+        self.bare.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scan(text: &str) -> IdScanner {
+        let mut scanner = IdScanner::default();
+        // Fed in small pieces: ids split across chunks are found too.
+        for chunk in text.as_bytes().chunks(3) {
+            scanner.feed(chunk);
+        }
+        scanner
+    }
+
+    #[test]
+    fn the_id_is_found_at_any_place_and_any_depth() {
+        let deep = format!("{}1{}", "[".repeat(5000), "]".repeat(5000));
+        let response = format!(r#"{{"result":{{"structuredContent":{deep},"id":"inner"}},"jsonrpc":"2.0","id":17}}"#);
+        let found = scan(&response);
+        assert_eq!(found.id, Some(NumberOrString::Number(17)));
+        assert_eq!(found.method, None);
+
+        let request = r#"{"jsonrpc":"2.0","id":"a\"b","method":"sampling/createMessage","params":{"id":3,"method":"x"}}"#;
+        let found = scan(request);
+        assert_eq!(found.id, Some(NumberOrString::String("a\\\"b".into())), "escapes are kept raw");
+        assert_eq!(found.method.as_deref(), Some("sampling/createMessage"));
+
+        let truncated = r#"{"jsonrpc":"2.0","id":9,"result":{"content":[{"type":"text","text":"unterminated"#;
+        assert_eq!(scan(truncated).id, Some(NumberOrString::Number(9)), "a prefix is enough when the id comes first");
+        assert_eq!(scan("not json at all").id, None);
+        assert_eq!(scan(r#"{"jsonrpc":"2.0","method":"notifications/x","params":{"id":1}}"#).id, None, "nested ids are not the message's");
+    }
+}
