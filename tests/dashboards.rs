@@ -18,7 +18,7 @@ const ALLOWED: &[&str] = &["https://allowed.com", "http://127.0.0.1:8765"];
 /// URLs that try to pass for an allowed origin without being one. None may be accepted.
 /// One file, shared with the allowlist's unit tests.
 static BYPASS: std::sync::LazyLock<Vec<String>> =
-    std::sync::LazyLock::new(|| serde_json::from_str(include_str!("../crates/host/tests/fixtures/allowlist_bypass.json")).expect("a JSON list of URLs"));
+    std::sync::LazyLock::new(|| serde_json::from_str(include_str!("../crates/config/tests/fixtures/allowlist_bypass.json")).expect("a JSON list of URLs"));
 
 /// Spellings WHATWG parses to exactly an allowed origin; accepted, because the window is handed
 /// the serialized URL (`http://127.0.0.1:8765/...`), never this text.

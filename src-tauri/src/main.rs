@@ -33,7 +33,7 @@ use crate::{app_link::WindowRequests, confirmation::DialogConfirmation, elicitat
 pub(crate) type HostState = Result<Arc<Host>, String>;
 
 fn open_host(elicitation: Arc<DialogElicitation>) -> HostState {
-    let data_dir = data_dir::resolve(None)?;
+    let data_dir = data_dir::resolve(None).map_err(|e| e.to_string())?;
     Host::open(HostOptions { data_dir, call_timeout: Duration::from_secs(120), session: None })
         // Servers' questions to the user become dialogs in the window.
         .map(|host| Arc::new(host.with_elicitation(elicitation)))

@@ -294,7 +294,7 @@ async fn run(cli: Cli) -> ExitCode {
 }
 
 fn open_host(explicit: Option<&std::path::Path>, timeout: u64, session: String) -> Result<Host, HostError> {
-    let data_dir = data_dir::resolve(explicit).map_err(HostError::DataDir)?;
+    let data_dir = data_dir::resolve(explicit)?;
     Host::open(HostOptions { data_dir, call_timeout: Duration::from_secs(timeout), session: Some(session) })
 }
 

@@ -1,72 +1,68 @@
-//! Redaction for the audit log: values of keys that look like secrets, and capability tokens in
-//! URLs, never reach the log.
+//! The audit log's rows beyond tool calls, and what keeps secrets out of all of them: values of
+//! secret-looking keys and URL tokens are redacted ([`mcp_canvas_config::redact`]) before a row is
+//! written.
 
-use serde_json::Value;
+use mcp_canvas_config::allowlist::redact_url;
+pub(crate) use mcp_canvas_config::redact::{redact, redact_text, REDACTED};
+use serde_json::json;
 
-const REDACTED: &str = "[redacted]";
+use crate::Host;
 
-/// Whether a key names a secret: token, password, secret, authorization, or anything ending in
-/// `key` (api_key, privateKey, ...).
-fn secret_key(key: &str) -> bool {
-    let key = key.to_ascii_lowercase();
-    ["token", "password", "passwd", "secret", "authorization", "cookie", "credential"].iter().any(|word| key.contains(word)) || key.ends_with("key")
+
+/// A dashboard event for the audit log. Never holds a token: `url` is redacted by
+/// [`audit_dashboard`] with [`redact_url`], and `token` is only used to find and hide it.
+#[derive(Debug, Clone, Default)]
+pub struct DashboardEvent<'a> {
+    /// `open`, `update`, `allow`, `disallow`, `close`, `restore`: logged as tool `dashboard:<action>`.
+    pub action: &'a str,
+    /// The server whose call opened the dashboard, when known (else `mcp-canvas`).
+    pub server: Option<&'a str>,
+    /// The call that opened or updated it, when there is one.
+    pub call_id: Option<&'a str>,
+    /// The envelope's `id`.
+    pub dashboard_id: Option<&'a str>,
+    /// The dashboard URL (redacted before it is logged).
+    pub url: Option<&'a str>,
+    /// The token the envelope gave (never logged; hidden wherever it appears in `url`).
+    pub token: Option<&'a str>,
+    /// The origin concerned.
+    pub origin: Option<&'a str>,
+    /// `ok`, `refused`, ...
+    pub outcome: &'a str,
+    /// Anything else worth knowing (why refused, who closed it).
+    pub detail: Option<String>,
 }
 
-/// A copy of `value` with secret-looking keys' values and URL tokens replaced.
-pub(crate) fn redact(value: &Value) -> Value {
-    match value {
-        Value::Object(map) => Value::Object(
-            map.iter().map(|(k, v)| (k.clone(), if secret_key(k) { Value::String(REDACTED.into()) } else { redact(v) })).collect(),
-        ),
-        Value::Array(items) => Value::Array(items.iter().map(redact).collect()),
-        Value::String(text) => Value::String(redact_text(text)),
-        other => other.clone(),
+/// Records a dashboard event in the audit log with the local identity (`[identity] username`).
+pub fn audit_dashboard(host: &Host, event: &DashboardEvent<'_>) -> Result<(), mcp_canvas_store::StoreError> {
+    let url = event.url.map(|u| redact_url(u, event.token));
+    let mut arguments = serde_json::Map::new();
+    if let Some(id) = event.dashboard_id {
+        arguments.insert("dashboard_id".into(), json!(id));
     }
-}
-
-/// Replaces the value of `token=` (and similar) query parameters in free text.
-pub(crate) fn redact_text(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(at) = rest.find('=') {
-        let (before, after) = rest.split_at(at);
-        let name_start = before.rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-')).map_or(0, |i| i + 1);
-        out.push_str(before);
-        out.push('=');
-        let after = &after[1..];
-        if secret_key(&before[name_start..]) {
-            let end = after.find(|c: char| c == '&' || c == '#' || c.is_whitespace() || c == '"' || c == '\'').unwrap_or(after.len());
-            out.push_str(REDACTED);
-            rest = &after[end..];
-        } else {
-            rest = after;
-        }
+    if let Some(origin) = event.origin {
+        arguments.insert("origin".into(), json!(origin));
     }
-    out.push_str(rest);
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn secrets_and_url_tokens_are_redacted() {
-        let args = json!({
-            "query": "weather",
-            "api_key": "sk-123",
-            "headers": {"Authorization": "Bearer x", "accept": "json"},
-            "filename": "http://127.0.0.1:5000/api/files/download/demo_1?token=abcdef&x=1",
-            "nested": [{"password": "hunter2"}],
-        });
-        let out = redact(&args);
-        assert_eq!(out["query"], "weather");
-        assert_eq!(out["api_key"], REDACTED);
-        assert_eq!(out["headers"]["Authorization"], REDACTED);
-        assert_eq!(out["headers"]["accept"], "json");
-        assert_eq!(out["filename"], "http://127.0.0.1:5000/api/files/download/demo_1?token=[redacted]&x=1");
-        assert_eq!(out["nested"][0]["password"], REDACTED);
-        assert_eq!(redact_text("a=b c=d"), "a=b c=d");
+    if let Some(url) = url {
+        arguments.insert("url".into(), json!(url));
     }
+    let mut detail = event.detail.clone();
+    if let (Some(token), Some(d)) = (event.token.filter(|t| t.len() >= 4), detail.as_mut()) {
+        *d = d.replace(token, REDACTED);
+    }
+    let record = mcp_canvas_store::AuditRecord {
+        call_id: event.call_id.map(str::to_owned).unwrap_or_else(|| crate::ids::fresh("dashboard")),
+        session_id: host.session_id().to_owned(),
+        server: event.server.unwrap_or("mcp-canvas").to_owned(),
+        tool: format!("dashboard:{}", event.action),
+        arguments: redact(&serde_json::Value::Object(arguments)),
+        identity: Some(host.settings().identity.username.clone()),
+        started_ms: Host::now_ms(),
+        duration_ms: 0,
+        outcome: event.outcome.to_owned(),
+        detail,
+        artifact_ids: Vec::new(),
+    };
+    host.store().audit(&record)
 }
+

@@ -160,3 +160,14 @@ fn stderr_hint(tail: &[String], log: &std::path::Path) -> String {
         None => format!(" (it wrote nothing to stderr; log: {})", log.display()),
     }
 }
+
+impl From<mcp_canvas_config::ConfigError> for HostError {
+    fn from(error: mcp_canvas_config::ConfigError) -> Self {
+        use mcp_canvas_config::ConfigError;
+        match error {
+            ConfigError::DataDir(reason) => Self::DataDir(reason),
+            ConfigError::Settings { path, reason } => Self::Settings { path, reason },
+            ConfigError::File { path, reason } => Self::Config { path, reason },
+        }
+    }
+}

@@ -7,17 +7,19 @@
 //! Nothing here knows about Tauri or windows.
 #![deny(missing_docs)]
 
-pub mod allowlist;
+/// The dashboard origin allowlist (`mcp_canvas_config::allowlist`), and auditing dashboard events.
+pub mod allowlist {
+    pub use crate::audit::{audit_dashboard, DashboardEvent};
+    pub use mcp_canvas_config::allowlist::*;
+}
 pub mod artifact_files;
 pub mod app_link;
 mod arguments;
-mod audit;
+pub(crate) mod audit;
 mod call_context;
-pub mod config;
-pub mod config_import;
+pub use mcp_canvas_config::{data_dir, servers as config, import as config_import, settings, settings_edit};
 mod connection;
 pub mod elicitation;
-pub mod data_dir;
 mod error;
 pub mod file_server;
 pub mod health;
@@ -28,8 +30,6 @@ mod pipeline;
 pub mod probe;
 pub mod prompts;
 pub mod resources;
-pub mod settings;
-pub mod settings_edit;
 mod stdio_transport;
 mod validation;
 pub mod wire;

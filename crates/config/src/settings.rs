@@ -26,7 +26,7 @@ use std::path::Path;
 use mcp_canvas_store::Limits;
 use serde::Deserialize;
 
-use crate::error::HostError;
+use crate::error::ConfigError;
 
 /// Everything `settings.toml` can say.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
@@ -100,11 +100,11 @@ impl Default for Identity {
 
 impl Settings {
     /// Reads `path`; a missing file gives the defaults, a broken one a clear error.
-    pub fn load(path: &Path) -> Result<Self, HostError> {
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
         match std::fs::read_to_string(path) {
-            Ok(text) => toml::from_str(&text).map_err(|e| HostError::Settings { path: path.to_owned(), reason: e.to_string() }),
+            Ok(text) => toml::from_str(&text).map_err(|e| ConfigError::Settings { path: path.to_owned(), reason: e.to_string() }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Self::default()),
-            Err(e) => Err(HostError::Settings { path: path.to_owned(), reason: e.to_string() }),
+            Err(e) => Err(ConfigError::Settings { path: path.to_owned(), reason: e.to_string() }),
         }
     }
 }

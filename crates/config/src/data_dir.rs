@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 pub const DATA_DIR_ENV: &str = "MCP_CANVAS_DATA_DIR";
 
 /// Picks the data directory from an explicit choice, the environment, or the platform default.
-pub fn resolve(explicit: Option<&Path>) -> Result<PathBuf, String> {
+pub fn resolve(explicit: Option<&Path>) -> Result<PathBuf, crate::ConfigError> {
     if let Some(dir) = explicit {
         return Ok(dir.to_owned());
     }
@@ -16,7 +16,7 @@ pub fn resolve(explicit: Option<&Path>) -> Result<PathBuf, String> {
     }
     dirs::data_dir()
         .map(|d| d.join("mcp-canvas"))
-        .ok_or_else(|| format!("no platform data directory (is HOME set?); pass --data-dir or set {DATA_DIR_ENV}"))
+        .ok_or_else(|| crate::ConfigError::DataDir(format!("no platform data directory (is HOME set?); pass --data-dir or set {DATA_DIR_ENV}")))
 }
 
 /// The files inside a data directory.

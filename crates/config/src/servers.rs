@@ -9,11 +9,11 @@ use std::{collections::BTreeMap, path::Path};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::error::HostError;
+use crate::error::ConfigError;
 
 /// The name the bundled demo server is configured under.
 pub const DEMO_SERVER: &str = "demo";
-/// The demo server's program; resolved next to our own executable first (see [`crate::Host`]).
+/// The demo server's program; resolved next to our own executable first (see `mcp_canvas_host::Host`).
 pub const DEMO_COMMAND: &str = "mcp-canvas-demo";
 
 /// The whole config file.
@@ -148,9 +148,9 @@ impl ServersConfig {
     }
 
     /// Reads the config at `path`, creating it with [`Self::first_run`] when it does not exist.
-    pub fn load_or_create(path: &Path) -> Result<Self, HostError> {
+    pub fn load_or_create(path: &Path) -> Result<Self, ConfigError> {
         match std::fs::read_to_string(path) {
-            Ok(text) => serde_json::from_str(&text).map_err(|e| HostError::Config {
+            Ok(text) => serde_json::from_str(&text).map_err(|e| ConfigError::File {
                 path: path.to_owned(),
                 reason: format!("not a valid server config: {e}"),
             }),
@@ -159,13 +159,13 @@ impl ServersConfig {
                 config.save(path)?;
                 Ok(config)
             }
-            Err(e) => Err(HostError::Config { path: path.to_owned(), reason: e.to_string() }),
+            Err(e) => Err(ConfigError::File { path: path.to_owned(), reason: e.to_string() }),
         }
     }
 
     /// Writes the config atomically (temp file + rename).
-    pub fn save(&self, path: &Path) -> Result<(), HostError> {
-        let fail = |e: std::io::Error| HostError::Config { path: path.to_owned(), reason: e.to_string() };
+    pub fn save(&self, path: &Path) -> Result<(), ConfigError> {
+        let fail = |e: std::io::Error| ConfigError::File { path: path.to_owned(), reason: e.to_string() };
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(fail)?;
         }

@@ -9,7 +9,7 @@ use ts_rs::TS;
 
 use crate::{
     allowlist::write_atomically,
-    error::HostError,
+    error::ConfigError,
     settings::{Settings, Theme},
 };
 
@@ -74,8 +74,8 @@ impl SettingsView {
 /// Sets `key` (`section.name`, one of the settable keys) to `value` given as text (`2147483648`,
 /// `ada`, `true`, `dark`); `None` removes the key so its default applies. Returns the settings
 /// as they now load.
-pub fn set(settings_path: &Path, key: &str, value: Option<&str>) -> Result<Settings, HostError> {
-    let error = |reason: String| HostError::Settings { path: settings_path.to_owned(), reason };
+pub fn set(settings_path: &Path, key: &str, value: Option<&str>) -> Result<Settings, ConfigError> {
+    let error = |reason: String| ConfigError::Settings { path: settings_path.to_owned(), reason };
     let Some((_, kind)) = KEYS.iter().find(|(k, _)| *k == key) else {
         let known: Vec<&str> = KEYS.iter().map(|(k, _)| *k).collect();
         return Err(error(format!("`{key}` is not a setting that can be changed here; these are: {}", known.join(", "))));

@@ -37,7 +37,7 @@ use std::{
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::config::{Endpoint, ServerEntry, ServersConfig};
+use crate::servers::{Endpoint, ServerEntry, ServersConfig};
 
 /// Which kind of file a config came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -30,10 +30,10 @@
 //! `toml_edit`'s document model: comments, key order and every other section are kept, and the
 //! result must still load as [`Settings`] before it replaces the file (atomically, by rename).
 //!
-//! Also here: the audit of dashboard events ([`audit_dashboard`]: `dashboard:open`,
-//! `dashboard:allow`, `dashboard:close`, ... with the local identity) and the two token-safe
-//! forms of a dashboard URL — [`redact_url`] for logs, [`url_without_secrets`] for what is
-//! written to disk — next to [`frame_src`], the one place the token is put into the iframe URL.
+//! Also here: the two token-safe forms of a dashboard URL — [`redact_url`] for logs,
+//! [`url_without_secrets`] for what is written to disk — next to [`frame_src`], the one place the
+//! token is put into the iframe URL. (Auditing dashboard events, which needs the store and the
+//! session, is the host's: `mcp_canvas_host::allowlist::audit_dashboard`.)
 
 use std::{
     fmt,
@@ -41,11 +41,10 @@ use std::{
 };
 
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 use ts_rs::TS;
 use url::Url;
 
-use crate::{settings::Settings, Host};
+use crate::settings::Settings;
 
 /// Why a URL (or an allowlist entry) is refused. `Display` is the reason `check` prints; it never
 /// contains the URL's path, query or fragment (where tokens live).
@@ -313,7 +312,7 @@ pub fn redact_url(url: &str, token: Option<&str>) -> String {
             }
             parsed.to_string()
         }
-        Err(_) => crate::audit::redact_text(url),
+        Err(_) => crate::redact::redact_text(url),
     };
     match token.filter(|t| t.len() >= 4) {
         Some(token) => redacted.replace(token, REDACTED),
@@ -324,7 +323,7 @@ pub fn redact_url(url: &str, token: Option<&str>) -> String {
 /// `url` as it may be written to disk (a pinned dashboard): secret query parameters removed
 /// altogether, userinfo and fragment dropped. The tool sends a fresh token when called again.
 pub fn url_without_secrets(url: &str) -> String {
-    let Ok(mut parsed) = Url::parse(url) else { return crate::audit::redact_text(url) };
+    let Ok(mut parsed) = Url::parse(url) else { return crate::redact::redact_text(url) };
     let _ = parsed.set_username("");
     let _ = parsed.set_password(None);
     parsed.set_fragment(None);
@@ -500,65 +499,6 @@ pub(crate) fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
         let _ = std::fs::remove_file(&tmp);
     }
     result
-}
-
-// ------------------------------------------------------------------------------------ audit
-
-/// A dashboard event for the audit log. Never holds a token: `url` is redacted by
-/// [`audit_dashboard`] with [`redact_url`], and `token` is only used to find and hide it.
-#[derive(Debug, Clone, Default)]
-pub struct DashboardEvent<'a> {
-    /// `open`, `update`, `allow`, `disallow`, `close`, `restore`: logged as tool `dashboard:<action>`.
-    pub action: &'a str,
-    /// The server whose call opened the dashboard, when known (else `mcp-canvas`).
-    pub server: Option<&'a str>,
-    /// The call that opened or updated it, when there is one.
-    pub call_id: Option<&'a str>,
-    /// The envelope's `id`.
-    pub dashboard_id: Option<&'a str>,
-    /// The dashboard URL (redacted before it is logged).
-    pub url: Option<&'a str>,
-    /// The token the envelope gave (never logged; hidden wherever it appears in `url`).
-    pub token: Option<&'a str>,
-    /// The origin concerned.
-    pub origin: Option<&'a str>,
-    /// `ok`, `refused`, ...
-    pub outcome: &'a str,
-    /// Anything else worth knowing (why refused, who closed it).
-    pub detail: Option<String>,
-}
-
-/// Records a dashboard event in the audit log with the local identity (`[identity] username`).
-pub fn audit_dashboard(host: &Host, event: &DashboardEvent<'_>) -> Result<(), mcp_canvas_store::StoreError> {
-    let url = event.url.map(|u| redact_url(u, event.token));
-    let mut arguments = serde_json::Map::new();
-    if let Some(id) = event.dashboard_id {
-        arguments.insert("dashboard_id".into(), json!(id));
-    }
-    if let Some(origin) = event.origin {
-        arguments.insert("origin".into(), json!(origin));
-    }
-    if let Some(url) = url {
-        arguments.insert("url".into(), json!(url));
-    }
-    let mut detail = event.detail.clone();
-    if let (Some(token), Some(d)) = (event.token.filter(|t| t.len() >= 4), detail.as_mut()) {
-        *d = d.replace(token, REDACTED);
-    }
-    let record = mcp_canvas_store::AuditRecord {
-        call_id: event.call_id.map(str::to_owned).unwrap_or_else(|| crate::ids::fresh("dashboard")),
-        session_id: host.session_id().to_owned(),
-        server: event.server.unwrap_or("mcp-canvas").to_owned(),
-        tool: format!("dashboard:{}", event.action),
-        arguments: crate::audit::redact(&serde_json::Value::Object(arguments)),
-        identity: Some(host.settings().identity.username.clone()),
-        started_ms: Host::now_ms(),
-        duration_ms: 0,
-        outcome: event.outcome.to_owned(),
-        detail,
-        artifact_ids: Vec::new(),
-    };
-    host.store().audit(&record)
 }
 
 #[cfg(test)]
