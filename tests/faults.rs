@@ -8,7 +8,7 @@ use std::{
 };
 
 use mcp_canvas_e2e::binary;
-use mcp_canvas_host::{Host, HostError, HostOptions};
+use mcp_canvas_host::{ClientError, Host, HostError, HostOptions};
 use serde_json::json;
 use sha2::Digest as _;
 
@@ -60,7 +60,7 @@ async fn a_server_that_exits_mid_call_is_reported_and_restarted_on_the_next_call
     let err = host.call_tool("faulty", "exit_mid_call", json!({})).await.unwrap_err();
     let message = err.to_string();
     // A dead server is noticed at once (a `Request` error), not by the timeout (a `Timeout`).
-    assert!(matches!(err, HostError::Request { .. }), "{message}");
+    assert!(matches!(err, HostError::Server(ClientError::Request { .. })), "{message}");
     assert!(message.contains("server `faulty`") && message.contains("calling tool `exit_mid_call`"), "{message}");
     assert!(message.contains("exiting in the middle of a response"), "the server's last stderr line is quoted: {message}");
     others_still_work(&host).await;
@@ -197,7 +197,7 @@ async fn a_flood_of_notifications_does_not_stop_the_answer() {
 /// timeout (600 s here: reaching it would fail the test as a `Timeout`); the connection stays up.
 async fn unreadable_answer(host: &Host, dir: &tempfile::TempDir, tool: &str, problem: &str) {
     let err = host.call_tool("faulty", tool, json!({})).await.unwrap_err();
-    assert!(matches!(err, HostError::Request { .. }), "{tool}: not answered by its own error: {err:?}");
+    assert!(matches!(err, HostError::Server(ClientError::Request { .. })), "{tool}: not answered by its own error: {err:?}");
     let message = err.to_string();
     assert!(message.contains("server `faulty`") && message.contains(&format!("`{tool}`")), "{message}");
     assert!(message.contains("could not read the server's answer") && message.contains(problem), "{tool}: {message}");
@@ -235,7 +235,7 @@ async fn an_answer_over_the_size_limit_fails_its_call_at_once() {
 async fn a_malformed_result_is_an_error_naming_the_tool() {
     let (_dir, host) = patient_host(json!({}));
     let err = host.call_tool("faulty", "bad_result", json!({})).await.unwrap_err();
-    assert!(matches!(err, HostError::Request { .. }), "{err:?}");
+    assert!(matches!(err, HostError::Server(ClientError::Request { .. })), "{err:?}");
     assert!(err.to_string().contains("server `faulty`") && err.to_string().contains("bad_result"), "{err}");
     assert_eq!(echo(&host, "fine").await.unwrap(), "fine");
     others_still_work(&host).await;
@@ -303,7 +303,7 @@ async fn a_crash_looping_server_backs_off_and_reports_its_state() {
 
     for _ in 0..3 {
         let err = host.call_tool("broken", "anything", json!({})).await.unwrap_err();
-        assert!(matches!(err, HostError::Handshake { .. }), "{err}");
+        assert!(matches!(err, HostError::Server(ClientError::Handshake { .. })), "{err}");
         assert!(err.to_string().contains("boom: missing config"), "the stderr tail is in the error: {err}");
     }
     let statuses = host.server_statuses().await;

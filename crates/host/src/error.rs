@@ -34,30 +34,9 @@ pub enum HostError {
         /// The config file.
         config: PathBuf,
     },
-    /// The server's program could not be started.
-    #[error("server `{server}`: cannot start `{command}`: {reason}. Check its `command` in {config}")]
-    Spawn {
-        /// Server name.
-        server: String,
-        /// The program we tried to run.
-        command: String,
-        /// The OS error.
-        reason: String,
-        /// The config file.
-        config: PathBuf,
-    },
-    /// The server started but the MCP handshake did not complete.
-    #[error("server `{server}` did not complete the MCP handshake: {reason}{}", stderr_hint(.stderr_tail, .log))]
-    Handshake {
-        /// Server name.
-        server: String,
-        /// Why the handshake failed.
-        reason: String,
-        /// The last lines the server wrote to stderr.
-        stderr_tail: Vec<String>,
-        /// The server's log file.
-        log: PathBuf,
-    },
+    /// The server could not be started or reached, or failed the request.
+    #[error(transparent)]
+    Server(#[from] mcp_canvas_client::ClientError),
     /// The server lists no tool by that name.
     #[error("server `{server}` has no tool `{tool}`; available: {}", list_or_none(.available))]
     UnknownTool {
@@ -95,20 +74,6 @@ pub enum HostError {
         server: String,
         /// Tool name.
         tool: String,
-    },
-    /// The server failed the request (protocol error, connection lost).
-    #[error("server `{server}`, {what}: {reason}{}", stderr_hint(.stderr_tail, .log))]
-    Request {
-        /// Server name.
-        server: String,
-        /// What we asked for (`listing tools`, `calling tool x`).
-        what: String,
-        /// The error.
-        reason: String,
-        /// The last lines the server wrote to stderr.
-        stderr_tail: Vec<String>,
-        /// The server's log file.
-        log: PathBuf,
     },
     /// The server did not answer in time (time spent waiting for the user to answer the
     /// server's questions does not count).
@@ -151,13 +116,6 @@ fn list_or_none(names: &[String]) -> String {
         "(none)".to_owned()
     } else {
         names.join(", ")
-    }
-}
-
-fn stderr_hint(tail: &[String], log: &std::path::Path) -> String {
-    match tail.last() {
-        Some(last) => format!(" (its last stderr line: \"{last}\"; full log: {})", log.display()),
-        None => format!(" (it wrote nothing to stderr; log: {})", log.display()),
     }
 }
 

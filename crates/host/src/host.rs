@@ -9,6 +9,7 @@ use std::{
 
 use mcp_canvas_contract::ExtractionConfig;
 use mcp_canvas_store::ArtifactStore;
+use mcp_canvas_client::{ServerChange, ServerConnection, ServerMessage, ServerMessages, SpawnContext};
 use serde_json::Value;
 
 use crate::{
@@ -16,7 +17,6 @@ use crate::{
     file_server::FileServer,
     probe::{ArtifactProbe, ImageHeaderProbe, PdfPageProbe},
     settings::Settings,
-    connection::{ServerChange, ServerConnection, ServerMessage, ServerMessages, SpawnContext},
     data_dir::DataPaths,
     health::{Health, ServerStatus},
     elicitation::{DeclineElicitation, ElicitationHandler},
@@ -254,7 +254,7 @@ impl Host {
     /// The tools of `server` exactly as it lists them (names, titles, schemas, annotations,
     /// `_meta`), for front ends that pass them on (the proxy).
     pub async fn tool_definitions(&self, server: &str) -> Result<Arc<Vec<rmcp::model::Tool>>, HostError> {
-        self.connection(server).await?.tools().await
+        Ok(self.connection(server).await?.tools().await?)
     }
 
     /// Calls `tool` on `server` with `arguments` and returns the stored, summarized outcome.
@@ -465,7 +465,7 @@ impl Host {
             }
             Err(e) => {
                 self.health.lock().unwrap().entry(server.to_owned()).or_default().failed(now, &e.to_string());
-                return Err(e);
+                return Err(e.into());
             }
         };
         *slot = Some(connection.clone());

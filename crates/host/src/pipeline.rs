@@ -29,15 +29,13 @@ use serde_json::Value;
 use crate::{
     arguments::{self, ArgumentContext},
     audit,
-    connection::ServerConnection,
-    call_context::CallContext,
     error::HostError,
     file_server::{FileServer, DEFAULT_TOKEN_TTL},
     host::Host,
     probe::{self, ArtifactProbe},
-    validation,
     wire::CallOutcome,
 };
+use mcp_canvas_client::{validation, CallContext, ClientError, ServerConnection};
 
 /// Choices the caller makes for one call.
 #[derive(Debug, Clone, Copy, Default)]
@@ -46,19 +44,7 @@ pub struct CallOptions {
     pub confirmed: bool,
 }
 
-/// Progress a server reported for a call (`notifications/progress`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct CallProgress {
-    /// How far it is; grows with each report.
-    pub progress: f64,
-    /// Where it ends, when the server knows.
-    pub total: Option<f64>,
-    /// What it is doing.
-    pub message: Option<String>,
-}
-
-/// Receives a call's progress reports (called from the connection's task; keep it quick).
-pub type ProgressFn = Arc<dyn Fn(&CallProgress) + Send + Sync>;
+pub use mcp_canvas_client::{CallProgress, ProgressFn};
 
 /// Live controls of one call: where its progress goes, how to cancel it, how long it may take.
 #[derive(Clone, Default)]
@@ -142,7 +128,7 @@ fn audit_outcome(error: &HostError) -> &'static str {
     match error {
         HostError::Timeout { .. } => "timeout",
         HostError::Cancelled { .. } => "cancelled",
-        HostError::Request { .. } | HostError::Handshake { .. } => "protocol_error",
+        HostError::Server(ClientError::Request { .. } | ClientError::Handshake { .. }) => "protocol_error",
         HostError::UnknownTool { .. } | HostError::InvalidArguments { .. } | HostError::ArgumentsRejected { .. } | HostError::NeedsConfirmation { .. } => "refused",
         _ => "error",
     }
@@ -175,7 +161,7 @@ async fn call_unaudited(
     let schema = &definition.input_schema;
     let checked = arguments::as_sent_for_validation(schema, &arguments, &host.settings().identity.username);
     let problems = validation::problems(schema, &Value::Object(checked))
-        .map_err(|reason| HostError::InvalidArguments { server: server.to_owned(), tool: tool.to_owned(), reason })?;
+        .map_err(|e| HostError::InvalidArguments { server: server.to_owned(), tool: tool.to_owned(), reason: e.to_string() })?;
     if !problems.is_empty() {
         return Err(HostError::ArgumentsRejected { server: server.to_owned(), tool: tool.to_owned(), problems });
     }
@@ -226,7 +212,7 @@ async fn send_call(connection: &ServerConnection, tool: &str, arguments: JsonObj
             return Err(cancelled());
         }
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params.clone()));
-        let mut handle = connection.peer.send_cancellable_request(request, PeerRequestOptions::no_options()).await.map_err(|e| connection.request_error(&what, e.to_string()))?;
+        let mut handle = connection.peer.send_cancellable_request(request, PeerRequestOptions::no_options()).await.map_err(|e| HostError::from(connection.request_error(&what, e.to_string())))?;
         let _route = control.progress.clone().map(|to| connection.client.progress.route(handle.progress_token.clone(), to));
         let mut abandoned = AbandonGuard { peer: &connection.peer, id: Some(handle.id.clone()) };
         let response = tokio::select! {
@@ -245,15 +231,15 @@ async fn send_call(connection: &ServerConnection, tool: &str, arguments: JsonObj
         abandoned.id = None;
         let response = match response {
             Ok(Ok(response)) => response,
-            Ok(Err(e)) => return Err(connection.request_error(&what, e.to_string())),
-            Err(_) => return Err(connection.request_error(&what, "the connection closed before the result arrived".to_owned())),
+            Ok(Err(e)) => return Err(HostError::from(connection.request_error(&what, e.to_string()))),
+            Err(_) => return Err(HostError::from(connection.request_error(&what, "the connection closed before the result arrived".to_owned()))),
         };
         match response {
             ServerResult::CallToolResult(result) => return Ok(result),
             ServerResult::InputRequiredResult(input) => {
                 let asked = input.input_requests.as_ref().is_some_and(|r| !r.is_empty());
                 if !asked && input.request_state.is_none() {
-                    return Err(connection.request_error(&what, "the server asked for input but sent no requests and no state".to_owned()));
+                    return Err(HostError::from(connection.request_error(&what, "the server asked for input but sent no requests and no state".to_owned())));
                 }
                 let request_state = input.request_state.clone();
                 let responses = tokio::select! {
@@ -270,11 +256,11 @@ async fn send_call(connection: &ServerConnection, tool: &str, arguments: JsonObj
                 params.input_responses = (!responses.is_empty()).then_some(responses);
                 params.request_state = request_state;
             }
-            ServerResult::CreateTaskResult(_) => return Err(connection.request_error(&what, "the server turned the call into a task (tasks extension), which MCP Canvas does not follow yet".to_owned())),
-            _ => return Err(connection.request_error(&what, "the server answered with something other than a tool result".to_owned())),
+            ServerResult::CreateTaskResult(_) => return Err(HostError::from(connection.request_error(&what, "the server turned the call into a task (tasks extension), which MCP Canvas does not follow yet".to_owned()))),
+            _ => return Err(HostError::from(connection.request_error(&what, "the server answered with something other than a tool result".to_owned()))),
         }
     }
-    Err(connection.request_error(&what, format!("the server still wanted input after {DEFAULT_MRTR_MAX_ROUNDS} rounds")))
+    Err(HostError::from(connection.request_error(&what, format!("the server still wanted input after {DEFAULT_MRTR_MAX_ROUNDS} rounds"))))
 }
 
 /// Answers the requests of an `input_required` result (2026-07-28): elicitation through the
@@ -288,9 +274,9 @@ async fn answer_input(connection: &ServerConnection, input: InputRequiredResult,
             // No roots: MCP Canvas exposes no filesystem roots to servers.
             InputRequest::ListRoots(_) => Ok(serde_json::json!({ "roots": [] })),
             InputRequest::CreateMessage(_) => {
-                return Err(connection.request_error(what, "the server asked for an LLM completion (sampling), which MCP Canvas does not offer".to_owned()));
+                return Err(HostError::from(connection.request_error(what, "the server asked for an LLM completion (sampling), which MCP Canvas does not offer".to_owned())));
             }
-            _ => return Err(connection.request_error(what, "the server asked for a kind of input MCP Canvas does not know".to_owned())),
+            _ => return Err(HostError::from(connection.request_error(what, "the server asked for a kind of input MCP Canvas does not know".to_owned()))),
         };
         responses.insert(key, answer.expect("results serialize"));
     }

@@ -20,7 +20,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use ts_rs::TS;
 
-use crate::{audit, connection::ServerConnection, error::HostError, host::Host, ids};
+use mcp_canvas_client::{ClientError, ServerConnection};
+
+use crate::{audit, error::HostError, host::Host, ids};
 
 /// The name reads are stored and audited under (the `tool` of their artifacts and audit rows).
 pub const READ_RESOURCE_TOOL: &str = "resources/read";
@@ -194,7 +196,7 @@ impl Host {
         let what = format!("reading resource `{uri}`");
         match tokio::time::timeout(self.call_timeout, connection.peer.read_resource(ReadResourceRequestParams::new(uri))).await {
             Ok(Ok(result)) => Ok(result),
-            Ok(Err(e)) => Err(connection.request_error(&what, e.to_string())),
+            Ok(Err(e)) => Err(HostError::from(connection.request_error(&what, e.to_string()))),
             Err(_) => Err(HostError::Timeout { server: server.to_owned(), tool: format!("{READ_RESOURCE_TOOL} {uri}"), seconds: self.call_timeout.as_secs() }),
         }
     }
@@ -212,7 +214,7 @@ impl Host {
         let (outcome, detail, artifact_ids) = match &result {
             Ok(read) => ("ok", None, read.outcome.artifacts.iter().map(|a| a.id.clone()).collect()),
             Err(e @ HostError::Timeout { .. }) => ("timeout", Some(e.to_string()), Vec::new()),
-            Err(e @ (HostError::Request { .. } | HostError::Handshake { .. })) => ("protocol_error", Some(e.to_string()), Vec::new()),
+            Err(e @ HostError::Server(ClientError::Request { .. } | ClientError::Handshake { .. })) => ("protocol_error", Some(e.to_string()), Vec::new()),
             Err(e) => ("error", Some(e.to_string()), Vec::new()),
         };
         let record = mcp_canvas_store::AuditRecord {
@@ -239,12 +241,12 @@ impl Host {
         let what = || format!("reading resource `{uri}`");
         let supported = connection.peer.peer_info().is_some_and(|info| info.capabilities.resources.is_some());
         if !supported {
-            return Err(connection.request_error(&what(), "the server does not offer resources (no `resources` capability)".to_owned()));
+            return Err(HostError::from(connection.request_error(&what(), "the server does not offer resources (no `resources` capability)".to_owned())));
         }
         let request = connection.peer.read_resource(ReadResourceRequestParams::new(uri));
         let result = match tokio::time::timeout(self.call_timeout, request).await {
             Ok(Ok(result)) => result,
-            Ok(Err(e)) => return Err(connection.request_error(&what(), e.to_string())),
+            Ok(Err(e)) => return Err(HostError::from(connection.request_error(&what(), e.to_string()))),
             Err(_) => return Err(HostError::Timeout { server: server.to_owned(), tool: format!("{READ_RESOURCE_TOOL} {uri}"), seconds: self.call_timeout.as_secs() }),
         };
         let contents = match serde_json::to_value(&result).expect("a ReadResourceResult serializes") {
@@ -278,17 +280,17 @@ where
     let mut cursor: Option<String> = None;
     let mut seen = std::collections::HashSet::new();
     for _ in 0..MAX_PAGES {
-        let (batch, next) = page(cursor.take()).await.map_err(|e| connection.request_error(what, e.to_string()))?;
+        let (batch, next) = page(cursor.take()).await.map_err(|e| HostError::from(connection.request_error(what, e.to_string())))?;
         items.extend(batch);
         match next {
             None => return Ok(items),
             Some(next) if !seen.insert(next.clone()) => {
-                return Err(connection.request_error(what, format!("the server repeated the page cursor {next:?}; stopped after {} items", items.len())));
+                return Err(HostError::from(connection.request_error(what, format!("the server repeated the page cursor {next:?}; stopped after {} items", items.len()))));
             }
             Some(next) => cursor = Some(next),
         }
     }
-    Err(connection.request_error(what, format!("more than {MAX_PAGES} pages; stopped after {} items", items.len())))
+    Err(HostError::from(connection.request_error(what, format!("more than {MAX_PAGES} pages; stopped after {} items", items.len()))))
 }
 
 #[cfg(test)]

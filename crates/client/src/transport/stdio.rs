@@ -31,7 +31,7 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
 pub(crate) type Complaint = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// rmcp [`Transport`] over a child's stdout (`R`) and stdin (`W`).
-pub(crate) struct LineTransport<R, W> {
+pub struct LineTransport<R, W> {
     read: R,
     write: Arc<tokio::sync::Mutex<Option<W>>>,
     max_line: usize,
@@ -47,6 +47,7 @@ where
     R: AsyncBufRead + Unpin + Send,
     W: AsyncWrite + Unpin + Send + 'static,
 {
+    /// A transport over `read`/`write`, accepting lines up to `max_line` bytes; `complain` hears what could not be read.
     pub fn new(read: R, write: W, max_line: usize, complain: Complaint) -> Self {
         Self { read, write: Arc::new(tokio::sync::Mutex::new(Some(write))), max_line, line: Vec::new(), oversized: None, complain }
     }
@@ -199,7 +200,7 @@ fn memchr(bytes: &[u8]) -> Option<usize> {
 /// Finds a JSON-RPC message's top-level `id` and `method` in raw bytes, fed in pieces, without
 /// parsing (and so without a depth limit): strings and nesting are tracked, nothing else.
 #[derive(Debug, Default)]
-pub(crate) struct IdScanner {
+pub struct IdScanner {
     depth: usize,
     in_string: bool,
     escaped: bool,
@@ -220,6 +221,7 @@ pub(crate) struct IdScanner {
 const CAPTURE: usize = 256;
 
 impl IdScanner {
+    /// Scans more bytes of the message.
     pub fn feed(&mut self, bytes: &[u8]) {
         for &b in bytes {
             if self.in_string {

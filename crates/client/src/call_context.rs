@@ -16,7 +16,7 @@ use std::{
 
 /// One call's own state.
 #[derive(Debug, Default)]
-pub(crate) struct CallContext {
+pub struct CallContext {
     notes: Mutex<Vec<String>>,
     wait: UserWait,
 }
@@ -66,7 +66,7 @@ struct WaitState {
 }
 
 /// An open question to the user (see [`CallContext::asking`]).
-pub(crate) struct Asking(Arc<CallContext>);
+pub struct Asking(Arc<CallContext>);
 
 impl Drop for Asking {
     fn drop(&mut self) {
@@ -82,15 +82,16 @@ impl Drop for Asking {
 
 /// The calls in flight on one connection.
 #[derive(Debug, Default)]
-pub(crate) struct InFlight(Mutex<Vec<Arc<CallContext>>>);
+pub struct InFlight(Mutex<Vec<Arc<CallContext>>>);
 
 /// Keeps a call in [`InFlight`] until dropped.
-pub(crate) struct Entered {
+pub struct Entered {
     calls: Arc<InFlight>,
     call: Arc<CallContext>,
 }
 
 impl InFlight {
+    /// Registers `call` as in flight until the returned guard drops.
     pub fn enter(self: &Arc<Self>, call: Arc<CallContext>) -> Entered {
         self.0.lock().unwrap().push(call.clone());
         Entered { calls: self.clone(), call }

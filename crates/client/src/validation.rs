@@ -4,10 +4,15 @@
 
 use serde_json::{Map, Value};
 
+/// The schema itself is not a valid JSON Schema, so nothing can be checked against it.
+#[derive(Debug, thiserror::Error)]
+#[error("the tool's schema is not a valid JSON Schema ({0})")]
+pub struct InvalidSchema(pub String);
+
 /// Problems found, one line each (`values[1]: "x" is not of type "number"`), or an empty list.
-pub(crate) fn problems(schema: &Map<String, Value>, instance: &Value) -> Result<Vec<String>, String> {
+pub fn problems(schema: &Map<String, Value>, instance: &Value) -> Result<Vec<String>, InvalidSchema> {
     let schema = Value::Object(schema.clone());
-    let validator = jsonschema::validator_for(&schema).map_err(|e| format!("the tool's schema is not a valid JSON Schema ({e})"))?;
+    let validator = jsonschema::validator_for(&schema).map_err(|e| InvalidSchema(e.to_string()))?;
     let mut found: Vec<String> = validator
         .iter_errors(instance)
         .map(|error| {

@@ -399,12 +399,15 @@ impl FormField {
 /// Answers one server's elicitation requests through the installed handler, with the host's
 /// checks around it.
 #[derive(Clone)]
-pub(crate) struct Elicitor {
+pub struct Elicitor {
+    /// The server's configured name.
     pub server: String,
+    /// The front end's handler (dialogs, the terminal, or declining).
     pub handler: Arc<dyn ElicitationHandler>,
 }
 
 impl Elicitor {
+    /// The modes the handler answers (and the host advertises).
     pub fn modes(&self) -> ElicitationModes {
         self.handler.modes()
     }
@@ -458,7 +461,7 @@ impl Asked<'_> {
                     let content = Value::Object(content);
                     let problems = match validation::problems(&request.schema, &content) {
                         Ok(problems) => problems,
-                        Err(e) => return self.host_declines("form", &request.message, format!("the server's requestedSchema is not a valid JSON Schema ({e})")),
+                        Err(e) => return self.host_declines("form", &request.message, format!("the server's requestedSchema is not a valid JSON Schema ({})", e.0)),
                     };
                     if problems.is_empty() {
                         return ElicitResult::new(ElicitationAction::Accept).with_content(content);

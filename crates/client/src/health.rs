@@ -51,7 +51,7 @@ pub struct ServerStatus {
 
 /// What the host remembers about one server between connections.
 #[derive(Debug, Default)]
-pub(crate) struct Health {
+pub struct Health {
     failures: u32,
     last_failure: Option<Instant>,
     last_error: Option<String>,

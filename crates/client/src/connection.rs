@@ -1,0 +1,225 @@
+//! One live connection to an MCP server through rmcp: a stdio child (its stdout/stdin through
+//! [`crate::transport::stdio`], its stderr to its log) or Streamable HTTP; the handshake, the tool
+//! list (re-listed after `tools/list_changed`), errors that quote the server's last stderr line,
+//! and shutdown.
+
+use std::{
+    collections::VecDeque,
+    io::Write as _,
+    path::{Path, PathBuf},
+    process::Stdio,
+    sync::{atomic::Ordering, Arc, Mutex, RwLock},
+    time::Duration,
+};
+
+use mcp_canvas_config::{servers::ServerEntry, ConfigError};
+use rmcp::{
+    model::Tool,
+    service::RunningService,
+    transport::{streamable_http_client::StreamableHttpClientTransportConfig, StreamableHttpClientTransport},
+    Peer, RoleClient,
+};
+use tokio::io::BufReader;
+
+use crate::{
+    elicitation::ElicitationHandler,
+    error::ClientError,
+    handler::{CanvasClient, ServerChange, ServerMessages},
+    transport::{stderr::capture_stderr, stdio::LineTransport},
+};
+
+/// Largest single JSON-RPC message accepted from a server, unless its entry says otherwise.
+pub const MAX_MESSAGE_BYTES: usize = 1 << 30;
+/// How long the MCP handshake may take.
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A live connection: the rmcp peer, our handler, the child process when there is one.
+pub struct ServerConnection {
+    /// The server's configured name.
+    pub name: String,
+    /// The rmcp peer requests go through.
+    pub peer: Peer<RoleClient>,
+    /// The tools as last listed; re-listed on next use after `notifications/tools/list_changed`.
+    tools: RwLock<Arc<Vec<Tool>>>,
+    service: tokio::sync::Mutex<Option<RunningService<RoleClient, CanvasClient>>>,
+    child: tokio::sync::Mutex<Option<tokio::process::Child>>,
+    stderr_tail: Arc<Mutex<VecDeque<String>>>,
+    /// The server's log file (stderr and MCP log messages).
+    pub log_path: PathBuf,
+    /// Our side of the session (elicitation, progress routes, notes, the stale-tools flag).
+    pub client: CanvasClient,
+    /// The entry's `timeout_seconds`, when it has one.
+    pub call_timeout: Option<Duration>,
+}
+
+/// What starting or connecting to one server needs from the host.
+pub struct SpawnContext<'a> {
+    /// The server's configured name.
+    pub name: &'a str,
+    /// Its entry in servers.json.
+    pub entry: &'a ServerEntry,
+    /// servers.json itself (for error messages).
+    pub config_path: &'a Path,
+    /// Where its stderr and log messages go.
+    pub log_path: PathBuf,
+    /// Who answers the server's elicitation requests.
+    pub elicitation: Arc<dyn ElicitationHandler>,
+    /// Where the server's log messages go (kept by the host across reconnects).
+    pub messages: Arc<ServerMessages>,
+    /// Where the server's `list_changed` notifications are announced.
+    pub changes: tokio::sync::broadcast::Sender<ServerChange>,
+}
+
+impl ServerConnection {
+    /// Starts the server, completes the MCP handshake and lists its tools.
+    pub async fn start(ctx: SpawnContext<'_>, program: PathBuf) -> Result<Self, ClientError> {
+        let mut command = tokio::process::Command::new(&program);
+        command.args(&ctx.entry.args).envs(&ctx.entry.env).kill_on_drop(true);
+        // Its own process group: Ctrl-C in a terminal reaches us, and we cancel the call and
+        // close the session properly, instead of the server dying mid-call.
+        #[cfg(unix)]
+        command.process_group(0);
+        if let Some(cwd) = &ctx.entry.cwd {
+            command.current_dir(cwd);
+        }
+        let spawn_error = |reason: String| ClientError::Spawn {
+            server: ctx.name.to_owned(),
+            command: ctx.entry.target(),
+            reason,
+            config: ctx.config_path.to_owned(),
+        };
+        command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        let mut child = command.spawn().map_err(|e| spawn_error(e.to_string()))?;
+        let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
+            return Err(spawn_error("its stdio could not be captured".into()));
+        };
+        let stderr = child.stderr.take();
+        // rmcp's default drops any line over 16 MiB (and the call then just times out); tool
+        // results carrying 100 MB+ of base64 are exactly what this app exists for. A line we
+        // cannot read still answers its call, with the reason (see `stdio_transport`).
+        let max_line = ctx.entry.max_message_bytes().map_err(|reason| ClientError::Config(ConfigError::File { path: ctx.config_path.to_owned(), reason: format!("server `{}`: {reason}", ctx.name) }))?;
+        let complain_to = ctx.log_path.clone();
+        let complain = Arc::new(move |line: &str| {
+            tracing::warn!("{line}");
+            let _ = std::fs::OpenOptions::new().create(true).append(true).open(&complain_to).and_then(|mut log| writeln!(log, "[mcp-canvas] {line}"));
+        });
+        let transport = LineTransport::new(BufReader::with_capacity(256 * 1024, stdout), stdin, max_line.unwrap_or(MAX_MESSAGE_BYTES), complain);
+
+        let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
+        let stderr_done = stderr.map(|stderr| tokio::spawn(capture_stderr(stderr, ctx.log_path.clone(), stderr_tail.clone())));
+
+        let client = CanvasClient::new(&ctx)?;
+        let handshake = tokio::time::timeout(HANDSHAKE_TIMEOUT, client.clone().connect(transport)).await;
+        let handshake_error = |reason: String| async {
+            // Give the stderr reader a moment to drain what a crashing server printed.
+            if let Some(done) = stderr_done {
+                let _ = tokio::time::timeout(Duration::from_millis(500), done).await;
+            }
+            ClientError::Handshake {
+                server: ctx.name.to_owned(),
+                reason,
+                stderr_tail: stderr_tail.lock().unwrap().iter().cloned().collect(),
+                log: ctx.log_path.clone(),
+            }
+        };
+        let service = match handshake {
+            Ok(Ok(service)) => service,
+            Ok(Err(e)) => return Err(handshake_error(format!("{e} (the server may have exited at once)")).await),
+            Err(_) => return Err(handshake_error(format!("no answer within {} s", HANDSHAKE_TIMEOUT.as_secs())).await),
+        };
+        Self::ready(ctx, service, client, Some(child), stderr_tail).await
+    }
+
+    /// Connects to a Streamable HTTP server (rmcp handles the session id, the standalone GET
+    /// stream, `Last-Event-ID` resumption and the server's `retry` delay).
+    pub async fn connect_http(ctx: SpawnContext<'_>, url: &str) -> Result<Self, ClientError> {
+        let mut headers = std::collections::HashMap::new();
+        for (name, value) in &ctx.entry.headers {
+            let bad = |what: &str| ClientError::Config(ConfigError::File { path: ctx.config_path.to_owned(), reason: format!("server `{}`: header `{name}` has an invalid {what}", ctx.name) });
+            headers.insert(http::HeaderName::try_from(name.as_str()).map_err(|_| bad("name"))?, http::HeaderValue::try_from(value.as_str()).map_err(|_| bad("value"))?);
+        }
+        let mut config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(headers);
+        config.max_sse_event_size = ctx.entry.max_message_bytes().ok().flatten().unwrap_or(MAX_MESSAGE_BYTES);
+        let transport = StreamableHttpClientTransport::from_config(config);
+        let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
+        let client = CanvasClient::new(&ctx)?;
+        let service = match tokio::time::timeout(HANDSHAKE_TIMEOUT, client.clone().connect(transport)).await {
+            Ok(Ok(service)) => service,
+            Ok(Err(e)) => return Err(ClientError::Handshake { server: ctx.name.to_owned(), reason: format!("{e} (is the server running at {url}?)"), stderr_tail: Vec::new(), log: ctx.log_path }),
+            Err(_) => return Err(ClientError::Handshake { server: ctx.name.to_owned(), reason: format!("no answer from {url} within {} s", HANDSHAKE_TIMEOUT.as_secs()), stderr_tail: Vec::new(), log: ctx.log_path }),
+        };
+        Self::ready(ctx, service, client, None, stderr_tail).await
+    }
+
+    async fn ready(
+        ctx: SpawnContext<'_>,
+        service: RunningService<RoleClient, CanvasClient>,
+        client: CanvasClient,
+        child: Option<tokio::process::Child>,
+        stderr_tail: Arc<Mutex<VecDeque<String>>>,
+    ) -> Result<Self, ClientError> {
+        let peer = service.peer().clone();
+        let call_timeout = ctx.entry.timeout().map_err(|reason| ClientError::Config(ConfigError::File { path: ctx.config_path.to_owned(), reason: format!("server `{}`: {reason}", ctx.name) }))?;
+        let connection = Self {
+            name: ctx.name.to_owned(),
+            peer,
+            tools: RwLock::default(),
+            service: tokio::sync::Mutex::new(Some(service)),
+            child: tokio::sync::Mutex::new(child),
+            stderr_tail,
+            log_path: ctx.log_path,
+            client,
+            call_timeout,
+        };
+        // Bounded: a server that never answers `tools/list` (or pages forever) must not hold the
+        // connection slot, and every later call to it, forever.
+        let limit = connection.call_timeout.unwrap_or(HANDSHAKE_TIMEOUT);
+        let tools = match tokio::time::timeout(limit, connection.peer.list_all_tools()).await {
+            Ok(listed) => listed.map_err(|e| connection.request_error("listing tools", e.to_string()))?,
+            Err(_) => return Err(connection.request_error("listing tools", format!("no complete answer within {} s", limit.as_secs_f64()))),
+        };
+        *connection.tools.write().unwrap() = Arc::new(tools);
+        Ok(connection)
+    }
+
+    /// The server's tools, listed again first when it said they changed.
+    pub async fn tools(&self) -> Result<Arc<Vec<Tool>>, ClientError> {
+        if self.client.tools_stale.swap(false, Ordering::SeqCst) {
+            let limit = self.call_timeout.unwrap_or(HANDSHAKE_TIMEOUT);
+            let listed = tokio::time::timeout(limit, self.peer.list_all_tools()).await.unwrap_or_else(|_| Err(rmcp::ServiceError::Timeout { timeout: limit }));
+            match listed {
+                Ok(tools) => *self.tools.write().unwrap() = Arc::new(tools),
+                Err(e) => {
+                    self.client.tools_stale.store(true, Ordering::SeqCst);
+                    return Err(self.request_error("listing tools again (the server said they changed)", e.to_string()));
+                }
+            }
+        }
+        Ok(self.tools.read().unwrap().clone())
+    }
+
+    /// A request error naming this server and what was asked, with its last stderr line.
+    pub fn request_error(&self, what: &str, reason: String) -> ClientError {
+        ClientError::Request {
+            server: self.name.clone(),
+            what: what.to_owned(),
+            reason,
+            stderr_tail: self.stderr_tail.lock().unwrap().iter().cloned().collect(),
+            log: self.log_path.clone(),
+        }
+    }
+
+    /// Closes the session (stdin closes, as the MCP stdio shutdown asks), waits briefly for the
+    /// server to exit, then kills it.
+    pub async fn shutdown(&self) {
+        if let Some(mut service) = self.service.lock().await.take() {
+            let _ = service.close_with_timeout(Duration::from_secs(3)).await;
+        }
+        if let Some(mut child) = self.child.lock().await.take() {
+            if tokio::time::timeout(Duration::from_secs(2), child.wait()).await.is_err() {
+                let _ = child.kill().await;
+            }
+        }
+    }
+}
+

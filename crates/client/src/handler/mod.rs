@@ -1,0 +1,156 @@
+//! [`CanvasClient`], our side of an MCP session (the `rmcp::ClientHandler`): what we advertise,
+//! and what we do with what a server sends unasked. One module per server→client request kind
+//! ([`elicitation`] now; sampling next), and one per kind of notification ([`progress`],
+//! [`messages`]).
+
+pub mod elicitation;
+pub mod messages;
+pub mod progress;
+
+use std::sync::{
+    atomic::{AtomicBool, Ordering},
+    Arc,
+};
+
+// MCP logging (`notifications/message`) is deprecated by SEP-2577, but servers still send it.
+#[allow(deprecated)]
+use rmcp::{
+    model::{
+        ClientCapabilities, ClientConfig, CustomNotification, ElicitRequestParams, ElicitResult, ElicitationAction,
+        ElicitationCapability, FormElicitationCapability, Implementation, LoggingMessageNotificationParam,
+        ProgressNotificationParam, ProtocolVersion, UrlElicitationCapability,
+    },
+    service::{ClientLifecycleMode, ClientServiceExt as _, NotificationContext, RequestContext, RunningService},
+    ClientHandler, ErrorData, RoleClient, ServiceExt,
+};
+use serde_json::Value;
+
+pub use messages::{ChangedList, ServerChange, ServerMessage, ServerMessages};
+pub use progress::{CallProgress, ProgressFn, ProgressRoute, ProgressRoutes};
+
+use mcp_canvas_config::ConfigError;
+
+use crate::{call_context::InFlight, connection::SpawnContext, error::ClientError};
+use elicitation::Elicitor;
+
+/// Our side of one MCP session: the `rmcp::ClientHandler` the connection runs.
+#[derive(Clone)]
+pub struct CanvasClient {
+    /// Answers elicitation requests (server→client requests and `input_required` rounds).
+    pub elicitor: Elicitor,
+    /// The calls in flight, which a server→client question may belong to.
+    pub in_flight: Arc<InFlight>,
+    /// Where each in-flight call's progress goes, by progress token.
+    pub progress: Arc<ProgressRoutes>,
+    /// Set by `notifications/tools/list_changed`.
+    pub(crate) tools_stale: Arc<AtomicBool>,
+    messages: Arc<ServerMessages>,
+    /// The protocol version asked for in servers.json (`protocol_version`), if any.
+    protocol: Option<ProtocolVersion>,
+    changes: tokio::sync::broadcast::Sender<ServerChange>,
+}
+
+impl CanvasClient {
+    pub(crate) fn new(ctx: &SpawnContext<'_>) -> Result<Self, ClientError> {
+        let protocol = ctx
+            .entry
+            .protocol_version()
+            .map_err(|reason| ClientError::Config(ConfigError::File { path: ctx.config_path.to_owned(), reason: format!("server `{}`: {reason}", ctx.name) }))?
+            .map(|v| serde_json::from_value::<ProtocolVersion>(Value::String(v.to_owned())).expect("a string is a protocol version"));
+        Ok(Self {
+            elicitor: Elicitor { server: ctx.name.to_owned(), handler: ctx.elicitation.clone() },
+            in_flight: Arc::default(),
+            progress: Arc::default(),
+            tools_stale: Arc::default(),
+            messages: ctx.messages.clone(),
+            protocol,
+            changes: ctx.changes.clone(),
+        })
+    }
+
+    /// The MCP handshake: `initialize` as usual, or `server/discover` when the entry asks for a
+    /// protocol version without `initialize` (2026-07-28, where elicitation arrives as
+    /// `input_required` results instead of server→client requests).
+    pub(crate) async fn connect<T, E, A>(self, transport: T) -> Result<RunningService<RoleClient, Self>, rmcp::service::ClientInitializeError>
+    where
+        T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        match self.protocol.clone() {
+            Some(version) if !version.has_initialize() => {
+                self.serve_with_lifecycle(transport, ClientLifecycleMode::Discover { preferred_versions: vec![version] }).await
+            }
+            _ => self.serve(transport).await,
+        }
+    }
+}
+
+#[allow(deprecated)] // on_logging_message
+impl ClientHandler for CanvasClient {
+    fn get_info(&self) -> ClientConfig {
+        let mut capabilities = ClientCapabilities::default();
+        let modes = self.elicitor.modes();
+        if modes.form || modes.url {
+            let mut elicitation = ElicitationCapability::new();
+            if modes.form {
+                // We check answers against the requestedSchema before sending them.
+                elicitation = elicitation.with_form(FormElicitationCapability::new().with_schema_validation(true));
+            }
+            if modes.url {
+                elicitation = elicitation.with_url(UrlElicitationCapability::new());
+            }
+            capabilities.elicitation = Some(elicitation);
+        }
+        let mut config = ClientConfig::new(capabilities, Implementation::new("mcp-canvas", env!("CARGO_PKG_VERSION")).with_title("MCP Canvas"));
+        if let Some(version) = self.protocol.clone().filter(ProtocolVersion::has_initialize) {
+            config.protocol_version = version;
+        }
+        config
+    }
+
+    async fn create_elicitation(&self, request: ElicitRequestParams, context: RequestContext<RoleClient>) -> Result<ElicitResult, ErrorData> {
+        let calls = self.in_flight.asked();
+        tokio::select! {
+            answer = self.elicitor.answer(request, &calls) => Ok(answer),
+            // The server gave up on its request (or on the call it belongs to).
+            () = context.ct.cancelled() => Ok(ElicitResult::new(ElicitationAction::Cancel)),
+        }
+    }
+
+    async fn on_progress(&self, params: ProgressNotificationParam, _context: NotificationContext<RoleClient>) {
+        self.progress.deliver(params);
+    }
+
+    async fn on_logging_message(&self, params: LoggingMessageNotificationParam, _context: NotificationContext<RoleClient>) {
+        self.messages.record(params);
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.tools_stale.store(true, Ordering::SeqCst);
+        self.announce(ChangedList::Tools);
+    }
+
+    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.announce(ChangedList::Resources);
+    }
+
+    async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.announce(ChangedList::Prompts);
+    }
+
+    async fn on_custom_notification(&self, notification: CustomNotification, _context: NotificationContext<RoleClient>) {
+        if notification.method == "notifications/elicitation/complete" {
+            if let Some(id) = notification.params.as_ref().and_then(|p| p.get("elicitationId")).and_then(Value::as_str) {
+                self.elicitor.completed(id);
+            }
+        }
+    }
+}
+
+impl CanvasClient {
+    fn announce(&self, list: ChangedList) {
+        // No receiver is fine: nobody is listening (the CLI's one-shot commands).
+        let _ = self.changes.send(ServerChange { server: self.elicitor.server.clone(), list });
+    }
+}
+

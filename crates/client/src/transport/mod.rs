@@ -1,0 +1,6 @@
+//! How bytes reach a server and come back: stdio (our own line transport, which answers an
+//! unreadable message instead of dropping it) and the server's stderr. Streamable HTTP is rmcp's
+//! reqwest transport, configured in [`crate::connection`].
+
+pub mod stderr;
+pub mod stdio;
