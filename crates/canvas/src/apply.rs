@@ -1,5 +1,5 @@
-//! Placing a tool result on the canvas (000 §2 canvas behaviour, §3 dashboards); the rules are
-//! documented on [`Canvas::apply_outcome`].
+//! Placing a tool result on the canvas (see docs/result-shapes.md, "The display block" and "Live
+//! dashboards (the canvas envelope)"); the rules are documented on [`Canvas::apply_outcome`].
 
 use mcp_canvas_contract::{Audience, CanvasMode, DashboardEnvelope, OutcomeArtifact, ToolOutcome, Viewer};
 use serde::{Deserialize, Serialize};

@@ -4,16 +4,16 @@
 //! every rule lives here, so it is tested without a window and the same in every front end. No
 //! I/O, no clock, no Tauri: [`Canvas`] is plain data changed by two kinds of events.
 //!
-//! - **A tool result** ([`Canvas::apply_outcome`], 000 §2 and §3). Nothing happens unless
-//!   `display.open_canvas`. Artifacts with a viewer that are not for the assistant only open as
-//!   tabs, the `display.primary` one first (and active, with the `display.viewer` hint), then the
-//!   others in result order; the rest stay listed in the outcome ([`NotOpened`]). The layout mode
-//!   decides where: `replace` closes, in the active pane, the tabs the pane's previous call opened
-//!   (pinned tabs, tabs the user opened or moved there, and session or pinned dashboards stay),
-//!   `append` adds to the active pane, `split` opens a new pane to the right of it. An artifact
-//!   already open in the target pane is focused, not opened twice. A dashboard (`canvas`
-//!   envelope) is one tab keyed by its `id` across the whole canvas: the same `id` again updates
-//!   that tab wherever it is.
+//! - **A tool result** ([`Canvas::apply_outcome`]; see docs/result-shapes.md, "Canvas intent").
+//!   Nothing happens unless `display.open_canvas`. Artifacts with a viewer that are not for the
+//!   assistant only open as tabs, the `display.primary` one first (and active, with the
+//!   `display.viewer` hint), then the others in result order; the rest stay listed in the outcome
+//!   ([`NotOpened`]). The layout mode decides where: `replace` closes, in the active pane, the tabs
+//!   the pane's previous call opened (pinned tabs, tabs the user opened or moved there, and session
+//!   or pinned dashboards stay), `append` adds to the active pane, `split` opens a new pane to the
+//!   right of it. An artifact already open in the target pane is focused, not opened twice. A
+//!   dashboard (`canvas` envelope) is one tab keyed by its `id` across the whole canvas: the same
+//!   `id` again updates that tab wherever it is.
 //! - **A user intent** ([`CanvasIntent`], or the methods of the same names): activate, close,
 //!   move, split or pin a tab, close or focus a pane, next/previous tab, open an artifact. An
 //!   unknown tab or pane id is a [`CanvasError`], never a panic — the view the UI acted on may be

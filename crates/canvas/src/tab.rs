@@ -49,7 +49,8 @@ pub struct ArtifactTab {
     pub viewer: Viewer,
 }
 
-/// A dashboard (000 §3 `canvas` envelope) shown in a tab. `Debug` never prints the token.
+/// A dashboard (a `canvas` envelope; see docs/result-shapes.md, "Live dashboards (the canvas
+/// envelope)") shown in a tab. `Debug` never prints the token.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[ts(export)]
 pub struct DashboardTab {

@@ -1,5 +1,6 @@
-//! Canvas intent (000 §2, §3): which viewer shows a MIME type, the `display` block, and the
-//! `canvas` dashboard envelope — validated here, trusted nowhere (the origin allowlist decides).
+//! Canvas intent (see docs/result-shapes.md, "Canvas intent"): which viewer shows a MIME type, the
+//! `display` block, and the `canvas` dashboard envelope — validated here, trusted nowhere (the
+//! origin allowlist decides).
 
 use serde_json::Value;
 

@@ -1,4 +1,5 @@
-//! Extraction settings, and the per-tool rules users write in TOML (RFC 003 §3.4, layer 1).
+//! Extraction settings, and the per-tool rules users write in TOML (layer 1; see
+//! docs/result-shapes.md, "Per-tool rules").
 //!
 //! ```toml
 //! max_inline_chars = 10000     # longer text becomes a text artifact (safety net)

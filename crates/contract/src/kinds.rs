@@ -1,5 +1,6 @@
-//! 004 payloads: `kind` discriminators, `needsInput:v1`, `toolError:v1`, and the contract markers
-//! (`<!-- kind:...:v1 -->`) that markdown carries for machines and users must not read.
+//! Kind payloads (see docs/result-shapes.md, "Kind payloads"): `kind` discriminators,
+//! `needsInput:v1`, `toolError:v1`, and the contract markers (`<!-- kind:...:v1 -->`) that
+//! markdown carries for machines and users must not read.
 
 use std::collections::BTreeMap;
 

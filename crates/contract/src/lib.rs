@@ -7,16 +7,18 @@
 //!
 //! Two steps, so that storage (I/O) stays outside:
 //! 1. [`Normalizer::normalize`] detects the result's shape and runs the extraction layers in
-//!    RFC 003's order (custom transformers → per-tool rules → MCP binary blocks → base64 detection
-//!    → size safety net), giving a [`Normalized`] whose binaries are [`PendingArtifact`]s.
+//!    order (custom transformers → per-tool rules → MCP binary blocks → base64 detection → size
+//!    safety net; see docs/result-shapes.md, "The layers, in order"), giving a [`Normalized`]
+//!    whose binaries are [`PendingArtifact`]s.
 //! 2. The host streams each pending artifact's [`Payload`] into its store and calls
 //!    [`Normalized::finish`] with what it stored, giving the [`ToolOutcome`] (summary included).
 //!
 //! Shapes understood (see `shapes.rs`): MCP content blocks with annotations; `structuredContent`;
-//! JSON text blocks (canonical over `structuredContent`, 004); the v2 contract (`results`,
-//! `meta_data`, `artifacts`, `display`, `canvas`) and its legacy arrays; `kind`-discriminated
-//! payloads (`needsInput:v1`, `toolError:v1`); markdown with contract markers; plain JSON with
-//! base64 or `data:` URLs in fields at any depth.
+//! JSON text blocks (canonical over `structuredContent`; see docs/result-shapes.md, "Which
+//! payload is canonical"); the v2 contract (`results`, `meta_data`, `artifacts`, `display`,
+//! `canvas`) and its legacy arrays; `kind`-discriminated payloads (`needsInput:v1`,
+//! `toolError:v1`); markdown with contract markers; plain JSON with base64 or `data:` URLs in
+//! fields at any depth.
 #![deny(missing_docs)]
 
 mod base64_runs;

@@ -1,4 +1,5 @@
-//! [`Normalizer`]: runs the layers in RFC 003's order over one result.
+//! [`Normalizer`]: runs the layers in order over one result (see docs/result-shapes.md, "The
+//! layers, in order").
 
 use std::collections::BTreeMap;
 
@@ -146,7 +147,8 @@ impl<'a> Normalizer<'a> {
         };
         let mut blocks = blocks::read_blocks(content, &mut extractor);
 
-        // The canonical structured payload: the last JSON text block, else structuredContent (004).
+        // The canonical structured payload: the last JSON text block, else structuredContent (see
+        // docs/result-shapes.md, "Which payload is canonical").
         let canonical_index = blocks.iter().rposition(|b| matches!(b, Block::Json { value, .. } if value.is_object() || value.is_array()));
         let canonical = match canonical_index {
             Some(index) => {

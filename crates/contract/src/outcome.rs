@@ -23,7 +23,8 @@ pub enum Audience {
     Assistant,
 }
 
-/// How the canvas should lay out a call's artifacts (000 §2).
+/// How the canvas should lay out a call's artifacts (see docs/result-shapes.md, "The display
+/// block").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS, Default)]
 #[serde(rename_all = "snake_case")]
 #[ts(export)]
@@ -96,7 +97,8 @@ pub struct DisplayIntent {
     pub viewer: Option<Viewer>,
 }
 
-/// How long a dashboard tab lives (000 §3).
+/// How long a dashboard tab lives (see docs/result-shapes.md, "Live dashboards (the canvas
+/// envelope)").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
 #[ts(export)]
@@ -141,7 +143,8 @@ pub struct NeedsInputOption {
     pub field: Option<String>,
 }
 
-/// The tool needs more input before it can answer (004 `needsInput:v1`).
+/// The tool needs more input before it can answer (`needsInput:v1`; see docs/result-shapes.md,
+/// "Kind payloads").
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[ts(export)]
 pub struct NeedsInput {

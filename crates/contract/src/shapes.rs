@@ -1,5 +1,6 @@
-//! What the canonical structured payload is — a `kind` payload (004), the v2/v1 contract (000),
-//! or plain JSON — and the size safety net (layer 4).
+//! What the canonical structured payload is — a `kind` payload, the v2/v1 contract, or plain JSON
+//! (see docs/result-shapes.md, "Kind payloads" and "The v2 contract") — and the size safety net
+//! (layer 4; see "The layers, in order").
 
 use serde_json::{Map, Value};
 
@@ -54,8 +55,9 @@ fn is_contract(map: &Map<String, Value>) -> bool {
     carries_files || only_contract_keys
 }
 
-/// The v2 contract (000 §1): `results`, `meta_data`, `artifacts`, `display`, `canvas`, and the
-/// legacy `returned_file_names`/`returned_file_contents` (used only when `artifacts` is absent).
+/// The v2 contract (see docs/result-shapes.md, "The v2 contract"): `results`, `meta_data`,
+/// `artifacts`, `display`, `canvas`, and the legacy `returned_file_names`/`returned_file_contents`
+/// (used only when `artifacts` is absent; see "Legacy file arrays").
 fn contract(mut map: Map<String, Value>, source: &str, normalized: &mut Normalized, extractor: &mut Extractor<'_>, skip_detection: bool) {
     let artifacts = map.remove("artifacts");
     let legacy_names = map.remove("returned_file_names");

@@ -1,6 +1,6 @@
-//! The model-facing summary (RFC 003 §5.3): what came back, in at most `max_chars` characters,
-//! deterministic, never base64. Errors, input requests and artifact references are kept first;
-//! text and structured results fill what room is left.
+//! The model-facing summary (see docs/result-shapes.md, "What the model sees"): what came back,
+//! in at most `max_chars` characters, deterministic, never base64. Errors, input requests and
+//! artifact references are kept first; text and structured results fill what room is left.
 
 use std::collections::BTreeMap;
 

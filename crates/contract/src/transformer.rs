@@ -1,5 +1,5 @@
-//! The escape hatch for embedders (RFC 003 §3.6, layer "custom transformer"): code that knows a
-//! particular server's results better than any rule can.
+//! The escape hatch for embedders (the custom-transformer layer; see docs/result-shapes.md, "The
+//! layers, in order"): code that knows a particular server's results better than any rule can.
 //!
 //! A transformer sees the raw result first. It may rewrite the JSON in place and hand binaries to
 //! the [`ExtractionSink`], which returns a placeholder to put where the bytes were; the placeholder

@@ -2,7 +2,8 @@
 import type { DashboardPersistence } from "./DashboardPersistence";
 
 /**
- * A dashboard (000 §3 `canvas` envelope) shown in a tab. `Debug` never prints the token.
+ * A dashboard (a `canvas` envelope; see docs/result-shapes.md, "Live dashboards (the canvas
+ * envelope)") shown in a tab. `Debug` never prints the token.
  */
 export type DashboardTab = { 
 /**

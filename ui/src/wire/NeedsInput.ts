@@ -2,7 +2,8 @@
 import type { NeedsInputOption } from "./NeedsInputOption";
 
 /**
- * The tool needs more input before it can answer (004 `needsInput:v1`).
+ * The tool needs more input before it can answer (`needsInput:v1`; see docs/result-shapes.md,
+ * "Kind payloads").
  */
 export type NeedsInput = { 
 /**
