@@ -1,41 +1,22 @@
-//! Builds the Tauri context from the root `tauri.conf.json` and declares the app's commands, so
-//! that the capability files in `capabilities/` are enforced for them.
+//! Builds the Tauri context from the root `tauri.conf.json` and declares the app's commands (from
+//! `src/command_list.rs`, the one list), so that the capability files in `capabilities/` are
+//! enforced for them.
 
-/// Every command `src/commands.rs` registers. A command missing here is unreachable from the UI.
-const COMMANDS: &[&str] = &[
-    "list_servers",
-    "list_tools",
-    "call_tool",
-    "canvas_view",
-    "canvas_intent",
-    "dashboard_access",
-    "allowlist_view",
-    "allowlist_add",
-    "allowlist_remove",
-    "answer_elicitation",
-    "answer_confirmation",
-    "cancel_call",
-    "artifacts_query",
-    "artifacts_sources",
-    "artifacts_usage",
-    "artifact_record",
-    "artifact_set_pinned",
-    "artifact_remove",
-    "artifact_open",
-    "artifact_save_as",
-    "artifact_open_external",
-    "server_statuses",
-    "restart_server",
-    "server_log",
-    "stop_server",
-    "set_server_timeout",
-    "settings_view",
-    "settings_set",
-];
+include!("src/command_list.rs");
+
+macro_rules! command_names {
+    ($( $(#[doc = $doc:literal])* $kind:ident $name:ident ( $( $arg:ident : $ty:ty ),* ) -> $ret:ty ; )*) => {
+        &[$( stringify!($name) ),*]
+    };
+}
+
+/// Every command the window may invoke.
+const COMMANDS: &[&str] = for_each_command!(command_names);
 
 fn main() {
     let ui = std::path::Path::new("../ui/dist/index.html");
     println!("cargo:rerun-if-changed=../ui/dist");
+    println!("cargo:rerun-if-changed=src/command_list.rs");
     if !ui.is_file() {
         panic!("ui/dist/index.html is missing: build the UI first with `scripts/setup.sh`, or `cd ui && npm ci && npm run build`");
     }

@@ -1,209 +1,202 @@
-//! The commands the UI may invoke. Each is declared in `build.rs` and granted in
-//! `capabilities/main.json`; bodies only translate between IPC and `Host`.
+//! The commands the window may invoke, generated from the one list in `command_list.rs`: each is a
+//! `#[tauri::command]` that calls the method of the same name, with the same arguments, on the
+//! managed [`App`] (`mcp-canvas-app`, where what it does lives and is tested). The tests below
+//! write the TypeScript wrappers (`ui/src/wire/commands.ts`) and check that
+//! `capabilities/main.json` grants exactly these commands.
 
+use std::sync::Arc;
+
+use mcp_canvas_app::App;
+#[allow(unused_imports)]
+use mcp_canvas_canvas::{CanvasIntent, CanvasView, TabId};
+#[allow(unused_imports)]
 use mcp_canvas_host::{
     allowlist::{AllowlistView, DashboardAccess},
-    wire::{CallOutcome, CallProgressEvent, ElicitationAnswer, ServerView, ToolView},
-    CallControl, CallOptions, CallProgress, CancellationToken, Host, ProgressFn,
+    health::ServerStatus,
+    settings_edit::SettingsView,
+    wire::{CallOutcome, ElicitationAnswer, ServerView, ToolView},
 };
-use mcp_canvas_canvas::{Canvas, CanvasIntent, CanvasView, TabId};
-use tauri::{AppHandle, Emitter, State};
+#[allow(unused_imports)]
+use mcp_canvas_store::{ArtifactPage, ArtifactQuery, ArtifactRecord, ArtifactSource, StorageUsage};
 
-use crate::{confirmation::DialogConfirmation, dashboards::Dashboards, elicitation::DialogElicitation, HostState};
-
-fn host(state: &HostState) -> Result<&Host, String> {
-    state.as_deref().map_err(|reason| format!("MCP Canvas could not open its data directory: {reason}"))
-}
-
-#[tauri::command]
-pub async fn list_servers(state: State<'_, HostState>) -> Result<Vec<ServerView>, String> {
-    Ok(host(&state)?.servers())
-}
-
-#[tauri::command]
-pub async fn list_tools(state: State<'_, HostState>, server: String) -> Result<Vec<ToolView>, String> {
-    host(&state)?.tools(&server).await.map_err(|e| e.to_string())
-}
-
-/// `arguments` is the JSON text the user typed; it is parsed here so the error names the tool.
-/// `confirmed`: the user saw the exact arguments and agreed to run a tool that may change data.
-/// `call_token`: chosen by the window for this call; while it runs, the server's progress reports
-/// are emitted as `call-progress` events (a `CallProgressEvent`) carrying it, and `cancel_call`
-/// with it stops the call (which then fails with the host's "cancelled" error).
-/// The outcome is applied to the canvas state (see `canvas_view`) before it is returned.
-#[tauri::command]
-#[allow(clippy::too_many_arguments)]
-pub async fn call_tool(
-    app: AppHandle,
-    state: State<'_, HostState>,
-    canvas: State<'_, CanvasState>,
-    dashboards: State<'_, Dashboards>,
-    calls: State<'_, RunningCalls>,
-    server: String,
-    tool: String,
-    arguments: String,
-    confirmed: bool,
-    call_token: String,
-) -> Result<CallOutcome, String> {
-    let host = host(&state)?;
-    let arguments = Host::parse_arguments(&server, &tool, &arguments).map_err(|e| e.to_string())?;
-    let running = calls.start(&call_token)?;
-    let token = call_token.clone();
-    let progress: ProgressFn = std::sync::Arc::new(move |p: &CallProgress| {
-        let event = CallProgressEvent { call_token: token.clone(), progress: p.progress, total: p.total, message: p.message.clone() };
-        let _ = app.emit_to(PROGRESS_WINDOW, PROGRESS_EVENT, event);
-    });
-    let control = CallControl { cancel: Some(running.cancel.clone()), progress: Some(progress), ..CallControl::default() };
-    let outcome = host.call_tool_controlled(&server, &tool, arguments, CallOptions { confirmed }, control).await;
-    drop(running);
-    let outcome = outcome.map_err(|e| e.to_string())?;
-    apply_to_canvas(host, &canvas, &dashboards, &outcome);
-    Ok(outcome)
-}
-
-/// Applies a call's outcome to the canvas state as its display intent says (the window's own
-/// calls, and calls the proxy made, see `app_link.rs`); dashboards it opened, updated or replaced
-/// are audited.
-pub(crate) fn apply_to_canvas(host: &Host, canvas: &CanvasState, dashboards: &Dashboards, outcome: &CallOutcome) {
-    let mut canvas = canvas.lock();
-    let cause = format!("replaced by call {} ({}/{})", outcome.call_id, outcome.server, outcome.tool);
-    let applied = dashboards.change(Some(host), &mut canvas, &cause, |c| c.apply_outcome(&outcome.call_id, &outcome.outcome));
-    dashboards.opened_by_call(host, &canvas, &outcome.server, &outcome.call_id, &applied);
-}
-
-/// The canvas (panes, tabs) as the UI draws it.
-#[tauri::command]
-pub fn canvas_view(canvas: State<'_, CanvasState>) -> CanvasView {
-    canvas.lock().view()
-}
-
-/// A user intent on the canvas (activate, close, move, split, pin...); returns the new view.
-#[tauri::command]
-pub fn canvas_intent(
-    state: State<'_, HostState>,
-    canvas: State<'_, CanvasState>,
-    dashboards: State<'_, Dashboards>,
-    intent: CanvasIntent,
-) -> Result<CanvasView, String> {
-    let mut canvas = canvas.lock();
-    let cause = format!("closed by the user ({})", intent_name(&intent));
-    dashboards.change(state.as_deref().ok(), &mut canvas, &cause, |c| c.apply_intent(intent)).map_err(|e| e.to_string())?;
-    Ok(canvas.view())
-}
-
-fn intent_name(intent: &CanvasIntent) -> String {
-    serde_json::to_value(intent).ok().and_then(|v| v.get("intent").and_then(|i| i.as_str()).map(str::to_owned)).unwrap_or_else(|| "intent".into())
-}
-
-/// Whether the dashboard in `tab` may load (its origin is allowlisted), and its iframe URL then.
-#[tauri::command]
-pub fn dashboard_access(canvas: State<'_, CanvasState>, dashboards: State<'_, Dashboards>, tab: TabId) -> Result<DashboardAccess, String> {
-    dashboards.access(&canvas.lock(), tab)
-}
-
-/// The dashboard origin allowlist (re-read from settings.toml).
-#[tauri::command]
-pub fn allowlist_view(dashboards: State<'_, Dashboards>) -> Result<AllowlistView, String> {
-    dashboards.view()
-}
-
-/// Allows an origin; the user confirmed. `tab`: the dashboard that asked, for the audit log.
-#[tauri::command]
-pub fn allowlist_add(
-    state: State<'_, HostState>,
-    canvas: State<'_, CanvasState>,
-    dashboards: State<'_, Dashboards>,
-    origin: String,
-    tab: Option<TabId>,
-) -> Result<AllowlistView, String> {
-    dashboards.allow(host(&state)?, &canvas.lock(), &origin, tab)
-}
-
-/// Stops allowing an origin.
-#[tauri::command]
-pub fn allowlist_remove(state: State<'_, HostState>, dashboards: State<'_, Dashboards>, origin: String) -> Result<AllowlistView, String> {
-    dashboards.disallow(host(&state)?, &origin)
-}
-
-/// The user's answer to the elicitation dialog `id` (an `elicitation-request` event). The host
-/// validates an accepted form against the server's schema; a URL is opened only on accept.
-#[tauri::command]
-pub fn answer_elicitation(elicitation: State<'_, std::sync::Arc<DialogElicitation>>, id: String, answer: ElicitationAnswer) -> Result<(), String> {
-    elicitation.answer(&id, answer)
-}
-
-/// The user's decision on the confirmation dialog `id` (a `confirm-request` event: another
-/// process, the proxy, wants to run a tool that may change or delete data).
-#[tauri::command]
-pub fn answer_confirmation(confirmation: State<'_, std::sync::Arc<DialogConfirmation>>, id: String, confirmed: bool) -> Result<(), String> {
-    confirmation.answer(&id, confirmed)
-}
-
-/// Cancels the running call the window started with `call_token` (see `call_tool`): the server is
-/// told to stop and the call fails with the host's "cancelled" error. A call that already ended is
-/// an error.
-#[tauri::command]
-pub fn cancel_call(calls: State<'_, RunningCalls>, call_token: String) -> Result<(), String> {
-    calls.cancel(&call_token)
-}
-
-/// The event carrying a `CallProgressEvent` to the main window.
-pub const PROGRESS_EVENT: &str = "call-progress";
-const PROGRESS_WINDOW: &str = "main";
-
-/// The calls running now, by the window's token, with what cancels each.
-#[derive(Default)]
-pub struct RunningCalls(std::sync::Mutex<std::collections::HashMap<String, CancellationToken>>);
-
-/// One running call; removed from [`RunningCalls`] when dropped, however the call ends.
-pub struct RunningCall<'a> {
-    calls: &'a RunningCalls,
-    token: String,
-    cancel: CancellationToken,
-}
-
-impl Drop for RunningCall<'_> {
-    fn drop(&mut self) {
-        self.calls.lock().remove(&self.token);
-    }
-}
-
-impl RunningCalls {
-    fn lock(&self) -> std::sync::MutexGuard<'_, std::collections::HashMap<String, CancellationToken>> {
-        self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
-    fn start(&self, token: &str) -> Result<RunningCall<'_>, String> {
-        if token.is_empty() {
-            return Err("a call needs a non-empty call token".to_owned());
+macro_rules! command_fn {
+    ($(#[doc = $doc:literal])* async $name:ident ( $( $arg:ident : $ty:ty ),* ) -> $ret:ty) => {
+        $(#[doc = $doc])*
+        #[tauri::command]
+        async fn $name(app: tauri::State<'_, Arc<App>>, $( $arg: $ty ),*) -> Result<$ret, String> {
+            app.$name($( $arg ),*).await
         }
-        let cancel = CancellationToken::new();
-        let mut running = self.lock();
-        if running.contains_key(token) {
-            return Err(format!("a call with the token {token} is already running"));
+    };
+    ($(#[doc = $doc:literal])* sync $name:ident ( $( $arg:ident : $ty:ty ),* ) -> $ret:ty) => {
+        $(#[doc = $doc])*
+        #[tauri::command]
+        fn $name(app: tauri::State<'_, Arc<App>>, $( $arg: $ty ),*) -> Result<$ret, String> {
+            app.$name($( $arg ),*)
         }
-        running.insert(token.to_owned(), cancel.clone());
-        Ok(RunningCall { calls: self, token: token.to_owned(), cancel })
-    }
-
-    fn cancel(&self, token: &str) -> Result<(), String> {
-        let cancel = self.lock().get(token).cloned().ok_or_else(|| format!("no call with the token {token} is running (it ended already)"))?;
-        cancel.cancel();
-        Ok(())
-    }
+    };
 }
 
-/// The canvas state of the main window; every rule lives in `mcp-canvas-canvas`.
-#[derive(Default)]
-pub struct CanvasState(std::sync::Mutex<Canvas>);
+macro_rules! tauri_commands {
+    ($( $(#[doc = $doc:literal])* $kind:ident $name:ident ( $( $arg:ident : $ty:ty ),* ) -> $ret:ty ; )*) => {
+        $( command_fn!($(#[doc = $doc])* $kind $name ( $( $arg : $ty ),* ) -> $ret); )*
 
-impl CanvasState {
-    /// State starting from `canvas`.
-    pub(crate) fn new(canvas: Canvas) -> Self {
-        Self(std::sync::Mutex::new(canvas))
+        /// The handler for every command in the list.
+        pub fn handler() -> impl Fn(tauri::ipc::Invoke<tauri::Wry>) -> bool + Send + Sync + 'static {
+            tauri::generate_handler![$( $name ),*]
+        }
+    };
+}
+
+for_each_command!(tauri_commands);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcp_canvas_app::bindings::TsType;
+
+    /// One command as the TypeScript wrappers need it.
+    struct CommandDecl {
+        name: &'static str,
+        docs: &'static [&'static str],
+        args: Vec<(&'static str, TsType)>,
+        ret: TsType,
     }
 
-    pub(crate) fn lock(&self) -> std::sync::MutexGuard<'_, Canvas> {
-        self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    macro_rules! command_decls {
+        ($( $(#[doc = $doc:literal])* $kind:ident $name:ident ( $( $arg:ident : $ty:ty ),* ) -> $ret:ty ; )*) => {
+            vec![$( CommandDecl {
+                name: stringify!($name),
+                docs: &[$( $doc ),*],
+                args: vec![$( (stringify!($arg), TsType::of::<$ty>()) ),*],
+                ret: TsType::of::<$ret>(),
+            } ),*]
+        };
+    }
+
+    fn commands() -> Vec<CommandDecl> {
+        for_each_command!(command_decls)
+    }
+
+    fn camel(snake: &str) -> String {
+        let mut out = String::new();
+        let mut upper = false;
+        for c in snake.chars() {
+            if c == '_' {
+                upper = true;
+            } else if upper {
+                out.extend(c.to_uppercase());
+                upper = false;
+            } else {
+                out.push(c);
+            }
+        }
+        out
+    }
+
+    fn jsdoc(docs: &[&str], indent: &str) -> String {
+        if docs.is_empty() {
+            return String::new();
+        }
+        let lines: Vec<&str> = docs.iter().map(|l| l.strip_prefix(' ').unwrap_or(l)).collect();
+        let mut out = format!("{indent}/**\n");
+        for line in lines {
+            out.push_str(&format!("{indent} * {line}").trim_end().to_owned());
+            out.push('\n');
+        }
+        out.push_str(&format!("{indent} */\n"));
+        out
+    }
+
+    /// `ui/src/wire/commands.ts`: the commands as typed functions over an `invoke`, and the events
+    /// with their payload types.
+    fn commands_ts() -> String {
+        let commands = commands();
+        let events = mcp_canvas_app::event_decls();
+        let mut imports: Vec<(String, std::path::PathBuf)> = commands
+            .iter()
+            .flat_map(|c| c.args.iter().map(|(_, t)| t).chain([&c.ret]))
+            .chain(events.iter().map(|e| &e.payload))
+            .flat_map(|t| t.imports.clone())
+            .collect();
+        imports.sort();
+        imports.dedup();
+        let mut ts = String::from(
+            "// Generated from src-tauri/src/command_list.rs and mcp-canvas-app's AppEvent list by\n\
+             // `cargo test -p mcp-canvas export_bindings`. Do not edit this file manually.\n",
+        );
+        for (name, path) in imports {
+            let path = path.with_extension("");
+            ts.push_str(&format!("import type {{ {name} }} from \"./{}\";\n", path.display()));
+        }
+        ts.push_str(
+            "\n/** Sends a command: Tauri's `invoke` (in `ipc.ts`, the only module that talks to Tauri), or a test's stand-in. */\n\
+             export type Invoke = <T>(command: string, args?: Record<string, unknown>) => Promise<T>;\n\n\
+             /** The app's commands as typed functions (arguments sent with the camelCase keys Tauri expects). */\n\
+             export function commands(invoke: Invoke) {\n  return {\n",
+        );
+        for c in &commands {
+            let params: Vec<String> = c.args.iter().map(|(a, t)| format!("{}: {}", param(a), t.name)).collect();
+            let keys: Vec<String> = c.args.iter().map(|(a, _)| if camel(a) == param(a) { camel(a) } else { format!("{}: {}", camel(a), param(a)) }).collect();
+            let ret = if c.ret.name == "null" { "void".to_owned() } else { c.ret.name.clone() };
+            let args = if keys.is_empty() { String::new() } else { format!(", {{ {} }}", keys.join(", ")) };
+            ts.push_str(&jsdoc(c.docs, "    "));
+            ts.push_str(&format!("    {}: ({}): Promise<{ret}> => invoke<{ret}>(\"{}\"{args}),\n", camel(c.name), params.join(", "), c.name));
+        }
+        ts.push_str("  };\n}\n\n/** Every event the window hears: name → payload. */\nexport type AppEvents = {\n");
+        for e in &events {
+            ts.push_str(&jsdoc(e.docs, "  "));
+            ts.push_str(&format!("  \"{}\": {};\n", e.name, e.payload.name));
+        }
+        ts.push_str("};\n\n/** The event names. */\nexport const EVENTS = {\n");
+        for e in &events {
+            ts.push_str(&format!("  {}: \"{}\",\n", camel(&e.name.replace('-', "_")), e.name));
+        }
+        ts.push_str("} as const satisfies Record<string, keyof AppEvents>;\n");
+        ts
+    }
+
+    /// A parameter name TypeScript accepts (`arguments` is reserved in strict code).
+    fn param(arg: &str) -> String {
+        match camel(arg).as_str() {
+            "arguments" | "eval" => format!("{}Text", camel(arg)),
+            other => other.to_owned(),
+        }
+    }
+
+    #[test]
+    fn export_bindings_commands() {
+        let dir = std::env::var("TS_RS_EXPORT_DIR").expect("TS_RS_EXPORT_DIR is set by .cargo/config.toml");
+        let dir = std::path::Path::new(&dir);
+        std::fs::create_dir_all(dir).unwrap();
+        std::fs::write(dir.join("commands.ts"), commands_ts()).unwrap();
+    }
+
+    /// `capabilities/main.json` grants every command and nothing else (plus listening to events).
+    /// `UPDATE_CAPABILITIES=1 cargo test -p mcp-canvas export_bindings` rewrites its list.
+    #[test]
+    fn export_bindings_capabilities_grant_exactly_the_commands() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("capabilities/main.json");
+        let mut file: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let expected: Vec<String> = commands()
+            .iter()
+            .map(|c| format!("allow-{}", c.name.replace('_', "-")))
+            .chain(["core:event:allow-listen".to_owned(), "core:event:allow-unlisten".to_owned()])
+            .collect();
+        let granted: Vec<String> = serde_json::from_value(file["permissions"].clone()).unwrap();
+        if granted != expected && std::env::var_os("UPDATE_CAPABILITIES").is_some() {
+            file["permissions"] = serde_json::json!(expected);
+            std::fs::write(&path, serde_json::to_string_pretty(&file).unwrap() + "\n").unwrap();
+            return;
+        }
+        assert_eq!(granted, expected, "capabilities/main.json is stale: `UPDATE_CAPABILITIES=1 cargo test -p mcp-canvas export_bindings` rewrites it from command_list.rs");
+    }
+
+    #[test]
+    fn every_command_is_named_once() {
+        let mut names: Vec<&str> = commands().iter().map(|c| c.name).collect();
+        let count = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), count);
     }
 }

@@ -16,6 +16,7 @@ import {
   errorText,
   listServers,
   onConfirmClosed,
+  onCanvasChanged,
   onConfirmRequest,
   onElicitation,
   onElicitationClosed,
@@ -73,21 +74,35 @@ export function App() {
     setConfirmations((c) => c.filter((p) => p.id !== id));
   }, []);
 
+  // The canvas reaches the UI one way: read once, then every change Rust pushes (`canvas-changed`:
+  // calls, intents, artifacts opened or deleted, the proxy's calls). A push that overtakes the
+  // first read wins over it.
   useEffect(() => {
     listServers().then(setServers, (e) => setLoadError(errorText(e)));
-    canvasView().then(setCanvas, (e) => setCanvasError(errorText(e)));
+    let pushed = false;
+    const stop = onCanvasChanged((view) => {
+      pushed = true;
+      setCanvas(view);
+      setCanvasError(null);
+    });
+    canvasView().then(
+      (view) => {
+        if (!pushed) setCanvas(view);
+      },
+      (e) => setCanvasError(errorText(e)),
+    );
+    return stop;
   }, []);
 
-  // The host already applied the outcome to the canvas state; fetch the new view.
+  // A call finished (the canvas arrives by itself): the file browser reloads.
   const onOutcome = useCallback(() => {
-    canvasView().then(setCanvas, (e) => setCanvasError(errorText(e)));
     setArtifactsChanged((n) => n + 1);
   }, []);
 
   // Picking a tool (or re-running a call) shows its panel instead of the file browser.
   useEffect(() => setFilesOpen(false), [selection]);
 
-  // Calls the proxy made: the host applied them to the canvas state too.
+  // Calls the proxy made: new artifacts for the file browser (the canvas arrives by itself).
   useEffect(() => onProxiedCall(onOutcome), [onOutcome]);
 
   // Re-run from the call history: the tool is selected and called again with the same arguments.
@@ -98,10 +113,7 @@ export function App() {
 
   const send = useCallback((intent: CanvasIntent) => {
     canvasIntent(intent).then(
-      (view) => {
-        setCanvas(view);
-        setCanvasError(null);
-      },
+      () => setCanvasError(null),
       (e) => setCanvasError(errorText(e)),
     );
   }, []);
@@ -166,7 +178,7 @@ export function App() {
         {settingsOpen ? (
           <SettingsPanel onClose={() => setSettingsOpen(false)} />
         ) : browsing ? (
-          <ArtifactBrowser onCanvas={setCanvas} onClose={() => setFilesOpen(false)} refresh={artifactsChanged} />
+          <ArtifactBrowser onClose={() => setFilesOpen(false)} refresh={artifactsChanged} />
         ) : selection ? (
           <ToolPanel key={`${selection.server}/${selection.tool.name}/${selection.rerun?.nonce ?? ""}`} selection={selection} onOutcome={onOutcome} />
         ) : (

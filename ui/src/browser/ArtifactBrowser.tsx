@@ -13,7 +13,6 @@ import {
 import { useInView } from "../viewers/useInView";
 import type { ArtifactRecord } from "../wire/ArtifactRecord";
 import type { ArtifactSource } from "../wire/ArtifactSource";
-import type { CanvasView } from "../wire/CanvasView";
 import type { MimeFamily } from "../wire/MimeFamily";
 import type { SortKey } from "../wire/SortKey";
 import type { StorageUsage } from "../wire/StorageUsage";
@@ -39,8 +38,6 @@ import {
 import "./browser.css";
 
 interface Props {
-  /** The canvas after opening or deleting an artifact. */
-  onCanvas: (view: CanvasView) => void;
   onClose: () => void;
   /** Changes when calls may have stored new artifacts: the list reloads. */
   refresh: number;
@@ -51,7 +48,7 @@ type Notice = { kind: "ok" | "error"; text: string };
 
 /** Every stored artifact across sessions: search, filters, sort, thumbnails, pin, delete,
  * "Save as…", open in the canvas, and the storage used against the quota. */
-export function ArtifactBrowser({ onCanvas, onClose, refresh }: Props) {
+export function ArtifactBrowser({ onClose, refresh }: Props) {
   const [filters, setFilters] = useState<BrowserFilters>(DEFAULT_FILTERS);
   const [text, setText] = useState("");
   const [layout, setLayout] = useState<Layout>("grid");
@@ -135,7 +132,7 @@ export function ArtifactBrowser({ onCanvas, onClose, refresh }: Props) {
 
   const open = (record: ArtifactRecord) =>
     act(record.id, "Opening…", async () => {
-      onCanvas(await artifactOpen(record.id));
+      await artifactOpen(record.id);
     });
 
   const togglePin = (record: ArtifactRecord) =>
@@ -154,7 +151,7 @@ export function ArtifactBrowser({ onCanvas, onClose, refresh }: Props) {
   const remove = (record: ArtifactRecord) =>
     act(record.id, "Deleting…", async () => {
       setConfirming(null);
-      onCanvas(await artifactRemove(record.id));
+      await artifactRemove(record.id);
       setItems((list) => list.filter((i) => i.id !== record.id));
       setTotal((t) => Math.max(0, t - 1));
       setNotice({ kind: "ok", text: `Deleted ${record.name}` });

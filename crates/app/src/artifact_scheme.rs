@@ -12,7 +12,7 @@
 
 use mcp_canvas_render::{image_info, render_markdown, sanitize_html, to_display_png, HtmlOptions, PdfRenderer, PdfSource};
 use mcp_canvas_store::{ArtifactRecord, ArtifactStore, StoreError};
-use tauri::http::{header, Request, Response, StatusCode};
+use http::{header, Request, Response, StatusCode};
 
 pub const SCHEME: &str = "artifact";
 
@@ -26,6 +26,8 @@ fn pdf_renderer() -> Result<&'static PdfRenderer, String> {
     PdfRenderer::shared().map_err(|e| e.to_string())
 }
 
+/// The response to one `artifact:` request (the shell only hands it over; see the module docs).
+/// `remote_images`: the `[render] allow_remote_images` setting, for sanitized HTML.
 pub fn respond(store: Option<&ArtifactStore>, remote_images: bool, request: &Request<Vec<u8>>) -> Response<Vec<u8>> {
     let Some(store) = store else {
         return plain(StatusCode::SERVICE_UNAVAILABLE, "the artifact store is not open".into());

@@ -37,18 +37,17 @@ pub fn save(host: &Host, layout: &SavedLayout) {
     }
 }
 
-/// Saves the layout every few seconds when it changed, for as long as the app runs.
-pub fn keep_saved(app: tauri::AppHandle) {
-    use tauri::Manager;
+/// Saves `app`'s layout every few seconds when it changed, for as long as the app runs.
+pub fn keep_saved(app: std::sync::Arc<crate::App>) {
     std::thread::spawn(move || {
         let mut last = None;
         loop {
             std::thread::sleep(std::time::Duration::from_secs(2));
-            let Ok(host) = app.state::<crate::HostState>().inner().clone() else { return };
+            let Ok(host) = app.host() else { return };
             // Only the layout is taken under the lock; the file is written outside it.
-            let layout = app.state::<crate::commands::CanvasState>().lock().layout();
+            let layout = app.canvas().layout();
             if last.as_ref() != Some(&layout) {
-                save(&host, &layout);
+                save(host, &layout);
                 last = Some(layout);
             }
         }

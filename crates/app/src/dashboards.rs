@@ -29,7 +29,7 @@ use mcp_canvas_host::{
     Host,
 };
 use serde::{Deserialize, Serialize};
-use tauri::{plugin::TauriPlugin, Runtime, Url};
+use url::Url;
 
 /// The file pinned dashboards are saved to, in the data dir.
 const PINNED_FILE: &str = "dashboards.json";
@@ -53,7 +53,7 @@ struct OpenDashboard {
     persistence: DashboardPersistence,
 }
 
-/// Dashboard state of the app, managed by Tauri next to the canvas.
+/// Dashboard state of the app, next to the canvas.
 pub struct Dashboards {
     allowlist: Arc<RwLock<Allowlist>>,
     settings_path: Option<PathBuf>,
@@ -86,18 +86,10 @@ impl Dashboards {
         }
     }
 
-    /// The plugin that refuses navigations to origins not on the allowlist (see the module docs).
-    pub fn navigation_guard<R: Runtime>(&self) -> TauriPlugin<R> {
-        let allowlist = self.allowlist.clone();
-        tauri::plugin::Builder::new("dashboard-guard")
-            .on_navigation(move |_webview, url| {
-                let allowed = navigation_allowed(&allowlist.read().unwrap_or_else(|p| p.into_inner()), url);
-                if !allowed {
-                    eprintln!("mcp-canvas: navigation to {} refused (not an allowlisted dashboard origin)", allowlist::redact_url(url.as_str(), None));
-                }
-                allowed
-            })
-            .build()
+    /// The check the shell's navigation hook runs (see the module docs); it sees allowlist
+    /// changes made through this `Dashboards`.
+    pub fn navigation_guard(&self) -> NavigationGuard {
+        NavigationGuard(self.allowlist.clone())
     }
 
     fn settings_path(&self) -> Result<&Path, String> {
@@ -296,6 +288,22 @@ impl Dashboards {
         if let Err(e) = audit_dashboard(host, event) {
             eprintln!("mcp-canvas: could not record dashboard:{} in the audit log: {e}", event.action);
         }
+    }
+}
+
+/// Decides the navigations of the window and its frames (the shell calls it from Tauri's
+/// `on_navigation` hook, which WebKitGTK runs for subframes too).
+#[derive(Clone)]
+pub struct NavigationGuard(Arc<RwLock<Allowlist>>);
+
+impl NavigationGuard {
+    /// Whether the window (or a frame in it) may navigate to `url`; a refusal is printed.
+    pub fn allows(&self, url: &Url) -> bool {
+        let allowed = navigation_allowed(&self.0.read().unwrap_or_else(|p| p.into_inner()), url);
+        if !allowed {
+            eprintln!("mcp-canvas: navigation to {} refused (not an allowlisted dashboard origin)", allowlist::redact_url(url.as_str(), None));
+        }
+        allowed
     }
 }
 

@@ -1,0 +1,400 @@
+//! [`App`]: the state of the desktop window and what each of its commands does, without a window.
+//! The shell's commands (generated from `src-tauri/src/command_list.rs`) call the method of the
+//! same name with the same arguments; whatever the window must hear goes out through the
+//! [`Window`] it attached.
+
+use std::{
+    future::Future,
+    path::Path,
+    sync::{Arc, Mutex, MutexGuard},
+};
+
+use http::{Request, Response};
+use mcp_canvas_canvas::{ArtifactTab, Canvas, CanvasIntent, CanvasView, TabId};
+use mcp_canvas_host::{
+    allowlist::{AllowlistView, DashboardAccess},
+    app_link::AppRequests,
+    artifact_files,
+    elicitation::{BoxFuture, ElicitationHandler, FormAnswer, FormRequest, UrlAnswer, UrlRequest},
+    health::ServerStatus,
+    settings_edit::SettingsView,
+    wire::{CallOutcome, CallProgressEvent, ElicitationAnswer, ServerChangedEvent, ServerView, ToolView},
+    CallControl, CallOptions, CallProgress, ChangedList, Host, ProgressFn,
+};
+use mcp_canvas_store::{ArtifactPage, ArtifactQuery, ArtifactRecord, ArtifactSource, StorageUsage};
+use serde_json::{Map, Value};
+
+use crate::{
+    artifact_scheme,
+    calls::RunningCalls,
+    dashboards::{Dashboards, NavigationGuard},
+    elicitation::DialogElicitation,
+    layout, opener,
+    questions::{Answer, Questions},
+    window::{AppEvent, SaveDialog, Window, WindowSlot},
+};
+
+/// The host the window talks to, or why the data dir could not be opened (the window still opens
+/// and shows the reason instead of the app vanishing).
+pub type HostState = Result<Arc<Host>, String>;
+
+/// How much of a server's log the window shows.
+pub const LOG_TAIL_BYTES: u64 = 64 * 1024;
+
+/// The app: host, canvas, dashboards, running calls and the user's open questions.
+pub struct App {
+    host: HostState,
+    window: WindowSlot,
+    canvas: Mutex<Canvas>,
+    dashboards: Dashboards,
+    calls: RunningCalls,
+    questions: Arc<Questions>,
+    elicitation: Arc<DialogElicitation>,
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
+}
+
+impl App {
+    /// Opens the host with `open_host`, which is handed the elicitation handler to install (the
+    /// user's questions go to the window); the canvas comes back as it was left (pinned
+    /// dashboards, the saved layout). No window until [`App::attach`].
+    pub fn new(open_host: impl FnOnce(Arc<dyn ElicitationHandler>) -> HostState) -> Self {
+        let window = WindowSlot::default();
+        let questions = Arc::new(Questions::new(window.clone()));
+        let elicitation = Arc::new(DialogElicitation::new(questions.clone()));
+        let host = open_host(elicitation.clone());
+        let dashboards = Dashboards::new(host.as_deref().ok());
+        // The tabs and panes as the user left them (artifacts deleted since are left out), then
+        // the dashboards pinned in the last run (without their tokens).
+        let mut canvas = layout::load(host.as_deref().ok());
+        dashboards.restore(host.as_deref().ok(), &mut canvas);
+        Self { host, window, canvas: Mutex::new(canvas), dashboards, calls: RunningCalls::default(), questions, elicitation }
+    }
+
+    /// Connects the window; events and questions go to it from now on.
+    pub fn attach(&self, window: Arc<dyn Window>) {
+        self.window.attach(window);
+        if let Ok(host) = &self.host {
+            self.window.get().expect("just attached").set_theme(host.settings().appearance.theme);
+        }
+    }
+
+    /// The host, or why there is none.
+    pub fn host(&self) -> Result<&Host, String> {
+        self.host.as_deref().map_err(|reason| format!("MCP Canvas could not open its data directory: {reason}"))
+    }
+
+    /// The host, shared.
+    pub fn shared_host(&self) -> Option<Arc<Host>> {
+        self.host.as_ref().ok().cloned()
+    }
+
+    /// The canvas state (every rule lives in `mcp-canvas-canvas`).
+    pub fn canvas(&self) -> MutexGuard<'_, Canvas> {
+        self.canvas.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The open questions to the user.
+    pub fn questions(&self) -> &Arc<Questions> {
+        &self.questions
+    }
+
+    /// The check for the window's navigation hook.
+    pub fn navigation_guard(&self) -> NavigationGuard {
+        self.dashboards.navigation_guard()
+    }
+
+    /// Tells the window the canvas changed. Called with the canvas lock held, so the window
+    /// hears changes in the order they happened.
+    fn changed(&self, canvas: &Canvas) {
+        if self.window.get().is_some() {
+            self.window.emit_or_log(AppEvent::CanvasChanged(canvas.view()));
+        }
+    }
+
+    /// Applies a call's outcome to the canvas as its display intent says (the window's own calls
+    /// and the proxy's); dashboards it opened, updated or replaced are audited. The window hears
+    /// the new canvas.
+    pub fn apply_outcome(&self, outcome: &CallOutcome) {
+        let host = self.host.as_deref().ok();
+        let mut canvas = self.canvas();
+        let cause = format!("replaced by call {} ({}/{})", outcome.call_id, outcome.server, outcome.tool);
+        let applied = self.dashboards.change(host, &mut canvas, &cause, |c| c.apply_outcome(&outcome.call_id, &outcome.outcome));
+        if let Some(host) = host {
+            self.dashboards.opened_by_call(host, &canvas, &outcome.server, &outcome.call_id, &applied);
+        }
+        self.changed(&canvas);
+    }
+
+    /// The response to an `artifact:` request (see [`artifact_scheme`]); reads the store.
+    pub fn artifact_response(&self, request: &Request<Vec<u8>>) -> Response<Vec<u8>> {
+        let host = self.host.as_deref().ok();
+        // Read per request: the user may change it in Settings while the app runs.
+        let remote_images = host.is_some_and(|h| h.settings().render.allow_remote_images);
+        artifact_scheme::respond(host.map(|h| &**h.store()), remote_images, request)
+    }
+
+    /// Saves the canvas layout now and ends the session's dashboards (the app is exiting).
+    pub fn exiting(&self) {
+        if let Ok(host) = &self.host {
+            let canvas = self.canvas();
+            // Session and ephemeral dashboards end with the session; pinned ones come back.
+            self.dashboards.session_ended(host, &canvas);
+            layout::save(host, &canvas.layout());
+        }
+    }
+
+    /// Saves the layout within seconds of each change, on a thread of its own.
+    pub fn keep_layout_saved(self: &Arc<Self>) {
+        layout::keep_saved(self.clone());
+    }
+
+    /// Passes every `list_changed` of every server on to the window as a `server-changed` event
+    /// until the host is dropped (run it on the async runtime). Missed announcements (the window
+    /// was too slow) become a tools change for every server, so nothing stays stale.
+    pub fn forward_server_changes(&self) -> Option<impl Future<Output = ()> + Send + 'static> {
+        use tokio::sync::broadcast::error::RecvError;
+        let host = self.host.as_ref().ok()?;
+        let mut changes = host.changes();
+        let servers: Vec<String> = host.servers().into_iter().map(|s| s.name).collect();
+        let window = self.window.clone();
+        Some(async move {
+            loop {
+                let events: Vec<ServerChangedEvent> = match changes.recv().await {
+                    Ok(change) => vec![change.into()],
+                    Err(RecvError::Lagged(_)) => servers.iter().map(|server| ServerChangedEvent { server: server.clone(), list: ChangedList::Tools }).collect(),
+                    Err(RecvError::Closed) => return,
+                };
+                for event in events {
+                    window.emit_or_log(AppEvent::ServerChanged(event));
+                }
+            }
+        })
+    }
+
+    fn configured(&self, server: &str) -> Result<&Host, String> {
+        let host = self.host()?;
+        if host.servers().iter().any(|s| s.name == server) {
+            Ok(host)
+        } else {
+            Err(format!("there is no server named `{server}` in servers.json"))
+        }
+    }
+}
+
+/// The commands, one method each, named and typed as in `src-tauri/src/command_list.rs`.
+impl App {
+    pub async fn list_servers(&self) -> Result<Vec<ServerView>, String> {
+        Ok(self.host()?.servers())
+    }
+
+    pub async fn list_tools(&self, server: String) -> Result<Vec<ToolView>, String> {
+        self.host()?.tools(&server).await.map_err(|e| e.to_string())
+    }
+
+    /// `arguments` is the JSON text the user typed, parsed here so the error names the tool. While
+    /// the call runs its progress goes out as `call-progress` events carrying `call_token`, and
+    /// `cancel_call(call_token)` stops it. The outcome is applied to the canvas before it returns.
+    pub async fn call_tool(&self, server: String, tool: String, arguments: String, confirmed: bool, call_token: String) -> Result<CallOutcome, String> {
+        let host = self.host()?;
+        let arguments = Host::parse_arguments(&server, &tool, &arguments).map_err(|e| e.to_string())?;
+        let running = self.calls.start(&call_token)?;
+        let window = self.window.clone();
+        let token = call_token.clone();
+        let progress: ProgressFn = Arc::new(move |p: &CallProgress| {
+            let event = CallProgressEvent { call_token: token.clone(), progress: p.progress, total: p.total, message: p.message.clone() };
+            let _ = window.emit(AppEvent::CallProgress(event));
+        });
+        let control = CallControl { cancel: Some(running.cancel.clone()), progress: Some(progress), ..CallControl::default() };
+        let outcome = host.call_tool_controlled(&server, &tool, arguments, CallOptions { confirmed }, control).await;
+        drop(running);
+        let outcome = outcome.map_err(|e| e.to_string())?;
+        self.apply_outcome(&outcome);
+        Ok(outcome)
+    }
+
+    pub fn canvas_view(&self) -> Result<CanvasView, String> {
+        Ok(self.canvas().view())
+    }
+
+    /// A user intent on the canvas; the window hears the new canvas (`canvas-changed`).
+    pub fn canvas_intent(&self, intent: CanvasIntent) -> Result<(), String> {
+        let mut canvas = self.canvas();
+        let cause = format!("closed by the user ({})", intent_name(&intent));
+        self.dashboards.change(self.host.as_deref().ok(), &mut canvas, &cause, |c| c.apply_intent(intent)).map_err(|e| e.to_string())?;
+        self.changed(&canvas);
+        Ok(())
+    }
+
+    pub fn dashboard_access(&self, tab: TabId) -> Result<DashboardAccess, String> {
+        self.dashboards.access(&self.canvas(), tab)
+    }
+
+    pub fn allowlist_view(&self) -> Result<AllowlistView, String> {
+        self.dashboards.view()
+    }
+
+    pub fn allowlist_add(&self, origin: String, tab: Option<TabId>) -> Result<AllowlistView, String> {
+        self.dashboards.allow(self.host()?, &self.canvas(), &origin, tab)
+    }
+
+    pub fn allowlist_remove(&self, origin: String) -> Result<AllowlistView, String> {
+        self.dashboards.disallow(self.host()?, &origin)
+    }
+
+    pub fn answer_elicitation(&self, id: String, answer: ElicitationAnswer) -> Result<(), String> {
+        self.questions.answer(&id, Answer::Elicitation(answer))
+    }
+
+    pub fn answer_confirmation(&self, id: String, confirmed: bool) -> Result<(), String> {
+        self.questions.answer(&id, Answer::Confirm(confirmed))
+    }
+
+    pub fn cancel_call(&self, call_token: String) -> Result<(), String> {
+        self.calls.cancel(&call_token)
+    }
+
+    pub async fn artifacts_query(&self, query: ArtifactQuery) -> Result<ArtifactPage, String> {
+        self.host()?.store().query(&query).map_err(|e| e.to_string())
+    }
+
+    pub async fn artifacts_sources(&self) -> Result<Vec<ArtifactSource>, String> {
+        self.host()?.store().sources().map_err(|e| e.to_string())
+    }
+
+    pub async fn artifacts_usage(&self) -> Result<StorageUsage, String> {
+        let host = self.host()?;
+        host.store().usage(host.settings().artifacts.quota_bytes).map_err(|e| e.to_string())
+    }
+
+    pub async fn artifact_record(&self, id: String) -> Result<ArtifactRecord, String> {
+        self.host()?.store().get(&id).map_err(|e| e.to_string())
+    }
+
+    pub async fn artifact_set_pinned(&self, id: String, pinned: bool) -> Result<ArtifactRecord, String> {
+        self.host()?.store().set_pinned(&id, pinned).map_err(|e| e.to_string())
+    }
+
+    /// Deletes an artifact (its blob goes when nothing else shares it); tabs showing it close.
+    pub async fn artifact_remove(&self, id: String) -> Result<(), String> {
+        self.host()?.store().remove(&id).map_err(|e| e.to_string())?;
+        let mut canvas = self.canvas();
+        canvas.close_artifact(&id);
+        self.changed(&canvas);
+        Ok(())
+    }
+
+    /// Opens a stored artifact in the focused pane (or shows its tab).
+    pub async fn artifact_open(&self, id: String) -> Result<(), String> {
+        let store = self.host()?.store();
+        let record = store.get(&id).map_err(|e| e.to_string())?;
+        let _ = store.touch(&id, now_ms());
+        let mut canvas = self.canvas();
+        canvas.apply_intent(CanvasIntent::OpenArtifact { artifact: ArtifactTab::for_stored(&record.id, &record.name, &record.mime) }).map_err(|e| e.to_string())?;
+        self.changed(&canvas);
+        Ok(())
+    }
+
+    /// "Save as…": the window's native dialog says where, then the store writes a verified copy
+    /// (through a temp file beside it). The path, or `None` when the user cancelled.
+    pub async fn artifact_save_as(&self, id: String) -> Result<Option<String>, String> {
+        let store = self.host()?.store().clone();
+        let record = store.get(&id).map_err(|e| e.to_string())?;
+        let dialog = SaveDialog {
+            title: format!("Save {}", record.name),
+            file_name: artifact_files::safe_file_name(&record.name, &record.id),
+            extension: Path::new(&record.name).extension().and_then(|e| e.to_str()).map(str::to_owned),
+        };
+        let window = self.window.get().ok_or("the MCP Canvas window is not ready")?.clone();
+        // Waits for the user: this runs on the async runtime, never on the main thread.
+        let Some(path) = window.choose_save_path(dialog) else { return Ok(None) };
+        let destination = path.clone();
+        tokio::task::spawn_blocking(move || store.export(&id, &destination).and_then(|_| store.touch(&id, now_ms())))
+            .await
+            .map_err(|e| e.to_string())?
+            .map_err(|e| e.to_string())?;
+        Ok(Some(path.display().to_string()))
+    }
+
+    /// "Open with the system application": a private, verified copy (`opened/<id>/<name>`)
+    /// handed to the platform's opener; programs and active content are refused with the reason.
+    pub async fn artifact_open_external(&self, id: String) -> Result<String, String> {
+        let host = self.host()?;
+        let (store, data_dir) = (host.store().clone(), host.data_dir().to_owned());
+        let path = tokio::task::spawn_blocking(move || artifact_files::copy_for_opening(&store, &data_dir, &id)).await.map_err(|e| e.to_string())??;
+        opener::open(&path).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => format!("no program to open files with was found ({} is not installed); the copy is at {}", opener::OPENER, path.display()),
+            _ => format!("could not open {}: {e}", path.display()),
+        })?;
+        Ok(path.display().to_string())
+    }
+
+    pub async fn server_statuses(&self) -> Result<Vec<ServerStatus>, String> {
+        Ok(self.host()?.server_statuses().await)
+    }
+
+    pub async fn restart_server(&self, server: String) -> Result<(), String> {
+        self.configured(&server)?.restart(&server).await.map_err(|e| e.to_string())
+    }
+
+    /// The end of `server`'s log, at most [`LOG_TAIL_BYTES`], from a line boundary.
+    pub async fn server_log(&self, server: String) -> Result<String, String> {
+        self.configured(&server)?.server_log_tail(&server, LOG_TAIL_BYTES).map_err(|e| e.to_string())
+    }
+
+    pub async fn stop_server(&self, server: String) -> Result<(), String> {
+        self.configured(&server)?.stop(&server).await;
+        Ok(())
+    }
+
+    pub fn set_server_timeout(&self, server: String, seconds: Option<f64>) -> Result<(), String> {
+        self.configured(&server)?.set_server_timeout(&server, seconds).map_err(|e| e.to_string())
+    }
+
+    pub fn settings_view(&self) -> Result<SettingsView, String> {
+        let host = self.host.as_ref().map_err(Clone::clone)?;
+        Ok(SettingsView::new(&host.settings(), host.data_dir()))
+    }
+
+    /// Changes `key` (`section.name`) to `value`, or back to its default for `None`; the theme
+    /// applies at once, the rest from the next use.
+    pub fn settings_set(&self, key: String, value: Option<String>) -> Result<SettingsView, String> {
+        let host = self.host.as_ref().map_err(Clone::clone)?;
+        let settings = host.set_setting(&key, value.as_deref()).map_err(|e| e.to_string())?;
+        if let Some(window) = self.window.get() {
+            window.set_theme(settings.appearance.theme);
+        }
+        Ok(SettingsView::new(&settings, host.data_dir()))
+    }
+}
+
+fn intent_name(intent: &CanvasIntent) -> String {
+    serde_json::to_value(intent).ok().and_then(|v| v.get("intent").and_then(|i| i.as_str()).map(str::to_owned)).unwrap_or_else(|| "intent".into())
+}
+
+/// The app link (`mcp_canvas_host::app_link`): the proxy on the same data dir asks the user
+/// through this app's questions and shows its calls in this canvas, exactly like the window's
+/// own calls, then announces them (`proxied-call`).
+impl AppRequests for App {
+    fn confirm<'a>(&'a self, server: &'a str, tool: &'a str, arguments: &'a Map<String, Value>, on_behalf_of: &'a str) -> BoxFuture<'a, bool> {
+        Box::pin(self.questions.confirm(server, tool, arguments, on_behalf_of))
+    }
+
+    fn form<'a>(&'a self, request: &'a FormRequest) -> BoxFuture<'a, FormAnswer> {
+        self.elicitation.form(request)
+    }
+
+    fn url<'a>(&'a self, request: &'a UrlRequest) -> BoxFuture<'a, UrlAnswer> {
+        self.elicitation.url(request)
+    }
+
+    fn show(&self, call: CallOutcome) {
+        if self.window.get().is_none() {
+            return;
+        }
+        self.apply_outcome(&call);
+        self.window.emit_or_log(AppEvent::ProxiedCall(call));
+    }
+}

@@ -1,0 +1,21 @@
+//! What the MCP Canvas window does beyond drawing, without a window and without Tauri: the
+//! canvas and dashboard state and applying a call's outcome to it ([`App`], `dashboards.rs`),
+//! layout persistence (`layout.rs`), running calls and their cancel tokens (`calls.rs`), the
+//! `artifact:` scheme's responder over `http` types (`artifact_scheme.rs`), and one queue of
+//! questions to the user — confirmations, forms, URLs (`questions.rs`, `elicitation.rs`).
+//! Whatever the window must hear is an [`AppEvent`] sent through the [`Window`] trait, which the
+//! desktop shell implements over Tauri and tests implement with a recorder.
+
+mod app;
+pub mod artifact_scheme;
+pub mod bindings;
+pub mod calls;
+pub mod dashboards;
+pub mod elicitation;
+pub mod layout;
+pub mod opener;
+pub mod questions;
+pub mod window;
+
+pub use app::{App, HostState, LOG_TAIL_BYTES};
+pub use window::{event_decls, AppEvent, EventDecl, SaveDialog, Window, WindowSlot};

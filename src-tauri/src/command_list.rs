@@ -1,0 +1,77 @@
+// Every command the window may invoke, declared once: name, arguments (named as in Rust; the
+// window sends them camelCase) and what it resolves to (errors are strings). `async` commands run
+// on the async runtime, `sync` ones on the main thread, in order.
+//
+// From this one list come: the app manifest's command list (`build.rs`, through `include!`), the
+// `#[tauri::command]` functions and their handler (`commands.rs`; each calls the method of the
+// same name on `mcp_canvas_app::App`), the typed TypeScript wrappers (`ui/src/wire/commands.ts`)
+// and the check that `capabilities/main.json` grants exactly these (`commands.rs`' tests).
+// A type named here must be in scope in `commands.rs` and derive `ts_rs::TS`.
+//
+// `for_each_command!(m)` expands to `m! { <the list> }`.
+macro_rules! for_each_command {
+    ($m:ident) => {
+        $m! {
+            /// The configured servers.
+            async list_servers() -> Vec<ServerView>;
+            /// A server's tools (starts it when needed).
+            async list_tools(server: String) -> Vec<ToolView>;
+            /// Calls a tool. `arguments` is the JSON text the user typed; `confirmed`: the user saw
+            /// the exact arguments and agreed to run a tool that may change data; `call_token` names
+            /// the call for its `call-progress` events and `cancel_call`. The outcome is applied to
+            /// the canvas (`canvas-changed`) before the promise resolves.
+            async call_tool(server: String, tool: String, arguments: String, confirmed: bool, call_token: String) -> CallOutcome;
+            /// The canvas (panes, tabs) as it is now; afterwards it arrives as `canvas-changed`.
+            sync canvas_view() -> CanvasView;
+            /// A user intent on the canvas (activate, close, move, split, pin...); the new canvas
+            /// arrives as `canvas-changed`.
+            sync canvas_intent(intent: CanvasIntent) -> ();
+            /// Whether the dashboard in `tab` may load (its origin is allowlisted), and its iframe `src` then.
+            sync dashboard_access(tab: TabId) -> DashboardAccess;
+            /// The dashboard origin allowlist (re-read from settings.toml).
+            sync allowlist_view() -> AllowlistView;
+            /// Allows an origin (the user confirmed); `tab`: the dashboard that asked, for the audit log.
+            sync allowlist_add(origin: String, tab: Option<TabId>) -> AllowlistView;
+            /// Stops allowing an origin.
+            sync allowlist_remove(origin: String) -> AllowlistView;
+            /// The user's answer to the question `id` of an `elicitation-request`.
+            sync answer_elicitation(id: String, answer: ElicitationAnswer) -> ();
+            /// The user's decision on the confirmation `id` of a `confirm-request`.
+            sync answer_confirmation(id: String, confirmed: bool) -> ();
+            /// Cancels the running call started with `call_token`; its `call_tool` then fails as cancelled.
+            sync cancel_call(call_token: String) -> ();
+            /// One page of stored artifacts, across sessions, filtered and sorted as asked.
+            async artifacts_query(query: ArtifactQuery) -> ArtifactPage;
+            /// The server/tool pairs that produced stored artifacts, with counts.
+            async artifacts_sources() -> Vec<ArtifactSource>;
+            /// Bytes stored and pinned, against the quota.
+            async artifacts_usage() -> StorageUsage;
+            /// One artifact's catalog record.
+            async artifact_record(id: String) -> ArtifactRecord;
+            /// Pins or unpins an artifact.
+            async artifact_set_pinned(id: String, pinned: bool) -> ArtifactRecord;
+            /// Deletes an artifact; its tabs close (`canvas-changed`).
+            async artifact_remove(id: String) -> ();
+            /// Opens a stored artifact in the focused pane (`canvas-changed`).
+            async artifact_open(id: String) -> ();
+            /// "Save as…" through a native dialog opened by Rust; the path written, or null when cancelled.
+            async artifact_save_as(id: String) -> Option<String>;
+            /// Opens a private copy with the system application; the copy's path.
+            async artifact_open_external(id: String) -> String;
+            /// Where each configured server stands, with its failures.
+            async server_statuses() -> Vec<ServerStatus>;
+            /// Stops a server and starts it again; fails with why it could not start.
+            async restart_server(server: String) -> ();
+            /// The end of a server's log (64 KB at most).
+            async server_log(server: String) -> String;
+            /// Stops a server now; its next use starts it again.
+            async stop_server(server: String) -> ();
+            /// Sets a server's own call timeout in servers.json (null: the default).
+            sync set_server_timeout(server: String, seconds: Option<f64>) -> ();
+            /// The settings in effect.
+            sync settings_view() -> SettingsView;
+            /// Changes one setting (`section.name`); null restores its default.
+            sync settings_set(key: String, value: Option<String>) -> SettingsView;
+        }
+    };
+}
