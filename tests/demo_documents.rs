@@ -264,7 +264,7 @@ fn invalid_arguments_are_tool_errors_naming_the_field() {
 fn big_output_over_16_mib_reaches_the_store() {
     let dir = tempfile::tempdir().unwrap();
     let arguments = json!({"kind": "binary", "size": 20_000_000});
-    let run = cli(dir.path(), &["call", "demo", "big_output", "--json", "--timeout", "60", "--args", &arguments.to_string()]);
+    let run = cli(dir.path(), &["call", "demo", "big_output", "--json", "--timeout", "600", "--args", &arguments.to_string()]);
     assert_eq!(run.code, 0, "stdout {} stderr {}", run.stdout, run.stderr);
     let outcome: Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(outcome["artifacts"][0]["size"], 20_000_000);

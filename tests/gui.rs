@@ -595,7 +595,8 @@ async fn progress_step(driver: &WebDriver) {
     assert!(message.starts_with("step ") && message.ends_with(" of 80"), "the server's message: {message:?}");
     screenshot(driver, "slow_job_progress.png").await;
     wait_for(driver, "button.call-cancel").await.click().await.unwrap();
-    let deadline = Instant::now() + Duration::from_secs(5);
+    // A hang guard: a job the cancel missed ends as "finished" after 20 s, never "was cancelled".
+    let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let state = driver
             .execute(
@@ -611,7 +612,7 @@ async fn progress_step(driver: &WebDriver) {
         if state[0].as_u64() > results_before.as_u64() && newest.contains("was cancelled") && state[2] == json!(true) && state[3] == json!(0) {
             break;
         }
-        assert!(Instant::now() < deadline, "within 5 s of Cancel, the newest result says cancelled and Call is enabled again: {state}");
+        assert!(Instant::now() < deadline, "after Cancel, the newest result says cancelled and Call is enabled again: {state}");
         tokio::time::sleep(POLL).await;
     }
 }

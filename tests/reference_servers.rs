@@ -31,7 +31,7 @@ const CONFORMANCE_VERSION: &str = "0.1.16";
 fn host_with(servers: Value) -> (tempfile::TempDir, Arc<Host>) {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("servers.json"), json!({ "mcpServers": servers }).to_string()).unwrap();
-    let host = Host::open(HostOptions { data_dir: dir.path().to_owned(), call_timeout: Duration::from_secs(20), session: None }).unwrap();
+    let host = Host::open(HostOptions { data_dir: dir.path().to_owned(), call_timeout: Duration::from_secs(300), session: None }).unwrap();
     (dir, Arc::new(host))
 }
 
@@ -61,7 +61,7 @@ async fn server_everything_over_streamable_http() {
         use tokio::io::AsyncBufReadExt as _;
         tokio::io::BufReader::new(server.stderr.take().unwrap()).lines()
     };
-    tokio::time::timeout(Duration::from_secs(15), async {
+    tokio::time::timeout(Duration::from_secs(120), async {
         while let Some(line) = lines.next_line().await.unwrap() {
             if line.contains("listening on port") {
                 return;
@@ -71,7 +71,7 @@ async fn server_everything_over_streamable_http() {
         panic!("server-everything exited before listening");
     })
     .await
-    .expect("server-everything listens within 15 s");
+    .expect("server-everything listens within 120 s");
     tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
 
     let url = format!("http://127.0.0.1:{port}/mcp");
@@ -83,19 +83,20 @@ async fn server_everything_over_streamable_http() {
 
 /// The suite's client scenarios, one after the other, each against the adapter
 /// (`crates/conformance`). The suite exits non-zero when any check fails or warns. `sse-retry`
-/// measures the reconnect delay (500 ms, accepted up to 700 ms), so on a loaded machine a late
-/// reconnect gets one more try; a client that ignored `retry` would fail both.
+/// measures the reconnect delay (500 ms, accepted up to 700 ms, a failure past 1 s), so on a
+/// loaded machine a late reconnect gets more tries; a reconnect too early (a client that ignored
+/// `retry`) fails at once, and a client with its own slower backoff is late every time.
 #[test]
 fn conformance_suite_client_scenarios() {
     let suite = installed("@modelcontextprotocol/conformance", CONFORMANCE_VERSION).join("dist/index.js");
     let adapter = mcp_canvas_e2e::binary("mcp-canvas-conformance");
     for scenario in ["initialize", "tools_call", "sse-retry", "elicitation-sep1034-client-defaults"] {
-        let attempts = if scenario == "sse-retry" { 2 } else { 1 };
+        let attempts = if scenario == "sse-retry" { 4 } else { 1 };
         for attempt in 1..=attempts {
             let results = tempfile::tempdir().unwrap();
             let output = std::process::Command::new(node22())
                 .arg(&suite)
-                .args(["client", "--scenario", scenario, "--timeout", "30000", "--command"])
+                .args(["client", "--scenario", scenario, "--timeout", "120000", "--command"])
                 .arg(&adapter)
                 .arg("-o")
                 .arg(results.path())
@@ -103,7 +104,7 @@ fn conformance_suite_client_scenarios() {
                 .unwrap();
             let report = format!("{}\n{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
             let passed = output.status.success() && report.contains("OVERALL: PASSED");
-            if !passed && attempt < attempts && report.contains("reconnected slightly late") {
+            if !passed && attempt < attempts && (report.contains("reconnected slightly late") || report.contains("reconnected very late")) && !report.contains("reconnected too early") {
                 eprintln!("conformance {scenario}: late reconnect on a busy machine, trying again:\n{report}");
                 continue;
             }

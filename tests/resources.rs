@@ -16,7 +16,7 @@ const STUB: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fault_servers/stub_serv
 fn host_with(servers: Value) -> (tempfile::TempDir, Arc<Host>) {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("servers.json"), json!({ "mcpServers": servers }).to_string()).unwrap();
-    let host = Host::open(HostOptions { data_dir: dir.path().to_owned(), call_timeout: Duration::from_secs(10), session: None }).unwrap();
+    let host = Host::open(HostOptions { data_dir: dir.path().to_owned(), call_timeout: Duration::from_secs(120), session: None }).unwrap();
     (dir, Arc::new(host))
 }
 

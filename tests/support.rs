@@ -133,12 +133,12 @@ pub async fn spawn_demo_http() -> (tokio::process::Child, String) {
 
 /// Spawns `command` (stdin and stdout closed, killed when dropped) and returns it with the URL
 /// it prints on stderr: the rest of the first line containing `marker`, from the marker on.
-/// Fails when it exits first or prints none within 10 s.
+/// Fails when it exits first or prints none within 120 s (a hang guard: it prints at once).
 pub async fn spawn_printing_url(mut command: tokio::process::Command, marker: &str) -> (tokio::process::Child, String) {
     let mut child = command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).kill_on_drop(true).spawn().expect("the server starts");
     use tokio::io::AsyncBufReadExt as _;
     let mut lines = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
-    let url = tokio::time::timeout(std::time::Duration::from_secs(10), async {
+    let url = tokio::time::timeout(std::time::Duration::from_secs(120), async {
         while let Some(line) = lines.next_line().await.unwrap() {
             if let Some(at) = line.find(marker) {
                 return line[at..].trim().to_owned();
