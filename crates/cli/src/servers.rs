@@ -164,7 +164,7 @@ fn parse_inputs(inputs: &[String]) -> Result<BTreeMap<String, String>, String> {
 fn import(config_path: &Path, file: &Path, workspace: Option<PathBuf>, inputs: &[String], options: MergeOptions, json: bool) -> ExitCode {
     let inputs = match parse_inputs(inputs) {
         Ok(inputs) => inputs,
-        Err(e) => return fail(json, "IMPORT_FAILED", &e),
+        Err(e) => return fail(json, "IMPORT_FAILED", &e.to_string()),
     };
     let from_stdin = file.as_os_str() == "-";
     let (label, text) = if from_stdin {
@@ -183,7 +183,7 @@ fn import(config_path: &Path, file: &Path, workspace: Option<PathBuf>, inputs: &
     let vars = Variables::from_process(workspace, inputs);
     let report = match config_import::import_text(&label, &text, config_path, &vars, options) {
         Ok(report) => report,
-        Err(e) => return fail(json, "IMPORT_FAILED", &e),
+        Err(e) => return fail(json, "IMPORT_FAILED", &e.to_string()),
     };
     if json {
         outln!("{}", serde_json::to_string_pretty(&report).expect("report serializes"));

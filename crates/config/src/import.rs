@@ -196,7 +196,7 @@ impl ImportReport {
 /// four-state scan (code, string, line comment, block comment), and blanking with spaces instead
 /// of deleting keeps every byte offset, so parse errors still point at the right line and
 /// column of the user's file. Strict JSON comes back unchanged. A leading BOM is dropped.
-pub fn strip_jsonc(text: &str) -> Result<String, String> {
+pub fn strip_jsonc(text: &str) -> Result<String, ImportError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let bytes = text.as_bytes();
     let mut out = bytes.to_vec();
@@ -230,7 +230,7 @@ pub fn strip_jsonc(text: &str) -> Result<String, String> {
             b'/' if bytes.get(i + 1) == Some(&b'*') => {
                 let line = text[..i].matches('\n').count() + 1;
                 let Some(len) = text[i + 2..].find("*/") else {
-                    return Err(format!("a /* comment opened on line {line} is never closed"));
+                    return Err(format!("a /* comment opened on line {line} is never closed").into());
                 };
                 for j in i..i + 2 + len + 2 {
                     blank(&mut out, j);
@@ -259,16 +259,33 @@ pub fn strip_jsonc(text: &str) -> Result<String, String> {
 }
 
 
+/// Why a config file could not be imported: one line, saying what is wrong and where.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct ImportError(pub String);
+
+impl From<String> for ImportError {
+    fn from(reason: String) -> Self {
+        Self(reason)
+    }
+}
+
+impl From<&str> for ImportError {
+    fn from(reason: &str) -> Self {
+        Self(reason.to_owned())
+    }
+}
+
 /// Parses a config file's text (JSON or JSONC) and tells its format from the content.
 /// Errors are one line, without the file name.
-pub fn parse_source(text: &str) -> Result<Source, String> {
+pub fn parse_source(text: &str) -> Result<Source, ImportError> {
     if text.trim().is_empty() {
         return Err("the file is empty".into());
     }
     let stripped = strip_jsonc(text)?;
     let value: Value = serde_json::from_str(&stripped).map_err(|e| format!("not valid JSON ({e})"))?;
     let Value::Object(mut top) = value else {
-        return Err(format!("expected a JSON object at the top level, found {}", mcp_canvas_contract::json_type_name(&value)));
+        return Err(format!("expected a JSON object at the top level, found {}", mcp_canvas_contract::json_type_name(&value)).into());
     };
     let mut warnings = Vec::new();
     // A VS Code settings.json keeps the same thing under "mcp".
@@ -287,8 +304,8 @@ pub fn parse_source(text: &str) -> Result<Source, String> {
         }
         (Some(Value::Object(servers)), None) => (SourceFormat::McpServers, servers),
         (None, Some(Value::Object(servers))) => (SourceFormat::VsCode, servers),
-        (Some(other), None) => return Err(format!("`mcpServers` must be an object of servers by name, found {}", mcp_canvas_contract::json_type_name(&other))),
-        (None, Some(other)) => return Err(format!("`servers` must be an object of servers by name, found {}", mcp_canvas_contract::json_type_name(&other))),
+        (Some(other), None) => return Err(format!("`mcpServers` must be an object of servers by name, found {}", mcp_canvas_contract::json_type_name(&other)).into()),
+        (None, Some(other)) => return Err(format!("`servers` must be an object of servers by name, found {}", mcp_canvas_contract::json_type_name(&other)).into()),
         (None, None) => {
             return Err("no `mcpServers` (Claude Desktop, Cursor) or `servers` (VS Code) object; is this an MCP config file?".into());
         }
@@ -296,7 +313,7 @@ pub fn parse_source(text: &str) -> Result<Source, String> {
     let inputs = match top.remove("inputs") {
         None | Some(Value::Null) => BTreeMap::new(),
         Some(Value::Array(items)) => parse_inputs(items, &mut warnings),
-        Some(other) => return Err(format!("`inputs` must be an array, found {}", mcp_canvas_contract::json_type_name(&other))),
+        Some(other) => return Err(format!("`inputs` must be an array, found {}", mcp_canvas_contract::json_type_name(&other)).into()),
     };
     for key in top.keys() {
         warnings.push(format!("top-level key `{key}` is not a server definition; not imported"));
@@ -704,9 +721,9 @@ pub struct MergeOptions {
 /// Imports the config file text `text` (named `label` in messages) into the `servers.json` at
 /// `config_path`, writing it atomically when something changed. The error is one line naming
 /// `label`.
-pub fn import_text(label: &str, text: &str, config_path: &Path, vars: &Variables, options: MergeOptions) -> Result<ImportReport, String> {
-    let fail = |reason: String| format!("cannot import {label}: {reason}");
-    let source = parse_source(text).map_err(fail)?;
+pub fn import_text(label: &str, text: &str, config_path: &Path, vars: &Variables, options: MergeOptions) -> Result<ImportReport, ImportError> {
+    let fail = |reason: String| ImportError(format!("cannot import {label}: {reason}"));
+    let source = parse_source(text).map_err(|e| fail(e.0))?;
     let (imported, input_warnings) = resolve(&source, vars).map_err(fail)?;
     let mut config = ServersConfig::load_or_create(config_path).map_err(|e| e.to_string())?;
     let servers = merge(&mut config, imported, options.replace);
@@ -774,7 +791,7 @@ mod tests {
     }
 
     fn import(text: &str, vars: &Variables) -> Result<BTreeMap<String, Imported>, String> {
-        let source = parse_source(text)?;
+        let source = parse_source(text).map_err(|e| e.0)?;
         let (imported, _) = resolve(&source, vars)?;
         Ok(imported.into_iter().map(|i| (i.name.clone(), i)).collect())
     }
@@ -789,7 +806,7 @@ mod tests {
         assert_eq!(value, json!({"a": "http://x/*y*/", "b": [1, 2], "c": "//not, a comment,]"}));
         let strict = r#"{"x": "a\"//b", "y": [1, {"z": "é,}"}]}"#;
         assert_eq!(strip_jsonc(strict).unwrap(), strict, "strict JSON is unchanged");
-        assert!(strip_jsonc("{ /* open").unwrap_err().contains("never closed"));
+        assert!(strip_jsonc("{ /* open").unwrap_err().0.contains("never closed"));
         assert_eq!(strip_jsonc("\u{feff}{}").unwrap(), "{}");
         assert_eq!(strip_jsonc("{\"a\":1 // é ü\n}").unwrap(), format!("{{\"a\":1 {}\n}}", " ".repeat(8)));
     }
@@ -811,7 +828,7 @@ mod tests {
             (r#"{"theme": "dark"}"#, "no `mcpServers`"),
             (r#"{"servers": {}, "inputs": {}}"#, "`inputs` must be an array"),
         ] {
-            let err = parse_source(text).unwrap_err();
+            let err = parse_source(text).unwrap_err().0;
             assert!(err.contains(says), "{text:?}: {err}");
             assert!(!err.contains('\n'), "one line: {err}");
         }
@@ -972,7 +989,7 @@ mod tests {
         assert!(report.written);
         let again = import_text("f.json", text, &path, &vars(), MergeOptions::default()).unwrap();
         assert!(!again.written && again.count(ImportStatus::Unchanged) == 1);
-        let err = import_text("f.json", "{", &path, &vars(), MergeOptions::default()).unwrap_err();
+        let err = import_text("f.json", "{", &path, &vars(), MergeOptions::default()).unwrap_err().0;
         assert!(err.starts_with("cannot import f.json: not valid JSON"), "{err}");
     }
 }

@@ -96,28 +96,42 @@ pub fn refuse_opening(record: &ArtifactRecord) -> Option<String> {
     None
 }
 
+/// Why an artifact is not handed to the system's opener.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    /// Its type may run code (a program, a script, active content).
+    #[error("{0}")]
+    Refused(String),
+    /// The store could not give a verified copy.
+    #[error(transparent)]
+    Store(#[from] mcp_canvas_store::StoreError),
+    /// The copy could not be made.
+    #[error("{0}")]
+    Copy(String),
+}
+
 /// A verified copy of artifact `id` at `<data_dir>/opened/<id>/<safe name>`, for the platform's
 /// opener. Refused for types [`refuse_opening`] names. Copies older than a day are removed first.
-pub fn copy_for_opening(store: &ArtifactStore, data_dir: &Path, id: &str) -> Result<PathBuf, String> {
-    let record = store.get(id).map_err(|e| e.to_string())?;
+pub fn copy_for_opening(store: &ArtifactStore, data_dir: &Path, id: &str) -> Result<PathBuf, OpenError> {
+    let record = store.get(id)?;
     if let Some(reason) = refuse_opening(&record) {
-        return Err(reason);
+        return Err(OpenError::Refused(reason));
     }
     let root = data_dir.join(OPENED_DIR);
     remove_old_copies(&root, KEEP_COPIES);
     // The id is `[A-Za-z0-9_-]` by construction; checked anyway since it names a directory.
     if record.id.is_empty() || !record.id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_') {
-        return Err(format!("`{}` is not an artifact id", record.id));
+        return Err(OpenError::Refused(format!("`{}` is not an artifact id", record.id)));
     }
     let dir = root.join(&record.id);
-    std::fs::create_dir_all(&dir).map_err(|e| format!("could not create {}: {e}", dir.display()))?;
+    std::fs::create_dir_all(&dir).map_err(|e| OpenError::Copy(format!("could not create {}: {e}", dir.display())))?;
     let path = dir.join(safe_file_name(&record.name, &record.id));
-    store.export(&record.id, &path).map_err(|e| e.to_string())?;
+    store.export(&record.id, &path)?;
     #[cfg(unix)]
     {
         // Readable by the user only, and never executable.
         use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).map_err(|e| format!("could not set the permissions of {}: {e}", path.display()))?;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).map_err(|e| OpenError::Copy(format!("could not set the permissions of {}: {e}", path.display())))?;
     }
     Ok(path)
 }
@@ -196,7 +210,7 @@ mod tests {
         }
         // Again: the same place, still right.
         assert_eq!(copy_for_opening(&store, dir.path(), &record.id).unwrap(), path);
-        assert!(copy_for_opening(&store, dir.path(), "demo_nothere").unwrap_err().contains("demo_nothere"));
+        assert!(copy_for_opening(&store, dir.path(), "demo_nothere").unwrap_err().to_string().contains("demo_nothere"));
         // Old copies go.
         remove_old_copies(&dir.path().join(OPENED_DIR), Duration::ZERO);
         assert!(!path.exists());

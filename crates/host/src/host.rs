@@ -23,7 +23,7 @@ use crate::{
     error::HostError,
     ids,
     housekeeping::Housekeeping,
-    pipeline::{CallControl, CallDetail, CallOptions, Ingest},
+    pipeline::{CallControl, CallDetail, CallEnv, CallOptions, Ingest},
     wire::{CallOutcome, ServerView, ToolView},
 };
 
@@ -192,15 +192,7 @@ impl Host {
     /// [`Ingest::store_and_finish`] on a blocking thread (decoding, hashing, fsync and probes
     /// block), then the quota applied in the background.
     pub(crate) async fn store_result(&self, server: &str, tool: &str, raw: Value, output_schema: Option<Value>, call_id: &str) -> Result<mcp_canvas_contract::ToolOutcome, HostError> {
-        let ingest = self.ingest();
-        let (server_name, tool_name, id) = (server.to_owned(), tool.to_owned(), call_id.to_owned());
-        let outcome = tokio::task::spawn_blocking(move || ingest.store_and_finish(&server_name, &tool_name, raw, output_schema.as_ref(), &id))
-            .await
-            .map_err(|e| HostError::DataDir(format!("storing the result of `{server}`/`{tool}` failed: {e}")))??;
-        if !outcome.artifacts.is_empty() {
-            self.housekeeping.after_store();
-        }
-        Ok(outcome)
+        self.ingest().store(server, tool, raw, output_schema, call_id, &self.housekeeping).await
     }
 
     /// Normalizes a raw `CallToolResult` that did not come through a connection (read from a
@@ -299,7 +291,15 @@ impl Host {
                 return Err(error);
             }
         };
-        crate::pipeline::call(self, &connection, tool, arguments, options, control, ids::fresh("call")).await
+        let env = CallEnv {
+            settings: self.settings(),
+            ingest: self.ingest(),
+            // The server's timeout as configured now (the user may have changed it since it started).
+            timeout: self.server_timeout(server).unwrap_or(self.call_timeout),
+            files: &self.file_server,
+            housekeeping: &self.housekeeping,
+        };
+        crate::pipeline::call(env, &connection, tool, arguments, options, control, ids::fresh("call")).await
     }
 
     /// Parses `text` as tool arguments (a JSON object), with an error naming the tool.

@@ -32,6 +32,8 @@ use crate::{
     error::HostError,
     file_server::{FileServer, DEFAULT_TOKEN_TTL},
     host::Host,
+    housekeeping::Housekeeping,
+    settings::Settings,
     probe::{self, ArtifactProbe},
     wire::CallOutcome,
 };
@@ -78,13 +80,13 @@ pub struct CallDetail {
 }
 
 /// Runs one call and records it in the audit log, whatever happens.
-pub(crate) async fn call(host: &Host, connection: &ServerConnection, tool: &str, arguments: Value, options: CallOptions, control: CallControl, call_id: String) -> Result<CallDetail, HostError> {
+pub(crate) async fn call(env: CallEnv<'_>, connection: &ServerConnection, tool: &str, arguments: Value, options: CallOptions, control: CallControl, call_id: String) -> Result<CallDetail, HostError> {
     let started_ms = Host::now_ms();
     let clock = std::time::Instant::now();
     let mut sent = Sent { arguments: arguments.clone(), identity: None, structured: None, structured_valid: None };
     let context = Arc::new(CallContext::default());
     let in_flight = connection.client.in_flight.enter(context.clone());
-    let mut result = call_unaudited(host, connection, tool, arguments, options, &control, &context, call_id.clone(), &mut sent).await;
+    let mut result = call_unaudited(&env, connection, tool, arguments, options, &control, &context, call_id.clone(), &mut sent).await;
     drop(in_flight);
     // What happened to the server's questions (declines and why) belongs to this call's outcome.
     if let Ok(call) = result.as_mut() {
@@ -99,7 +101,7 @@ pub(crate) async fn call(host: &Host, connection: &ServerConnection, tool: &str,
     };
     let record = mcp_canvas_store::AuditRecord {
         call_id,
-        session_id: host.session_id().to_owned(),
+        session_id: env.ingest.session_id.to_string(),
         server: connection.name.clone(),
         tool: tool.to_owned(),
         arguments: audit::redact(&sent.arguments),
@@ -110,7 +112,7 @@ pub(crate) async fn call(host: &Host, connection: &ServerConnection, tool: &str,
         detail: detail.map(|d| audit::redact_text(&d)),
         artifact_ids,
     };
-    if let Err(e) = host.store().audit(&record) {
+    if let Err(e) = env.ingest.store.audit(&record) {
         tracing::warn!("writing the audit log failed: {e}");
     }
     result.map(|call| CallDetail { call, structured_content: sent.structured, structured_valid: sent.structured_valid })
@@ -136,7 +138,7 @@ fn audit_outcome(error: &HostError) -> &'static str {
 
 #[allow(clippy::too_many_arguments)]
 async fn call_unaudited(
-    host: &Host,
+    env: &CallEnv<'_>,
     connection: &ServerConnection,
     tool: &str,
     arguments: Value,
@@ -159,7 +161,7 @@ async fn call_unaudited(
         return Err(HostError::InvalidArguments { server: server.to_owned(), tool: tool.to_owned(), reason: "must be a JSON object".to_owned() });
     };
     let schema = &definition.input_schema;
-    let checked = arguments::as_sent_for_validation(schema, &arguments, &host.settings().identity.username);
+    let checked = arguments::as_sent_for_validation(schema, &arguments, &env.settings.identity.username);
     let problems = validation::problems(schema, &Value::Object(checked))
         .map_err(|e| HostError::InvalidArguments { server: server.to_owned(), tool: tool.to_owned(), reason: e.to_string() })?;
     if !problems.is_empty() {
@@ -169,18 +171,18 @@ async fn call_unaudited(
         return Err(HostError::NeedsConfirmation { server: server.to_owned(), tool: tool.to_owned() });
     }
     let wants_files = ["filename", "file_names"].iter().any(|k| schema.get("properties").and_then(|p| p.get(*k)).is_some());
-    let file_server = if wants_files { Some(host.file_server().await?) } else { None };
-    arguments::prepare(schema, &mut arguments, &ArgumentsFromHost { host, file_server });
+    let file_server = if wants_files { Some(env.file_server().await?) } else { None };
+    arguments::prepare(schema, &mut arguments, &ArgumentsFromHost { env, file_server });
     sent.arguments = Value::Object(arguments.clone());
     sent.identity = arguments.get("username").and_then(Value::as_str).map(str::to_owned);
 
-    let limit = control.timeout.or(host.server_timeout(server)).unwrap_or(host.call_timeout);
+    let limit = control.timeout.unwrap_or(env.timeout);
     let result = send_call(connection, tool, arguments, control, context, limit).await?;
     let raw = serde_json::to_value(&result).expect("a CallToolResult serializes");
     drop(result);
     let output_schema = definition.output_schema.as_ref().map(|s| Value::Object((**s).clone()));
     let structured = raw.get("structuredContent").filter(|v| !v.is_null()).cloned();
-    let mut outcome = host.store_result(server, tool, raw, output_schema, &call_id).await?;
+    let mut outcome = env.ingest.store(server, tool, raw, output_schema, &call_id, env.housekeeping).await?;
     if let (Some(schema), Some(structured)) = (&definition.output_schema, &structured) {
         match validation::problems(schema, structured) {
             Ok(problems) => {
@@ -336,19 +338,44 @@ impl CallClock {
     }
 }
 
+/// What one call needs from the host, taken once as it starts: the pipeline never reaches back
+/// into `Host` (a setting changed meanwhile applies to the next call).
+pub(crate) struct CallEnv<'a> {
+    /// The settings as they were when the call started (the local identity).
+    pub settings: Arc<Settings>,
+    /// Where results are stored: the store, probes, extraction rules, the session.
+    pub ingest: Ingest,
+    /// The server's timeout (`timeout_seconds`) or the host's default; a call's own
+    /// [`CallControl::timeout`] overrides it.
+    pub timeout: Duration,
+    /// The loopback file server for capability URLs, started when a tool first wants one.
+    pub files: &'a tokio::sync::OnceCell<FileServer>,
+    /// Applies the quota after artifacts were stored, in the background.
+    pub housekeeping: &'a Housekeeping,
+}
+
+impl CallEnv<'_> {
+    async fn file_server(&self) -> Result<&FileServer, HostError> {
+        self.files
+            .get_or_try_init(|| FileServer::start(self.ingest.store.clone()))
+            .await
+            .map_err(|e| HostError::DataDir(format!("cannot start the loopback file server: {e}")))
+    }
+}
+
 struct ArgumentsFromHost<'a> {
-    host: &'a Host,
+    env: &'a CallEnv<'a>,
     file_server: Option<&'a FileServer>,
 }
 
 impl ArgumentContext for ArgumentsFromHost<'_> {
     fn username(&self) -> String {
-        self.host.settings().identity.username.clone()
+        self.env.settings.identity.username.clone()
     }
 
     fn file_url(&self, id_or_name: &str) -> Option<String> {
         let server = self.file_server?;
-        let record = self.host.store().find_in_session(self.host.session_id(), id_or_name).ok().flatten()?;
+        let record = self.env.ingest.store.find_in_session(&self.env.ingest.session_id, id_or_name).ok().flatten()?;
         Some(server.grant(&record.id, DEFAULT_TOKEN_TTL))
     }
 }
@@ -364,6 +391,20 @@ pub(crate) struct Ingest {
 }
 
 impl Ingest {
+    /// [`Self::store_and_finish`] on a blocking thread (decoding, hashing, fsync and probes
+    /// block), then the quota applied in the background.
+    pub async fn store(&self, server: &str, tool: &str, raw: Value, output_schema: Option<Value>, call_id: &str, housekeeping: &Housekeeping) -> Result<ToolOutcome, HostError> {
+        let ingest = self.clone();
+        let (server_name, tool_name, id) = (server.to_owned(), tool.to_owned(), call_id.to_owned());
+        let outcome = tokio::task::spawn_blocking(move || ingest.store_and_finish(&server_name, &tool_name, raw, output_schema.as_ref(), &id))
+            .await
+            .map_err(|e| HostError::DataDir(format!("storing the result of `{server}`/`{tool}` failed: {e}")))??;
+        if !outcome.artifacts.is_empty() {
+            housekeeping.after_store();
+        }
+        Ok(outcome)
+    }
+
     /// Normalizes a raw result, streams its binaries into the store, and builds the outcome.
     /// A binary that fails to store becomes a warning; the others are kept. Blocking: call it
     /// from a blocking thread. The quota is not applied here (see [`crate::housekeeping`]).
