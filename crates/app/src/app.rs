@@ -323,7 +323,7 @@ impl App {
     pub async fn artifact_open_external(&self, id: String) -> Result<String, String> {
         let host = self.host()?;
         let (store, data_dir) = (host.store().clone(), host.data_dir().to_owned());
-        let path = tokio::task::spawn_blocking(move || artifact_files::copy_for_opening(&store, &data_dir, &id)).await.map_err(|e| e.to_string())??;
+        let path = tokio::task::spawn_blocking(move || artifact_files::copy_for_opening(&store, &data_dir, &id)).await.map_err(|e| e.to_string())?.map_err(|e| e.to_string())?;
         opener::open(&path).map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => format!("no program to open files with was found ({} is not installed); the copy is at {}", opener::OPENER, path.display()),
             _ => format!("could not open {}: {e}", path.display()),
