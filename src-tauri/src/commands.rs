@@ -100,7 +100,7 @@ mod tests {
         let lines: Vec<&str> = docs.iter().map(|l| l.strip_prefix(' ').unwrap_or(l)).collect();
         let mut out = format!("{indent}/**\n");
         for line in lines {
-            out.push_str(&format!("{indent} * {line}").trim_end().to_owned());
+            out.push_str(format!("{indent} * {line}").trim_end());
             out.push('\n');
         }
         out.push_str(&format!("{indent} */\n"));

@@ -31,10 +31,10 @@ impl mcp_canvas_app::Window for TauriWindow {
             Theme::Light => Some(tauri::Theme::Light),
             Theme::Dark => Some(tauri::Theme::Dark),
         };
-        if let Some(window) = self.0.get_webview_window(MAIN) {
-            if let Err(e) = window.set_theme(theme) {
-                eprintln!("mcp-canvas: cannot set the window theme: {e}");
-            }
+        if let Some(window) = self.0.get_webview_window(MAIN)
+            && let Err(e) = window.set_theme(theme)
+        {
+            eprintln!("mcp-canvas: cannot set the window theme: {e}");
         }
     }
 

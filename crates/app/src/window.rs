@@ -36,6 +36,7 @@ macro_rules! app_events {
         /// is the event name.
         #[derive(Debug, Clone, Serialize)]
         #[serde(untagged)]
+        #[allow(clippy::large_enum_variant)] // made once, moved once, serialized
         pub enum AppEvent {
             $( $(#[doc = $doc])* $variant($payload), )*
         }
