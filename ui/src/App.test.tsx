@@ -1,0 +1,84 @@
+import { act, render, screen, waitFor } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { App } from "./App";
+import type { CanvasView } from "./wire/CanvasView";
+
+// The canvas reaches the UI one way: `canvasView` once at start, then `canvas-changed` pushes
+// (`onCanvasChanged`). Commands that change it (`canvasIntent`, `artifactOpen`, `artifactRemove`)
+// resolve to nothing.
+const ipc = vi.hoisted(() => {
+  const canvas: { listener: ((view: CanvasView) => void) | null } = { listener: null };
+  const quiet = () => () => {};
+  return {
+    canvas,
+    listServers: vi.fn(() => Promise.resolve([])),
+    serverStatuses: vi.fn(() => Promise.resolve([])),
+    canvasView: vi.fn<() => Promise<CanvasView>>(),
+    canvasIntent: vi.fn(() => Promise.resolve()),
+    onCanvasChanged: vi.fn((listener: (view: CanvasView) => void) => {
+      canvas.listener = listener;
+      return () => {
+        canvas.listener = null;
+      };
+    }),
+    onElicitation: vi.fn(quiet),
+    onElicitationClosed: vi.fn(quiet),
+    onConfirmRequest: vi.fn(quiet),
+    onConfirmClosed: vi.fn(quiet),
+    onProxiedCall: vi.fn(quiet),
+    onServerChanged: vi.fn(quiet),
+  };
+});
+vi.mock("./ipc", () => ({
+  ...ipc,
+  errorText: (error: unknown) => String(error),
+  artifactUrl: (id: string) => `artifact://localhost/${id}`,
+  artifactViewUrl: (id: string, view: string) => `artifact://localhost/${id}/${view}`,
+}));
+
+/** One pane with an image tab per name (tab ids from 1), the last one active. */
+function canvasOf(...names: string[]): CanvasView {
+  const tabs = names.map((name, i) => ({
+    id: i + 1,
+    label: name,
+    content: { kind: "artifact" as const, artifact_id: `demo_${i + 1}`, name, mime: "image/png", viewer: "image" as const },
+    opened_by: { kind: "call" as const, call_id: "call-1" },
+    pinned: false,
+  }));
+  return { panes: [{ id: 1, tabs, active_tab: tabs.at(-1)?.id ?? null, last_call: "call-1" }], active_pane: 1 };
+}
+
+const tabLabels = () => screen.queryAllByRole("tab").map((tab) => tab.querySelector(".tab-label")?.textContent);
+
+describe("App, the canvas", () => {
+  beforeEach(() => {
+    ipc.canvasView.mockReset();
+    ipc.canvasIntent.mockClear();
+    ipc.canvas.listener = null;
+  });
+
+  it("draws the canvas read at start, then only what Rust pushes; an intent draws nothing by itself", async () => {
+    ipc.canvasView.mockResolvedValue(canvasOf("a.png", "b.png"));
+    const user = userEvent.setup();
+    render(<App />);
+    await waitFor(() => expect(tabLabels()).toEqual(["a.png", "b.png"]));
+
+    await user.click(screen.getByRole("button", { name: "Close a.png" }));
+    expect(ipc.canvasIntent).toHaveBeenCalledWith({ intent: "close_tab", tab: 1 });
+    expect(tabLabels()).toEqual(["a.png", "b.png"]);
+
+    act(() => ipc.canvas.listener?.(canvasOf("b.png")));
+    expect(tabLabels()).toEqual(["b.png"]);
+  });
+
+  it("keeps a pushed canvas when the first read answers after it", async () => {
+    let answer: (view: CanvasView) => void = () => {};
+    ipc.canvasView.mockReturnValue(new Promise((resolve) => (answer = resolve)));
+    render(<App />);
+    await waitFor(() => expect(ipc.canvas.listener).not.toBeNull());
+    act(() => ipc.canvas.listener?.(canvasOf("new.png")));
+    await act(async () => answer(canvasOf("old.png")));
+    expect(tabLabels()).toEqual(["new.png"]);
+  });
+});
