@@ -20,6 +20,7 @@ use std::{
 use mcp_canvas_e2e::binary;
 use mcp_canvas_host::{
     elicitation::{BoxFuture, ElicitationHandler, ElicitationModes, FormAnswer, FormRequest, UrlAnswer, UrlRequest},
+    wire::CallOutcome,
     CallControl, CallOptions, Host, HostError, HostOptions,
 };
 use serde_json::{json, Value};
@@ -84,21 +85,26 @@ impl ElicitationHandler for HeldThenDeclined {
     }
 }
 
+/// A host whose first call's question is being asked (and held open) right now.
+async fn one_call_asking() -> (tempfile::TempDir, Arc<HeldThenDeclined>, Arc<Host>, tokio::task::JoinHandle<Result<CallOutcome, HostError>>) {
+    let dir = tempfile::tempdir().unwrap();
+    let handler = Arc::new(HeldThenDeclined::default());
+    let host = host(dir.path(), handler.clone());
+    let held = tokio::spawn({
+        let host = host.clone();
+        async move { host.call_tool("demo", "ask_preferences", json!({})).await }
+    });
+    handler.wait_until_asked(1).await;
+    (dir, handler, host, held)
+}
+
 fn results(outcome: &mcp_canvas_contract::ToolOutcome) -> &Value {
     outcome.results.as_ref().unwrap_or_else(|| panic!("no results: {}", outcome.summary))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_decline_in_one_call_leaves_the_other_calls_warnings_alone() {
-    let dir = tempfile::tempdir().unwrap();
-    let handler = Arc::new(HeldThenDeclined::default());
-    let host = host(dir.path(), handler.clone());
-
-    let held = tokio::spawn({
-        let host = host.clone();
-        async move { host.call_tool("demo", "ask_preferences", json!({})).await }
-    });
-    handler.wait_until_asked(1).await;
+    let (_dir, handler, host, held) = one_call_asking().await;
 
     let declined = host.call_tool("demo", "ask_preferences", json!({})).await.unwrap().outcome;
     assert_eq!(results(&declined)["action"], "decline", "{}", declined.summary);
@@ -117,15 +123,7 @@ async fn a_decline_in_one_call_leaves_the_other_calls_warnings_alone() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dialog_open_for_one_call_does_not_stop_the_others_timeout() {
-    let dir = tempfile::tempdir().unwrap();
-    let handler = Arc::new(HeldThenDeclined::default());
-    let host = host(dir.path(), handler.clone());
-
-    let held = tokio::spawn({
-        let host = host.clone();
-        async move { host.call_tool("demo", "ask_preferences", json!({})).await }
-    });
-    handler.wait_until_asked(1).await;
+    let (_dir, handler, host, held) = one_call_asking().await;
 
     // 30 s of work with a 1 s limit, while the other call's question stays open. The dialog is
     // released only after this call has ended, so the timeout fired while it was open.

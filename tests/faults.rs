@@ -204,6 +204,8 @@ async fn unreadable_answer(host: &Host, dir: &tempfile::TempDir, tool: &str, pro
     let log = server_log(dir, problem, 1).await;
     assert!(log.contains(problem), "the server's log says why: {log}");
     assert_eq!(echo(host, "still here").await.unwrap(), "still here", "after {tool}");
+    // The server's stderr reaches the log in the background: wait for it, then count.
+    let log = server_log(dir, "got initialize", 1).await;
     assert_eq!(log.matches("got initialize").count(), 1, "no restart was needed: {log}");
 }
 

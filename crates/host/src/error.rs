@@ -8,22 +8,10 @@ pub enum HostError {
     /// The data dir could not be determined or prepared.
     #[error("data directory: {0}")]
     DataDir(String),
-    /// The settings file (`settings.toml`) is unreadable or invalid, or a change to it was refused.
-    #[error("settings {path}: {reason}")]
-    Settings {
-        /// The settings file.
-        path: PathBuf,
-        /// What is wrong.
-        reason: String,
-    },
-    /// A config file (`servers.json`, `extraction.toml`) is unreadable or invalid.
-    #[error("config file {path}: {reason}")]
-    Config {
-        /// The config file.
-        path: PathBuf,
-        /// What is wrong with it.
-        reason: String,
-    },
+    /// A config file (`servers.json`, `settings.toml`, `extraction.toml`) is unreadable or
+    /// invalid, or a change to it was refused.
+    #[error(transparent)]
+    Config(#[from] mcp_canvas_config::ConfigError),
     /// No server by that name in the config.
     #[error("no server named `{name}` in {config}; configured: {}", list_or_none(.configured))]
     UnknownServer {
@@ -116,16 +104,5 @@ fn list_or_none(names: &[String]) -> String {
         "(none)".to_owned()
     } else {
         names.join(", ")
-    }
-}
-
-impl From<mcp_canvas_config::ConfigError> for HostError {
-    fn from(error: mcp_canvas_config::ConfigError) -> Self {
-        use mcp_canvas_config::ConfigError;
-        match error {
-            ConfigError::DataDir(reason) => Self::DataDir(reason),
-            ConfigError::Settings { path, reason } => Self::Settings { path, reason },
-            ConfigError::File { path, reason } => Self::Config { path, reason },
-        }
     }
 }

@@ -9,6 +9,7 @@ use std::{
 
 use mcp_canvas_contract::ExtractionConfig;
 use mcp_canvas_store::ArtifactStore;
+use mcp_canvas_config::ConfigError;
 use mcp_canvas_client::{ServerChange, ServerConnection, ServerMessage, ServerMessages, SpawnContext};
 use serde_json::Value;
 
@@ -371,7 +372,7 @@ impl Host {
             Some(seconds) => entry.other.insert("timeout_seconds".into(), serde_json::json!(seconds)),
             None => entry.other.remove("timeout_seconds"),
         };
-        entry.timeout().map_err(|reason| HostError::Config { path: path.clone(), reason: format!("server `{server}`: {reason}") })?;
+        entry.timeout().map_err(|reason| HostError::Config(ConfigError::File { path: path.clone(), reason: format!("server `{server}`: {reason}") }))?;
         config.save(&path)?;
         *self.config.write().unwrap() = Arc::new(config);
         Ok(())
@@ -442,7 +443,7 @@ impl Host {
             tracing::warn!(server, "failing repeatedly; waiting {wait:?} before starting it again");
             tokio::time::sleep(wait).await;
         }
-        let endpoint = entry.endpoint().map_err(|reason| HostError::Config { path: self.paths.servers_config(), reason: format!("server `{server}`: {reason}") })?;
+        let endpoint = entry.endpoint().map_err(|reason| HostError::Config(ConfigError::File { path: self.paths.servers_config(), reason: format!("server `{server}`: {reason}") }))?;
         let messages = self.server_messages.lock().unwrap().entry(server.to_owned()).or_insert_with(|| Arc::new(ServerMessages::new(self.paths.server_log(server)))).clone();
         let context = SpawnContext {
             name: server,
@@ -483,9 +484,9 @@ impl Host {
 /// Reads the optional per-tool extraction rules; absent means the defaults.
 fn load_extraction_rules(path: &Path) -> Result<ExtractionConfig, HostError> {
     match std::fs::read_to_string(path) {
-        Ok(text) => ExtractionConfig::from_toml(&text).map_err(|e| HostError::Config { path: path.to_owned(), reason: e.to_string() }),
+        Ok(text) => ExtractionConfig::from_toml(&text).map_err(|e| HostError::Config(ConfigError::File { path: path.to_owned(), reason: e.to_string() })),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(ExtractionConfig::default()),
-        Err(e) => Err(HostError::Config { path: path.to_owned(), reason: e.to_string() }),
+        Err(e) => Err(HostError::Config(ConfigError::File { path: path.to_owned(), reason: e.to_string() })),
     }
 }
 
