@@ -7,10 +7,7 @@
 //! `mcp-canvas-cli artifacts gc`. [`Housekeeping::flush`] waits for a pending run (the CLI's
 //! one-shot commands call it through `Host::shutdown`).
 
-use std::sync::{
-    atomic::{AtomicBool, Ordering},
-    Arc, Mutex, RwLock,
-};
+use std::sync::{Arc, Mutex, RwLock};
 
 use mcp_canvas_store::ArtifactStore;
 
@@ -19,45 +16,91 @@ use crate::settings::Settings;
 pub(crate) struct Housekeeping {
     store: Arc<ArtifactStore>,
     settings: Arc<RwLock<Arc<Settings>>>,
-    /// A run is scheduled and has not started yet.
-    scheduled: Arc<AtomicBool>,
-    last: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    state: Arc<Mutex<State>>,
+    /// The worker, while one runs.
+    worker: Mutex<Option<tokio::task::JoinHandle<()>>>,
+}
+
+#[derive(Default)]
+struct State {
+    /// A worker is running (it runs again before stopping when `again` is set).
+    running: bool,
+    /// Artifacts were stored after the worker's current run began.
+    again: bool,
 }
 
 impl Housekeeping {
     pub fn new(store: Arc<ArtifactStore>, settings: Arc<RwLock<Arc<Settings>>>) -> Self {
-        Self { store, settings, scheduled: Arc::default(), last: Mutex::new(None) }
+        Self { store, settings, state: Arc::default(), worker: Mutex::new(None) }
     }
 
-    /// Artifacts were stored: apply the limits soon, in the background.
+    /// Artifacts were stored: apply the limits soon, in the background. At most one worker runs;
+    /// a request while it runs makes it run once more, so none is lost and none piles up.
     pub fn after_store(&self) {
-        if self.scheduled.swap(true, Ordering::SeqCst) {
-            return;
+        {
+            let mut state = self.state.lock().unwrap();
+            if state.running {
+                state.again = true;
+                return;
+            }
+            state.running = true;
         }
-        let (store, settings, scheduled) = (self.store.clone(), self.settings.clone(), self.scheduled.clone());
-        let run = move || {
-            scheduled.store(false, Ordering::SeqCst);
+        let (store, settings, state) = (self.store.clone(), self.settings.clone(), self.state.clone());
+        let work = move || loop {
             let limits = settings.read().unwrap().artifacts.clone();
             if let Err(e) = store.enforce(&limits, crate::host::Host::now_ms()) {
                 tracing::warn!("applying the artifact quota failed: {e}");
             }
+            let mut state = state.lock().unwrap();
+            if !std::mem::take(&mut state.again) {
+                state.running = false;
+                return;
+            }
         };
         match tokio::runtime::Handle::try_current() {
-            Ok(runtime) => {
-                let handle = runtime.spawn_blocking(run);
-                let previous = self.last.lock().unwrap().replace(handle);
-                // A run still going keeps going; only the newest is awaited by `flush`.
-                drop(previous);
-            }
-            Err(_) => run(),
+            Ok(runtime) => *self.worker.lock().unwrap() = Some(runtime.spawn_blocking(work)),
+            Err(_) => work(),
         }
     }
 
-    /// Waits for the newest run to finish.
+    /// Waits until no worker runs.
     pub async fn flush(&self) {
-        let last = self.last.lock().unwrap().take();
-        if let Some(last) = last {
-            let _ = last.await;
+        let worker = self.worker.lock().unwrap().take();
+        if let Some(worker) = worker {
+            let _ = worker.await;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn stores_meanwhile_run_the_worker_again_and_flush_waits_for_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Arc::new(ArtifactStore::open(dir.path()).unwrap());
+        let mut settings = Settings::default();
+        settings.artifacts.quota_bytes = 1000;
+        let housekeeping = Housekeeping::new(store.clone(), Arc::new(RwLock::new(Arc::new(settings))));
+        for i in 0..20u8 {
+            let new = mcp_canvas_store::NewArtifact {
+                name: "a.bin",
+                mime: "application/octet-stream",
+                server: "s",
+                tool: "t",
+                call_id: "c",
+                session_id: "x",
+                description: None,
+                persistence: mcp_canvas_store::Persistence::Session,
+                now_ms: i64::from(i),
+            };
+            store.put(new, &[i; 400][..]).unwrap();
+            housekeeping.after_store();
+        }
+        housekeeping.flush().await;
+        assert!(!housekeeping.state.lock().unwrap().running, "no worker left running after flush");
+        assert!(store.total_bytes().unwrap() <= 1000, "the quota was applied after the last store: {} bytes", store.total_bytes().unwrap());
+        assert!(store.verify().unwrap().is_clean(), "evicted blobs are gone with their rows");
     }
 }

@@ -112,8 +112,12 @@ pub(crate) async fn call(env: CallEnv<'_>, connection: &ServerConnection, tool: 
         detail: detail.map(|d| audit::redact_text(&d)),
         artifact_ids,
     };
-    if let Err(e) = env.ingest.store.audit(&record) {
-        tracing::warn!("writing the audit log failed: {e}");
+    // SQLite may wait for another process's write lock: not on an async worker.
+    let store = env.ingest.store.clone();
+    match tokio::task::spawn_blocking(move || store.audit(&record)).await {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => tracing::warn!("writing the audit log failed: {e}"),
+        Err(e) => tracing::warn!("writing the audit log failed: {e}"),
     }
     result.map(|call| CallDetail { call, structured_content: sent.structured, structured_valid: sent.structured_valid })
 }

@@ -27,9 +27,24 @@ pub(crate) struct WrittenBlob {
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 /// `<pid>-<counter>`: unique among this process's writes, and names the writing process (temp
-/// file names and blob reservations start with it).
+/// file names start with it).
 pub(crate) fn unique_token() -> String {
     format!("{}-{}", std::process::id(), TEMP_COUNTER.fetch_add(1, Ordering::Relaxed))
+}
+
+/// This process as a writer: `<pid>.<start time in ns>`, so a later process that gets the same
+/// pid is a different writer.
+pub(crate) fn writer_id() -> &'static str {
+    static WRITER: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    WRITER.get_or_init(|| {
+        let started = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+        format!("{}.{started}", std::process::id())
+    })
+}
+
+/// A blob reservation's token: `<writer id>-<counter>`, unique across processes and time.
+pub(crate) fn reservation_token() -> String {
+    format!("{}-{}", writer_id(), TEMP_COUNTER.fetch_add(1, Ordering::Relaxed))
 }
 
 impl BlobDir {
@@ -177,9 +192,10 @@ impl TempBlob {
     }
 }
 
-/// Whether process `pid` still runs (a writer's temp files and reservations stay while it does).
+/// Whether process `pid` still runs (a writer's temp files stay while it does). Where there is
+/// no `/proc` to ask, every process counts as running.
 pub(crate) fn process_alive(pid: u32) -> bool {
-    pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists()
+    pid == std::process::id() || !Path::new("/proc/self").exists() || Path::new(&format!("/proc/{pid}")).exists()
 }
 
 fn read_dir(dir: &Path) -> Result<Vec<PathBuf>, StoreError> {

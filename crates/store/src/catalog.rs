@@ -70,12 +70,22 @@ fn namespace(server: &str) -> String {
 
 /// Reserves `sha256` for a writer about to move its blob into place (see the migration
 /// `0004_blob_reservations.sql`): from this commit on, no gc deletes that blob.
-pub(crate) fn reserve(conn: &Connection, token: &str, sha256: &str, now_ms: i64) -> Result<(), StoreError> {
+pub(crate) fn reserve(conn: &Connection, token: &str, sha256: &str) -> Result<(), StoreError> {
     conn.execute(
         "INSERT INTO blob_reservations (token, sha256, pid, created_ms) VALUES (?1, ?2, ?3, ?4)",
-        params![token, sha256, std::process::id(), now_ms],
+        params![token, sha256, std::process::id(), wall_clock_ms()],
     )?;
     Ok(())
+}
+
+/// Reservations live for milliseconds (from the rename to the row); one this old is a writer's
+/// that is gone, whatever its process looks like.
+const RESERVATION_EXPIRES_MS: i64 = 60 * 60 * 1000;
+
+/// The wall clock, not the caller's `now_ms`: a reservation's age protects against writers that
+/// died, which only real time can tell.
+fn wall_clock_ms() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
 }
 
 /// Drops a reservation whose write failed.
@@ -84,14 +94,27 @@ pub(crate) fn release(conn: &Connection, token: &str) -> Result<(), StoreError> 
     Ok(())
 }
 
-/// Drops the reservations of writers that are gone (crashed between reserving and their row).
-pub(crate) fn drop_stale_reservations(conn: &Connection, alive: impl Fn(u32) -> bool) -> Result<usize, StoreError> {
-    let mut stmt = conn.prepare("SELECT DISTINCT pid FROM blob_reservations")?;
-    let pids: Vec<u32> = stmt.query_map([], |row| row.get(0))?.collect::<Result<_, _>>()?;
+/// Drops the reservations of writers that are gone (crashed between reserving and their row):
+/// older than an hour, or of this process's pid but an earlier process, or of a pid that no
+/// longer runs. Decided and deleted token by token inside one write transaction.
+pub(crate) fn drop_stale_reservations(conn: &mut Connection, me: &str, alive: impl Fn(u32) -> bool) -> Result<usize, StoreError> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let reservations: Vec<(String, u32, i64)> = {
+        let mut stmt = tx.prepare("SELECT token, pid, created_ms FROM blob_reservations")?;
+        let rows = stmt.query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?;
+        rows.collect::<Result<_, _>>()?
+    };
+    let expired_before = wall_clock_ms() - RESERVATION_EXPIRES_MS;
+    let own_pid = std::process::id();
     let mut dropped = 0;
-    for pid in pids.into_iter().filter(|pid| !alive(*pid)) {
-        dropped += conn.execute("DELETE FROM blob_reservations WHERE pid = ?1", [pid])?;
+    for (token, pid, created_ms) in reservations {
+        let writer = token.rsplit_once('-').map_or(token.as_str(), |(writer, _)| writer);
+        let stale = created_ms < expired_before || if pid == own_pid { writer != me } else { !alive(pid) };
+        if stale {
+            dropped += tx.execute("DELETE FROM blob_reservations WHERE token = ?1", [&token])?;
+        }
     }
+    tx.commit()?;
     Ok(dropped)
 }
 

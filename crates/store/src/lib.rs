@@ -64,8 +64,8 @@ impl ArtifactStore {
     /// in the transaction that inserts the row; gc deletes only blobs it finds neither.
     pub fn put(&self, new: NewArtifact<'_>, bytes: impl Read) -> Result<ArtifactRecord, StoreError> {
         let temp = self.blobs.write_temp(bytes)?;
-        let token = blobs::unique_token();
-        if let Err(e) = catalog::reserve(&self.conn(), &token, &temp.written.sha256, new.now_ms) {
+        let token = blobs::reservation_token();
+        if let Err(e) = catalog::reserve(&self.conn(), &token, &temp.written.sha256) {
             temp.discard();
             return Err(e);
         }
@@ -189,7 +189,7 @@ impl ArtifactStore {
     /// Returns how many files were removed. Walks the whole blob directory: housekeeping (the
     /// app's start, `mcp-canvas-cli artifacts gc`), not something to run per call.
     pub fn gc(&self) -> Result<usize, StoreError> {
-        catalog::drop_stale_reservations(&self.conn(), blobs::process_alive)?;
+        catalog::drop_stale_reservations(&mut self.conn(), blobs::writer_id(), blobs::process_alive)?;
         // A snapshot narrows the candidates; each is checked again under the write lock.
         let referenced = catalog::all_sha256(&self.conn())?;
         let candidates = self.blobs.blob_files()?.into_iter().filter(|(sha, _)| !referenced.contains(sha));
@@ -221,11 +221,14 @@ impl ArtifactStore {
 
     /// Re-hashes every blob and reports missing, corrupt and orphaned files.
     pub fn verify(&self) -> Result<VerifyReport, StoreError> {
+        // Files first, then the catalog: a blob placed in between has its reservation or row by
+        // then, so it is not reported as an orphan.
+        let files = self.blobs.blob_files()?;
         let conn = self.conn();
         let records = catalog::all_id_sha(&conn)?;
-        let reserved = catalog::all_sha256(&conn)?;
+        let in_use = catalog::all_sha256(&conn)?;
         drop(conn);
-        verify::run(&self.blobs, &records, &reserved)
+        verify::run(&self.blobs, files, &records, &in_use)
     }
 
     /// Appends one call to the audit log.

@@ -33,9 +33,9 @@ impl VerifyReport {
 
 /// `in_use`: every sha256 a row or a writer's reservation references (a blob a writer is placing
 /// right now is not an orphan).
-pub(crate) fn run(blobs: &BlobDir, records: &[(String, String)], in_use: &std::collections::HashSet<String>) -> Result<VerifyReport, StoreError> {
+pub(crate) fn run(blobs: &BlobDir, files: Vec<(String, PathBuf)>, records: &[(String, String)], in_use: &std::collections::HashSet<String>) -> Result<VerifyReport, StoreError> {
     let mut report = VerifyReport { checked: records.len(), ..Default::default() };
-    let files: HashMap<String, PathBuf> = blobs.blob_files()?.into_iter().collect();
+    let files: HashMap<String, PathBuf> = files.into_iter().collect();
     let mut hashed: HashMap<&str, bool> = HashMap::new();
     for (id, sha) in records {
         match files.get(sha) {

@@ -2,9 +2,9 @@
 //! artifacts, the other runs `gc` in a tight loop. Every artifact the writer was told is stored
 //! must still be readable afterwards, and `verify` must be clean.
 //!
-//! Half of the writer's payloads are first laid in the blob directory as orphans (a blob whose row
-//! was removed, waiting for gc), so some writes take the "the blob already exists, only the row
-//! is new" path, racing gc for that very file.
+//! For every other payload the writer first lays the blob in the blob directory as an orphan (as
+//! a blob whose row was just removed lies waiting for gc), so half the writes take the "the blob
+//! already exists, only the row is new" path, racing gc for that very file.
 //!
 //! Both sides are this test binary run again as children (`*_child`, ignored unless asked).
 
@@ -46,6 +46,12 @@ fn writer_child() {
             persistence: Persistence::Session,
             now_ms: i as i64,
         };
+        if i % 2 == 0 {
+            let bytes = payload(i);
+            let path = store.blob_path(&hex(&Sha256::digest(&bytes)));
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            let _ = std::fs::write(&path, &bytes);
+        }
         match store.put(new, &payload(i)[..]) {
             Ok(record) => println!("stored {} {}", record.id, record.sha256),
             Err(e) => println!("failed {e}"),
@@ -59,10 +65,14 @@ fn gc_child() {
     let Ok(dir) = std::env::var("STORE_TEST_DIR") else { return };
     let store = ArtifactStore::open(dir.as_ref()).unwrap();
     let stop = std::path::Path::new(&dir).join("stop-gc");
+    let ready = std::path::Path::new(&dir).join("gc-running");
     let mut rounds = 0u64;
     while !stop.exists() {
         store.gc().unwrap();
         rounds += 1;
+        if rounds == 1 {
+            std::fs::write(&ready, b"").unwrap();
+        }
     }
     println!("rounds {rounds}");
 }
@@ -81,15 +91,12 @@ fn spawn(dir: &std::path::Path, child: &str) -> std::process::Child {
 fn a_gc_loop_in_another_process_loses_no_acknowledged_artifact() {
     let dir = tempfile::tempdir().unwrap();
     let store = ArtifactStore::open(dir.path()).unwrap();
-    // Orphans: the bytes of every other future write already lie in place, with no row.
-    for i in (0..WRITES).step_by(2) {
-        let bytes = payload(i);
-        let path = store.blob_path(&hex(&Sha256::digest(&bytes)));
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, &bytes).unwrap();
-    }
 
     let gc = spawn(dir.path(), "gc_child");
+    // The writer starts once gc is looping, however slow the machine is.
+    while !dir.path().join("gc-running").exists() {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
     let writer = spawn(dir.path(), "writer_child");
     let written = writer.wait_with_output().unwrap();
     std::fs::write(dir.path().join("stop-gc"), b"").unwrap();

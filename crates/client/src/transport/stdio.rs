@@ -9,8 +9,9 @@
 //! - the request id (and whether it is a request or a response) is found by [`IdScanner`], a
 //!   streaming scan over the raw bytes that needs no parse and no depth, so it works on a line of
 //!   any nesting, on a prefix, and on the bytes of an oversized line as they are discarded;
-//! - a response that cannot be read becomes a JSON-RPC error response for that id, delivered to
-//!   the waiting call (`-32700` unreadable, `-32600` not an MCP message);
+//! - a response (an id with a `result` or `error` key, no `method`) that cannot be read becomes a
+//!   JSON-RPC error response for that id, delivered to the waiting call (`-32700` when it is not
+//!   JSON, too deep or too large; `-32600` when it is JSON but not an MCP message);
 //! - a request from the server that cannot be read is answered at once with `-32600` and its id;
 //! - a notification, or a line with no id, is skipped, as rmcp and the other SDKs do.
 //!
@@ -58,7 +59,8 @@ where
         loop {
             let available = self.read.fill_buf().await?;
             if available.is_empty() {
-                return Ok(false);
+                // A last message without its newline is still a message.
+                return Ok(!self.line.is_empty() || self.oversized.is_some());
             }
             let newline = memchr(available);
             let (chunk, done) = match newline {
@@ -84,12 +86,12 @@ where
     }
 
     /// An unreadable line: the error that answers it, when it has an id to answer.
-    fn unreadable(&mut self, scan: &IdScanner, problem: String) -> Option<RxJsonRpcMessage<RoleClient>> {
+    fn unreadable(&mut self, scan: &IdScanner, code: ErrorCode, problem: String) -> Option<RxJsonRpcMessage<RoleClient>> {
         match (&scan.id, &scan.method) {
             // A response we cannot read: the waiting call gets an error saying so, at once.
-            (Some(id), None) => {
+            (Some(id), None) if scan.answer => {
                 (self.complain)(&format!("MCP Canvas could not read the server's answer to request {id}: {problem}"));
-                let error = ErrorData::new(ErrorCode::PARSE_ERROR, format!("MCP Canvas could not read the server's answer: {problem}"), None);
+                let error = ErrorData::new(code, format!("MCP Canvas could not read the server's answer: {problem}"), None);
                 Some(RxJsonRpcMessage::<RoleClient>::error(error, Some(id.clone())))
             }
             // A request we cannot read: tell the server, with its id.
@@ -144,7 +146,7 @@ where
             }
             if let Some(scan) = self.oversized.take() {
                 let problem = format!("the message is larger than the limit of {} bytes (`max_message_bytes` in servers.json)", self.max_line);
-                match self.unreadable(&scan, problem) {
+                match self.unreadable(&scan, ErrorCode::PARSE_ERROR, problem) {
                     Some(message) => return Some(message),
                     None => continue,
                 }
@@ -161,11 +163,15 @@ where
                     let mut scan = IdScanner::default();
                     scan.feed(text);
                     let problem = describe(&e, text);
+                    let code = match e.classify() {
+                        serde_json::error::Category::Data if !e.to_string().contains("recursion limit") => ErrorCode::INVALID_REQUEST,
+                        _ => ErrorCode::PARSE_ERROR,
+                    };
                     // A notification outside the standard set: rmcp skips these too.
                     if scan.id.is_none() && scan.method.is_some() && !e.to_string().contains("recursion limit") {
                         continue;
                     }
-                    if let Some(message) = self.unreadable(&scan, problem) {
+                    if let Some(message) = self.unreadable(&scan, code, problem) {
                         return Some(message);
                     }
                 }
@@ -216,6 +222,8 @@ pub struct IdScanner {
     pub id: Option<RequestId>,
     /// The `method` found, if any.
     pub method: Option<String>,
+    /// A top-level `result` or `error` key was seen: the message is a response.
+    pub answer: bool,
 }
 
 const CAPTURE: usize = 256;
@@ -236,7 +244,8 @@ impl IdScanner {
                     }
                     continue;
                 }
-                if let Some(string) = self.string.as_mut().filter(|s| s.len() < CAPTURE) {
+                // One byte past the cap marks a string too long to use.
+                if let Some(string) = self.string.as_mut().filter(|s| s.len() <= CAPTURE) {
                     string.push(b);
                 }
                 continue;
@@ -267,12 +276,18 @@ impl IdScanner {
         }
     }
 
-    fn string_ended(&mut self, string: Vec<u8>) {
+    fn string_ended(&mut self, raw: Vec<u8>) {
+        // The raw bytes between the quotes, escapes and all: JSON decodes them (a string cut at
+        // the cap is no use as an id).
+        let decoded = || (raw.len() <= CAPTURE).then(|| serde_json::from_slice::<String>(&[b"\"", &raw[..], b"\""].concat()).ok()).flatten();
         match self.value_of.take() {
-            Some(key) if key == b"id" => self.id = Some(NumberOrString::String(String::from_utf8_lossy(&string).into_owned().into())),
-            Some(key) if key == b"method" => self.method = Some(String::from_utf8_lossy(&string).into_owned()),
+            Some(key) if key == b"id" => self.id = decoded().map(|id| NumberOrString::String(id.into())),
+            Some(key) if key == b"method" => self.method = decoded(),
             Some(_) => {}
-            None => self.key = Some(string),
+            None => {
+                self.answer |= raw == b"result" || raw == b"error";
+                self.key = Some(raw);
+            }
         }
     }
 
@@ -310,10 +325,12 @@ mod tests {
         let found = scan(&response);
         assert_eq!(found.id, Some(NumberOrString::Number(17)));
         assert_eq!(found.method, None);
+        assert!(found.answer, "a `result` key makes it an answer");
 
         let request = r#"{"jsonrpc":"2.0","id":"a\"b","method":"sampling/createMessage","params":{"id":3,"method":"x"}}"#;
         let found = scan(request);
-        assert_eq!(found.id, Some(NumberOrString::String("a\\\"b".into())), "escapes are kept raw");
+        assert_eq!(found.id, Some(NumberOrString::String("a\"b".into())), "escapes are decoded");
+        assert!(!found.answer, "a request is no answer");
         assert_eq!(found.method.as_deref(), Some("sampling/createMessage"));
 
         let truncated = r#"{"jsonrpc":"2.0","id":9,"result":{"content":[{"type":"text","text":"unterminated"#;
