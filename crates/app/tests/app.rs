@@ -51,7 +51,7 @@ impl Recorder {
 
 fn app_at(dir: &Path) -> (Arc<App>, Arc<Recorder>) {
     let app = App::new(|elicitation| {
-        Host::open(HostOptions { data_dir: dir.to_owned(), call_timeout: Duration::from_secs(5), session: None })
+        Host::open(HostOptions { data_dir: dir.to_owned(), call_timeout: Duration::from_secs(600), session: None })
             .map(|host| Arc::new(host.with_elicitation(elicitation)))
             .map_err(|e| e.to_string())
     });
