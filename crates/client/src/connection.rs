@@ -97,7 +97,7 @@ impl ServerConnection {
         // rmcp's default drops any line over 16 MiB (and the call then just times out); tool
         // results carrying 100 MB+ of base64 are exactly what this app exists for. A line we
         // cannot read still answers its call, with the reason (see `stdio_transport`).
-        let max_line = ctx.entry.max_message_bytes().map_err(|reason| ClientError::Config(ConfigError::File { path: ctx.config_path.to_owned(), reason: format!("server `{}`: {reason}", ctx.name) }))?;
+        let max_line = ctx.entry.max_message_bytes().map_err(|e| e.in_file(ctx.name, ctx.config_path))?;
         let complain_to = ctx.log_path.clone();
         let complain = Arc::new(move |line: &str| {
             tracing::warn!("{line}");
@@ -139,7 +139,7 @@ impl ServerConnection {
             headers.insert(http::HeaderName::try_from(name.as_str()).map_err(|_| bad("name"))?, http::HeaderValue::try_from(value.as_str()).map_err(|_| bad("value"))?);
         }
         let mut config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(headers);
-        config.max_sse_event_size = ctx.entry.max_message_bytes().ok().flatten().unwrap_or(MAX_MESSAGE_BYTES);
+        config.max_sse_event_size = ctx.entry.max_message_bytes().map_err(|e| e.in_file(ctx.name, ctx.config_path))?.unwrap_or(MAX_MESSAGE_BYTES);
         let transport = StreamableHttpClientTransport::from_config(config);
         let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
         let client = CanvasClient::new(&ctx)?;
@@ -159,7 +159,7 @@ impl ServerConnection {
         stderr_tail: Arc<Mutex<VecDeque<String>>>,
     ) -> Result<Self, ClientError> {
         let peer = service.peer().clone();
-        let call_timeout = ctx.entry.timeout().map_err(|reason| ClientError::Config(ConfigError::File { path: ctx.config_path.to_owned(), reason: format!("server `{}`: {reason}", ctx.name) }))?;
+        let call_timeout = ctx.entry.timeout().map_err(|e| e.in_file(ctx.name, ctx.config_path))?;
         let connection = Self {
             name: ctx.name.to_owned(),
             peer,

@@ -486,7 +486,7 @@ impl Substituter<'_> {
 /// Substitutes variables and turns each server of `source` into an entry (or a skip reason).
 /// Fails, listing every missing value, when any variable has no value. Also returns warnings
 /// about `--input` values no server used.
-pub fn resolve(source: &Source, vars: &Variables) -> Result<(Vec<Imported>, Vec<String>), String> {
+pub fn resolve(source: &Source, vars: &Variables) -> Result<(Vec<Imported>, Vec<String>), ImportError> {
     let mut missing = Vec::new();
     let mut used_inputs = BTreeSet::new();
     let mut imported = Vec::new();
@@ -520,7 +520,7 @@ pub fn resolve(source: &Source, vars: &Variables) -> Result<(Vec<Imported>, Vec<
                 format!("{}, used by {servers}: {}", m.variable, m.fix)
             })
             .collect();
-        return Err(format!("{} value(s) missing: {}", missing.len(), missing.join("; ")));
+        return Err(format!("{} value(s) missing: {}", missing.len(), missing.join("; ")).into());
     }
     let warnings = vars
         .inputs
@@ -724,7 +724,7 @@ pub struct MergeOptions {
 pub fn import_text(label: &str, text: &str, config_path: &Path, vars: &Variables, options: MergeOptions) -> Result<ImportReport, ImportError> {
     let fail = |reason: String| ImportError(format!("cannot import {label}: {reason}"));
     let source = parse_source(text).map_err(|e| fail(e.0))?;
-    let (imported, input_warnings) = resolve(&source, vars).map_err(fail)?;
+    let (imported, input_warnings) = resolve(&source, vars).map_err(|e| fail(e.0))?;
     let mut config = ServersConfig::load_or_create(config_path).map_err(|e| e.to_string())?;
     let servers = merge(&mut config, imported, options.replace);
     let changed = servers.iter().any(|s| matches!(s.status, ImportStatus::Added | ImportStatus::Replaced));
@@ -792,7 +792,7 @@ mod tests {
 
     fn import(text: &str, vars: &Variables) -> Result<BTreeMap<String, Imported>, String> {
         let source = parse_source(text).map_err(|e| e.0)?;
-        let (imported, _) = resolve(&source, vars)?;
+        let (imported, _) = resolve(&source, vars).map_err(|e| e.0)?;
         Ok(imported.into_iter().map(|i| (i.name.clone(), i)).collect())
     }
 

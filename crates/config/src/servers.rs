@@ -72,6 +72,30 @@ pub enum Endpoint<'a> {
     },
 }
 
+/// What is wrong with one server entry (its `command`/`url`, `timeout_seconds`, ...).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct EntryError(pub String);
+
+impl EntryError {
+    /// The same problem as an error about `server` in the config file at `path`.
+    pub fn in_file(self, server: &str, path: &Path) -> crate::ConfigError {
+        crate::ConfigError::File { path: path.to_owned(), reason: format!("server `{server}`: {}", self.0) }
+    }
+}
+
+impl From<String> for EntryError {
+    fn from(reason: String) -> Self {
+        Self(reason)
+    }
+}
+
+impl From<&str> for EntryError {
+    fn from(reason: &str) -> Self {
+        Self(reason.to_owned())
+    }
+}
+
 impl ServerEntry {
     /// A stdio entry running `command` with no arguments.
     pub fn stdio(command: &str) -> Self {
@@ -79,15 +103,15 @@ impl ServerEntry {
     }
 
     /// Checks the entry and says how to reach the server.
-    pub fn endpoint(&self) -> Result<Endpoint<'_>, String> {
+    pub fn endpoint(&self) -> Result<Endpoint<'_>, EntryError> {
         match (self.kind.as_deref(), self.command.as_deref(), self.url.as_deref()) {
             (None | Some("stdio"), Some(command), None) if !command.trim().is_empty() => Ok(Endpoint::Stdio { command }),
             (None | Some("http" | "streamable-http" | "streamableHttp"), None, Some(url)) => match url.parse::<http::Uri>() {
                 Ok(uri) if matches!(uri.scheme_str(), Some("http" | "https")) => Ok(Endpoint::Http { url }),
-                _ => Err(format!("`url` {url:?} is not an http(s) URL")),
+                _ => Err(format!("`url` {url:?} is not an http(s) URL").into()),
             },
             (Some("sse"), ..) => Err("`type: sse` (the deprecated HTTP+SSE transport) is not supported; use the server's Streamable HTTP endpoint with `type: http`".into()),
-            (Some(other), ..) if !matches!(other, "stdio" | "http" | "streamable-http" | "streamableHttp") => Err(format!("unknown `type` {other:?}; use `stdio` or `http`")),
+            (Some(other), ..) if !matches!(other, "stdio" | "http" | "streamable-http" | "streamableHttp") => Err(format!("unknown `type` {other:?}; use `stdio` or `http`").into()),
             (_, Some(_), Some(_)) => Err("give either `command` (stdio) or `url` (http), not both".into()),
             (Some("stdio"), None, _) | (None, None, None) => Err("no `command` to run (or `url` to reach)".into()),
             (_, Some(_), None) => Err("`type: http` needs a `url`, not a `command`".into()),
@@ -98,35 +122,35 @@ impl ServerEntry {
     /// The entry's own limit for one tool call (`"timeout_seconds": 300`), overriding the
     /// front end's default; a command-line `--timeout` still wins. Kept among the unknown keys
     /// so other clients reading the same file are not disturbed.
-    pub fn timeout(&self) -> Result<Option<std::time::Duration>, String> {
+    pub fn timeout(&self) -> Result<Option<std::time::Duration>, EntryError> {
         match self.other.get("timeout_seconds") {
             None | Some(Value::Null) => Ok(None),
             Some(value) => match value.as_f64() {
                 Some(seconds) if seconds > 0.0 && seconds <= 86_400.0 => Ok(Some(std::time::Duration::from_secs_f64(seconds))),
-                _ => Err(format!("`timeout_seconds` must be a number of seconds between 0 and 86400, got {value}")),
+                _ => Err(format!("`timeout_seconds` must be a number of seconds between 0 and 86400, got {value}").into()),
             },
         }
     }
 
     /// The largest message accepted from this server (`max_message_bytes`), when the entry
     /// sets one; the default is 1 GiB. A larger message fails the call it answers, at once.
-    pub fn max_message_bytes(&self) -> Result<Option<usize>, String> {
+    pub fn max_message_bytes(&self) -> Result<Option<usize>, EntryError> {
         match self.other.get("max_message_bytes") {
             None | Some(Value::Null) => Ok(None),
             Some(value) => match value.as_u64() {
                 Some(bytes) if (1024..=1 << 30).contains(&bytes) => Ok(Some(bytes as usize)),
-                _ => Err(format!("`max_message_bytes` must be a whole number of bytes between 1024 and 1073741824, got {value}")),
+                _ => Err(format!("`max_message_bytes` must be a whole number of bytes between 1024 and 1073741824, got {value}").into()),
             },
         }
     }
 
     /// The MCP protocol version the entry asks for (`"protocol_version": "2026-07-28"`), when it
     /// asks for one; `None` means the usual `initialize` handshake at the newest version that has it.
-    pub fn protocol_version(&self) -> Result<Option<&str>, String> {
+    pub fn protocol_version(&self) -> Result<Option<&str>, EntryError> {
         match self.other.get("protocol_version") {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(version)) if version.len() == 10 && version.as_bytes()[4] == b'-' => Ok(Some(version)),
-            Some(other) => Err(format!("`protocol_version` must be a version such as \"2025-11-25\", got {other}")),
+            Some(other) => Err(format!("`protocol_version` must be a version such as \"2025-11-25\", got {other}").into()),
         }
     }
 
@@ -218,7 +242,7 @@ mod tests {
             (r#"{"type":"pigeon","command":"x"}"#, "unknown `type`"),
             (r#"{}"#, "no `command`"),
         ] {
-            let err = entry(json).endpoint().unwrap_err();
+            let err = entry(json).endpoint().unwrap_err().0;
             assert!(err.contains(says), "{json}: {err}");
         }
     }
@@ -230,7 +254,7 @@ mod tests {
         assert_eq!(entry(r#"{"command":"x","timeout_seconds":5}"#).timeout(), Ok(Some(std::time::Duration::from_secs(5))));
         assert_eq!(entry(r#"{"command":"x","timeout_seconds":0.5}"#).timeout(), Ok(Some(std::time::Duration::from_millis(500))));
         for bad in [r#"{"command":"x","timeout_seconds":0}"#, r#"{"command":"x","timeout_seconds":"60"}"#, r#"{"command":"x","timeout_seconds":-1}"#] {
-            assert!(entry(bad).timeout().unwrap_err().contains("timeout_seconds"), "{bad}");
+            assert!(entry(bad).timeout().unwrap_err().0.contains("timeout_seconds"), "{bad}");
         }
         assert_eq!(entry(r#"{"command":"x","protocol_version":"2026-07-28"}"#).protocol_version(), Ok(Some("2026-07-28")));
         assert_eq!(entry(r#"{"command":"x"}"#).protocol_version(), Ok(None));

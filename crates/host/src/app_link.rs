@@ -111,15 +111,15 @@ pub fn socket_path(data_dir: &Path) -> PathBuf {
 /// Serves the link for the app until the returned task is aborted. Refuses (with a reason) when
 /// another app already serves this data dir; removes a stale socket left by one that crashed.
 #[cfg(unix)]
-pub async fn serve(data_dir: &Path, handler: Arc<dyn AppRequests>) -> Result<tokio::task::JoinHandle<()>, String> {
+pub async fn serve(data_dir: &Path, handler: Arc<dyn AppRequests>) -> std::io::Result<tokio::task::JoinHandle<()>> {
     use std::os::unix::fs::PermissionsExt as _;
     let path = socket_path(data_dir);
     if tokio::net::UnixStream::connect(&path).await.is_ok() {
-        return Err(format!("another MCP Canvas window already serves {}", path.display()));
+        return Err(std::io::Error::new(std::io::ErrorKind::AddrInUse, format!("another MCP Canvas window already serves {}", path.display())));
     }
     let _ = std::fs::remove_file(&path);
-    let listener = tokio::net::UnixListener::bind(&path).map_err(|e| format!("cannot listen on {}: {e}", path.display()))?;
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).map_err(|e| format!("cannot restrict {}: {e}", path.display()))?;
+    let listener = tokio::net::UnixListener::bind(&path).map_err(|e| std::io::Error::new(e.kind(), format!("cannot listen on {}: {e}", path.display())))?;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).map_err(|e| std::io::Error::new(e.kind(), format!("cannot restrict {}: {e}", path.display())))?;
     Ok(tokio::spawn(async move {
         loop {
             let Ok((stream, _)) = listener.accept().await else {
@@ -325,7 +325,7 @@ mod tests {
 
         // A second app on the same data dir is refused; the first keeps serving.
         let err = serve(dir.path(), recorder.clone()).await.unwrap_err();
-        assert!(err.contains("already serves"), "{err}");
+        assert!(err.to_string().contains("already serves"), "{err}");
         assert!(link.is_running().await);
 
         // A socket left by a crashed app is treated as "not running", then replaced.

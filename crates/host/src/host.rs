@@ -230,7 +230,7 @@ impl Host {
                 let (transport, problem) = match entry.endpoint() {
                     Ok(Endpoint::Stdio { .. }) => ("stdio", None),
                     Ok(Endpoint::Http { .. }) => ("http", None),
-                    Err(problem) => ("invalid", Some(problem)),
+                    Err(problem) => ("invalid", Some(problem.0)),
                 };
                 let timeout_seconds = entry.timeout().ok().flatten().map(|t| t.as_secs_f64());
                 ServerView { name: name.clone(), transport: transport.into(), target: entry.target(), problem, timeout_seconds }
@@ -372,7 +372,7 @@ impl Host {
             Some(seconds) => entry.other.insert("timeout_seconds".into(), serde_json::json!(seconds)),
             None => entry.other.remove("timeout_seconds"),
         };
-        entry.timeout().map_err(|reason| HostError::Config(ConfigError::File { path: path.clone(), reason: format!("server `{server}`: {reason}") }))?;
+        entry.timeout().map_err(|e| e.in_file(server, &path))?;
         config.save(&path)?;
         *self.config.write().unwrap() = Arc::new(config);
         Ok(())
@@ -443,7 +443,7 @@ impl Host {
             tracing::warn!(server, "failing repeatedly; waiting {wait:?} before starting it again");
             tokio::time::sleep(wait).await;
         }
-        let endpoint = entry.endpoint().map_err(|reason| HostError::Config(ConfigError::File { path: self.paths.servers_config(), reason: format!("server `{server}`: {reason}") }))?;
+        let endpoint = entry.endpoint().map_err(|e| e.in_file(server, &self.paths.servers_config()))?;
         let messages = self.server_messages.lock().unwrap().entry(server.to_owned()).or_insert_with(|| Arc::new(ServerMessages::new(self.paths.server_log(server)))).clone();
         let context = SpawnContext {
             name: server,

@@ -333,41 +333,52 @@ fn choice_options(schema: &Value) -> Option<Vec<(String, String)>> {
     (!options.is_empty()).then_some(options)
 }
 
+/// Why a typed answer does not fit its field; shown to the user, who types it again.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct InvalidAnswer(pub String);
+
+impl From<String> for InvalidAnswer {
+    fn from(reason: String) -> Self {
+        Self(reason)
+    }
+}
+
 impl FormField {
     /// Reads what the user typed for this field: `Ok(None)` leaves it out (empty input for an
     /// optional field without a default). Choices take the option's number, value or label;
     /// several are separated by commas. The host validates the whole answer afterwards.
-    pub fn parse(&self, input: &str) -> Result<Option<Value>, String> {
+    pub fn parse(&self, input: &str) -> Result<Option<Value>, InvalidAnswer> {
         let input = input.trim();
         if input.is_empty() {
             return match (&self.default, self.required) {
                 (Some(default), _) => Ok(Some(default.clone())),
                 (None, false) => Ok(None),
-                (None, true) => Err(format!("`{}` is required", self.name)),
+                (None, true) => Err(format!("`{}` is required", self.name).into()),
             };
         }
         match &self.kind {
             FieldKind::Text { min_length, max_length, .. } => {
                 let length = input.chars().count() as u64;
                 match (min_length, max_length) {
-                    (Some(min), _) if length < *min => Err(format!("`{}` needs at least {min} characters", self.name)),
-                    (_, Some(max)) if length > *max => Err(format!("`{}` takes at most {max} characters", self.name)),
+                    (Some(min), _) if length < *min => Err(format!("`{}` needs at least {min} characters", self.name).into()),
+                    (_, Some(max)) if length > *max => Err(format!("`{}` takes at most {max} characters", self.name).into()),
                     _ => Ok(Some(Value::String(input.to_owned()))),
                 }
             }
             FieldKind::Boolean => match input.to_ascii_lowercase().as_str() {
                 "y" | "yes" | "true" | "1" | "on" => Ok(Some(Value::Bool(true))),
                 "n" | "no" | "false" | "0" | "off" => Ok(Some(Value::Bool(false))),
-                _ => Err(format!("`{}` takes yes or no, not {input:?}", self.name)),
+                _ => Err(format!("`{}` takes yes or no, not {input:?}", self.name).into()),
             },
             FieldKind::Number { integer, minimum, maximum } => {
                 let number = match input.parse::<f64>() {
                     Ok(n) if n.is_finite() && (!integer || n.fract() == 0.0) => n,
-                    _ => return Err(format!("`{}` takes a {}, not {input:?}", self.name, if *integer { "whole number" } else { "number" })),
+                    _ => return Err(format!("`{}` takes a {}, not {input:?}", self.name, if *integer { "whole number" } else { "number" }).into()),
                 };
                 if minimum.is_some_and(|min| number < min) || maximum.is_some_and(|max| number > max) {
                     let bound = |b: &Option<f64>| b.map(|b| Value::from(b).to_string().trim_end_matches(".0").to_owned()).unwrap_or_else(|| "…".to_owned());
-                    return Err(format!("`{}` must be between {} and {}", self.name, bound(minimum), bound(maximum)));
+                    return Err(format!("`{}` must be between {} and {}", self.name, bound(minimum), bound(maximum)).into());
                 }
                 Ok(Some(if number.fract() == 0.0 && number.abs() < 1e15 { Value::from(number as i64) } else { Value::from(number) }))
             }
@@ -382,12 +393,12 @@ impl FormField {
                     found.map(|(value, _)| Value::String(value.clone())).ok_or_else(|| format!("`{}` takes one of {}, not {text:?}", self.name, names.join(", ")))
                 };
                 if *multiple {
-                    input.split(',').filter(|s| !s.trim().is_empty()).map(pick).collect::<Result<Vec<_>, _>>().map(|v| Some(Value::Array(v)))
+                    input.split(',').filter(|s| !s.trim().is_empty()).map(pick).collect::<Result<Vec<_>, _>>().map(|v| Some(Value::Array(v))).map_err(InvalidAnswer)
                 } else {
-                    pick(input).map(Some)
+                    pick(input).map(Some).map_err(InvalidAnswer)
                 }
             }
-            FieldKind::Other => serde_json::from_str(input).map(Some).map_err(|e| format!("`{}` takes JSON here: {e}", self.name)),
+            FieldKind::Other => serde_json::from_str(input).map(Some).map_err(|e| InvalidAnswer(format!("`{}` takes JSON here: {e}", self.name))),
         }
     }
 }
@@ -665,13 +676,13 @@ mod tests {
         let field = |name: &str| fields.iter().find(|f| f.name == name).unwrap().clone();
         assert_eq!(field("theme").parse("2").unwrap(), Some(json!("dark")));
         assert_eq!(field("theme").parse("LIGHT").unwrap(), Some(json!("light")));
-        assert!(field("theme").parse("neon").unwrap_err().contains("light, dark"));
-        assert!(field("theme").parse("").unwrap_err().contains("required"));
+        assert!(field("theme").parse("neon").unwrap_err().0.contains("light, dark"));
+        assert!(field("theme").parse("").unwrap_err().0.contains("required"));
         assert_eq!(field("size").parse("").unwrap(), Some(json!(14)));
         assert_eq!(field("size").parse("12.5").unwrap(), Some(json!(12.5)));
         assert!(field("size").parse("big").is_err());
-        assert!(field("size").parse("99").unwrap_err().contains("between 8 and 32"), "bounds are checked at once");
-        assert!(field("name").parse("Adelaide").unwrap_err().contains("at most 4"));
+        assert!(field("size").parse("99").unwrap_err().0.contains("between 8 and 32"), "bounds are checked at once");
+        assert!(field("name").parse("Adelaide").unwrap_err().0.contains("at most 4"));
         assert_eq!(field("count").parse("3").unwrap(), Some(json!(3)));
         assert!(field("count").parse("3.5").is_err());
         assert_eq!(field("notify").parse("y").unwrap(), Some(json!(true)));

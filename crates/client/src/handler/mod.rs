@@ -28,8 +28,6 @@ use serde_json::Value;
 pub use messages::{ChangedList, ServerChange, ServerMessage, ServerMessages};
 pub use progress::{CallProgress, ProgressFn, ProgressRoute, ProgressRoutes};
 
-use mcp_canvas_config::ConfigError;
-
 use crate::{call_context::InFlight, connection::SpawnContext, error::ClientError};
 use elicitation::Elicitor;
 
@@ -55,7 +53,7 @@ impl CanvasClient {
         let protocol = ctx
             .entry
             .protocol_version()
-            .map_err(|reason| ClientError::Config(ConfigError::File { path: ctx.config_path.to_owned(), reason: format!("server `{}`: {reason}", ctx.name) }))?
+            .map_err(|e| e.in_file(ctx.name, ctx.config_path))?
             .map(|v| serde_json::from_value::<ProtocolVersion>(Value::String(v.to_owned())).expect("a string is a protocol version"));
         Ok(Self {
             elicitor: Elicitor { server: ctx.name.to_owned(), handler: ctx.elicitation.clone() },
