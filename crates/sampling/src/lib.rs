@@ -1,0 +1,30 @@
+//! Sampling as a smart client (seed 001): servers' `sampling/createMessage` requests answered
+//! with the user's own model.
+//!
+//! - [`message`]: the MCP request and result, as they travel and as the window shows them.
+//! - [`provider`]: the models behind one trait (OpenAI-compatible, Anthropic, Ollama).
+//! - [`schema`]: `__schema__` structured output, checked against its schema, one repair round.
+//! - [`exchange`]: the [`SampleExchange`] kept in the transcript.
+//! - [`settings`]: providers and per-server policy from settings.toml.
+//! - [`keys`]: API keys from the OS keyring or an environment variable, never printed.
+//! - [`sampler`]: one request from arrival to answer: limits, policy, the user's approval,
+//!   the provider, the review, the transcript.
+//!
+//! Nothing here knows rmcp or a window: the client crate hands requests in as JSON, a front end
+//! answers through [`sampler::Approver`], the host keeps the transcript through
+//! [`sampler::Transcript`].
+#![deny(missing_docs)]
+
+pub mod exchange;
+pub mod keys;
+pub mod message;
+pub mod provider;
+pub mod sampler;
+pub mod schema;
+pub mod settings;
+
+pub use exchange::SampleExchange;
+pub use message::{Block, Message, Role, SamplingRequest, SamplingResult, StopReason};
+pub use provider::{Provider, ProviderConfig, ProviderError, ProviderKind};
+pub use sampler::{Approver, Sampler, SamplingError, Transcript};
+pub use settings::{PolicyMode, SamplingSettings, ServerPolicy};

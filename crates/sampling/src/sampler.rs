@@ -1,0 +1,597 @@
+//! [`Sampler`]: one sampling request from arrival to answer.
+//!
+//! 1. Checked: size (`max_request_bytes`), shape (tool blocks in the right roles, a tool choice
+//!    with tools), the server's policy (`never` refuses), its rate (`requests_per_minute`).
+//! 2. Fitted: the provider and model (hints matched to configured models), `maxTokens` capped by
+//!    policy and provider, images only to vision-capable providers, tools only to tool-capable ones.
+//! 3. Asked (`ask`): the front end shows it all and the user approves, edits or rejects; the
+//!    time the user takes is reported through [`Waiting`] so the call's timeout pauses.
+//! 4. Answered: `__schema__` through the provider's structured mode (checked, one repair round),
+//!    anything else as it is; optionally reviewed and edited by the user before it is returned.
+//! 5. Kept: every request, answered or not, becomes one [`ExchangeRecord`] in the [`Transcript`].
+//!
+//! A refusal or failure is a [`SamplingError`] (a JSON-RPC error with a reason); never invented
+//! assistant text.
+
+use std::{
+    collections::{HashMap, VecDeque},
+    sync::{Arc, Mutex, RwLock},
+    time::{Duration, Instant, SystemTime, UNIX_EPOCH},
+};
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::{
+    exchange::SampleExchange,
+    keys,
+    message::{Block, Role, SamplingRequest, SamplingResult, StopReason},
+    provider::{self, BoxFuture, Completion, Provider, ProviderConfig, ProviderError, ProviderRequest, StructuredMode, Usage},
+    schema,
+    settings::{PolicyMode, SamplingSettings},
+};
+
+/// JSON-RPC code for a request the user (or policy) rejected (the MCP spec's example uses -1).
+pub const REJECTED: i32 = -1;
+/// JSON-RPC invalid params: a request that is malformed or too big.
+pub const INVALID: i32 = -32602;
+/// JSON-RPC internal error: the provider failed.
+pub const FAILED: i32 = -32603;
+
+/// A sampling request not answered, as the JSON-RPC error the server gets.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{message}")]
+pub struct SamplingError {
+    /// The JSON-RPC error code.
+    pub code: i32,
+    /// Why, naming what to do about it.
+    pub message: String,
+}
+
+impl SamplingError {
+    fn rejected(message: impl Into<String>) -> Self {
+        Self { code: REJECTED, message: message.into() }
+    }
+    fn invalid(message: impl Into<String>) -> Self {
+        Self { code: INVALID, message: message.into() }
+    }
+    fn failed(message: impl Into<String>) -> Self {
+        Self { code: FAILED, message: message.into() }
+    }
+}
+
+/// What the user is shown before a request goes to the model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ApprovalRequest {
+    /// The server asking.
+    pub server: String,
+    /// The request as the server sent it (`maxTokens` already capped).
+    pub request: SamplingRequest,
+    /// The provider that would answer.
+    pub provider: String,
+    /// The model it would use.
+    pub model: String,
+    /// The models the user may pick instead.
+    pub models: Vec<String>,
+    /// Whether it is `__schema__` structured output through the provider's own mode.
+    pub structured: bool,
+    /// What the host changed or noticed (caps applied, hints not matched).
+    pub notes: Vec<String>,
+    /// Whether the completion will be shown before it is returned (the user may turn it on).
+    pub review: bool,
+}
+
+/// The user's answer to an [`ApprovalRequest`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(tag = "action", rename_all = "snake_case")]
+#[ts(export)]
+pub enum Approval {
+    /// Send it, possibly edited.
+    Approve {
+        /// The edited request, when the user changed it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        request: Option<SamplingRequest>,
+        /// Another of the provider's models, when the user picked one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        model: Option<String>,
+        /// Show the completion before it is returned.
+        #[serde(default)]
+        review: bool,
+    },
+    /// Do not send it.
+    Reject {
+        /// Why (goes to the server).
+        reason: String,
+    },
+}
+
+/// What the user is shown after the model answered, when the completion is reviewed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ReviewRequest {
+    /// The server asking.
+    pub server: String,
+    /// The request as it went to the model.
+    pub request: SamplingRequest,
+    /// The model's answer as it would be returned.
+    pub result: SamplingResult,
+    /// The provider.
+    pub provider: String,
+}
+
+/// The user's answer to a [`ReviewRequest`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(tag = "action", rename_all = "snake_case")]
+#[ts(export)]
+pub enum Review {
+    /// Return it, possibly edited.
+    Send {
+        /// The edited result, when the user changed it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        result: Option<SamplingResult>,
+    },
+    /// Return an error instead.
+    Reject {
+        /// Why (goes to the server).
+        reason: String,
+    },
+}
+
+/// Asks the user about sampling (a dialog in the window, a terminal prompt).
+pub trait Approver: Send + Sync {
+    /// Approve, edit or reject a request. A front end that cannot ask rejects with the reason.
+    fn approve<'a>(&'a self, ask: &'a ApprovalRequest) -> BoxFuture<'a, Approval>;
+    /// Review a completion before it is returned.
+    fn review<'a>(&'a self, review: &'a ReviewRequest) -> BoxFuture<'a, Review>;
+}
+
+/// Tells the caller the user is being asked (the call's timeout pauses) until the guard drops.
+pub trait Waiting: Send + Sync {
+    /// Starts a wait.
+    fn begin(&self) -> Box<dyn Send>;
+}
+
+/// No call to pause (tests, requests outside calls).
+pub struct NoCall;
+
+impl Waiting for NoCall {
+    fn begin(&self) -> Box<dyn Send> {
+        Box::new(())
+    }
+}
+
+/// How a request ended, as the transcript records it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum Decision {
+    /// Answered without asking (policy `always`).
+    Automatic,
+    /// The user approved it as it was.
+    Approved,
+    /// The user approved it after editing the request or picking another model.
+    Edited,
+    /// The user edited the completion before it was returned.
+    ResponseEdited,
+    /// The user rejected the request or the completion.
+    Rejected,
+    /// Refused by policy or limits, nobody asked.
+    Refused,
+    /// The provider failed.
+    Failed,
+}
+
+/// One exchange as the transcript keeps it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ExchangeRecord {
+    /// Row id, once stored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "number")]
+    pub id: Option<i64>,
+    /// The server that asked.
+    pub server: String,
+    /// When it arrived, ms since the Unix epoch.
+    #[ts(type = "number")]
+    pub at_ms: u64,
+    /// How it ended.
+    pub decision: Decision,
+    /// The request as the server sent it.
+    pub request: SamplingRequest,
+    /// The request as it went to the model, when the user (or the caps) changed it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub edited_request: Option<SamplingRequest>,
+    /// The result returned to the server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub response: Option<SamplingResult>,
+    /// The exchange for history (2 or 3 messages, `parsed` for structured output).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub exchange: Option<SampleExchange>,
+    /// The provider's name.
+    #[serde(default)]
+    pub provider: String,
+    /// The model used.
+    #[serde(default)]
+    pub model: String,
+    /// Time spent in the provider, ms.
+    #[ts(type = "number")]
+    pub latency_ms: u64,
+    /// Tokens used (both rounds when there was a repair round).
+    pub usage: Usage,
+    /// Whether it went through the provider's structured mode.
+    pub structured: bool,
+    /// The error the server got, when it got one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub error: Option<String>,
+}
+
+/// Where exchanges are kept (the store's catalog).
+pub trait Transcript: Send + Sync {
+    /// Keeps one exchange; a failure to keep it is logged by the implementation, never fatal.
+    fn record(&self, record: &ExchangeRecord);
+}
+
+/// Builds a provider from its configuration (the real one resolves keys; tests may swap it).
+pub type ProviderFactory = dyn Fn(&ProviderConfig) -> Result<Arc<dyn Provider>, String> + Send + Sync;
+
+/// The real factory: the key from the keyring or the environment, then [`provider::build`].
+pub fn real_provider(config: &ProviderConfig) -> Result<Arc<dyn Provider>, String> {
+    let key = keys::resolve(config).map_err(|e| e.to_string())?;
+    Ok(Arc::from(provider::build(config.clone(), key)))
+}
+
+/// What the client advertises to a server (`sampling` capability).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Capability {
+    /// `sampling.tools`: tools and toolChoice are understood.
+    pub tools: bool,
+}
+
+/// Answers sampling requests for every server of one host.
+pub struct Sampler {
+    settings: RwLock<Arc<SamplingSettings>>,
+    approver: Arc<dyn Approver>,
+    transcript: Arc<dyn Transcript>,
+    factory: Box<ProviderFactory>,
+    /// A policy that overrides settings for every server (the CLI's `--sampling`).
+    mode_override: Option<PolicyMode>,
+    recent: Mutex<HashMap<String, VecDeque<Instant>>>,
+    providers: Mutex<HashMap<String, (ProviderConfig, Arc<dyn Provider>)>>,
+}
+
+impl Sampler {
+    /// A sampler with these settings, asking through `approver`, keeping exchanges in `transcript`.
+    pub fn new(settings: SamplingSettings, approver: Arc<dyn Approver>, transcript: Arc<dyn Transcript>) -> Self {
+        Self {
+            settings: RwLock::new(Arc::new(settings)),
+            approver,
+            transcript,
+            factory: Box::new(real_provider),
+            mode_override: None,
+            recent: Mutex::default(),
+            providers: Mutex::default(),
+        }
+    }
+
+    /// Builds providers with `factory` instead (tests).
+    pub fn with_factory(mut self, factory: Box<ProviderFactory>) -> Self {
+        self.factory = factory;
+        self
+    }
+
+    /// Every server gets `mode`, whatever settings say (the CLI's `--sampling`).
+    pub fn with_mode(mut self, mode: Option<PolicyMode>) -> Self {
+        self.mode_override = mode;
+        self
+    }
+
+    /// New settings (after the user changed them); providers are rebuilt when their config changed.
+    pub fn set_settings(&self, settings: SamplingSettings) {
+        *self.settings.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(settings);
+    }
+
+    /// The settings in force.
+    pub fn settings(&self) -> Arc<SamplingSettings> {
+        self.settings.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    fn mode(&self, settings: &SamplingSettings, server: &str) -> PolicyMode {
+        self.mode_override.unwrap_or_else(|| settings.effective(server).mode)
+    }
+
+    /// What to advertise to `server`: nothing under policy `never`; otherwise sampling (also with
+    /// no provider yet, so the server hears how to set one up), with `tools` when the provider can
+    /// and the server's switch allows.
+    pub fn capability(&self, server: &str) -> Option<Capability> {
+        let settings = self.settings();
+        if self.mode(&settings, server) == PolicyMode::Never {
+            return None;
+        }
+        Some(Capability { tools: settings.effective(server).tools })
+    }
+
+    fn provider(&self, config: &ProviderConfig) -> Result<Arc<dyn Provider>, String> {
+        let mut built = self.providers.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((known, provider)) = built.get(&config.name) {
+            if known == config {
+                return Ok(provider.clone());
+            }
+        }
+        let provider = (self.factory)(config)?;
+        built.insert(config.name.clone(), (config.clone(), provider.clone()));
+        Ok(provider)
+    }
+
+    /// Rate limit: `per_minute` requests in any 60 s window, per server.
+    fn admit(&self, server: &str, per_minute: u32) -> bool {
+        let now = Instant::now();
+        let mut recent = self.recent.lock().unwrap_or_else(|p| p.into_inner());
+        let times = recent.entry(server.to_owned()).or_default();
+        while times.front().is_some_and(|t| now.duration_since(*t) >= Duration::from_secs(60)) {
+            times.pop_front();
+        }
+        if times.len() >= per_minute as usize {
+            return false;
+        }
+        times.push_back(now);
+        true
+    }
+
+    /// Answers `server`'s request, or says why not. Every outcome is recorded.
+    pub async fn create_message(&self, server: &str, request: SamplingRequest, waiting: &dyn Waiting) -> Result<SamplingResult, SamplingError> {
+        let mut record = ExchangeRecord {
+            id: None,
+            server: server.to_owned(),
+            at_ms: SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64),
+            decision: Decision::Refused,
+            request: request.clone(),
+            edited_request: None,
+            response: None,
+            exchange: None,
+            provider: String::new(),
+            model: String::new(),
+            latency_ms: 0,
+            usage: Usage::default(),
+            structured: false,
+            error: None,
+        };
+        let outcome = self.answer(server, request, waiting, &mut record).await;
+        match &outcome {
+            Ok(result) => {
+                record.exchange = Some(SampleExchange::of(record.edited_request.as_ref().unwrap_or(&record.request), result));
+                record.response = Some(result.clone());
+            }
+            Err(e) => record.error = Some(e.message.clone()),
+        }
+        self.transcript.record(&record);
+        outcome
+    }
+
+    async fn answer(&self, server: &str, request: SamplingRequest, waiting: &dyn Waiting, record: &mut ExchangeRecord) -> Result<SamplingResult, SamplingError> {
+        let settings = self.settings();
+        let policy = settings.effective(server);
+        let size = serde_json::to_vec(&request).map_or(usize::MAX, |b| b.len());
+        if size > settings.max_request_bytes {
+            return Err(SamplingError::invalid(format!(
+                "the sampling request of `{server}` is {size} bytes, more than the {} MCP Canvas accepts ([sampling] max_request_bytes)",
+                settings.max_request_bytes
+            )));
+        }
+        check_shape(&request).map_err(|e| SamplingError::invalid(format!("the sampling request of `{server}` is malformed: {e}")))?;
+        let mode = self.mode(&settings, server);
+        if mode == PolicyMode::Never {
+            return Err(SamplingError::rejected(format!(
+                "MCP Canvas does not answer sampling requests from `{server}` (its sampling policy is `never`; change it in Settings → Sampling)"
+            )));
+        }
+        if !self.admit(server, policy.requests_per_minute) {
+            return Err(SamplingError::rejected(format!(
+                "`{server}` asked for more than {} completions in a minute ([sampling] requests_per_minute); try again later",
+                policy.requests_per_minute
+            )));
+        }
+        let Some(config) = policy.provider else {
+            let reason = match settings.providers.is_empty() {
+                true => "no LLM provider is configured: add one in Settings → Sampling, or a [[sampling.providers]] entry in settings.toml (see README, Sampling)".to_owned(),
+                false => format!("the provider named for `{server}` is not configured ({})", settings.problems().join("; ")),
+            };
+            return Err(SamplingError::failed(format!("MCP Canvas cannot answer `{server}`'s sampling request: {reason}")));
+        };
+        record.provider = config.name.clone();
+        let mut notes = Vec::new();
+        let mut model = config.pick_model(request.hints(), policy.model).unwrap_or_default().to_owned();
+        let hints: Vec<&str> = request.hints().collect();
+        if !hints.is_empty() && !config.models.iter().any(|m| hints.iter().any(|h| !h.is_empty() && m.to_lowercase().contains(&h.to_lowercase()))) {
+            notes.push(format!("model hints {hints:?} match no configured model; using {model}"));
+        }
+        let mut sent = capped(&request, policy.max_tokens, &mut notes);
+        let mut review = policy.review;
+        let mut decision = Decision::Automatic;
+        if mode == PolicyMode::Ask {
+            let ask = ApprovalRequest {
+                server: server.to_owned(),
+                request: sent.clone(),
+                provider: config.name.clone(),
+                model: model.clone(),
+                models: config.models.clone(),
+                structured: schema::structured_schema(&sent).is_some() && config.structured != StructuredMode::None,
+                notes: notes.clone(),
+                review,
+            };
+            let answer = {
+                let _waiting = waiting.begin();
+                self.approver.approve(&ask).await
+            };
+            match answer {
+                Approval::Reject { reason } => {
+                    record.decision = Decision::Rejected;
+                    return Err(SamplingError::rejected(format!("the user rejected `{server}`'s sampling request: {reason}")));
+                }
+                Approval::Approve { request: edited, model: picked, review: wants_review } => {
+                    decision = Decision::Approved;
+                    if let Some(edited) = edited.filter(|e| *e != sent) {
+                        check_shape(&edited).map_err(|e| SamplingError::invalid(format!("the edited request is malformed: {e}")))?;
+                        sent = capped(&edited, policy.max_tokens, &mut notes);
+                        decision = Decision::Edited;
+                    }
+                    if let Some(picked) = picked.filter(|p| *p != model) {
+                        if !config.models.contains(&picked) {
+                            return Err(SamplingError::invalid(format!("the model {picked} is not one of provider `{}`'s models", config.name)));
+                        }
+                        model = picked;
+                        decision = Decision::Edited;
+                    }
+                    review |= wants_review;
+                }
+            }
+        }
+        if sent != request {
+            record.edited_request = Some(sent.clone());
+        }
+        record.model = model.clone();
+        record.decision = decision;
+        if sent.has_images() && !config.vision {
+            record.decision = Decision::Refused;
+            return Err(SamplingError::rejected(format!(
+                "the request of `{server}` carries images, and provider `{}` is not configured as vision-capable (set vision = true for it if its models read images)",
+                config.name
+            )));
+        }
+        let provider = self.provider(config).map_err(|e| {
+            record.decision = Decision::Failed;
+            SamplingError::failed(format!("provider `{}` is not usable: {e}", config.name))
+        })?;
+        let started = Instant::now();
+        let result = self.complete(provider.as_ref(), &sent, &model, record).await;
+        record.latency_ms = started.elapsed().as_millis() as u64;
+        let mut result = result.inspect_err(|_| record.decision = Decision::Failed)?;
+        if review {
+            let ask = ReviewRequest { server: server.to_owned(), request: sent.clone(), result: result.clone(), provider: config.name.clone() };
+            let answer = {
+                let _waiting = waiting.begin();
+                self.approver.review(&ask).await
+            };
+            match answer {
+                Review::Reject { reason } => {
+                    record.decision = Decision::Rejected;
+                    return Err(SamplingError::rejected(format!("the user rejected the completion for `{server}`: {reason}")));
+                }
+                Review::Send { result: Some(edited) } if edited != result => {
+                    if edited.role != Role::Assistant {
+                        return Err(SamplingError::invalid("the edited completion must be an assistant message"));
+                    }
+                    result = edited;
+                    record.decision = Decision::ResponseEdited;
+                }
+                Review::Send { .. } => {}
+            }
+        }
+        Ok(result)
+    }
+
+    /// The provider's answer: structured (with one repair round) or as it is.
+    async fn complete(&self, provider: &dyn Provider, sent: &SamplingRequest, model: &str, record: &mut ExchangeRecord) -> Result<SamplingResult, SamplingError> {
+        let config = provider.config();
+        let max_tokens = sent.max_tokens;
+        let failed = |e: ProviderError| SamplingError::failed(format!("sampling failed: {e}"));
+        let structured = schema::structured_schema(sent).filter(|_| config.structured != StructuredMode::None);
+        let Some(schema) = structured else {
+            if !sent.tools.is_empty() && sent.choice() != crate::message::ToolChoiceMode::None && !config.tools {
+                return Err(SamplingError::rejected(format!(
+                    "the request offers the model tools, and provider `{}` is configured without tool calling (tools = false)",
+                    config.name
+                )));
+            }
+            let completion = provider.complete(ProviderRequest { request: sent, model, max_tokens, schema: None }).await.map_err(failed)?;
+            record.usage = completion.usage;
+            return Ok(plain_result(completion));
+        };
+        record.structured = true;
+        let plain = schema::without_schema_tool(sent);
+        let first = provider.complete(ProviderRequest { request: &plain, model, max_tokens, schema: Some(schema) }).await.map_err(failed)?;
+        record.usage = first.usage;
+        let text = structured_text(&first);
+        let problems = match schema::check(schema, &text) {
+            Ok(parsed) => return Ok(schema::answer(call_id(), parsed, first.model)),
+            Err(problems) => problems,
+        };
+        let repair = schema::repair_request(&plain, &text, &problems);
+        let second = provider.complete(ProviderRequest { request: &repair, model, max_tokens, schema: Some(schema) }).await.map_err(failed)?;
+        record.usage.input_tokens += second.usage.input_tokens;
+        record.usage.output_tokens += second.usage.output_tokens;
+        let text = structured_text(&second);
+        match schema::check(schema, &text) {
+            Ok(parsed) => Ok(schema::answer(call_id(), parsed, second.model)),
+            Err(problems) => Err(SamplingError::failed(format!(
+                "provider `{}` (model {model}) did not produce output matching the __schema__ schema after one repair round: {}",
+                config.name,
+                problems.join("; ")
+            ))),
+        }
+    }
+}
+
+/// The structured answer's text: what the provider put there, else its text blocks.
+fn structured_text(completion: &Completion) -> String {
+    completion.structured_text.clone().unwrap_or_else(|| completion.content.iter().filter_map(Block::as_text).collect::<Vec<_>>().join(""))
+}
+
+fn plain_result(completion: Completion) -> SamplingResult {
+    SamplingResult { model: completion.model, stop_reason: Some(completion.stop_reason), role: Role::Assistant, content: completion.content }
+}
+
+/// A fresh tool-use id for a structured answer.
+fn call_id() -> String {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+    format!("call_{nanos:08x}{:04x}", NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+}
+
+/// `request` with `maxTokens` at most `cap` (a note says so when it was cut).
+fn capped(request: &SamplingRequest, cap: u32, notes: &mut Vec<String>) -> SamplingRequest {
+    let mut sent = request.clone();
+    if sent.max_tokens > cap {
+        notes.push(format!("maxTokens {} capped to {cap} by policy", sent.max_tokens));
+        sent.max_tokens = cap;
+    }
+    sent
+}
+
+/// Tool blocks where MCP allows them; a tool choice only with tools; something to answer.
+fn check_shape(request: &SamplingRequest) -> Result<(), String> {
+    if request.messages.is_empty() {
+        return Err("it has no messages".to_owned());
+    }
+    if request.max_tokens == 0 {
+        return Err("maxTokens is 0".to_owned());
+    }
+    for (i, message) in request.messages.iter().enumerate() {
+        for block in &message.content {
+            match (block, message.role) {
+                (Block::ToolUse { .. }, Role::User) => return Err(format!("message {i} is a user message with a tool_use block (only assistant messages call tools)")),
+                (Block::ToolResult { .. }, Role::Assistant) => return Err(format!("message {i} is an assistant message with a tool_result block (tool results are user messages)")),
+                _ => {}
+            }
+        }
+    }
+    if request.choice() == crate::message::ToolChoiceMode::Required && request.tools.is_empty() {
+        return Err("toolChoice is required but no tools are offered".to_owned());
+    }
+    Ok(())
+}
+
+/// The stop reason of a completion with tool calls.
+pub fn stop_reason_for(content: &[Block], otherwise: StopReason) -> StopReason {
+    if content.iter().any(|b| matches!(b, Block::ToolUse { .. })) { StopReason::ToolUse } else { otherwise }
+}
