@@ -38,6 +38,13 @@ macro_rules! for_each_command {
             sync answer_elicitation(id: String, answer: ElicitationAnswer) -> ();
             /// The user's decision on the confirmation `id` of a `confirm-request`.
             sync answer_confirmation(id: String, confirmed: bool) -> ();
+            /// The user's decision on the sampling request `id` of a `sampling-request`: approve
+            /// (possibly edited, another model, review the completion) or reject with a reason.
+            sync answer_sampling(id: String, approval: Approval) -> ();
+            /// The user's decision on the completion `id` of a `sampling-review`.
+            sync answer_sampling_review(id: String, review: Review) -> ();
+            /// A server's sampling transcript (every server's for null), newest first.
+            async sampling_log(server: Option<String>) -> Vec<ExchangeRecord>;
             /// Cancels the running call started with `call_token`; its `call_tool` then fails as cancelled.
             sync cancel_call(call_token: String) -> ();
             /// One page of stored artifacts, across sessions, filtered and sorted as asked.

@@ -14,6 +14,7 @@ use mcp_canvas_host::{
     allowlist::{AllowlistView, DashboardAccess},
     health::ServerStatus,
     settings_edit::SettingsView,
+    sampling_core::sampler::{Approval, ExchangeRecord, Review},
     wire::{CallOutcome, ElicitationAnswer, ServerView, ToolView},
 };
 #[allow(unused_imports)]

@@ -17,14 +17,14 @@ mod window_state;
 
 use std::{sync::Arc, time::Duration};
 
-use mcp_canvas_app::{artifact_scheme, App, HostState};
-use mcp_canvas_host::{data_dir, elicitation::ElicitationHandler, Host, HostOptions};
+use mcp_canvas_app::{artifact_scheme, App, Frontends, HostState};
+use mcp_canvas_host::{data_dir, Host, HostOptions};
 
-fn open_host(elicitation: Arc<dyn ElicitationHandler>) -> HostState {
+fn open_host(frontends: Frontends) -> HostState {
     let data_dir = data_dir::resolve(None).map_err(|e| e.to_string())?;
     Host::open(HostOptions { data_dir, call_timeout: Duration::from_secs(120), session: None })
-        // Servers' questions to the user become dialogs in the window.
-        .map(|host| Arc::new(host.with_elicitation(elicitation)))
+        // Servers' questions and sampling requests to the user become dialogs in the window.
+        .map(|host| Arc::new(frontends.install(host)))
         .map_err(|e| e.to_string())
 }
 

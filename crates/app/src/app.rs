@@ -19,6 +19,10 @@ use mcp_canvas_host::{
     health::ServerStatus,
     settings_edit::SettingsView,
     wire::{CallOutcome, CallProgressEvent, ElicitationAnswer, ServerChangedEvent, ServerView, ToolView},
+    sampling_core::{
+        sampler::{Approval, ExchangeRecord, Review},
+        Approver,
+    },
     CallControl, CallOptions, CallProgress, ChangedList, Host, ProgressFn,
 };
 use mcp_canvas_store::{ArtifactPage, ArtifactQuery, ArtifactRecord, ArtifactSource, StorageUsage};
@@ -31,12 +35,29 @@ use crate::{
     elicitation::DialogElicitation,
     layout, opener,
     questions::{Answer, Questions},
+    sampling::DialogSampling,
     window::{AppEvent, SaveDialog, Window, WindowSlot},
 };
 
 /// The host the window talks to, or why the data dir could not be opened (the window still opens
 /// and shows the reason instead of the app vanishing).
 pub type HostState = Result<Arc<Host>, String>;
+
+/// Who answers servers' questions on the user's behalf: the app hands these to `open_host`, which
+/// installs them in the host it opens.
+pub struct Frontends {
+    /// Forms and URLs, as dialogs in the window.
+    pub elicitation: Arc<dyn ElicitationHandler>,
+    /// Sampling requests and completions, as dialogs in the window.
+    pub sampling: Arc<dyn Approver>,
+}
+
+impl Frontends {
+    /// Installs both in `host`.
+    pub fn install(self, host: Host) -> Host {
+        host.with_elicitation(self.elicitation).with_sampling(self.sampling, None)
+    }
+}
 
 /// How much of a server's log the window shows.
 pub const LOG_TAIL_BYTES: u64 = 64 * 1024;
@@ -60,11 +81,11 @@ impl App {
     /// Opens the host with `open_host`, which is handed the elicitation handler to install (the
     /// user's questions go to the window); the canvas comes back as it was left (pinned
     /// dashboards, the saved layout). No window until [`App::attach`].
-    pub fn new(open_host: impl FnOnce(Arc<dyn ElicitationHandler>) -> HostState) -> Self {
+    pub fn new(open_host: impl FnOnce(Frontends) -> HostState) -> Self {
         let window = WindowSlot::default();
         let questions = Arc::new(Questions::new(window.clone()));
         let elicitation = Arc::new(DialogElicitation::new(questions.clone()));
-        let host = open_host(elicitation.clone());
+        let host = open_host(Frontends { elicitation: elicitation.clone(), sampling: Arc::new(DialogSampling::new(questions.clone())) });
         let dashboards = Dashboards::new(host.as_deref().ok());
         // The tabs and panes as the user left them (artifacts deleted since are left out), then
         // the dashboards pinned in the last run (without their tokens).
@@ -250,6 +271,20 @@ impl App {
 
     pub fn answer_confirmation(&self, id: String, confirmed: bool) -> Result<(), String> {
         self.questions.answer(&id, Answer::Confirm(confirmed))
+    }
+
+    pub fn answer_sampling(&self, id: String, approval: Approval) -> Result<(), String> {
+        self.questions.answer(&id, Answer::Sampling(approval))
+    }
+
+    pub fn answer_sampling_review(&self, id: String, review: Review) -> Result<(), String> {
+        self.questions.answer(&id, Answer::SamplingReview(review))
+    }
+
+    /// `server`'s sampling exchanges (all servers' for `None`), newest first, 200 at most.
+    pub async fn sampling_log(&self, server: Option<String>) -> Result<Vec<ExchangeRecord>, String> {
+        let host = self.shared_host().ok_or_else(|| self.host.clone().err().unwrap_or_default())?;
+        tokio::task::spawn_blocking(move || host.sampling_log(server.as_deref(), 200)).await.map_err(|e| e.to_string())?.map_err(|e| e.to_string())
     }
 
     pub fn cancel_call(&self, call_token: String) -> Result<(), String> {

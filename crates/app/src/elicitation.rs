@@ -44,7 +44,7 @@ impl ElicitationHandler for DialogElicitation {
                 Asked::Answered(Answer::Elicitation(ElicitationAnswer { action: ElicitationChoice::Accept, content })) => FormAnswer::Accept(content.unwrap_or_default()),
                 Asked::Answered(Answer::Elicitation(ElicitationAnswer { action: ElicitationChoice::Decline, .. })) => FormAnswer::Decline("the user declined in the dialog".to_owned()),
                 Asked::Answered(Answer::Elicitation(ElicitationAnswer { action: ElicitationChoice::Cancel, .. })) => FormAnswer::Cancel,
-                Asked::Answered(Answer::Confirm(_)) => FormAnswer::Cancel,
+                Asked::Answered(_) => FormAnswer::Cancel,
                 Asked::Unavailable(reason) => FormAnswer::Decline(reason),
                 Asked::TimedOut => FormAnswer::Cancel,
             }
@@ -55,7 +55,7 @@ impl ElicitationHandler for DialogElicitation {
         Box::pin(async move {
             let choice = match self.questions.ask(Question::Url(request.clone())).await {
                 Asked::Answered(Answer::Elicitation(answer)) => answer.action,
-                Asked::Answered(Answer::Confirm(_)) | Asked::TimedOut => ElicitationChoice::Cancel,
+                Asked::Answered(_) | Asked::TimedOut => ElicitationChoice::Cancel,
                 Asked::Unavailable(reason) => return UrlAnswer::Decline(reason),
             };
             match choice {

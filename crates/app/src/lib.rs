@@ -2,7 +2,8 @@
 //! canvas and dashboard state and applying a call's outcome to it ([`App`], `dashboards.rs`),
 //! layout persistence (`layout.rs`), running calls and their cancel tokens (`calls.rs`), the
 //! `artifact:` scheme's responder over `http` types (`artifact_scheme.rs`), and one queue of
-//! questions to the user — confirmations, forms, URLs (`questions.rs`, `elicitation.rs`).
+//! questions to the user — confirmations, forms, URLs, sampling approvals (`questions.rs`,
+//! `elicitation.rs`, `sampling.rs`).
 //! Whatever the window must hear is an [`AppEvent`] sent through the [`Window`] trait, which the
 //! desktop shell implements over Tauri and tests implement with a recorder.
 
@@ -15,7 +16,8 @@ pub mod elicitation;
 pub mod layout;
 pub mod opener;
 pub mod questions;
+pub mod sampling;
 pub mod window;
 
-pub use app::{App, HostState, LOG_TAIL_BYTES};
+pub use app::{App, Frontends, HostState, LOG_TAIL_BYTES};
 pub use window::{event_decls, AppEvent, EventDecl, SaveDialog, Window, WindowSlot};

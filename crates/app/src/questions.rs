@@ -5,9 +5,9 @@
 //! [`UNANSWERED`], or whose asker stopped waiting, is closed, and the window told
 //! (`elicitation-closed`, `confirm-closed`, payload: the id).
 //!
-//! Kinds of question are variants of [`Question`] (with [`QuestionKind`] and their [`Answer`]);
-//! a sampling approval or an app's request to the user is one more variant of each, with its
-//! prompt and closed events, and goes through the same queue.
+//! Kinds of question are variants of [`Question`] (with [`QuestionKind`] and their [`Answer`]):
+//! confirmations, forms, URLs, sampling approvals and completion reviews (`sampling-request`,
+//! `sampling-review`, closed by `sampling-closed`); an app's request to the user would be one more.
 
 use std::{
     collections::HashMap,
@@ -20,7 +20,8 @@ use std::{
 
 use mcp_canvas_host::{
     elicitation::{form_fields, FormRequest, UrlRequest},
-    wire::{ConfirmPrompt, ElicitationAnswer, ElicitationPrompt},
+    sampling_core::sampler::{Approval, ApprovalRequest, Review, ReviewRequest},
+    wire::{ConfirmPrompt, ElicitationAnswer, ElicitationPrompt, SamplingPrompt, SamplingReviewPrompt},
 };
 use serde_json::{Map, Value};
 use tokio::sync::oneshot;
@@ -48,6 +49,10 @@ pub enum Question {
     Form(FormRequest),
     /// A server's page to open (URL-mode elicitation).
     Url(UrlRequest),
+    /// A server's sampling request, to approve, edit or reject.
+    Sampling(ApprovalRequest),
+    /// A completion, to return as it is, edit or reject.
+    SamplingReview(ReviewRequest),
 }
 
 /// Which kind a question is (what a pending question is, without its content).
@@ -56,6 +61,8 @@ pub enum QuestionKind {
     Confirm,
     Form,
     Url,
+    Sampling,
+    SamplingReview,
 }
 
 /// The user's answer to a question.
@@ -65,6 +72,10 @@ pub enum Answer {
     Confirm(bool),
     /// To a [`Question::Form`] or [`Question::Url`].
     Elicitation(ElicitationAnswer),
+    /// To a [`Question::Sampling`].
+    Sampling(Approval),
+    /// To a [`Question::SamplingReview`].
+    SamplingReview(Review),
 }
 
 impl QuestionKind {
@@ -73,6 +84,7 @@ impl QuestionKind {
         match self {
             Self::Confirm => "c",
             Self::Form | Self::Url => "e",
+            Self::Sampling | Self::SamplingReview => "s",
         }
     }
 
@@ -81,12 +93,19 @@ impl QuestionKind {
         match self {
             Self::Confirm => AppEvent::ConfirmClosed(id),
             Self::Form | Self::Url => AppEvent::ElicitationClosed(id),
+            Self::Sampling | Self::SamplingReview => AppEvent::SamplingClosed(id),
         }
     }
 
     /// Whether `answer` answers a question of this kind.
     fn accepts(self, answer: &Answer) -> bool {
-        matches!((self, answer), (Self::Confirm, Answer::Confirm(_)) | (Self::Form | Self::Url, Answer::Elicitation(_)))
+        matches!(
+            (self, answer),
+            (Self::Confirm, Answer::Confirm(_))
+                | (Self::Form | Self::Url, Answer::Elicitation(_))
+                | (Self::Sampling, Answer::Sampling(_))
+                | (Self::SamplingReview, Answer::SamplingReview(_))
+        )
     }
 }
 
@@ -97,6 +116,8 @@ impl Question {
             Self::Confirm { .. } => QuestionKind::Confirm,
             Self::Form(_) => QuestionKind::Form,
             Self::Url(_) => QuestionKind::Url,
+            Self::Sampling(_) => QuestionKind::Sampling,
+            Self::SamplingReview(_) => QuestionKind::SamplingReview,
         }
     }
 
@@ -127,6 +148,8 @@ impl Question {
                 domain: request.domain.clone(),
                 warnings: request.warnings.clone(),
             }),
+            Self::Sampling(request) => AppEvent::SamplingRequest(SamplingPrompt { id, request: request.clone() }),
+            Self::SamplingReview(review) => AppEvent::SamplingReview(SamplingReviewPrompt { id, review: review.clone() }),
         }
     }
 }
@@ -235,7 +258,7 @@ impl Questions {
         let question = Question::Confirm { server: server.to_owned(), tool: tool.to_owned(), arguments: arguments.clone(), on_behalf_of: on_behalf_of.to_owned() };
         match self.ask(question).await {
             Asked::Answered(Answer::Confirm(confirmed)) => confirmed,
-            Asked::Answered(Answer::Elicitation(_)) => false,
+            Asked::Answered(_) => false,
             Asked::Unavailable(reason) => {
                 eprintln!("mcp-canvas: `{tool}` of `{server}` not confirmed: {reason}");
                 false

@@ -11,7 +11,7 @@ use std::{
 use mcp_canvas_canvas::CanvasView;
 use mcp_canvas_host::{
     settings::Theme,
-    wire::{CallOutcome, CallProgressEvent, ConfirmPrompt, ElicitationPrompt, ServerChangedEvent},
+    wire::{CallOutcome, CallProgressEvent, ConfirmPrompt, ElicitationPrompt, SamplingPrompt, SamplingReviewPrompt, ServerChangedEvent},
 };
 use serde::Serialize;
 
@@ -66,6 +66,12 @@ app_events! {
     ConfirmRequest(ConfirmPrompt) = "confirm-request";
     /// A confirmation is no longer open; payload: its id.
     ConfirmClosed(String) = "confirm-closed";
+    /// A server's sampling request, to approve, edit or reject; answered by `answer_sampling`.
+    SamplingRequest(SamplingPrompt) = "sampling-request";
+    /// A completion to review before it is returned; answered by `answer_sampling_review`.
+    SamplingReview(SamplingReviewPrompt) = "sampling-review";
+    /// A sampling question is no longer open; payload: its id.
+    SamplingClosed(String) = "sampling-closed";
     /// A running call's progress report (its `call_token` is the window's token for the call).
     CallProgress(CallProgressEvent) = "call-progress";
     /// A server's tools, resources or prompts changed: re-list them.

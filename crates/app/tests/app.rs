@@ -50,9 +50,9 @@ impl Recorder {
 }
 
 fn app_at(dir: &Path) -> (Arc<App>, Arc<Recorder>) {
-    let app = App::new(|elicitation| {
+    let app = App::new(|frontends| {
         Host::open(HostOptions { data_dir: dir.to_owned(), call_timeout: Duration::from_secs(600), session: None })
-            .map(|host| Arc::new(host.with_elicitation(elicitation)))
+            .map(|host| Arc::new(frontends.install(host)))
             .map_err(|e| e.to_string())
     });
     let recorder = Arc::new(Recorder::default());

@@ -17,12 +17,16 @@
 //!
 //! [appearance]
 //! theme = "system"               # "system" (follow the OS), "light" or "dark"
+//!
+//! [sampling]                     # servers' LLM requests: see mcp_canvas_sampling::settings
+//! policy = "ask"
 //! ```
 //!
 //! [`crate::settings_edit`] changes single keys, keeping the file's comments.
 
 use std::path::Path;
 
+use mcp_canvas_sampling::SamplingSettings;
 use mcp_canvas_store::Limits;
 use serde::Deserialize;
 
@@ -42,6 +46,8 @@ pub struct Settings {
     pub render: RenderSettings,
     /// How the window looks.
     pub appearance: Appearance,
+    /// Servers' sampling requests: providers and per-server policy.
+    pub sampling: SamplingSettings,
 }
 
 /// `[render]`.
@@ -102,11 +108,35 @@ impl Settings {
     /// Reads `path`; a missing file gives the defaults, a broken one a clear error.
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
         match std::fs::read_to_string(path) {
-            Ok(text) => toml::from_str(&text).map_err(|e| ConfigError::Settings { path: path.to_owned(), reason: e.to_string() }),
+            Ok(text) => {
+                let error = |reason: String| ConfigError::Settings { path: path.to_owned(), reason };
+                refuse_plain_keys(&text).map_err(error)?;
+                let settings: Self = toml::from_str(&text).map_err(|e| error(e.to_string()))?;
+                match settings.sampling.problems().as_slice() {
+                    [] => Ok(settings),
+                    problems => Err(error(problems.join("; "))),
+                }
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Self::default()),
             Err(e) => Err(ConfigError::Settings { path: path.to_owned(), reason: e.to_string() }),
         }
     }
+}
+
+/// An API key written into settings.toml is refused, naming where keys go instead (the file is
+/// plain text, often synced or shared; keys live in the OS keyring or the environment).
+fn refuse_plain_keys(text: &str) -> Result<(), String> {
+    let Ok(value) = text.parse::<toml::Table>() else { return Ok(()) }; // the real parse reports it
+    let providers = value.get("sampling").and_then(|s| s.get("providers")).and_then(|p| p.as_array());
+    for provider in providers.into_iter().flatten() {
+        if provider.get("api_key").is_some() {
+            let name = provider.get("name").and_then(|n| n.as_str()).unwrap_or("?");
+            return Err(format!(
+                "[[sampling.providers]] \"{name}\" has an api_key: keys are never kept in settings.toml; remove it and store the key with `mcp-canvas-cli sampling set-key {name}` (OS keyring, api_key_keyring = true) or name an environment variable with api_key_env"
+            ));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -124,5 +154,21 @@ mod tests {
         std::fs::write(&path, "[artifacts]\nquota = 1\n").unwrap();
         let err = Settings::load(&path).unwrap_err().to_string();
         assert!(err.contains("settings.toml") && err.contains("unknown field"), "{err}");
+    }
+
+    #[test]
+    fn sampling_settings_load_and_a_plain_key_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.toml");
+        let provider = "[[sampling.providers]]\nname = \"local\"\nkind = \"openai\"\nbase_url = \"http://127.0.0.1:8089/v1\"\nmodels = [\"smollm2\"]\n";
+        std::fs::write(&path, format!("[sampling]\npolicy = \"always\"\n{provider}\n[sampling.servers.demo]\nmax_tokens = 64\n")).unwrap();
+        let settings = Settings::load(&path).unwrap();
+        assert_eq!(settings.sampling.effective("demo").max_tokens, 64);
+        assert_eq!(settings.sampling.providers[0].name, "local");
+        std::fs::write(&path, format!("{provider}api_key = \"sk-live-123\"\n")).unwrap();
+        let err = Settings::load(&path).unwrap_err().to_string();
+        assert!(err.contains("never kept in settings.toml") && err.contains("set-key local") && !err.contains("sk-live-123"), "{err}");
+        std::fs::write(&path, "[sampling]\nprovider = \"missing\"\n").unwrap();
+        assert!(Settings::load(&path).unwrap_err().to_string().contains("\"missing\""));
     }
 }

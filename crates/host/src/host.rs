@@ -8,12 +8,14 @@ use std::{
 };
 
 use mcp_canvas_contract::ExtractionConfig;
+use mcp_canvas_sampling::{sampler::ExchangeRecord, Approver, PolicyMode, Sampler};
 use mcp_canvas_store::ArtifactStore;
 use mcp_canvas_config::ConfigError;
 use mcp_canvas_client::{ServerChange, ServerConnection, ServerMessage, ServerMessages, SpawnContext};
 use serde_json::Value;
 
 use crate::{
+    sampling::{NobodyToAsk, StoreTranscript},
     config::{Endpoint, ServersConfig},
     file_server::FileServer,
     probe::{ArtifactProbe, ImageHeaderProbe, PdfPageProbe},
@@ -59,6 +61,8 @@ pub struct Host {
     file_server: tokio::sync::OnceCell<FileServer>,
     /// Answers servers' elicitation requests (default: declines, advertising nothing).
     elicitation: Arc<dyn ElicitationHandler>,
+    /// Answers servers' sampling requests (default: asks nobody, so only policy `always` answers).
+    sampler: Arc<Sampler>,
     /// Each server's log messages, kept across reconnects.
     server_messages: std::sync::Mutex<HashMap<String, Arc<ServerMessages>>>,
     /// Servers' `list_changed` notifications, for front ends that follow them.
@@ -81,6 +85,7 @@ impl Host {
             ArtifactStore::open(&paths.root)
                 .map_err(|e| HostError::DataDir(format!("cannot open the artifact store in {}: {e}", paths.root.display())))?,
         );
+        let sampler = Arc::new(Sampler::new(settings.sampling.clone(), Arc::new(NobodyToAsk), Arc::new(StoreTranscript(store.clone()))));
         let settings = Arc::new(std::sync::RwLock::new(Arc::new(settings)));
         Ok(Self {
             paths,
@@ -95,6 +100,7 @@ impl Host {
             call_timeout: options.call_timeout,
             file_server: tokio::sync::OnceCell::new(),
             elicitation: Arc::new(DeclineElicitation::default()),
+            sampler,
             server_messages: std::sync::Mutex::new(HashMap::new()),
             changes: tokio::sync::broadcast::channel(64).0,
             health: std::sync::Mutex::new(HashMap::new()),
@@ -120,6 +126,7 @@ impl Host {
     /// its default) and uses the result from now on.
     pub fn set_setting(&self, key: &str, value: Option<&str>) -> Result<Arc<Settings>, HostError> {
         let settings = Arc::new(crate::settings_edit::set(&self.paths.settings(), key, value)?);
+        self.sampler.set_settings(settings.sampling.clone());
         *self.settings.write().unwrap() = settings.clone();
         Ok(settings)
     }
@@ -127,6 +134,7 @@ impl Host {
     /// Reads `settings.toml` again (after the allowlist or another process changed it).
     pub fn reload_settings(&self) -> Result<Arc<Settings>, HostError> {
         let settings = Arc::new(Settings::load(&self.paths.settings())?);
+        self.sampler.set_settings(settings.sampling.clone());
         *self.settings.write().unwrap() = settings.clone();
         Ok(settings)
     }
@@ -171,6 +179,33 @@ impl Host {
     pub fn with_elicitation(mut self, handler: Arc<dyn ElicitationHandler>) -> Self {
         self.elicitation = handler;
         self
+    }
+
+    /// Installs who approves servers' sampling requests (the window's dialog, a terminal prompt),
+    /// and optionally one policy for every server (the CLI's `--sampling`). Without one, requests
+    /// under policy `ask` are refused with the reason.
+    pub fn with_sampling(mut self, approver: Arc<dyn Approver>, mode: Option<PolicyMode>) -> Self {
+        let settings = self.settings().sampling.clone();
+        self.sampler = Arc::new(Sampler::new(settings, approver, Arc::new(StoreTranscript(self.store.clone()))).with_mode(mode));
+        self
+    }
+
+    /// The sampler (tests and front ends that show what it would do).
+    pub fn sampler(&self) -> &Arc<Sampler> {
+        &self.sampler
+    }
+
+    /// `server`'s sampling exchanges (every server's with `None`), newest first.
+    pub fn sampling_log(&self, server: Option<&str>, limit: u32) -> Result<Vec<ExchangeRecord>, HostError> {
+        let rows = self.store.sampling_log(server, limit).map_err(|source| HostError::Store { server: server.unwrap_or("-").into(), tool: "-".into(), source })?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|row| {
+                let mut record: ExchangeRecord = serde_json::from_str(&row.record).map_err(|e| tracing::warn!(id = row.id, "unreadable sampling record: {e}")).ok()?;
+                record.id = Some(row.id);
+                Some(record)
+            })
+            .collect())
     }
 
     /// The log messages (`notifications/message`) `server` sent most recently, oldest first;
@@ -451,6 +486,7 @@ impl Host {
             config_path: &self.paths.servers_config(),
             log_path: self.paths.server_log(server),
             elicitation: self.elicitation.clone(),
+            sampler: self.sampler.clone(),
             messages,
             changes: self.changes.clone(),
         };

@@ -18,6 +18,8 @@ mod arguments;
 pub(crate) mod audit;
 pub use mcp_canvas_config::{data_dir, servers as config, import as config_import, settings, settings_edit};
 pub use mcp_canvas_client::{elicitation, health};
+/// Sampling (`mcp_canvas_sampling`): types, providers, policy, the sampler.
+pub use mcp_canvas_sampling as sampling_core;
 mod error;
 pub mod file_server;
 mod housekeeping;
@@ -27,6 +29,7 @@ mod pipeline;
 pub mod probe;
 pub mod prompts;
 pub mod resources;
+pub mod sampling;
 pub mod wire;
 
 pub use error::HostError;

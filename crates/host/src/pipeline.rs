@@ -270,7 +270,7 @@ async fn send_call(connection: &ServerConnection, tool: &str, arguments: JsonObj
 }
 
 /// Answers the requests of an `input_required` result (2026-07-28): elicitation through the
-/// connection's handler, roots as none; sampling is not offered.
+/// connection's handler, sampling through its sampler, roots as none.
 async fn answer_input(connection: &ServerConnection, input: InputRequiredResult, context: &Arc<CallContext>, what: &str) -> Result<InputResponses, HostError> {
     let mut responses = InputResponses::new();
     for (key, request) in input.input_requests.unwrap_or_default() {
@@ -279,9 +279,11 @@ async fn answer_input(connection: &ServerConnection, input: InputRequiredResult,
             InputRequest::Elicitation(request) => serde_json::to_value(connection.client.elicitor.answer(request.params, std::slice::from_ref(context)).await),
             // No roots: MCP Canvas exposes no filesystem roots to servers.
             InputRequest::ListRoots(_) => Ok(serde_json::json!({ "roots": [] })),
-            InputRequest::CreateMessage(_) => {
-                return Err(HostError::from(connection.request_error(what, "the server asked for an LLM completion (sampling), which MCP Canvas does not offer".to_owned())));
-            }
+            // No standard way to answer one input request with an error: the call ends with it.
+            InputRequest::CreateMessage(request) => match connection.client.sampling.answer(request.params, std::slice::from_ref(context)).await {
+                Ok(result) => serde_json::to_value(result),
+                Err(e) => return Err(HostError::from(connection.request_error(what, format!("the server asked for an LLM completion, which was not given: {}", e.message)))),
+            },
             _ => return Err(HostError::from(connection.request_error(what, "the server asked for a kind of input MCP Canvas does not know".to_owned()))),
         };
         responses.insert(key, answer.expect("results serialize"));

@@ -145,6 +145,30 @@ pub struct ConfirmPrompt {
     pub on_behalf_of: String,
 }
 
+/// A server's sampling request as the window shows it (the app's `sampling-request` event); the
+/// window answers with `answer_sampling` for the same `id`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct SamplingPrompt {
+    /// Which question this is (echoed in the answer).
+    pub id: String,
+    /// What is asked, with the provider and model that would answer.
+    #[serde(flatten)]
+    pub request: crate::sampling_core::sampler::ApprovalRequest,
+}
+
+/// A completion to review before it is returned (the app's `sampling-review` event); answered
+/// with `answer_sampling_review`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct SamplingReviewPrompt {
+    /// Which question this is.
+    pub id: String,
+    /// The request as sent and the completion as it would be returned.
+    #[serde(flatten)]
+    pub review: crate::sampling_core::sampler::ReviewRequest,
+}
+
 /// Progress a server reported for a running call, as the window shows it (the app's
 /// `call-progress` event). `call_token` is the token the window chose for the call.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]

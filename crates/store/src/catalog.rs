@@ -15,6 +15,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0002_sessions_and_queries.sql"),
     include_str!("../migrations/0003_audit.sql"),
     include_str!("../migrations/0004_blob_reservations.sql"),
+    include_str!("../migrations/0005_sampling.sql"),
 ];
 
 pub(crate) const COLUMNS: &str =

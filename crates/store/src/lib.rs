@@ -18,12 +18,14 @@ mod error;
 mod lifecycle;
 mod query;
 mod record;
+mod sampling;
 mod verify;
 
 pub use audit::AuditRecord;
 pub use error::StoreError;
 pub use lifecycle::{Eviction, Limits};
 pub use query::{ArtifactPage, ArtifactQuery, ArtifactSource, MimeFamily, SortKey, StorageUsage};
+pub use sampling::SamplingRow;
 pub use record::{ArtifactRecord, NewArtifact, Persistence};
 pub use verify::VerifyReport;
 
@@ -239,6 +241,16 @@ impl ArtifactStore {
     /// The most recent audited calls, newest first.
     pub fn audit_log(&self, limit: u32) -> Result<Vec<AuditRecord>, StoreError> {
         audit::recent(&self.conn(), limit)
+    }
+
+    /// Keeps one sampling exchange; returns its row id.
+    pub fn record_sampling(&self, row: &SamplingRow) -> Result<i64, StoreError> {
+        sampling::insert(&self.conn(), row)
+    }
+
+    /// Sampling exchanges of `server` (all servers with `None`), newest first.
+    pub fn sampling_log(&self, server: Option<&str>, limit: u32) -> Result<Vec<SamplingRow>, StoreError> {
+        sampling::recent(&self.conn(), server, limit)
     }
 
     /// Total bytes of distinct blobs the catalog references.

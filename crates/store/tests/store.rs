@@ -271,3 +271,35 @@ fn two_stores_on_one_directory_write_at_once() {
     assert_eq!(store.list_session("w1").unwrap().len(), 100);
     assert!(store.verify().unwrap().is_clean());
 }
+
+#[test]
+fn sampling_exchanges_are_kept_per_server_newest_first_across_reopening() {
+    use mcp_canvas_store::SamplingRow;
+    let dir = tempfile::tempdir().unwrap();
+    let row = |server: &str, at_ms: i64, decision: &str| SamplingRow {
+        id: 0,
+        server: server.into(),
+        at_ms,
+        decision: decision.into(),
+        provider: "local".into(),
+        model: "smollm2".into(),
+        latency_ms: 12,
+        input_tokens: 30,
+        output_tokens: 7,
+        record: format!(r#"{{"at":{at_ms}}}"#),
+    };
+    {
+        let store = ArtifactStore::open(dir.path()).unwrap();
+        let first = store.record_sampling(&row("demo", 1, "approved")).unwrap();
+        let second = store.record_sampling(&row("other", 2, "rejected")).unwrap();
+        store.record_sampling(&row("demo", 3, "edited")).unwrap();
+        assert!(second > first);
+    }
+    let store = ArtifactStore::open(dir.path()).unwrap();
+    let demo = store.sampling_log(Some("demo"), 10).unwrap();
+    assert_eq!(demo.iter().map(|r| (r.at_ms, r.decision.as_str())).collect::<Vec<_>>(), [(3, "edited"), (1, "approved")]);
+    assert_eq!(demo[0].record, r#"{"at":3}"#);
+    assert_eq!(store.sampling_log(None, 10).unwrap().len(), 3);
+    assert_eq!(store.sampling_log(None, 1).unwrap()[0].at_ms, 3);
+    assert!(store.sampling_log(Some("nobody"), 10).unwrap().is_empty());
+}

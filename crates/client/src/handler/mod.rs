@@ -1,11 +1,12 @@
 //! [`CanvasClient`], our side of an MCP session (the `rmcp::ClientHandler`): what we advertise,
 //! and what we do with what a server sends unasked. One module per server→client request kind
-//! ([`elicitation`] now; sampling next), and one per kind of notification ([`progress`],
+//! ([`elicitation`], [`sampling`]), and one per kind of notification ([`progress`],
 //! [`messages`]).
 
 pub mod elicitation;
 pub mod messages;
 pub mod progress;
+pub mod sampling;
 
 use std::sync::{
     atomic::{AtomicBool, Ordering},
@@ -16,7 +17,7 @@ use std::sync::{
 #[allow(deprecated)]
 use rmcp::{
     model::{
-        ClientCapabilities, ClientConfig, CustomNotification, ElicitRequestParams, ElicitResult, ElicitationAction,
+        ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult, CustomNotification, ElicitRequestParams, ElicitResult, ElicitationAction,
         ElicitationCapability, FormElicitationCapability, Implementation, LoggingMessageNotificationParam,
         ProgressNotificationParam, ProtocolVersion, UrlElicitationCapability,
     },
@@ -30,12 +31,15 @@ pub use progress::{CallProgress, ProgressFn, ProgressRoute, ProgressRoutes};
 
 use crate::{call_context::InFlight, connection::SpawnContext, error::ClientError};
 use elicitation::Elicitor;
+use sampling::SamplingBridge;
 
 /// Our side of one MCP session: the `rmcp::ClientHandler` the connection runs.
 #[derive(Clone)]
 pub struct CanvasClient {
     /// Answers elicitation requests (server→client requests and `input_required` rounds).
     pub elicitor: Elicitor,
+    /// Answers sampling requests (server→client requests and `input_required` rounds).
+    pub sampling: SamplingBridge,
     /// The calls in flight, which a server→client question may belong to.
     pub in_flight: Arc<InFlight>,
     /// Where each in-flight call's progress goes, by progress token.
@@ -57,6 +61,7 @@ impl CanvasClient {
             .map(|v| serde_json::from_value::<ProtocolVersion>(Value::String(v.to_owned())).expect("a string is a protocol version"));
         Ok(Self {
             elicitor: Elicitor { server: ctx.name.to_owned(), handler: ctx.elicitation.clone() },
+            sampling: SamplingBridge { server: ctx.name.to_owned(), sampler: ctx.sampler.clone() },
             in_flight: Arc::default(),
             progress: Arc::default(),
             tools_stale: Arc::default(),
@@ -99,6 +104,7 @@ impl ClientHandler for CanvasClient {
             }
             capabilities.elicitation = Some(elicitation);
         }
+        capabilities.sampling = self.sampling.capability();
         let mut config = ClientConfig::new(capabilities, Implementation::new("mcp-canvas", env!("CARGO_PKG_VERSION")).with_title("MCP Canvas"));
         if let Some(version) = self.protocol.clone().filter(ProtocolVersion::has_initialize) {
             config.protocol_version = version;
@@ -112,6 +118,14 @@ impl ClientHandler for CanvasClient {
             answer = self.elicitor.answer(request, &calls) => Ok(answer),
             // The server gave up on its request (or on the call it belongs to).
             () = context.ct.cancelled() => Ok(ElicitResult::new(ElicitationAction::Cancel)),
+        }
+    }
+
+    async fn create_message(&self, params: CreateMessageRequestParams, context: RequestContext<RoleClient>) -> Result<CreateMessageResult, ErrorData> {
+        let calls = self.in_flight.asked();
+        tokio::select! {
+            answer = self.sampling.answer(params, &calls) => answer,
+            () = context.ct.cancelled() => Err(ErrorData::new(rmcp::model::ErrorCode::INTERNAL_ERROR, "the server cancelled its sampling request", None)),
         }
     }
 
