@@ -65,7 +65,7 @@ pub struct SpawnContext<'a> {
     /// Who answers the server's elicitation requests.
     pub elicitation: Arc<dyn ElicitationHandler>,
     /// Who answers the server's sampling requests.
-    pub sampler: Arc<mcp_canvas_sampling::Sampler>,
+    pub sampler: Arc<dyn mcp_canvas_sampling::SamplingService>,
     /// Where the server's log messages go (kept by the host across reconnects).
     pub messages: Arc<ServerMessages>,
     /// Where the server's `list_changed` notifications are announced.

@@ -8,7 +8,7 @@ use std::{
 };
 
 use mcp_canvas_contract::ExtractionConfig;
-use mcp_canvas_sampling::{sampler::ExchangeRecord, Approver, PolicyMode, Sampler};
+use mcp_canvas_sampling::{sampler::ExchangeRecord, Approver, PolicyMode, Sampler, SamplingService};
 use mcp_canvas_store::ArtifactStore;
 use mcp_canvas_config::ConfigError;
 use mcp_canvas_client::{ServerChange, ServerConnection, ServerMessage, ServerMessages, SpawnContext};
@@ -63,6 +63,9 @@ pub struct Host {
     elicitation: Arc<dyn ElicitationHandler>,
     /// Answers servers' sampling requests (default: asks nobody, so only policy `always` answers).
     sampler: Arc<Sampler>,
+    /// Who connections hand sampling requests to: the sampler, unless a front end routes them
+    /// elsewhere (the proxy: to the AI host first).
+    sampling_service: Option<Arc<dyn SamplingService>>,
     /// Each server's log messages, kept across reconnects.
     server_messages: std::sync::Mutex<HashMap<String, Arc<ServerMessages>>>,
     /// Servers' `list_changed` notifications, for front ends that follow them.
@@ -101,6 +104,7 @@ impl Host {
             file_server: tokio::sync::OnceCell::new(),
             elicitation: Arc::new(DeclineElicitation::default()),
             sampler,
+            sampling_service: None,
             server_messages: std::sync::Mutex::new(HashMap::new()),
             changes: tokio::sync::broadcast::channel(64).0,
             health: std::sync::Mutex::new(HashMap::new()),
@@ -187,6 +191,13 @@ impl Host {
     pub fn with_sampling(mut self, approver: Arc<dyn Approver>, mode: Option<PolicyMode>) -> Self {
         let settings = self.settings().sampling.clone();
         self.sampler = Arc::new(Sampler::new(settings, approver, Arc::new(StoreTranscript(self.store.clone()))).with_mode(mode));
+        self
+    }
+
+    /// Hands connections' sampling requests to `service` instead of the sampler (the proxy routes
+    /// them to the AI host, else the app, and uses [`Host::sampler`] for neither).
+    pub fn with_sampling_service(mut self, service: Arc<dyn SamplingService>) -> Self {
+        self.sampling_service = Some(service);
         self
     }
 
@@ -486,7 +497,7 @@ impl Host {
             config_path: &self.paths.servers_config(),
             log_path: self.paths.server_log(server),
             elicitation: self.elicitation.clone(),
-            sampler: self.sampler.clone(),
+            sampler: self.sampling_service.clone().unwrap_or_else(|| self.sampler.clone()),
             messages,
             changes: self.changes.clone(),
         };

@@ -26,5 +26,5 @@ pub mod settings;
 pub use exchange::SampleExchange;
 pub use message::{Block, Message, Role, SamplingRequest, SamplingResult, StopReason};
 pub use provider::{Provider, ProviderConfig, ProviderError, ProviderKind};
-pub use sampler::{Approver, Sampler, SamplingError, Transcript};
+pub use sampler::{Approver, Sampler, SamplingError, SamplingService, Transcript};
 pub use settings::{PolicyMode, SamplingSettings, ServerPolicy};

@@ -49,6 +49,10 @@ pub struct SamplingError {
 }
 
 impl SamplingError {
+    /// An error with this code and message.
+    pub fn new(code: i32, message: impl Into<String>) -> Self {
+        Self { code, message: message.into() }
+    }
     fn rejected(message: impl Into<String>) -> Self {
         Self { code: REJECTED, message: message.into() }
     }
@@ -256,6 +260,25 @@ pub fn real_provider(config: &ProviderConfig) -> Result<Arc<dyn Provider>, Strin
 pub struct Capability {
     /// `sampling.tools`: tools and toolChoice are understood.
     pub tools: bool,
+}
+
+/// Whoever answers a connection's sampling requests: the [`Sampler`] itself, or the proxy's
+/// router (the AI host upstream, else the desktop app, else a reasoned refusal).
+pub trait SamplingService: Send + Sync {
+    /// What to advertise to `server`; `None`: sampling is not offered.
+    fn capability(&self, server: &str) -> Option<Capability>;
+    /// Answers `server`'s request, or says why not.
+    fn create_message<'a>(&'a self, server: &'a str, request: SamplingRequest, waiting: &'a dyn Waiting) -> BoxFuture<'a, Result<SamplingResult, SamplingError>>;
+}
+
+impl SamplingService for Sampler {
+    fn capability(&self, server: &str) -> Option<Capability> {
+        Sampler::capability(self, server)
+    }
+
+    fn create_message<'a>(&'a self, server: &'a str, request: SamplingRequest, waiting: &'a dyn Waiting) -> BoxFuture<'a, Result<SamplingResult, SamplingError>> {
+        Box::pin(Sampler::create_message(self, server, request, waiting))
+    }
 }
 
 /// Answers sampling requests for every server of one host.

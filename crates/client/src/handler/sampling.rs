@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use mcp_canvas_sampling::{
     sampler::{Capability, Waiting},
-    Sampler, SamplingRequest,
+    SamplingRequest, SamplingService,
 };
 use rmcp::{
     model::{CreateMessageRequestParams, CreateMessageResult, ErrorCode, JsonObject, SamplingCapability},
@@ -25,8 +25,8 @@ use crate::call_context::CallContext;
 pub struct SamplingBridge {
     /// The server's configured name.
     pub server: String,
-    /// The host's sampler.
-    pub sampler: Arc<Sampler>,
+    /// The host's sampler (or the proxy's router).
+    pub sampler: Arc<dyn SamplingService>,
 }
 
 /// The calls a request belongs to are waiting for the user while a guard lives.
