@@ -350,8 +350,8 @@ mod tests {
         let wire = json!({
             "messages": [
                 {"role": "user", "content": [{"type": "text", "text": "weather?"}, {"type": "image", "data": "AAAA", "mimeType": "image/png"}]},
-                {"role": "assistant", "content": [{"type": "tool_use", "id": "c1", "name": "get_weather", "input": {"city": "Oslo"}}]},
-                {"role": "user", "content": [{"type": "tool_result", "toolUseId": "c1", "content": [{"type": "text", "text": "3 °C"}], "isError": false}]}
+                {"role": "assistant", "content": {"type": "tool_use", "id": "c1", "name": "get_weather", "input": {"city": "Oslo"}}},
+                {"role": "user", "content": {"type": "tool_result", "toolUseId": "c1", "content": [{"type": "text", "text": "3 °C"}], "isError": false}}
             ],
             "systemPrompt": "be brief",
             "maxTokens": 100,

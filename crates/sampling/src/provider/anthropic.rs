@@ -1,8 +1,17 @@
-//! TODO(provider helper): anthropic wire format.
+//! Anthropic Messages (`POST {base_url}/v1/messages`): MCP blocks map almost one to one
+//! (`tool_use`, `tool_result` with `tool_use_id`); `__schema__` is a tool the model is forced
+//! to call (`tool_choice: {type: "tool"}`), whose input is the structured answer.
 
-use super::{BoxFuture, Completion, Http, Provider, ProviderConfig, ProviderError, ProviderRequest};
+use serde_json::{json, Map, Value};
 
-/// The anthropic provider.
+use super::{join, BoxFuture, Completion, Http, Provider, ProviderConfig, ProviderError, ProviderRequest, Usage};
+use crate::{
+    message::{Block, Role, StopReason, ToolChoiceMode},
+    sampler::stop_reason_for,
+    schema::SCHEMA_TOOL,
+};
+
+/// The Anthropic provider.
 pub struct Anthropic {
     pub(super) config: ProviderConfig,
     pub(super) http: Http,
@@ -13,7 +22,137 @@ impl Provider for Anthropic {
         &self.config
     }
 
-    fn complete<'a>(&'a self, _request: ProviderRequest<'a>) -> BoxFuture<'a, Result<Completion, ProviderError>> {
-        Box::pin(async move { Err(self.http.unsupported("not written yet")) })
+    fn complete<'a>(&'a self, request: ProviderRequest<'a>) -> BoxFuture<'a, Result<Completion, ProviderError>> {
+        Box::pin(async move {
+            let body = body(&request).map_err(|e| self.http.unsupported(e))?;
+            let mut headers = vec![("anthropic-version", "2023-06-01".to_owned())];
+            if let Some(key) = &self.http.key {
+                headers.push(("x-api-key", key.expose().to_owned()));
+            }
+            let answer = self.http.post(&join(&self.config.base_url, "v1/messages"), &headers, &body).await?;
+            let mut completion = read(&answer, request.model).map_err(|e| self.http.bad(e))?;
+            if request.schema.is_some() {
+                let input = completion.content.iter().find_map(|b| match b {
+                    Block::ToolUse { name, input, .. } if name == SCHEMA_TOOL => Some(Value::Object(input.clone()).to_string()),
+                    _ => None,
+                });
+                completion.structured_text = Some(input.unwrap_or_else(|| completion.content.iter().filter_map(Block::as_text).collect()));
+            }
+            Ok(completion)
+        })
+    }
+}
+
+/// The request body for `request`.
+pub fn body(request: &ProviderRequest<'_>) -> Result<Value, String> {
+    let sampling = request.request;
+    let mut messages = Vec::new();
+    for message in &sampling.messages {
+        let mut blocks = Vec::new();
+        for block in &message.content {
+            blocks.push(match block {
+                Block::Text { text } => json!({"type": "text", "text": text}),
+                Block::Image { data, mime_type } => json!({"type": "image", "source": {"type": "base64", "media_type": mime_type, "data": data}}),
+                Block::Audio { .. } => return Err("Anthropic models do not take audio".to_owned()),
+                Block::ToolUse { id, name, input } => json!({"type": "tool_use", "id": id, "name": name, "input": input}),
+                Block::ToolResult { tool_use_id, content, is_error, .. } => {
+                    let texts: Vec<Value> = content.iter().filter_map(|c| c.get("text").and_then(Value::as_str)).map(|t| json!({"type": "text", "text": t})).collect();
+                    json!({"type": "tool_result", "tool_use_id": tool_use_id, "content": texts, "is_error": is_error.unwrap_or(false)})
+                }
+            });
+        }
+        let role = if message.role == Role::User { "user" } else { "assistant" };
+        messages.push(json!({"role": role, "content": blocks}));
+    }
+    let mut body = json!({"model": request.model, "max_tokens": request.max_tokens, "messages": messages});
+    let object = body.as_object_mut().expect("an object");
+    if let Some(system) = &sampling.system_prompt {
+        object.insert("system".into(), json!(system));
+    }
+    if let Some(t) = sampling.temperature {
+        object.insert("temperature".into(), json!(t));
+    }
+    if !sampling.stop_sequences.is_empty() {
+        object.insert("stop_sequences".into(), json!(sampling.stop_sequences));
+    }
+    let mut tools: Vec<Value> = sampling.tools.iter().map(|t| json!({"name": t.name, "description": t.description.clone().unwrap_or_default(), "input_schema": t.input_schema})).collect();
+    if let Some(schema) = request.schema {
+        tools = vec![json!({"name": SCHEMA_TOOL, "description": "Respond with structured data matching this schema.", "input_schema": schema})];
+        object.insert("tool_choice".into(), json!({"type": "tool", "name": SCHEMA_TOOL}));
+    } else if let (false, Some(choice)) = (tools.is_empty(), sampling.tool_choice) {
+        let kind = match choice.mode {
+            ToolChoiceMode::Auto => "auto",
+            ToolChoiceMode::Required => "any",
+            ToolChoiceMode::None => "none",
+        };
+        object.insert("tool_choice".into(), json!({"type": kind}));
+    }
+    if !tools.is_empty() {
+        object.insert("tools".into(), Value::Array(tools));
+    }
+    Ok(body)
+}
+
+/// An Anthropic answer in MCP terms.
+pub fn read(answer: &Value, requested_model: &str) -> Result<Completion, String> {
+    let blocks = answer.get("content").and_then(Value::as_array).ok_or("no content in the answer")?;
+    let mut content = Vec::new();
+    for block in blocks {
+        match block.get("type").and_then(Value::as_str) {
+            Some("text") => content.push(Block::text(block.get("text").and_then(Value::as_str).unwrap_or_default())),
+            Some("tool_use") => {
+                let input: Map<String, Value> = block.get("input").and_then(Value::as_object).cloned().unwrap_or_default();
+                let id = block.get("id").and_then(Value::as_str).unwrap_or("toolu_0").to_owned();
+                let name = block.get("name").and_then(Value::as_str).ok_or("a tool_use block without a name")?.to_owned();
+                content.push(Block::ToolUse { id, name, input });
+            }
+            _ => {} // thinking and other block kinds are not part of the MCP answer
+        }
+    }
+    let stop = match answer.get("stop_reason").and_then(Value::as_str) {
+        Some("max_tokens") => StopReason::MaxTokens,
+        Some("stop_sequence") => StopReason::StopSequence,
+        Some("tool_use") => StopReason::ToolUse,
+        _ => StopReason::EndTurn,
+    };
+    let usage = Usage {
+        input_tokens: answer.pointer("/usage/input_tokens").and_then(Value::as_u64).unwrap_or(0),
+        output_tokens: answer.pointer("/usage/output_tokens").and_then(Value::as_u64).unwrap_or(0),
+    };
+    let model = answer.get("model").and_then(Value::as_str).unwrap_or(requested_model).to_owned();
+    Ok(Completion { stop_reason: stop_reason_for(&content, stop), content, model, usage, structured_text: None })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::{Message, SamplingRequest, ToolChoice, ToolDef};
+
+    #[test]
+    fn blocks_map_one_to_one_and_round_trip() {
+        let mut request = SamplingRequest::user("weather?", 50);
+        request.system_prompt = Some("be brief".into());
+        let call = Block::ToolUse { id: "toolu_1".into(), name: "get_weather".into(), input: json!({"city": "Oslo"}).as_object().unwrap().clone() };
+        request.messages.push(Message::new(Role::Assistant, call.clone()));
+        request.messages.push(Message::new(Role::User, Block::ToolResult { tool_use_id: "toolu_1".into(), content: vec![json!({"type": "text", "text": "3 °C"})], structured_content: None, is_error: None }));
+        request.tools = vec![ToolDef { name: "get_weather".into(), description: None, input_schema: json!({"type": "object"}).as_object().unwrap().clone() }];
+        request.tool_choice = Some(ToolChoice { mode: ToolChoiceMode::Required });
+        let body = body(&ProviderRequest { request: &request, model: "claude", max_tokens: 40, schema: None }).unwrap();
+        assert_eq!(body["system"], "be brief");
+        assert_eq!(body["tool_choice"], json!({"type": "any"}));
+        assert_eq!(body["messages"][2]["content"][0], json!({"type": "tool_result", "tool_use_id": "toolu_1", "content": [{"type": "text", "text": "3 °C"}], "is_error": false}));
+        let answer = json!({"model": "claude-x", "content": [body["messages"][1]["content"][0].clone()], "stop_reason": "tool_use", "usage": {"input_tokens": 5, "output_tokens": 2}});
+        let completion = read(&answer, "claude").unwrap();
+        assert_eq!(completion.content, vec![call]);
+        assert_eq!(completion.stop_reason, StopReason::ToolUse);
+    }
+
+    #[test]
+    fn structured_output_is_a_forced_tool() {
+        let request = SamplingRequest::user("x", 5);
+        let schema = json!({"type": "object"}).as_object().unwrap().clone();
+        let body = body(&ProviderRequest { request: &request, model: "m", max_tokens: 5, schema: Some(&schema) }).unwrap();
+        assert_eq!(body["tool_choice"], json!({"type": "tool", "name": "__schema__"}));
+        assert_eq!(body["tools"][0]["input_schema"], json!({"type": "object"}));
     }
 }
