@@ -148,7 +148,8 @@ impl SamplingSettings {
             provider,
             model: self.servers.get(server).and_then(|p| p.model.as_deref()),
             max_tokens: own.max_tokens.unwrap_or(u32::MAX).min(provider_cap),
-            tools: own.tools && provider.is_some_and(|p| p.tools),
+            // With no provider yet, offered anyway: the server then hears how to set one up.
+            tools: own.tools && provider.is_none_or(|p| p.tools),
             review: own.review,
             requests_per_minute: own.requests_per_minute.unwrap_or(self.requests_per_minute),
         }

@@ -4,6 +4,7 @@
 mod charts;
 mod patterns;
 mod interactive;
+mod sampling;
 mod arguments;
 mod documents;
 mod resources;
@@ -24,7 +25,7 @@ pub struct DemoServer {
 
 impl DemoServer {
     pub fn new() -> Self {
-        Self { tool_router: Self::chart_router() + Self::interactive_router() + Self::document_router() + Self::patterns_router() }
+        Self { tool_router: Self::chart_router() + Self::interactive_router() + Self::document_router() + Self::patterns_router() + Self::sampling_router() }
     }
 }
 
