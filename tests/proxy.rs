@@ -7,7 +7,9 @@
 //!   bytes are the PDF the server sent (and a result ≥ 100× smaller than the raw one), the tiny
 //!   image passed through, progress and elicitation forwarded, prompts, errors of both kinds.
 //! - rmcp's client: misbehaving downstream servers become tool errors within the timeout and the
-//!   proxy stays up; two servers with the same tool name are both reachable; the inline policy.
+//!   proxy stays up; two servers with the same tool name are both reachable; the inline policy;
+//!   a downstream server's sampling request answered by an AI host that declared sampling, and
+//!   refused with the reason by one that did not (no app running).
 //! - Raw lines: garbage from the AI host gets JSON-RPC errors, not a crash.
 
 use std::{
@@ -22,6 +24,7 @@ use mcp_canvas_e2e::{
     binary, cli, demo_result_raw,
     npm::{everything, node22, npm_dir, tiny_image_bytes},
 };
+use mcp_canvas_host::sampling_core::{sampler::Decision, SamplingError, SamplingRequest, SamplingResult};
 use rmcp::{
     model::{CallToolRequestParams, CallToolResult},
     service::RunningService,
@@ -216,7 +219,7 @@ async fn rmcp_client(dir: &Path) -> RunningService<RoleClient, ()> {
     ().serve(transport).await.expect("MCP handshake with the proxy")
 }
 
-async fn call(client: &RunningService<RoleClient, ()>, name: &str, arguments: Value) -> CallToolResult {
+async fn call(client: &rmcp::Peer<RoleClient>, name: &str, arguments: Value) -> CallToolResult {
     let Value::Object(arguments) = arguments else { panic!("arguments are an object") };
     client.call_tool(CallToolRequestParams::new(name.to_owned()).with_arguments(arguments)).await.unwrap_or_else(|e| panic!("{name}: {e}"))
 }
@@ -382,6 +385,9 @@ impl mcp_canvas_host::app_link::AppRequests for FakeApp {
     }
     fn url<'a>(&'a self, _request: &'a mcp_canvas_host::elicitation::UrlRequest) -> mcp_canvas_host::elicitation::BoxFuture<'a, mcp_canvas_host::elicitation::UrlAnswer> {
         Box::pin(async { mcp_canvas_host::elicitation::UrlAnswer::Decline("not in this test".into()) })
+    }
+    fn sample<'a>(&'a self, _server: &'a str, _request: SamplingRequest) -> mcp_canvas_host::elicitation::BoxFuture<'a, Result<SamplingResult, SamplingError>> {
+        Box::pin(async { Err(SamplingError::new(-1, "not in this test")) })
     }
     fn show(&self, call: mcp_canvas_host::wire::CallOutcome) {
         self.shown.lock().unwrap().push(call);
@@ -576,5 +582,90 @@ async fn the_servers_own_resource_links_pass_through_and_are_readable() {
     let read = client.read_resource(rmcp::model::ReadResourceRequestParams::new("demo://guide.md")).await.unwrap();
     let read = serde_json::to_value(read).unwrap();
     assert!(read["contents"][0]["text"].as_str().unwrap_or_default().contains("demo"), "{read}");
+    client.cancel().await.unwrap();
+}
+
+/// An AI host that declared `sampling` and answers every request with a canned completion,
+/// keeping what it was asked.
+#[derive(Default, Clone)]
+struct CannedSampling(std::sync::Arc<std::sync::Mutex<Vec<Value>>>);
+
+const CANNED: &str = "Teal, from the AI host's own model.";
+
+impl rmcp::ClientHandler for CannedSampling {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        let mut capabilities = rmcp::model::ClientCapabilities::default();
+        #[allow(deprecated)]
+        {
+            capabilities.sampling = Some(rmcp::model::SamplingCapability::default());
+        }
+        rmcp::model::ClientConfig::new(capabilities, rmcp::model::Implementation::new("canned-ai-host", "1.0"))
+    }
+
+    #[allow(deprecated)]
+    async fn create_message(
+        &self,
+        params: rmcp::model::CreateMessageRequestParams,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::CreateMessageResult, rmcp::ErrorData> {
+        self.0.lock().unwrap().push(serde_json::to_value(&params).unwrap());
+        let canned = json!({"model": "canned-model", "role": "assistant", "stopReason": "endTurn", "content": {"type": "text", "text": CANNED}});
+        Ok(serde_json::from_value(canned).unwrap())
+    }
+}
+
+/// Servers that sample: (tool, arguments, what the user message says, the system prompt sent).
+fn sampling_tools() -> Vec<(&'static str, Value, &'static str, Option<&'static str>)> {
+    vec![
+        ("demo__sample_text", json!({"prompt": "Name a colour.", "max_tokens": 16}), "Name a colour.", Some("You are a concise assistant.")),
+        ("everything__trigger-sampling-request", json!({"prompt": "Name a fruit.", "maxTokens": 16}), "Name a fruit.", Some("You are a helpful test server.")),
+    ]
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn downstream_sampling_goes_to_the_ai_host_else_is_refused_with_the_reason() {
+    let (node, script) = everything();
+    let dir = data_dir_with(json!({
+        "demo": {"command": binary("mcp-canvas-demo")},
+        // Lists its sampling tool only to a client declaring sampling: the proxy always does.
+        "everything": {"command": node, "args": [script, "stdio"]},
+    }));
+
+    // (a) The AI host declared sampling: each server's request reaches it, its answer comes back,
+    // and the proxy keeps the exchange in its transcript.
+    let mut command = tokio::process::Command::new(binary("mcp-canvas-cli"));
+    command.arg("--data-dir").arg(dir.path()).arg("proxy").env_remove("MCP_CANVAS_DATA_DIR");
+    let (transport, _) = TokioChildProcess::builder(command).stderr(Stdio::null()).spawn().unwrap();
+    let ai_host = CannedSampling::default();
+    let client = ai_host.clone().serve(transport).await.expect("MCP handshake with the proxy");
+    let host = mcp_canvas_host::Host::open(mcp_canvas_host::HostOptions { data_dir: dir.path().to_owned(), call_timeout: Duration::from_secs(60), session: None }).unwrap();
+    for (tool, arguments, prompt, system_prompt) in sampling_tools() {
+        let server = tool.split("__").next().unwrap();
+        let answered = call(&client, tool, arguments).await;
+        assert_ne!(answered.is_error, Some(true), "{tool}: {}", text(&answered));
+        assert!(text(&answered).contains(CANNED), "{tool}: the AI host's completion reached the tool: {}", text(&answered));
+        let asked = ai_host.0.lock().unwrap().pop().unwrap_or_else(|| panic!("{tool}: the AI host was not asked"));
+        let request: SamplingRequest = serde_json::from_value(asked.clone()).unwrap();
+        assert!(request.messages.iter().any(|m| m.text().contains(prompt)), "{tool}: the server's prompt reached the AI host: {asked}");
+        assert_eq!(request.system_prompt.as_deref(), system_prompt, "{tool}: {asked}");
+
+        let log = host.sampling_log(Some(server), 10).unwrap();
+        assert_eq!(log.len(), 1, "{tool}: {log:#?}");
+        assert_eq!((log[0].decision, log[0].provider.as_str(), log[0].model.as_str()), (Decision::Automatic, "AI host (canned-ai-host)", "canned-model"));
+        assert_eq!(log[0].response.as_ref().and_then(|r| r.content[0].as_text()), Some(CANNED));
+        assert_eq!(log[0].request, request);
+    }
+    client.cancel().await.unwrap();
+
+    // (b) An AI host without sampling, and no app: a tool error quoting the refusal.
+    let client = rmcp_client(dir.path()).await;
+    for (tool, arguments, _, _) in sampling_tools() {
+        let server = tool.split("__").next().unwrap();
+        let refused = call(&client, tool, arguments).await;
+        assert_eq!(refused.is_error, Some(true), "{tool}: {}", text(&refused));
+        assert!(text(&refused).contains("did not declare sampling") && text(&refused).contains("MCP Canvas app is not running"), "{tool}: {}", text(&refused));
+        let log = host.sampling_log(Some(server), 10).unwrap();
+        assert_eq!((log.len(), log[0].decision), (2, Decision::Refused), "{tool}: {log:#?}");
+    }
     client.cancel().await.unwrap();
 }

@@ -20,8 +20,8 @@ use mcp_canvas_host::{
     settings_edit::SettingsView,
     wire::{CallOutcome, CallProgressEvent, ElicitationAnswer, ServerChangedEvent, ServerView, ToolView},
     sampling_core::{
-        sampler::{Approval, ExchangeRecord, Review},
-        Approver,
+        sampler::{Approval, ExchangeRecord, NoCall, Review, FAILED},
+        Approver, SamplingError, SamplingRequest, SamplingResult,
     },
     CallControl, CallOptions, CallProgress, ChangedList, Host, ProgressFn,
 };
@@ -423,6 +423,15 @@ impl AppRequests for App {
 
     fn url<'a>(&'a self, request: &'a UrlRequest) -> BoxFuture<'a, UrlAnswer> {
         self.elicitation.url(request)
+    }
+
+    /// With this app's sampler: its policy and provider, the user's approval in its dialog, the
+    /// exchange in the data dir's transcript.
+    fn sample<'a>(&'a self, server: &'a str, request: SamplingRequest) -> BoxFuture<'a, Result<SamplingResult, SamplingError>> {
+        Box::pin(async move {
+            let host = self.host.as_ref().map_err(|e| SamplingError::new(FAILED, format!("the MCP Canvas app cannot answer `{server}`'s sampling request: {e}")))?;
+            host.sampler().create_message(server, request, &NoCall).await
+        })
     }
 
     fn show(&self, call: CallOutcome) {

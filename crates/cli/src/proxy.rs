@@ -9,6 +9,7 @@ use mcp_canvas_proxy::{
     elicit::{ProxyElicitation, Upstream},
     host_config::{snippet, AiHost},
     policy::InlinePolicy,
+    sample::ProxySampling,
     ProxyOptions,
 };
 
@@ -41,7 +42,9 @@ pub async fn serve(host: Host, servers: Vec<String>, http: Option<u16>) -> ExitC
     };
     let upstream = Arc::new(Upstream::default());
     let app = Arc::new(AppLink::new(host.data_dir()));
-    let host = Arc::new(host.with_elicitation(Arc::new(ProxyElicitation { upstream: upstream.clone(), app })));
+    let host = host.with_elicitation(Arc::new(ProxyElicitation { upstream: upstream.clone(), app: app.clone() }));
+    let sampling = ProxySampling::new(&host, upstream.clone(), app);
+    let host = Arc::new(host.with_sampling_service(Arc::new(sampling)));
     let options = ProxyOptions { servers, policy, upstream };
     let serving = async {
         match http {

@@ -3,8 +3,9 @@
 //! and one of reply per connection.
 //!
 //! The app serves it ([`serve`]); the proxy asks through [`AppLink`]: confirm a tool that may
-//! change data, answer a server's form or open-URL question in the app's dialog, or show a
-//! call's artifacts in the canvas as they arrive. No socket, or nobody listening on it, means
+//! change data, answer a server's form or open-URL question in the app's dialog, answer a
+//! server's sampling request with the app's model (the user approves it in the app's dialog),
+//! or show a call's artifacts in the canvas as they arrive. No socket, or nobody listening on it, means
 //! the app is not running, and every question returns `None`.
 
 use std::{
@@ -13,6 +14,7 @@ use std::{
     time::Duration,
 };
 
+use mcp_canvas_sampling::{SamplingError, SamplingRequest, SamplingResult};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -61,6 +63,46 @@ pub enum AppRequest {
         /// The call.
         call: Box<CallOutcome>,
     },
+    /// A server's sampling request (`sampling/createMessage`), for the app's model.
+    Sample {
+        /// The server asking.
+        server: String,
+        /// The request as the server sent it.
+        request: SamplingRequest,
+    },
+}
+
+/// How a sampling request ended in the app, as it crosses the link.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SampleOutcome {
+    /// The completion.
+    Ok(SamplingResult),
+    /// Not answered: the JSON-RPC error the server gets.
+    Err {
+        /// The JSON-RPC error code.
+        code: i32,
+        /// Why.
+        message: String,
+    },
+}
+
+impl From<Result<SamplingResult, SamplingError>> for SampleOutcome {
+    fn from(result: Result<SamplingResult, SamplingError>) -> Self {
+        match result {
+            Ok(result) => Self::Ok(result),
+            Err(SamplingError { code, message }) => Self::Err { code, message },
+        }
+    }
+}
+
+impl From<SampleOutcome> for Result<SamplingResult, SamplingError> {
+    fn from(outcome: SampleOutcome) -> Self {
+        match outcome {
+            SampleOutcome::Ok(result) => Ok(result),
+            SampleOutcome::Err { code, message } => Err(SamplingError::new(code, message)),
+        }
+    }
 }
 
 /// The app's reply.
@@ -84,6 +126,11 @@ pub enum AppReply {
         /// The answer.
         answer: UrlAnswer,
     },
+    /// How a sampling request ended.
+    Sampled {
+        /// The completion, or the error for the server.
+        result: SampleOutcome,
+    },
     /// The request could not be handled.
     Error {
         /// Why.
@@ -99,6 +146,9 @@ pub trait AppRequests: Send + Sync {
     fn form<'a>(&'a self, request: &'a FormRequest) -> BoxFuture<'a, FormAnswer>;
     /// Ask the user whether to open a page.
     fn url<'a>(&'a self, request: &'a UrlRequest) -> BoxFuture<'a, UrlAnswer>;
+    /// Answer `server`'s sampling request with the app's model (policy, the user's approval in
+    /// the app, the provider; the exchange kept in the data dir's transcript).
+    fn sample<'a>(&'a self, server: &'a str, request: SamplingRequest) -> BoxFuture<'a, Result<SamplingResult, SamplingError>>;
     /// Show a call's artifacts.
     fn show(&self, call: CallOutcome);
 }
@@ -164,6 +214,7 @@ async fn answer(handler: &dyn AppRequests, request: AppRequest) -> AppReply {
             handler.show(*call);
             AppReply::Ok
         }
+        AppRequest::Sample { server, request } => AppReply::Sampled { result: handler.sample(&server, request).await.into() },
     }
 }
 
@@ -205,6 +256,15 @@ impl AppLink {
     pub async fn ask_url(&self, request: &UrlRequest) -> Option<UrlAnswer> {
         match self.ask(&AppRequest::Url { request: request.clone() }).await? {
             AppReply::Url { answer } => Some(answer),
+            _ => None,
+        }
+    }
+
+    /// `server`'s sampling request answered by the app (or refused there, with the reason), or
+    /// `None` when the app is not running.
+    pub async fn sample(&self, server: &str, request: &SamplingRequest) -> Option<Result<SamplingResult, SamplingError>> {
+        match self.ask(&AppRequest::Sample { server: server.to_owned(), request: request.clone() }).await? {
+            AppReply::Sampled { result } => Some(result.into()),
             _ => None,
         }
     }
@@ -282,9 +342,42 @@ mod tests {
         fn url<'a>(&'a self, request: &'a UrlRequest) -> BoxFuture<'a, UrlAnswer> {
             Box::pin(async move { UrlAnswer::Decline(format!("not opening {}", request.domain)) })
         }
+        fn sample<'a>(&'a self, server: &'a str, request: SamplingRequest) -> BoxFuture<'a, Result<SamplingResult, SamplingError>> {
+            Box::pin(async move {
+                let asked = request.messages[0].text();
+                if asked == "refuse" {
+                    return Err(SamplingError::new(-1, format!("the user rejected `{server}`'s sampling request: not now")));
+                }
+                Ok(SamplingResult {
+                    model: "app-model".into(),
+                    stop_reason: Some(mcp_canvas_sampling::StopReason::EndTurn),
+                    role: mcp_canvas_sampling::Role::Assistant,
+                    content: vec![mcp_canvas_sampling::Block::text(format!("{server} asked: {asked}"))],
+                })
+            })
+        }
         fn show(&self, call: CallOutcome) {
             self.shown.lock().unwrap().push(call.call_id);
         }
+    }
+
+    #[test]
+    fn sampling_outcomes_have_a_plain_wire_form() {
+        let request = AppRequest::Sample { server: "s".into(), request: SamplingRequest::user("hi", 10) };
+        let wire = serde_json::to_value(&request).unwrap();
+        assert_eq!(wire["kind"], "sample");
+        assert_eq!(wire["request"]["maxTokens"], 10);
+        assert_eq!(serde_json::from_value::<AppRequest>(wire).unwrap(), request);
+        let refused = AppReply::Sampled { result: Err(SamplingError::new(-32603, "no provider")).into() };
+        let wire = serde_json::to_value(&refused).unwrap();
+        assert_eq!(wire, serde_json::json!({"kind": "sampled", "result": {"err": {"code": -32603, "message": "no provider"}}}));
+        assert_eq!(serde_json::from_value::<AppReply>(wire).unwrap(), refused);
+        let result = SamplingResult { model: "m".into(), stop_reason: None, role: mcp_canvas_sampling::Role::Assistant, content: vec![mcp_canvas_sampling::Block::text("hello")] };
+        let answered = AppReply::Sampled { result: Ok(result.clone()).into() };
+        let wire = serde_json::to_value(&answered).unwrap();
+        assert_eq!(wire["result"]["ok"]["content"]["text"], "hello");
+        let AppReply::Sampled { result: back } = serde_json::from_value::<AppReply>(wire).unwrap() else { panic!("not sampled") };
+        assert_eq!(Result::<SamplingResult, SamplingError>::from(back), Ok(result));
     }
 
     #[tokio::test]
@@ -293,6 +386,7 @@ mod tests {
         let link = AppLink::new(dir.path());
         assert!(!link.is_running().await, "no app yet");
         assert_eq!(link.confirm("s", "allowed", &Map::new(), "proxy").await, None);
+        assert_eq!(link.sample("s", &SamplingRequest::user("hi", 10)).await, None, "no app: nobody to sample");
 
         let recorder = Arc::new(Recorder::default());
         let task = serve(dir.path(), recorder.clone()).await.unwrap();
@@ -307,6 +401,13 @@ mod tests {
         let call = CallOutcome { call_id: "call-1".into(), server: "s".into(), tool: "t".into(), outcome: serde_json::from_value(serde_json::json!({"summary": "s", "results": null, "texts": [], "artifacts": [], "display": {"open_canvas": false, "primary": null, "mode": "replace", "viewer": null}, "dashboard": null, "needs_input": null, "error": null, "kind": null, "warnings": [], "meta": null})).unwrap() };
         assert!(link.show(&call).await);
         assert_eq!(*recorder.shown.lock().unwrap(), vec!["call-1".to_owned()]);
+
+        // Sampling: the completion and the refusal both cross, the refusal with its code.
+        let Some(Ok(result)) = link.sample("s", &SamplingRequest::user("hi", 10)).await else { panic!("sampling not answered") };
+        assert_eq!((result.model.as_str(), result.content[0].as_text()), ("app-model", Some("s asked: hi")));
+        assert_eq!(result.stop_reason, Some(mcp_canvas_sampling::StopReason::EndTurn));
+        let refused = link.sample("s", &SamplingRequest::user("refuse", 10)).await;
+        assert_eq!(refused, Some(Err(SamplingError::new(-1, "the user rejected `s`'s sampling request: not now"))));
 
         // An asker that hangs up mid-question: the app stops waiting for the answer.
         {

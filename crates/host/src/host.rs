@@ -8,7 +8,7 @@ use std::{
 };
 
 use mcp_canvas_contract::ExtractionConfig;
-use mcp_canvas_sampling::{sampler::ExchangeRecord, Approver, PolicyMode, Sampler, SamplingService};
+use mcp_canvas_sampling::{sampler::ExchangeRecord, Approver, PolicyMode, Sampler, SamplingService, Transcript};
 use mcp_canvas_store::ArtifactStore;
 use mcp_canvas_config::ConfigError;
 use mcp_canvas_client::{ServerChange, ServerConnection, ServerMessage, ServerMessages, SpawnContext};
@@ -204,6 +204,12 @@ impl Host {
     /// The sampler (tests and front ends that show what it would do).
     pub fn sampler(&self) -> &Arc<Sampler> {
         &self.sampler
+    }
+
+    /// Where sampling exchanges are kept (the store's catalog, which [`Host::sampling_log`]
+    /// reads), for exchanges answered outside the sampler (the proxy's, answered by the AI host).
+    pub fn sampling_transcript(&self) -> Arc<dyn Transcript> {
+        Arc::new(StoreTranscript(self.store.clone()))
     }
 
     /// `server`'s sampling exchanges (every server's with `None`), newest first.

@@ -14,8 +14,9 @@ use rmcp::{
 };
 use serde_json::{json, Value};
 
-/// The upstream client that made the most recent call (the one a question belongs to, for a
-/// stdio proxy; the latest active session, for HTTP).
+/// The upstream client that made the most recent call, or else connected last (the one a
+/// question or sampling request belongs to, for a stdio proxy; the latest active session, for
+/// HTTP). Shared by [`ProxyElicitation`] and [`crate::sample::ProxySampling`].
 #[derive(Default)]
 pub struct Upstream(Mutex<Option<Peer<RoleServer>>>);
 
@@ -25,7 +26,8 @@ impl Upstream {
         *self.0.lock().unwrap() = Some(peer);
     }
 
-    fn peer(&self) -> Option<Peer<RoleServer>> {
+    /// The client, while it is connected.
+    pub(crate) fn peer(&self) -> Option<Peer<RoleServer>> {
         self.0.lock().unwrap().clone().filter(|p| !p.is_transport_closed())
     }
 }

@@ -7,14 +7,16 @@
 //! cancellation, audit), and answers with a model-safe result ([`shape`]): the summary, links
 //! to the stored artifacts (readable through `resources/read`), small images inline, and
 //! structured content within the policy ([`policy`]). When the desktop app runs on the same data
-//! dir it confirms destructive tools, answers servers' questions the AI host cannot, and shows
-//! the artifacts as they arrive (`mcp_canvas_host::app_link`).
+//! dir it confirms destructive tools, answers servers' questions and sampling requests the AI
+//! host cannot ([`elicit`], [`sample`]), and shows the artifacts as they arrive
+//! (`mcp_canvas_host::app_link`).
 #![deny(missing_docs)]
 
 pub mod elicit;
 pub mod host_config;
 pub mod names;
 pub mod policy;
+pub mod sample;
 mod serve;
 mod server;
 mod stdio_guard;

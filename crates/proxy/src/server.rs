@@ -166,6 +166,9 @@ impl ServerHandler for ProxyServer {
         let mut changes = self.state.host.changes();
         let state = self.state.clone();
         let peer = context.peer;
+        // Known before the first call: servers connected from now on are offered sampling with
+        // tools when this client declared them.
+        self.state.upstream.set(peer.clone());
         tokio::spawn(async move {
             loop {
                 let change = match changes.recv().await {
