@@ -5,12 +5,19 @@ import { ArtifactBrowser } from "./browser/ArtifactBrowser";
 import { Canvas } from "./components/Canvas";
 import { ConfirmDialog } from "./components/ConfirmDialog";
 import { ElicitationDialog } from "./components/ElicitationDialog";
+import { SamplingDialog } from "./components/sampling/SamplingDialog";
+import { SamplingReviewDialog } from "./components/sampling/SamplingReviewDialog";
 import { ServerList, type ToolSelection } from "./components/ServerList";
 import { SettingsPanel } from "./components/SettingsPanel";
 import { ToolPanel } from "./components/ToolPanel";
 import {
   answerConfirmation,
   answerElicitation,
+  answerSampling,
+  answerSamplingReview,
+  onSamplingClosed,
+  onSamplingRequest,
+  onSamplingReview,
   canvasIntent,
   canvasView,
   errorText,
@@ -29,6 +36,8 @@ import type { CanvasView } from "./wire/CanvasView";
 import type { ConfirmPrompt } from "./wire/ConfirmPrompt";
 import type { ElicitationAnswer } from "./wire/ElicitationAnswer";
 import type { ElicitationPrompt } from "./wire/ElicitationPrompt";
+import type { SamplingPrompt } from "./wire/SamplingPrompt";
+import type { SamplingReviewPrompt } from "./wire/SamplingReviewPrompt";
 import type { ServerView } from "./wire/ServerView";
 
 export function App() {
@@ -45,6 +54,19 @@ export function App() {
   const [questions, setQuestions] = useState<ElicitationPrompt[]>([]);
   // The proxy's requests to run tools that may change data, oldest first; shown after questions.
   const [confirmations, setConfirmations] = useState<ConfirmPrompt[]>([]);
+  // Servers' sampling requests and completions to review, oldest first; shown before questions.
+  const [samplings, setSamplings] = useState<Array<{ kind: "request"; prompt: SamplingPrompt } | { kind: "review"; prompt: SamplingReviewPrompt }>>([]);
+
+  useEffect(() => {
+    const stops = [
+      onSamplingRequest((prompt) => setSamplings((q) => [...q, { kind: "request", prompt }])),
+      onSamplingReview((prompt) => setSamplings((q) => [...q, { kind: "review", prompt }])),
+      onSamplingClosed((id) => setSamplings((q) => q.filter((s) => s.prompt.id !== id))),
+    ];
+    return () => stops.forEach((stop) => stop());
+  }, []);
+
+  const settle = useCallback((id: string) => setSamplings((q) => q.filter((s) => s.prompt.id !== id)), []);
 
   useEffect(() => {
     const stopAsking = onElicitation((prompt) => setQuestions((q) => [...q, prompt]));
@@ -192,7 +214,13 @@ export function App() {
         {canvasError ? <p className="error canvas-error">{canvasError}</p> : null}
         <Canvas view={canvas} send={send} />
       </main>
-      {questions.length > 0 ? (
+      {samplings.length > 0 ? (
+        samplings[0].kind === "request" ? (
+          <SamplingDialog key={samplings[0].prompt.id} prompt={samplings[0].prompt} onAnswer={async (a) => { await answerSampling(samplings[0].prompt.id, a); settle(samplings[0].prompt.id); }} />
+        ) : (
+          <SamplingReviewDialog key={samplings[0].prompt.id} prompt={samplings[0].prompt} onAnswer={async (r) => { await answerSamplingReview(samplings[0].prompt.id, r); settle(samplings[0].prompt.id); }} />
+        )
+      ) : questions.length > 0 ? (
         <ElicitationDialog key={questions[0].id} prompt={questions[0]} onAnswer={(reply) => answer(questions[0].id, reply)} />
       ) : confirmations.length > 0 ? (
         <ConfirmDialog key={confirmations[0].id} prompt={confirmations[0]} onAnswer={(confirmed) => decide(confirmations[0].id, confirmed)} />

@@ -10,6 +10,8 @@ import type { CallProgressEvent } from "./wire/CallProgressEvent";
 import type { CanvasView } from "./wire/CanvasView";
 import type { ConfirmPrompt } from "./wire/ConfirmPrompt";
 import type { ElicitationPrompt } from "./wire/ElicitationPrompt";
+import type { SamplingPrompt } from "./wire/SamplingPrompt";
+import type { SamplingReviewPrompt } from "./wire/SamplingReviewPrompt";
 import type { ServerChangedEvent } from "./wire/ServerChangedEvent";
 
 const app = commands(invoke);
@@ -32,6 +34,9 @@ export const {
   allowlistAdd,
   allowlistRemove,
   answerElicitation,
+  answerSampling,
+  answerSamplingReview,
+  samplingLog,
   answerConfirmation,
   artifactsQuery,
   artifactsSources,
@@ -71,6 +76,21 @@ export function onCallProgress(callback: (progress: CallProgressEvent) => void):
  */
 export function onElicitation(callback: (prompt: ElicitationPrompt) => void): () => void {
   return subscribe(EVENTS.elicitationRequest, callback);
+}
+
+/** Calls `callback` for each server's sampling request to approve, edit or reject. */
+export function onSamplingRequest(callback: (prompt: SamplingPrompt) => void): () => void {
+  return subscribe(EVENTS.samplingRequest, callback);
+}
+
+/** Calls `callback` for each completion to review before it is returned. */
+export function onSamplingReview(callback: (prompt: SamplingReviewPrompt) => void): () => void {
+  return subscribe(EVENTS.samplingReview, callback);
+}
+
+/** Calls `callback` with the id of a sampling question that is no longer open. */
+export function onSamplingClosed(callback: (id: string) => void): () => void {
+  return subscribe(EVENTS.samplingClosed, callback);
 }
 
 /** Calls `callback` with the id of a question that is no longer open (timed out, its call ended). */

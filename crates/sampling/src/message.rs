@@ -111,7 +111,7 @@ pub struct Message {
     pub role: Role,
     /// What is said: one block or several.
     #[serde(deserialize_with = "one_or_many", serialize_with = "one_or_array")]
-    #[ts(type = "SamplingBlock | Array<SamplingBlock>")]
+    #[ts(as = "ContentWire")]
     pub content: Vec<Block>,
 }
 
@@ -303,7 +303,7 @@ pub struct SamplingResult {
     pub role: Role,
     /// What the model said: one block or several.
     #[serde(deserialize_with = "one_or_many", serialize_with = "one_or_array")]
-    #[ts(type = "SamplingBlock | Array<SamplingBlock>")]
+    #[ts(as = "ContentWire")]
     pub content: Vec<Block>,
 }
 
@@ -312,6 +312,16 @@ impl SamplingResult {
     pub fn message(&self) -> Message {
         Message { role: self.role, content: self.content.clone() }
     }
+}
+
+/// How `content` looks on the wire (for the TypeScript types only): one block or several.
+#[derive(Serialize, TS)]
+#[serde(untagged)]
+#[ts(export, rename = "SamplingContent")]
+#[allow(dead_code)]
+enum ContentWire {
+    One(Block),
+    Many(Vec<Block>),
 }
 
 fn one_or_many<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<Block>, D::Error> {
