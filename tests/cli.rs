@@ -489,3 +489,27 @@ for line in sys.stdin:
         continue
     print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}), flush=True)
 "#;
+
+#[test]
+fn sampling_without_a_provider_says_how_to_set_one_up_and_is_kept_in_the_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = cli(dir.path(), &["--sampling", "always", "call", "demo", "sample_text"]);
+    assert_eq!(run.code, 2, "the tool reports the refusal: {} {}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("no LLM provider is configured") && run.stdout.contains("Settings → Sampling"), "{}", run.stdout);
+    let log = cli(dir.path(), &["sampling", "log", "demo", "--json"]);
+    let records: Vec<Value> = serde_json::from_str(&log.stdout).unwrap();
+    assert_eq!(records.len(), 1, "{records:?}");
+    assert_eq!(records[0]["decision"], "refused");
+    assert!(records[0]["error"].as_str().unwrap().contains("no LLM provider"));
+    assert_eq!(records[0]["request"]["systemPrompt"], "You are a concise assistant.");
+    let export = cli(dir.path(), &["sampling", "export", "demo"]);
+    assert_eq!(serde_json::from_str::<Value>(&export.stdout).unwrap(), serde_json::json!([]), "no exchange was answered");
+
+    // `never`: sampling is not even advertised, so the demo says the client does not sample.
+    let run = cli(dir.path(), &["--sampling", "never", "call", "demo", "sample_text"]);
+    assert!(run.stdout.contains("needs a client that answers sampling requests"), "{}", run.stdout);
+    // Without a terminal and without the flag (policy `ask`): with a provider configured nobody
+    // could approve it, and that is refused with the remedy; here the missing provider comes first.
+    let run = cli(dir.path(), &["call", "demo", "sample_text"]);
+    assert!(run.stdout.contains("no LLM provider is configured"), "{}", run.stdout);
+}

@@ -16,6 +16,7 @@ mod proxy;
 mod interactive;
 mod resources;
 mod servers;
+mod sampling;
 mod settings;
 
 use std::{path::PathBuf, process::ExitCode, sync::Arc, time::Duration};
@@ -23,7 +24,7 @@ use std::{path::PathBuf, process::ExitCode, sync::Arc, time::Duration};
 use clap::{Parser, Subcommand};
 use std::io::IsTerminal as _;
 
-use mcp_canvas_host::{data_dir, wire::CallOutcome, CallControl, CallOptions, CancellationToken, Host, HostError, HostOptions};
+use mcp_canvas_host::{data_dir, sampling_core::PolicyMode, wire::CallOutcome, CallControl, CallOptions, CancellationToken, Host, HostError, HostOptions};
 
 /// How long `call` waits for a tool unless the server's `timeout_seconds` or `--timeout` says
 /// otherwise.
@@ -39,6 +40,10 @@ struct Cli {
     /// Session the artifacts of `call`/`normalize` belong to (cleared together).
     #[arg(long, global = true, default_value = "cli")]
     session: String,
+    /// Servers' LLM requests (sampling): `ask` on the terminal, answer them `always`, or `never`.
+    /// Default: settings.toml's [sampling] policy, asked on the terminal when there is one.
+    #[arg(long, global = true, env = "MCP_CANVAS_SAMPLING", value_name = "ask|always|never")]
+    sampling: Option<PolicyMode>,
     #[command(subcommand)]
     command: Command,
 }
@@ -149,6 +154,11 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Servers' sampling transcript: `log SERVER`, `export SERVER`.
+    Sampling {
+        #[command(subcommand)]
+        command: sampling::SamplingCommand,
+    },
     /// List a server's prompts and their arguments.
     Prompts {
         /// Server name from the config.
@@ -242,7 +252,18 @@ async fn run(cli: Cli) -> ExitCode {
         },
         _ => host,
     };
+    // Servers' sampling requests: asked on the terminal when there is one (with --sampling ask
+    // or settings' `ask`); without one, the host's default refuses `ask` with the remedy.
+    let host = match sampling::approver() {
+        Some(approver) => host.with_sampling(approver, cli.sampling),
+        None if cli.sampling.is_some() => {
+            let nobody: Arc<dyn mcp_canvas_host::sampling_core::Approver> = Arc::new(mcp_canvas_host::sampling::NobodyToAsk);
+            host.with_sampling(nobody, cli.sampling)
+        }
+        None => host,
+    };
     let code = match cli.command {
+        Command::Sampling { command } => sampling::run(&host, command),
         Command::Proxy { servers, http, .. } => return proxy::serve(host, servers, http).await,
         Command::Call { server, tool, args, json, yes, timeout, .. } => call(&host, &server, &tool, &args, json, yes, timeout).await,
         Command::Artifacts { command } => artifacts::run(&host, command),
