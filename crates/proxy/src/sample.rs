@@ -6,17 +6,14 @@
 
 #![allow(deprecated)] // sampling is deprecated by SEP-2577; servers and AI hosts still use it
 
-use std::{
-    sync::Arc,
-    time::{Instant, SystemTime, UNIX_EPOCH},
-};
+use std::{sync::Arc, time::Instant};
 
 use mcp_canvas_host::{
     app_link::AppLink,
     sampling_core::{
-        provider::{BoxFuture, Usage},
+        provider::BoxFuture,
         sampler::{Capability, Decision, ExchangeRecord, Waiting, FAILED, REJECTED},
-        SampleExchange, Sampler, SamplingError, SamplingRequest, SamplingResult, SamplingService, Transcript,
+        Sampler, SamplingError, SamplingRequest, SamplingResult, SamplingService, Transcript,
     },
     Host,
 };
@@ -46,10 +43,6 @@ fn upstream_sampling(peer: &Peer<RoleServer>) -> Option<UpstreamSampling> {
     Some(UpstreamSampling { tools: sampling.tools.is_some() })
 }
 
-fn now_ms() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
-}
-
 /// The proxy's sampling router, installed with [`Host::with_sampling_service`].
 pub struct ProxySampling {
     /// The AI host's side.
@@ -75,14 +68,15 @@ impl ProxySampling {
     async fn forward(&self, peer: &Peer<RoleServer>, server: &str, request: &SamplingRequest, waiting: &dyn Waiting) -> Result<Result<SamplingResult, SamplingError>, String> {
         let params: CreateMessageRequestParams = serde_json::to_value(request).and_then(serde_json::from_value).map_err(|e| format!("the request could not be passed on to the AI host ({e})"))?;
         let client = peer.peer_info().map(|info| info.client_info.name.clone()).unwrap_or_default();
-        let at_ms = now_ms();
+        let mut record = ExchangeRecord::new(server, request.clone());
+        record.provider = format!("AI host ({client})");
         let started = Instant::now();
         let answer = {
             // The AI host may ask its user first: the calls' timeouts pause meanwhile.
             let _waiting = waiting.begin();
             peer.create_message(params).await
         };
-        let latency_ms = started.elapsed().as_millis() as u64;
+        record.latency_ms = started.elapsed().as_millis() as u64;
         let result = match answer {
             Ok(result) => serde_json::to_value(result)
                 .and_then(serde_json::from_value::<SamplingResult>)
@@ -93,27 +87,14 @@ impl ProxySampling {
                 return Err(format!("the AI host did not answer it ({e})"));
             }
         };
-        let decision = match &result {
+        record.decision = match &result {
             Ok(_) => Decision::Automatic,
             Err(e) if e.code == REJECTED => Decision::Rejected,
             Err(_) => Decision::Failed,
         };
-        self.transcript.record(&ExchangeRecord {
-            id: None,
-            server: server.to_owned(),
-            at_ms,
-            decision,
-            request: request.clone(),
-            edited_request: None,
-            response: result.as_ref().ok().cloned(),
-            exchange: result.as_ref().ok().map(|r| SampleExchange::of(request, r)),
-            provider: format!("AI host ({client})"),
-            model: result.as_ref().map(|r| r.model.clone()).unwrap_or_default(),
-            latency_ms,
-            usage: Usage::default(),
-            structured: false,
-            error: result.as_ref().err().map(|e| e.message.clone()),
-        });
+        record.model = result.as_ref().map(|r| r.model.clone()).unwrap_or_default();
+        record.finish(&result);
+        self.transcript.record(&record);
         Ok(result)
     }
 
@@ -122,22 +103,7 @@ impl ProxySampling {
         let message = format!(
             "MCP Canvas cannot answer `{server}`'s sampling request: {why_not_upstream}, and the MCP Canvas app is not running to answer it with your model (start the app, or configure sampling there: Settings → Sampling)"
         );
-        self.transcript.record(&ExchangeRecord {
-            id: None,
-            server: server.to_owned(),
-            at_ms: now_ms(),
-            decision: Decision::Refused,
-            request: request.clone(),
-            edited_request: None,
-            response: None,
-            exchange: None,
-            provider: String::new(),
-            model: String::new(),
-            latency_ms: 0,
-            usage: Usage::default(),
-            structured: false,
-            error: Some(message.clone()),
-        });
+        self.transcript.record(&ExchangeRecord::refused(server, request.clone(), &message));
         SamplingError::new(REJECTED, message)
     }
 }

@@ -5,8 +5,10 @@
 //! - [`provider`]: the models behind one trait (OpenAI-compatible, Anthropic, Ollama).
 //! - [`schema`]: `__schema__` structured output, checked against its schema, one repair round.
 //! - [`exchange`]: the [`SampleExchange`] kept in the transcript.
+//! - [`fit`]: whether a request fits its provider (images, tools), and notes on what it changes.
 //! - [`settings`]: providers and per-server policy from settings.toml.
 //! - [`keys`]: API keys from the OS keyring or an environment variable, never printed.
+//! - [`record`]: the [`record::ExchangeRecord`] every request ends in, and the [`record::Transcript`].
 //! - [`sampler`]: one request from arrival to answer: limits, policy, the user's approval,
 //!   the provider, the review, the transcript.
 //!
@@ -16,9 +18,11 @@
 #![deny(missing_docs)]
 
 pub mod exchange;
+pub mod fit;
 pub mod keys;
 pub mod message;
 pub mod provider;
+pub mod record;
 pub mod sampler;
 pub mod schema;
 pub mod settings;

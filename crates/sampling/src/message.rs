@@ -94,6 +94,11 @@ impl Block {
         }
     }
 
+    /// Whether it is a tool result whose content carries an image.
+    pub fn result_has_images(&self) -> bool {
+        matches!(self, Self::ToolResult { content, .. } if content.iter().any(is_image))
+    }
+
     /// Its text, for a text block.
     pub fn as_text(&self) -> Option<&str> {
         match self {
@@ -101,6 +106,11 @@ impl Block {
             _ => None,
         }
     }
+}
+
+/// Whether an MCP content block (inside a tool result) is an image.
+pub fn is_image(content: &Value) -> bool {
+    content.get("type").and_then(Value::as_str) == Some("image")
 }
 
 /// One message of a sampling conversation.
@@ -262,9 +272,9 @@ impl SamplingRequest {
         self.model_preferences.iter().flat_map(|p| p.hints.iter()).filter_map(|h| h.name.as_deref())
     }
 
-    /// Whether any message carries an image.
+    /// Whether any message carries an image, as a block or inside a tool result.
     pub fn has_images(&self) -> bool {
-        self.messages.iter().flat_map(|m| &m.content).any(|b| matches!(b, Block::Image { .. }))
+        self.messages.iter().flat_map(|m| &m.content).any(|b| matches!(b, Block::Image { .. }) || b.result_has_images())
     }
 
     /// The tool choice mode (auto when absent).
@@ -273,10 +283,10 @@ impl SamplingRequest {
     }
 }
 
-/// Why generation stopped (`stopReason`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
-#[ts(export)]
+/// Why generation stopped (`stopReason`). The spec names four reasons and allows any other
+/// string (an AI host may say `refusal`, say): those are kept as they are, both ways.
+#[derive(Debug, Clone, PartialEq, Eq, TS)]
+#[ts(export, type = "\"endTurn\" | \"stopSequence\" | \"maxTokens\" | \"toolUse\" | string")]
 pub enum StopReason {
     /// The model finished.
     EndTurn,
@@ -286,6 +296,45 @@ pub enum StopReason {
     MaxTokens,
     /// The model called a tool.
     ToolUse,
+    /// Any other reason, as it was given.
+    Other(String),
+}
+
+impl StopReason {
+    /// Its wire name.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::EndTurn => "endTurn",
+            Self::StopSequence => "stopSequence",
+            Self::MaxTokens => "maxTokens",
+            Self::ToolUse => "toolUse",
+            Self::Other(other) => other,
+        }
+    }
+}
+
+impl From<&str> for StopReason {
+    fn from(name: &str) -> Self {
+        match name {
+            "endTurn" => Self::EndTurn,
+            "stopSequence" => Self::StopSequence,
+            "maxTokens" => Self::MaxTokens,
+            "toolUse" => Self::ToolUse,
+            other => Self::Other(other.to_owned()),
+        }
+    }
+}
+
+impl Serialize for StopReason {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for StopReason {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(Self::from(String::deserialize(deserializer)?.as_str()))
+    }
 }
 
 /// The `sampling/createMessage` result: one assistant message.
@@ -385,6 +434,29 @@ mod tests {
             serde_json::to_value(&result).unwrap(),
             json!({"model": "m", "stopReason": "endTurn", "role": "assistant", "content": {"type": "text", "text": "hello"}})
         );
+    }
+
+    #[test]
+    fn an_unknown_stop_reason_round_trips() {
+        let wire = json!({"model": "m", "stopReason": "refusal", "role": "assistant", "content": {"type": "text", "text": "no"}});
+        let result: SamplingResult = serde_json::from_value(wire.clone()).expect("any stopReason string is accepted");
+        assert_eq!(serde_json::to_value(&result).unwrap(), wire);
+        let known: SamplingResult = serde_json::from_value(json!({"model": "m", "stopReason": "maxTokens", "role": "assistant", "content": []})).unwrap();
+        assert_eq!(serde_json::to_value(&known).unwrap()["stopReason"], "maxTokens");
+    }
+
+    #[test]
+    fn images_inside_tool_results_count_as_images() {
+        let request: SamplingRequest = serde_json::from_value(json!({
+            "messages": [
+                {"role": "assistant", "content": {"type": "tool_use", "id": "c1", "name": "chart", "input": {}}},
+                {"role": "user", "content": {"type": "tool_result", "toolUseId": "c1", "content": [{"type": "image", "data": "AAAA", "mimeType": "image/png"}]}}
+            ],
+            "maxTokens": 10
+        }))
+        .unwrap();
+        assert!(request.has_images());
+        assert!(!SamplingRequest::user("hi", 1).has_images());
     }
 
     #[test]

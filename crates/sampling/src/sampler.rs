@@ -3,7 +3,8 @@
 //! 1. Checked: size (`max_request_bytes`), shape (tool blocks in the right roles, a tool choice
 //!    with tools), the server's policy (`never` refuses), its rate (`requests_per_minute`).
 //! 2. Fitted: the provider and model (hints matched to configured models), `maxTokens` capped by
-//!    policy and provider, images only to vision-capable providers, tools only to tool-capable ones.
+//!    policy and provider, images only to vision-capable providers, tools only to tool-capable ones
+//!    ([`crate::fit`]): what does not fit is refused here, before anyone is asked.
 //! 3. Asked (`ask`): the front end shows it all and the user approves, edits or rejects; the
 //!    time the user takes is reported through [`Waiting`] so the call's timeout pauses.
 //! 4. Answered: `__schema__` through the provider's structured mode (checked, one repair round),
@@ -22,11 +23,11 @@ use std::{
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+pub use crate::record::{Decision, ExchangeRecord, Transcript};
 use crate::{
-    exchange::SampleExchange,
-    keys,
+    fit, keys,
     message::{Block, Role, SamplingRequest, SamplingResult, StopReason},
-    provider::{self, BoxFuture, Completion, Provider, ProviderConfig, ProviderError, ProviderRequest, StructuredMode, Usage},
+    provider::{self, BoxFuture, Completion, Provider, ProviderConfig, ProviderError, ProviderRequest, StructuredMode},
     schema,
     settings::{PolicyMode, SamplingSettings},
 };
@@ -53,7 +54,7 @@ impl SamplingError {
     pub fn new(code: i32, message: impl Into<String>) -> Self {
         Self { code, message: message.into() }
     }
-    fn rejected(message: impl Into<String>) -> Self {
+    pub(crate) fn rejected(message: impl Into<String>) -> Self {
         Self { code: REJECTED, message: message.into() }
     }
     fn invalid(message: impl Into<String>) -> Self {
@@ -91,6 +92,7 @@ pub struct ApprovalRequest {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "action", rename_all = "snake_case")]
 #[ts(export)]
+#[allow(clippy::large_enum_variant)] // one per request, crossing a wire: its size does not matter
 pub enum Approval {
     /// Send it, possibly edited.
     Approve {
@@ -170,82 +172,6 @@ impl Waiting for NoCall {
     }
 }
 
-/// How a request ended, as the transcript records it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "snake_case")]
-#[ts(export)]
-pub enum Decision {
-    /// Answered without asking (policy `always`).
-    Automatic,
-    /// The user approved it as it was.
-    Approved,
-    /// The user approved it after editing the request or picking another model.
-    Edited,
-    /// The user edited the completion before it was returned.
-    ResponseEdited,
-    /// The user rejected the request or the completion.
-    Rejected,
-    /// Refused by policy or limits, nobody asked.
-    Refused,
-    /// The provider failed.
-    Failed,
-}
-
-/// One exchange as the transcript keeps it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
-#[ts(export)]
-pub struct ExchangeRecord {
-    /// Row id, once stored.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional, type = "number")]
-    pub id: Option<i64>,
-    /// The server that asked.
-    pub server: String,
-    /// When it arrived, ms since the Unix epoch.
-    #[ts(type = "number")]
-    pub at_ms: u64,
-    /// How it ended.
-    pub decision: Decision,
-    /// The request as the server sent it.
-    pub request: SamplingRequest,
-    /// The request as it went to the model, when the user (or the caps) changed it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
-    pub edited_request: Option<SamplingRequest>,
-    /// The result returned to the server.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
-    pub response: Option<SamplingResult>,
-    /// The exchange for history (2 or 3 messages, `parsed` for structured output).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
-    pub exchange: Option<SampleExchange>,
-    /// The provider's name.
-    #[serde(default)]
-    pub provider: String,
-    /// The model used.
-    #[serde(default)]
-    pub model: String,
-    /// Time spent in the provider, ms.
-    #[ts(type = "number")]
-    pub latency_ms: u64,
-    /// Tokens used (both rounds when there was a repair round).
-    pub usage: Usage,
-    /// Whether it went through the provider's structured mode.
-    pub structured: bool,
-    /// The error the server got, when it got one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
-    pub error: Option<String>,
-}
-
-/// Where exchanges are kept (the store's catalog).
-pub trait Transcript: Send + Sync {
-    /// Keeps one exchange; a failure to keep it is logged by the implementation, never fatal.
-    fn record(&self, record: &ExchangeRecord);
-}
-
 /// Builds a provider from its configuration (the real one resolves keys; tests may swap it).
 pub type ProviderFactory = dyn Fn(&ProviderConfig) -> Result<Arc<dyn Provider>, String> + Send + Sync;
 
@@ -281,6 +207,9 @@ impl SamplingService for Sampler {
     }
 }
 
+/// A provider built, with the configuration it was built from.
+type Built = (ProviderConfig, Arc<dyn Provider>);
+
 /// Answers sampling requests for every server of one host.
 pub struct Sampler {
     settings: RwLock<Arc<SamplingSettings>>,
@@ -289,8 +218,10 @@ pub struct Sampler {
     factory: Box<ProviderFactory>,
     /// A policy that overrides settings for every server (the CLI's `--sampling`).
     mode_override: Option<PolicyMode>,
+    /// Nobody can be asked (the CLI without a terminal): `ask` means `never`.
+    unattended: bool,
     recent: Mutex<HashMap<String, VecDeque<Instant>>>,
-    providers: Mutex<HashMap<String, (ProviderConfig, Arc<dyn Provider>)>>,
+    providers: Mutex<HashMap<String, Built>>,
 }
 
 impl Sampler {
@@ -302,6 +233,7 @@ impl Sampler {
             transcript,
             factory: Box::new(real_provider),
             mode_override: None,
+            unattended: false,
             recent: Mutex::default(),
             providers: Mutex::default(),
         }
@@ -319,6 +251,13 @@ impl Sampler {
         self
     }
 
+    /// Nobody can be asked (the CLI with no terminal): a server whose policy is `ask` is treated
+    /// as `never` — sampling is not offered to it — while `always` still answers.
+    pub fn unattended(mut self) -> Self {
+        self.unattended = true;
+        self
+    }
+
     /// New settings (after the user changed them); providers are rebuilt when their config changed.
     pub fn set_settings(&self, settings: SamplingSettings) {
         *self.settings.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(settings);
@@ -330,7 +269,10 @@ impl Sampler {
     }
 
     fn mode(&self, settings: &SamplingSettings, server: &str) -> PolicyMode {
-        self.mode_override.unwrap_or_else(|| settings.effective(server).mode)
+        match self.mode_override.unwrap_or_else(|| settings.effective(server).mode) {
+            PolicyMode::Ask if self.unattended => PolicyMode::Never,
+            mode => mode,
+        }
     }
 
     /// What to advertise to `server`: nothing under policy `never`; otherwise sampling (also with
@@ -346,10 +288,10 @@ impl Sampler {
 
     fn provider(&self, config: &ProviderConfig) -> Result<Arc<dyn Provider>, String> {
         let mut built = self.providers.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((known, provider)) = built.get(&config.name) {
-            if known == config {
-                return Ok(provider.clone());
-            }
+        if let Some((known, provider)) = built.get(&config.name)
+            && known == config
+        {
+            return Ok(provider.clone());
         }
         let provider = (self.factory)(config)?;
         built.insert(config.name.clone(), (config.clone(), provider.clone()));
@@ -373,30 +315,9 @@ impl Sampler {
 
     /// Answers `server`'s request, or says why not. Every outcome is recorded.
     pub async fn create_message(&self, server: &str, request: SamplingRequest, waiting: &dyn Waiting) -> Result<SamplingResult, SamplingError> {
-        let mut record = ExchangeRecord {
-            id: None,
-            server: server.to_owned(),
-            at_ms: SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64),
-            decision: Decision::Refused,
-            request: request.clone(),
-            edited_request: None,
-            response: None,
-            exchange: None,
-            provider: String::new(),
-            model: String::new(),
-            latency_ms: 0,
-            usage: Usage::default(),
-            structured: false,
-            error: None,
-        };
+        let mut record = ExchangeRecord::new(server, request.clone());
         let outcome = self.answer(server, request, waiting, &mut record).await;
-        match &outcome {
-            Ok(result) => {
-                record.exchange = Some(SampleExchange::of(record.edited_request.as_ref().unwrap_or(&record.request), result));
-                record.response = Some(result.clone());
-            }
-            Err(e) => record.error = Some(e.message.clone()),
-        }
+        record.finish(&outcome);
         self.transcript.record(&record);
         outcome
     }
@@ -413,6 +334,11 @@ impl Sampler {
         }
         check_shape(&request).map_err(|e| SamplingError::invalid(format!("the sampling request of `{server}` is malformed: {e}")))?;
         let mode = self.mode(&settings, server);
+        if mode == PolicyMode::Never && self.unattended && self.mode_override.unwrap_or(settings.effective(server).mode) == PolicyMode::Ask {
+            return Err(SamplingError::rejected(format!(
+                "nobody is there to approve a sampling request from `{server}` (policy `ask`, no terminal); pass --sampling always, or set [sampling.servers.{server}] policy = \"always\" in settings.toml"
+            )));
+        }
         if mode == PolicyMode::Never {
             return Err(SamplingError::rejected(format!(
                 "MCP Canvas does not answer sampling requests from `{server}` (its sampling policy is `never`; change it in Settings → Sampling)"
@@ -438,7 +364,11 @@ impl Sampler {
         if !hints.is_empty() && !config.models.iter().any(|m| hints.iter().any(|h| !h.is_empty() && m.to_lowercase().contains(&h.to_lowercase()))) {
             notes.push(format!("model hints {hints:?} match no configured model; using {model}"));
         }
+        record.model = model.clone();
         let mut sent = capped(&request, policy.max_tokens, &mut notes);
+        // What the provider cannot take is refused before the user is asked about it.
+        fit::check(server, config, &sent)?;
+        notes.extend(fit::notes(config, &sent));
         let mut review = policy.review;
         let mut decision = Decision::Automatic;
         if mode == PolicyMode::Ask {
@@ -448,7 +378,7 @@ impl Sampler {
                 provider: config.name.clone(),
                 model: model.clone(),
                 models: config.models.clone(),
-                structured: schema::structured_schema(&sent).is_some() && config.structured != StructuredMode::None,
+                structured: fit::structured(config, &sent),
                 notes: notes.clone(),
                 review,
             };
@@ -466,6 +396,7 @@ impl Sampler {
                     if let Some(edited) = edited.filter(|e| *e != sent) {
                         check_shape(&edited).map_err(|e| SamplingError::invalid(format!("the edited request is malformed: {e}")))?;
                         sent = capped(&edited, policy.max_tokens, &mut notes);
+                        fit::check(server, config, &sent)?;
                         decision = Decision::Edited;
                     }
                     if let Some(picked) = picked.filter(|p| *p != model) {
@@ -484,13 +415,6 @@ impl Sampler {
         }
         record.model = model.clone();
         record.decision = decision;
-        if sent.has_images() && !config.vision {
-            record.decision = Decision::Refused;
-            return Err(SamplingError::rejected(format!(
-                "the request of `{server}` carries images, and provider `{}` is not configured as vision-capable (set vision = true for it if its models read images)",
-                config.name
-            )));
-        }
         let provider = self.provider(config).map_err(|e| {
             record.decision = Decision::Failed;
             SamplingError::failed(format!("provider `{}` is not usable: {e}", config.name))
@@ -530,12 +454,6 @@ impl Sampler {
         let failed = |e: ProviderError| SamplingError::failed(format!("sampling failed: {e}"));
         let structured = schema::structured_schema(sent).filter(|_| config.structured != StructuredMode::None);
         let Some(schema) = structured else {
-            if !sent.tools.is_empty() && sent.choice() != crate::message::ToolChoiceMode::None && !config.tools {
-                return Err(SamplingError::rejected(format!(
-                    "the request offers the model tools, and provider `{}` is configured without tool calling (tools = false)",
-                    config.name
-                )));
-            }
             let completion = provider.complete(ProviderRequest { request: sent, model, max_tokens, schema: None }).await.map_err(failed)?;
             record.usage = completion.usage;
             return Ok(plain_result(completion));

@@ -64,15 +64,19 @@ impl std::str::FromStr for PolicyMode {
 #[ts(export)]
 pub struct ServerPolicy {
     /// Ask, always or never.
+    #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub policy: Option<PolicyMode>,
     /// Which provider answers this server.
+    #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub provider: Option<String>,
     /// Which of its models, unless a hint names another configured one.
+    #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub model: Option<String>,
     /// At most this many tokens per request.
+    #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub max_tokens: Option<u32>,
     /// Advertise `sampling.tools` to this server (off for strict servers that break on it).
@@ -80,6 +84,7 @@ pub struct ServerPolicy {
     /// Show the completion to the user before it is returned.
     pub review: bool,
     /// At most this many requests a minute (else `[sampling]`'s).
+    #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub requests_per_minute: Option<u32>,
 }
@@ -90,17 +95,21 @@ impl Default for ServerPolicy {
     }
 }
 
-/// `[sampling]`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// `[sampling]` (also what the app's Settings → Sampling shows and saves whole).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(default, deny_unknown_fields)]
+#[ts(export)]
 pub struct SamplingSettings {
     /// The default policy.
     pub policy: PolicyMode,
     /// The default provider's name (else the first).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub provider: Option<String>,
     /// Per server, requests a minute.
     pub requests_per_minute: u32,
     /// Largest request accepted, as JSON bytes.
+    #[ts(type = "number")]
     pub max_request_bytes: usize,
     /// The configured providers.
     pub providers: Vec<ProviderConfig>,

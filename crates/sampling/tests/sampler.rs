@@ -326,3 +326,87 @@ async fn provider_errors_and_timeouts_name_the_provider_and_status() {
     // Default policy is ask: the scripted approver would be asked only with a provider.
     assert!(err.unwrap_err().message.contains("no LLM provider is configured"));
 }
+
+#[tokio::test]
+async fn openai_native_schema_is_strict_only_when_openai_would_accept_it() {
+    let rig = rig("openai", "always", json!({})).await;
+    let city = r#"{"name": "Oslo", "population": 1}"#;
+    rig.answer(200, openai_text(city));
+    rig.answer(200, openai_text(city));
+    // Every object closed and every property required: OpenAI takes it strict.
+    let mut closed = schema_request();
+    closed.tools[0].input_schema.insert("additionalProperties".into(), json!(false));
+    rig.sampler.create_message("srv", closed.clone(), &NoCall).await.unwrap();
+    // additionalProperties not false: strict would be a 400 from OpenAI; our own check still holds.
+    rig.sampler.create_message("srv", schema_request(), &NoCall).await.unwrap();
+    let seen = rig.seen();
+    let format = |i: usize| seen[i].body["response_format"]["json_schema"].clone();
+    assert_eq!((format(0)["strict"].clone(), format(0)["schema"].clone()), (json!(true), Value::Object(closed.tools[0].input_schema.clone())));
+    assert_eq!((format(1)["strict"].clone(), format(1)["schema"].clone()), (json!(false), Value::Object(schema_request().tools[0].input_schema.clone())));
+}
+
+fn approve() -> Approval {
+    Approval::Approve { request: None, model: None, review: false }
+}
+
+#[tokio::test]
+async fn what_the_provider_cannot_take_is_refused_before_the_user_is_asked() {
+    let mut image = SamplingRequest::user("look", 20);
+    image.messages[0].content.push(Block::Image { data: "AAAA".into(), mime_type: "image/png".into() });
+    // An image inside a tool result is an image too.
+    let in_result: SamplingRequest = serde_json::from_value(json!({
+        "messages": [
+            {"role": "user", "content": {"type": "text", "text": "chart it"}},
+            {"role": "assistant", "content": {"type": "tool_use", "id": "c1", "name": "chart", "input": {}}},
+            {"role": "user", "content": {"type": "tool_result", "toolUseId": "c1", "content": [{"type": "image", "data": "AAAA", "mimeType": "image/png"}]}}
+        ],
+        "maxTokens": 20
+    }))
+    .unwrap();
+    let text_only = rig("openai", "ask", json!({})).await;
+    for request in [image, in_result] {
+        text_only.approver.approvals.lock().unwrap().push_back(approve());
+        let err = text_only.sampler.create_message("srv", request, &NoCall).await.unwrap_err();
+        assert!(err.message.contains("provider `p`") && err.message.contains("set vision = true"), "{}", err.message);
+    }
+    assert_eq!(text_only.approver.shown.lock().unwrap().len(), 0, "the user never approves what is then refused");
+    assert!(text_only.seen().is_empty());
+    assert!(text_only.records().iter().all(|r| r.decision == Decision::Refused && r.provider == "p"));
+
+    let no_tools = rig("openai", "ask", json!({"tools": false})).await;
+    no_tools.approver.approvals.lock().unwrap().push_back(approve());
+    let mut request = SamplingRequest::user("search", 20);
+    request.tools = vec![serde_json::from_value(json!({"name": "search", "inputSchema": {"type": "object"}})).unwrap()];
+    let err = no_tools.sampler.create_message("srv", request, &NoCall).await.unwrap_err();
+    assert!(err.message.contains("provider `p`") && err.message.contains("set tools = true"), "{}", err.message);
+    assert_eq!(no_tools.approver.shown.lock().unwrap().len(), 0, "the user never approves what is then refused");
+    assert!(no_tools.seen().is_empty());
+}
+
+#[tokio::test]
+async fn ollama_says_it_cannot_force_a_tool_call() {
+    let rig = rig("ollama", "ask", json!({})).await;
+    rig.approver.approvals.lock().unwrap().push_back(approve());
+    rig.answer(200, json!({"model": "model-a", "message": {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "get_weather", "arguments": {"city": "Oslo"}}}]}, "done_reason": "stop"}));
+    let mut request = SamplingRequest::user("weather in Oslo?", 20);
+    request.tools = vec![serde_json::from_value(json!({"name": "get_weather", "inputSchema": {"type": "object"}})).unwrap()];
+    request.tool_choice = Some(serde_json::from_value(json!({"mode": "required"})).unwrap());
+    let result = rig.sampler.create_message("srv", request, &NoCall).await.unwrap();
+    assert_eq!(result.stop_reason, Some(StopReason::ToolUse));
+    let notes = rig.approver.shown.lock().unwrap()[0].notes.clone();
+    assert!(notes.iter().any(|n| n.contains("Ollama") && n.contains("required")), "{notes:?}");
+    let body = &rig.seen()[0].body;
+    assert_eq!(body["messages"][0]["role"], "system");
+    assert!(body["messages"][0]["content"].as_str().unwrap().contains("call one of the provided tools"), "{body}");
+}
+
+#[tokio::test]
+async fn an_oversized_provider_answer_is_an_error_naming_the_provider() {
+    let rig = rig("openai", "always", json!({})).await;
+    let mut huge = openai_text("hello");
+    huge["padding"] = json!("x".repeat(17 << 20));
+    rig.answer(200, huge);
+    let err = rig.sampler.create_message("srv", SamplingRequest::user("hi", 5), &NoCall).await.unwrap_err();
+    assert!(err.message.contains("p sent an answer") && err.message.contains("16 MiB"), "{}", err.message);
+    assert_eq!(rig.records()[0].decision, Decision::Failed);
+}

@@ -51,4 +51,4 @@ api_key_keyring: boolean,
 /**
  * How long one completion may take.
  */
-timeout_seconds: bigint, };
+timeout_seconds: number, };

@@ -7,8 +7,8 @@ export type Usage = {
 /**
  * Prompt tokens.
  */
-inputTokens: bigint, 
+inputTokens: number, 
 /**
  * Completion tokens.
  */
-outputTokens: bigint, };
+outputTokens: number, };

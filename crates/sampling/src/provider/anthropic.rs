@@ -4,9 +4,9 @@
 
 use serde_json::{json, Map, Value};
 
-use super::{join, BoxFuture, Completion, Http, Provider, ProviderConfig, ProviderError, ProviderRequest, Usage};
+use super::{fallback_id, join, BoxFuture, Completion, Http, Provider, ProviderConfig, ProviderError, ProviderRequest, Usage};
 use crate::{
-    message::{Block, Role, StopReason, ToolChoiceMode},
+    message::{is_image, Block, Role, StopReason, ToolChoiceMode},
     sampler::stop_reason_for,
     schema::SCHEMA_TOOL,
 };
@@ -52,12 +52,11 @@ pub fn body(request: &ProviderRequest<'_>) -> Result<Value, String> {
         for block in &message.content {
             blocks.push(match block {
                 Block::Text { text } => json!({"type": "text", "text": text}),
-                Block::Image { data, mime_type } => json!({"type": "image", "source": {"type": "base64", "media_type": mime_type, "data": data}}),
+                Block::Image { data, mime_type } => image(data, mime_type),
                 Block::Audio { .. } => return Err("Anthropic models do not take audio".to_owned()),
                 Block::ToolUse { id, name, input } => json!({"type": "tool_use", "id": id, "name": name, "input": input}),
                 Block::ToolResult { tool_use_id, content, is_error, .. } => {
-                    let texts: Vec<Value> = content.iter().filter_map(|c| c.get("text").and_then(Value::as_str)).map(|t| json!({"type": "text", "text": t})).collect();
-                    json!({"type": "tool_result", "tool_use_id": tool_use_id, "content": texts, "is_error": is_error.unwrap_or(false)})
+                    json!({"type": "tool_result", "tool_use_id": tool_use_id, "content": result_content(content), "is_error": is_error.unwrap_or(false)})
                 }
             });
         }
@@ -93,16 +92,33 @@ pub fn body(request: &ProviderRequest<'_>) -> Result<Value, String> {
     Ok(body)
 }
 
+fn image(data: &str, mime_type: &str) -> Value {
+    json!({"type": "image", "source": {"type": "base64", "media_type": mime_type, "data": data}})
+}
+
+/// A tool result's MCP content as Anthropic's: text and images (other kinds have no equivalent).
+fn result_content(content: &[Value]) -> Vec<Value> {
+    let field = |c: &Value, name: &str| c.get(name).and_then(Value::as_str).unwrap_or_default().to_owned();
+    content
+        .iter()
+        .filter_map(|c| match c.get("text").and_then(Value::as_str) {
+            Some(text) => Some(json!({"type": "text", "text": text})),
+            None if is_image(c) => Some(image(&field(c, "data"), &field(c, "mimeType"))),
+            None => None,
+        })
+        .collect()
+}
+
 /// An Anthropic answer in MCP terms.
 pub fn read(answer: &Value, requested_model: &str) -> Result<Completion, String> {
     let blocks = answer.get("content").and_then(Value::as_array).ok_or("no content in the answer")?;
     let mut content = Vec::new();
-    for block in blocks {
+    for (index, block) in blocks.iter().enumerate() {
         match block.get("type").and_then(Value::as_str) {
             Some("text") => content.push(Block::text(block.get("text").and_then(Value::as_str).unwrap_or_default())),
             Some("tool_use") => {
                 let input: Map<String, Value> = block.get("input").and_then(Value::as_object).cloned().unwrap_or_default();
-                let id = block.get("id").and_then(Value::as_str).unwrap_or("toolu_0").to_owned();
+                let id = fallback_id(block.get("id").and_then(Value::as_str), "toolu", index);
                 let name = block.get("name").and_then(Value::as_str).ok_or("a tool_use block without a name")?.to_owned();
                 content.push(Block::ToolUse { id, name, input });
             }
@@ -145,6 +161,31 @@ mod tests {
         let completion = read(&answer, "claude").unwrap();
         assert_eq!(completion.content, vec![call]);
         assert_eq!(completion.stop_reason, StopReason::ToolUse);
+    }
+
+    #[test]
+    fn tool_result_images_travel_natively() {
+        let mut request = SamplingRequest::user("chart?", 50);
+        request.messages.push(Message::new(Role::Assistant, Block::ToolUse { id: "t1".into(), name: "chart".into(), input: Map::new() }));
+        let content = vec![json!({"type": "text", "text": "here"}), json!({"type": "image", "data": "AAAA", "mimeType": "image/png"})];
+        request.messages.push(Message::new(Role::User, Block::ToolResult { tool_use_id: "t1".into(), content, structured_content: None, is_error: Some(true) }));
+        let body = body(&ProviderRequest { request: &request, model: "claude", max_tokens: 40, schema: None }).unwrap();
+        assert_eq!(
+            body["messages"][2]["content"][0],
+            json!({"type": "tool_result", "tool_use_id": "t1", "is_error": true, "content": [
+                {"type": "text", "text": "here"},
+                {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"}}
+            ]})
+        );
+    }
+
+    #[test]
+    fn calls_without_ids_get_distinct_ids() {
+        let answer = json!({"content": [{"type": "tool_use", "name": "a", "input": {}}, {"type": "tool_use", "name": "b", "input": {}}], "stop_reason": "tool_use"});
+        let completion = read(&answer, "m").unwrap();
+        let ids: Vec<&str> = completion.content.iter().filter_map(|b| if let Block::ToolUse { id, .. } = b { Some(id.as_str()) } else { None }).collect();
+        assert_eq!(ids.len(), 2);
+        assert_ne!(ids[0], ids[1], "{ids:?}");
     }
 
     #[test]

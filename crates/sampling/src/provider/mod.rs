@@ -23,8 +23,12 @@ use ts_rs::TS;
 
 use crate::{
     keys::ApiKey,
-    message::{Block, SamplingRequest, StopReason},
+    message::{Block, SamplingRequest, StopReason, ToolDef},
 };
+
+/// The most of a provider's answer MCP Canvas reads (a completion is kilobytes; this is a guard
+/// against a misbehaving endpoint, not a limit a real answer meets).
+pub const MAX_ANSWER_BYTES: usize = 16 << 20;
 
 /// A boxed, sendable future.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -93,6 +97,7 @@ pub struct ProviderConfig {
     pub api_key_keyring: bool,
     /// How long one completion may take.
     #[serde(default = "default_timeout")]
+    #[ts(type = "number")]
     pub timeout_seconds: u64,
 }
 
@@ -149,8 +154,10 @@ pub struct ProviderRequest<'a> {
 #[ts(export)]
 pub struct Usage {
     /// Prompt tokens.
+    #[ts(type = "number")]
     pub input_tokens: u64,
     /// Completion tokens.
+    #[ts(type = "number")]
     pub output_tokens: u64,
 }
 
@@ -258,13 +265,23 @@ impl Http {
         for (name, value) in headers {
             request = request.header(*name, value);
         }
-        let response = request.send().await.map_err(|e| self.transport_error(url, &e))?;
+        let mut response = request.send().await.map_err(|e| self.transport_error(url, &e))?;
         let status = response.status();
-        let text = response.text().await.map_err(|e| self.transport_error(url, &e))?;
-        if !status.is_success() {
-            return Err(ProviderError::Status { provider: self.name.clone(), status: status.as_u16(), message: error_message(&text) });
+        let too_large = format!("the answer is larger than {} MiB, the most MCP Canvas reads from a provider", MAX_ANSWER_BYTES >> 20);
+        let mut body = Vec::new();
+        while let Some(chunk) = response.chunk().await.map_err(|e| self.transport_error(url, &e))? {
+            if body.len() + chunk.len() > MAX_ANSWER_BYTES {
+                return Err(match status.is_success() {
+                    true => self.bad(too_large),
+                    false => ProviderError::Status { provider: self.name.clone(), status: status.as_u16(), message: format!("({too_large})") },
+                });
+            }
+            body.extend_from_slice(&chunk);
         }
-        serde_json::from_str(&text).map_err(|e| self.bad(format!("not JSON ({e})")))
+        if !status.is_success() {
+            return Err(ProviderError::Status { provider: self.name.clone(), status: status.as_u16(), message: error_message(&String::from_utf8_lossy(&body)) });
+        }
+        serde_json::from_slice(&body).map_err(|e| self.bad(format!("not JSON ({e})")))
     }
 
     /// An answer that did not have the expected shape.
@@ -306,6 +323,25 @@ fn error_message(body: &str) -> String {
         cut.push('…');
     }
     if cut.is_empty() { "(empty body)".to_owned() } else { cut }
+}
+
+/// A tool result as the text of an OpenAI or Ollama `tool` message: its text blocks, with
+/// `Error: ` first when the tool failed (those messages have no error flag). Images cannot ride
+/// there; the sampler says so in its notes.
+pub fn tool_message_text(content: &[Value], is_error: Option<bool>) -> String {
+    let text = content.iter().filter_map(|c| c.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n");
+    if is_error == Some(true) { format!("Error: {text}") } else { text }
+}
+
+/// A tool as an OpenAI-style function (OpenAI-compatible and Ollama).
+pub fn function_tool(tool: &ToolDef) -> Value {
+    serde_json::json!({"type": "function", "function": {"name": tool.name, "description": tool.description.clone().unwrap_or_default(), "parameters": tool.input_schema}})
+}
+
+/// The id of the `index`th tool call of an answer, when the provider gave it none: distinct per
+/// call, so each `tool_result` finds its call.
+pub fn fallback_id(given: Option<&str>, prefix: &str, index: usize) -> String {
+    given.filter(|id| !id.is_empty()).map_or_else(|| format!("{prefix}_{}", index + 1), str::to_owned)
 }
 
 /// Joins a base URL and a path with exactly one slash.

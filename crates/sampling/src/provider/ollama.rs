@@ -4,7 +4,7 @@
 
 use serde_json::{json, Value};
 
-use super::{join, BoxFuture, Completion, Http, Provider, ProviderConfig, ProviderError, ProviderRequest, Usage};
+use super::{fallback_id, function_tool, join, tool_message_text, BoxFuture, Completion, Http, Provider, ProviderConfig, ProviderError, ProviderRequest, Usage};
 use crate::{
     message::{Block, Role, StopReason, ToolChoiceMode},
     sampler::stop_reason_for,
@@ -35,12 +35,20 @@ impl Provider for Ollama {
     }
 }
 
+/// What the system prompt says when `toolChoice` is `required` (Ollama cannot force a call).
+pub const REQUIRED_NUDGE: &str = "You must call one of the provided tools to answer.";
+
 /// The request body for `request`.
 pub fn body(request: &ProviderRequest<'_>) -> Result<Value, String> {
     let sampling = request.request;
     let mut messages = Vec::new();
-    if let Some(system) = &sampling.system_prompt {
-        messages.push(json!({"role": "system", "content": system}));
+    let offers_tools = !sampling.tools.is_empty() && sampling.choice() != ToolChoiceMode::None;
+    // `required` has no native equivalent: the tools are offered, and the system prompt asks for
+    // a call (the sampler's notes tell the user the model may still answer without one).
+    let nudge = (offers_tools && sampling.choice() == ToolChoiceMode::Required).then_some(REQUIRED_NUDGE);
+    let system: Vec<&str> = sampling.system_prompt.as_deref().into_iter().chain(nudge).collect();
+    if !system.is_empty() {
+        messages.push(json!({"role": "system", "content": system.join("\n\n")}));
     }
     let mut names = std::collections::HashMap::new();
     for message in &sampling.messages {
@@ -54,9 +62,9 @@ pub fn body(request: &ProviderRequest<'_>) -> Result<Value, String> {
                     names.insert(id.clone(), name.clone());
                     calls.push(json!({"function": {"name": name, "arguments": input}}));
                 }
-                Block::ToolResult { tool_use_id, content, .. } => {
-                    let result: Vec<&str> = content.iter().filter_map(|c| c.get("text").and_then(Value::as_str)).collect();
-                    let mut m = json!({"role": "tool", "content": result.join("\n")});
+                // Its images cannot ride on a `tool` message (text only): the sampler notes it.
+                Block::ToolResult { tool_use_id, content, is_error, .. } => {
+                    let mut m = json!({"role": "tool", "content": tool_message_text(content, *is_error)});
                     if let Some(name) = names.get(tool_use_id) {
                         m["tool_name"] = json!(name);
                     }
@@ -84,9 +92,8 @@ pub fn body(request: &ProviderRequest<'_>) -> Result<Value, String> {
         options["stop"] = json!(sampling.stop_sequences);
     }
     let mut body = json!({"model": request.model, "messages": messages, "stream": false, "options": options});
-    // `required` has no native equivalent: the tools are offered and the model decides.
-    if !sampling.tools.is_empty() && sampling.choice() != ToolChoiceMode::None {
-        body["tools"] = sampling.tools.iter().map(|t| json!({"type": "function", "function": {"name": t.name, "description": t.description.clone().unwrap_or_default(), "parameters": t.input_schema}})).collect();
+    if offers_tools {
+        body["tools"] = sampling.tools.iter().map(function_tool).collect();
     }
     if let Some(schema) = request.schema {
         body["format"] = Value::Object(schema.clone());
@@ -104,7 +111,7 @@ pub fn read(answer: &Value, requested_model: &str) -> Result<Completion, String>
     for (i, call) in message.get("tool_calls").and_then(Value::as_array).into_iter().flatten().enumerate() {
         let name = call.pointer("/function/name").and_then(Value::as_str).ok_or("a tool call without a name")?;
         let input = call.pointer("/function/arguments").and_then(Value::as_object).cloned().unwrap_or_default();
-        content.push(Block::ToolUse { id: format!("call_{}", i + 1), name: name.to_owned(), input });
+        content.push(Block::ToolUse { id: fallback_id(None, "call", i), name: name.to_owned(), input });
     }
     let stop = match answer.get("done_reason").and_then(Value::as_str) {
         Some("length") => StopReason::MaxTokens,
@@ -140,5 +147,23 @@ mod tests {
         assert_eq!(completion.stop_reason, StopReason::ToolUse);
         assert!(matches!(&completion.content[0], Block::ToolUse { id, name, .. } if id == "call_1" && name == "look"));
         assert_eq!(completion.usage, Usage { input_tokens: 7, output_tokens: 3 });
+    }
+
+    #[test]
+    fn required_tool_choice_is_a_system_prompt_nudge_and_errors_say_so() {
+        use crate::message::{ToolChoice, ToolDef};
+        let mut request = SamplingRequest::user("weather?", 50);
+        request.messages.push(Message::new(Role::Assistant, Block::ToolUse { id: "c1".into(), name: "get_weather".into(), input: serde_json::Map::new() }));
+        request.messages.push(Message::new(Role::User, Block::ToolResult { tool_use_id: "c1".into(), content: vec![json!({"type": "text", "text": "no city"})], structured_content: None, is_error: Some(true) }));
+        request.tools = vec![ToolDef { name: "get_weather".into(), description: None, input_schema: json!({"type": "object"}).as_object().unwrap().clone() }];
+        request.tool_choice = Some(ToolChoice { mode: ToolChoiceMode::Required });
+        let body = body(&ProviderRequest { request: &request, model: "llama3", max_tokens: 30, schema: None }).unwrap();
+        assert_eq!(body["messages"][0]["role"], "system");
+        assert!(body["messages"][0]["content"].as_str().unwrap().contains("call one of the provided tools"), "{body}");
+        assert_eq!(body["messages"][3], json!({"role": "tool", "content": "Error: no city", "tool_name": "get_weather"}));
+        request.system_prompt = Some("be brief".into());
+        let body = super::body(&ProviderRequest { request: &request, model: "llama3", max_tokens: 30, schema: None }).unwrap();
+        let system = body["messages"][0]["content"].as_str().unwrap();
+        assert!(system.starts_with("be brief") && system.contains("call one of the provided tools"), "{system}");
     }
 }

@@ -4,7 +4,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::{join, BoxFuture, Completion, Http, Provider, ProviderConfig, ProviderError, ProviderRequest, StructuredMode, Usage};
+use super::{fallback_id, function_tool, join, tool_message_text, BoxFuture, Completion, Http, Provider, ProviderConfig, ProviderError, ProviderRequest, StructuredMode, Usage};
 use crate::{
     message::{Block, Role, SamplingRequest, StopReason, ToolChoiceMode},
     sampler::stop_reason_for,
@@ -47,12 +47,7 @@ pub fn body(request: &ProviderRequest<'_>, structured: StructuredMode) -> Result
         object.insert("stop".into(), json!(sampling.stop_sequences));
     }
     if !sampling.tools.is_empty() {
-        let tools: Vec<Value> = sampling
-            .tools
-            .iter()
-            .map(|t| json!({"type": "function", "function": {"name": t.name, "description": t.description.clone().unwrap_or_default(), "parameters": t.input_schema}}))
-            .collect();
-        object.insert("tools".into(), Value::Array(tools));
+        object.insert("tools".into(), sampling.tools.iter().map(function_tool).collect());
         if let Some(choice) = sampling.tool_choice {
             let choice = match choice.mode {
                 ToolChoiceMode::Auto => "auto",
@@ -65,15 +60,67 @@ pub fn body(request: &ProviderRequest<'_>, structured: StructuredMode) -> Result
     if let Some(schema) = request.schema {
         let format = match structured {
             StructuredMode::JsonObjectSchema => json!({"type": "json_object", "schema": schema}),
-            _ => json!({"type": "json_schema", "json_schema": {"name": "__schema__", "schema": schema, "strict": true}}),
+            // Strict only where OpenAI accepts it (else a 400); our own check enforces the schema either way.
+            _ => json!({"type": "json_schema", "json_schema": {"name": "__schema__", "schema": schema, "strict": strict_compatible(schema)}}),
         };
         object.insert("response_format".into(), format);
     }
     Ok(body)
 }
 
-fn text_of(content: &[Value]) -> String {
-    content.iter().filter_map(|b| b.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n")
+/// Keywords OpenAI's strict mode does not take (its "supported schemas" list, read conservatively).
+const NOT_STRICT: &[&str] = &[
+    "allOf", "oneOf", "not", "if", "then", "else", "dependentRequired", "dependentSchemas", "patternProperties", "unevaluatedProperties",
+    "unevaluatedItems", "propertyNames", "minProperties", "maxProperties", "contains", "minContains", "maxContains", "uniqueItems",
+    "prefixItems", "minLength", "maxLength",
+];
+/// The string formats strict mode knows.
+const STRICT_FORMATS: &[&str] = &["date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"];
+
+/// Whether OpenAI takes `schema` with `strict: true`: the root an object, every object closed
+/// (`additionalProperties: false`) with all its properties `required`, no keyword strict mode
+/// lacks, at most 10 levels deep. Walks `properties`, `items`, `$defs` / `definitions`, `anyOf`.
+pub fn strict_compatible(schema: &Map<String, Value>) -> bool {
+    is_object(schema) && !schema.contains_key("anyOf") && strict_node(schema, 0)
+}
+
+fn is_object(node: &Map<String, Value>) -> bool {
+    match node.get("type") {
+        Some(Value::String(t)) => t == "object",
+        Some(Value::Array(types)) => types.iter().any(|t| t == "object"),
+        _ => node.contains_key("properties"),
+    }
+}
+
+fn strict_node(node: &Map<String, Value>, depth: usize) -> bool {
+    if depth > 10 || NOT_STRICT.iter().any(|k| node.contains_key(*k)) {
+        return false;
+    }
+    if node.get("format").is_some_and(|f| !f.as_str().is_some_and(|f| STRICT_FORMATS.contains(&f))) {
+        return false;
+    }
+    let mut children: Vec<&Value> = Vec::new();
+    if is_object(node) {
+        let properties = node.get("properties").and_then(Value::as_object);
+        let required: Vec<&str> = node.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
+        if node.get("additionalProperties") != Some(&Value::Bool(false)) || properties.is_some_and(|p| p.keys().any(|k| !required.contains(&k.as_str()))) {
+            return false;
+        }
+        children.extend(properties.into_iter().flat_map(Map::values));
+    }
+    match node.get("items") {
+        Some(Value::Array(_)) => return false, // tuples
+        Some(items) => children.push(items),
+        None => {}
+    }
+    for key in ["$defs", "definitions"] {
+        children.extend(node.get(key).and_then(Value::as_object).into_iter().flat_map(Map::values));
+    }
+    children.extend(node.get("anyOf").and_then(Value::as_array).into_iter().flatten());
+    children.into_iter().all(|child| match child {
+        Value::Object(child) => strict_node(child, depth + 1),
+        _ => false, // `true` / `false` schemas
+    })
 }
 
 /// MCP messages as OpenAI messages (system prompt first).
@@ -99,7 +146,10 @@ pub fn messages(request: &SamplingRequest) -> Result<Vec<Value>, String> {
                 }
                 Block::ToolUse { id, name, input } => calls.push(json!({"id": id, "type": "function", "function": {"name": name, "arguments": Value::Object(input.clone()).to_string()}})),
                 // Each tool result is its own `tool` message, before the rest of this message.
-                Block::ToolResult { tool_use_id, content, .. } => out.push(json!({"role": "tool", "tool_call_id": tool_use_id, "content": text_of(content)})),
+                // Its images cannot ride on a `tool` message (text only): the sampler notes it.
+                Block::ToolResult { tool_use_id, content, is_error, .. } => {
+                    out.push(json!({"role": "tool", "tool_call_id": tool_use_id, "content": tool_message_text(content, *is_error)}))
+                }
             }
         }
         let role = match message.role {
@@ -132,14 +182,14 @@ pub fn read(answer: &Value, requested_model: &str) -> Result<Completion, String>
     if let Some(text) = message.get("content").and_then(Value::as_str).filter(|t| !t.is_empty()) {
         content.push(Block::text(text));
     }
-    for call in message.get("tool_calls").and_then(Value::as_array).into_iter().flatten() {
+    for (index, call) in message.get("tool_calls").and_then(Value::as_array).into_iter().flatten().enumerate() {
         let name = call.pointer("/function/name").and_then(Value::as_str).ok_or("a tool call without a name")?;
         let arguments = call.pointer("/function/arguments").and_then(Value::as_str).unwrap_or("{}");
         let input: Map<String, Value> = match serde_json::from_str(if arguments.trim().is_empty() { "{}" } else { arguments }) {
             Ok(Value::Object(input)) => input,
             _ => return Err(format!("the arguments of the call to `{name}` are not a JSON object: {arguments:?}")),
         };
-        let id = call.get("id").and_then(Value::as_str).unwrap_or("call_0").to_owned();
+        let id = fallback_id(call.get("id").and_then(Value::as_str), "call", index);
         content.push(Block::ToolUse { id, name: name.to_owned(), input });
     }
     let stop = match choice.get("finish_reason").and_then(Value::as_str) {
@@ -201,6 +251,49 @@ mod tests {
         assert_eq!(native["response_format"]["json_schema"]["name"], "__schema__");
         let llama = body(&ProviderRequest { request: &request, model: "m", max_tokens: 5, schema: Some(&schema) }, StructuredMode::JsonObjectSchema).unwrap();
         assert_eq!(llama["response_format"], json!({"type": "json_object", "schema": {"type": "object"}}));
+    }
+
+    #[test]
+    fn strict_only_for_schemas_openai_accepts() {
+        let strict = |schema: Value| strict_compatible(schema.as_object().unwrap());
+        let point = json!({"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"], "additionalProperties": false});
+        assert!(strict(point.clone()));
+        assert!(strict(json!({"type": "object", "properties": {
+            "points": {"type": "array", "items": point},
+            "tag": {"anyOf": [{"type": "string", "format": "date"}, {"type": "null"}]},
+            "at": {"$ref": "#/$defs/p"}
+        }, "required": ["points", "tag", "at"], "additionalProperties": false, "$defs": {"p": point}})));
+        // Open objects, optional properties, unsupported keywords, a non-object root, anywhere inside.
+        assert!(!strict(json!({"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"]})));
+        assert!(!strict(json!({"type": "object", "properties": {"x": {"type": "number"}}, "additionalProperties": false})));
+        assert!(!strict(json!({"type": "object"})));
+        assert!(!strict(json!({"type": "object", "properties": {"p": {"type": "array", "items": {"type": "object", "properties": {}}}}, "required": ["p"], "additionalProperties": false})));
+        assert!(!strict(json!({"type": "object", "properties": {"n": {"type": "string", "minLength": 2}}, "required": ["n"], "additionalProperties": false})));
+        assert!(!strict(json!({"type": "object", "properties": {"n": {"type": "string", "format": "uri"}}, "required": ["n"], "additionalProperties": false})));
+        assert!(!strict(json!({"type": "object", "properties": {}, "additionalProperties": false, "$defs": {"d": {"type": "object"}}})));
+        assert!(!strict(json!({"anyOf": [point.clone()]})));
+        assert!(!strict(json!({"type": "object", "properties": {"t": {"oneOf": [point]}}, "required": ["t"], "additionalProperties": false})));
+    }
+
+    #[test]
+    fn a_failed_tool_result_says_so_to_the_model() {
+        let mut request = conversation();
+        let Block::ToolResult { is_error, .. } = &mut request.messages[2].content[0] else { panic!() };
+        *is_error = Some(true);
+        let sent = messages(&request).unwrap();
+        assert_eq!(sent[3], json!({"role": "tool", "tool_call_id": "c1", "content": "Error: 3 °C"}));
+    }
+
+    #[test]
+    fn calls_without_ids_get_distinct_ids() {
+        let answer = json!({"choices": [{"message": {"tool_calls": [
+            {"type": "function", "function": {"name": "a", "arguments": "{}"}},
+            {"type": "function", "function": {"name": "b", "arguments": "{}"}}
+        ]}, "finish_reason": "tool_calls"}]});
+        let completion = read(&answer, "m").unwrap();
+        let ids: Vec<&str> = completion.content.iter().filter_map(|b| if let Block::ToolUse { id, .. } = b { Some(id.as_str()) } else { None }).collect();
+        assert_eq!(ids.len(), 2);
+        assert_ne!(ids[0], ids[1], "{ids:?}");
     }
 
     #[test]
