@@ -45,6 +45,14 @@ macro_rules! for_each_command {
             sync answer_sampling_review(id: String, review: Review) -> ();
             /// A server's sampling transcript (every server's for null), newest first.
             async sampling_log(server: Option<String>) -> Vec<ExchangeRecord>;
+            /// `[sampling]` as in effect: providers, the default policy, per-server policies.
+            sync sampling_settings_view() -> SamplingSettings;
+            /// Replaces `[sampling]` in settings.toml whole (refused, nothing written, when a
+            /// policy names a missing provider or a provider has no models); in effect at once.
+            sync sampling_settings_set(sampling: SamplingSettings) -> SamplingSettings;
+            /// Stores a provider's API key in the OS keyring (null deletes it); settings.toml only
+            /// records that the key is there. The key is never sent back.
+            async sampling_set_key(provider: String, key: Option<String>) -> SamplingSettings;
             /// Cancels the running call started with `call_token`; its `call_tool` then fails as cancelled.
             sync cancel_call(call_token: String) -> ();
             /// One page of stored artifacts, across sessions, filtered and sorted as asked.

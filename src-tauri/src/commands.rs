@@ -14,7 +14,10 @@ use mcp_canvas_host::{
     allowlist::{AllowlistView, DashboardAccess},
     health::ServerStatus,
     settings_edit::SettingsView,
-    sampling_core::sampler::{Approval, ExchangeRecord, Review},
+    sampling_core::{
+        sampler::{Approval, ExchangeRecord, Review},
+        SamplingSettings,
+    },
     wire::{CallOutcome, ElicitationAnswer, ServerView, ToolView},
 };
 #[allow(unused_imports)]

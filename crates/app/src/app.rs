@@ -21,7 +21,8 @@ use mcp_canvas_host::{
     wire::{CallOutcome, CallProgressEvent, ElicitationAnswer, ServerChangedEvent, ServerView, ToolView},
     sampling_core::{
         sampler::{Approval, ExchangeRecord, NoCall, Review, FAILED},
-        Approver, SamplingError, SamplingRequest, SamplingResult,
+        keys::ApiKey,
+        Approver, SamplingError, SamplingRequest, SamplingResult, SamplingSettings,
     },
     CallControl, CallOptions, CallProgress, ChangedList, Host, ProgressFn,
 };
@@ -285,6 +286,23 @@ impl App {
     pub async fn sampling_log(&self, server: Option<String>) -> Result<Vec<ExchangeRecord>, String> {
         let host = self.shared_host().ok_or_else(|| self.host.clone().err().unwrap_or_default())?;
         tokio::task::spawn_blocking(move || host.sampling_log(server.as_deref(), 200)).await.map_err(|e| e.to_string())?.map_err(|e| e.to_string())
+    }
+
+    pub fn sampling_settings_view(&self) -> Result<SamplingSettings, String> {
+        Ok(self.host()?.settings().sampling.clone())
+    }
+
+    pub fn sampling_settings_set(&self, sampling: SamplingSettings) -> Result<SamplingSettings, String> {
+        Ok(self.host()?.set_sampling(&sampling).map_err(|e| e.to_string())?.sampling.clone())
+    }
+
+    /// Stores (or, for `None`, deletes) a provider's API key in the OS keyring, off the main
+    /// thread (the Secret Service is a D-Bus round trip).
+    pub async fn sampling_set_key(&self, provider: String, key: Option<String>) -> Result<SamplingSettings, String> {
+        let host = self.shared_host().ok_or_else(|| self.host().err().unwrap_or_default())?;
+        let key = key.map(|k| ApiKey::new(k.trim())).filter(|k| !k.expose().is_empty());
+        let settings = tokio::task::spawn_blocking(move || host.set_provider_key(&provider, key)).await.map_err(|e| e.to_string())?.map_err(|e| e.to_string())?;
+        Ok(settings.sampling.clone())
     }
 
     pub fn cancel_call(&self, call_token: String) -> Result<(), String> {

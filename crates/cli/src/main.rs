@@ -253,14 +253,10 @@ async fn run(cli: Cli) -> ExitCode {
         _ => host,
     };
     // Servers' sampling requests: asked on the terminal when there is one (with --sampling ask
-    // or settings' `ask`); without one, the host's default refuses `ask` with the remedy.
+    // or settings' `ask`); without one, `ask` means `never` (not offered), `always` still answers.
     let host = match sampling::approver() {
         Some(approver) => host.with_sampling(approver, cli.sampling),
-        None if cli.sampling.is_some() => {
-            let nobody: Arc<dyn mcp_canvas_host::sampling_core::Approver> = Arc::new(mcp_canvas_host::sampling::NobodyToAsk);
-            host.with_sampling(nobody, cli.sampling)
-        }
-        None => host,
+        None => host.with_unattended_sampling(cli.sampling),
     };
     let code = match cli.command {
         Command::Sampling { command } => sampling::run(&host, command),

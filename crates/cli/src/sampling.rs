@@ -1,6 +1,7 @@
 //! Sampling from the command line: `--sampling ask|always|never` (servers' LLM requests asked
 //! about on the terminal, answered, or refused), and `sampling log SERVER [--json]` /
-//! `sampling export SERVER` over the transcript in the data dir's catalog.
+//! `sampling export SERVER` over the transcript in the data dir's catalog, and `sampling set-key
+//! / delete-key PROVIDER` for API keys in the OS keyring.
 
 use std::{
     io::{BufRead, IsTerminal, Write},
@@ -10,14 +11,13 @@ use std::{
 use clap::Subcommand;
 use mcp_canvas_host::{
     sampling_core::{
+        keys::ApiKey,
         provider::BoxFuture,
         sampler::{Approval, ApprovalRequest, Review, ReviewRequest},
         Approver, Block, Message,
     },
     Host,
 };
-
-
 
 /// `mcp-canvas-cli sampling …`
 #[derive(Subcommand)]
@@ -37,6 +37,17 @@ pub enum SamplingCommand {
     Export {
         /// Server name.
         server: String,
+    },
+    /// Stores a provider's API key in the OS keyring (asked without echo on a terminal, else one
+    /// line from standard input) and marks the provider as taking its key from there.
+    SetKey {
+        /// The provider's name in `[[sampling.providers]]`.
+        provider: String,
+    },
+    /// Removes a provider's API key from the OS keyring.
+    DeleteKey {
+        /// The provider's name in `[[sampling.providers]]`.
+        provider: String,
     },
 }
 
@@ -65,7 +76,7 @@ fn run_code(host: &Host, command: SamplingCommand) -> u8 {
                         "{}",
                         format!(
                         "{when}  {:<15} {model:<24} {:>6} ms  {:>5}→{:<5} {}  {}",
-                        format!("{:?}", r.decision).to_lowercase(),
+                        serde_json::to_value(r.decision).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default(),
                         r.latency_ms,
                         r.usage.input_tokens,
                         r.usage.output_tokens,
@@ -74,6 +85,39 @@ fn run_code(host: &Host, command: SamplingCommand) -> u8 {
                         )
                     );
                 }
+                0
+            }
+            Err(e) => {
+                eprintln!("mcp-canvas-cli: {e}");
+                1
+            }
+        },
+        SamplingCommand::SetKey { provider } => {
+            let key = match read_key(&provider) {
+                Ok(key) if !key.trim().is_empty() => key,
+                Ok(_) => {
+                    eprintln!("mcp-canvas-cli: no key given; nothing stored");
+                    return 2;
+                }
+                Err(e) => {
+                    eprintln!("mcp-canvas-cli: cannot read the key: {e}");
+                    return 1;
+                }
+            };
+            match host.set_provider_key(&provider, Some(ApiKey::new(key.trim()))) {
+                Ok(_) => {
+                    outln!("{}", format!("The API key of `{provider}` is in the OS keyring; settings.toml now says api_key_keyring = true."));
+                    0
+                }
+                Err(e) => {
+                    eprintln!("mcp-canvas-cli: {e}");
+                    1
+                }
+            }
+        }
+        SamplingCommand::DeleteKey { provider } => match host.set_provider_key(&provider, None) {
+            Ok(_) => {
+                outln!("{}", format!("The API key of `{provider}` is no longer in the OS keyring."));
                 0
             }
             Err(e) => {
@@ -92,6 +136,17 @@ fn run_code(host: &Host, command: SamplingCommand) -> u8 {
                 1
             }
         },
+    }
+}
+
+/// The key: typed without echo on a terminal, else the first line of standard input.
+fn read_key(provider: &str) -> std::io::Result<String> {
+    if std::io::stdin().is_terminal() {
+        rpassword::prompt_password(format!("API key for `{provider}` (not shown): "))
+    } else {
+        let mut line = String::new();
+        std::io::stdin().read_line(&mut line)?;
+        Ok(line)
     }
 }
 

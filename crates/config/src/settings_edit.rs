@@ -7,6 +7,8 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use mcp_canvas_sampling::SamplingSettings;
+
 use crate::{
     allowlist::write_atomically,
     error::ConfigError,
@@ -81,35 +83,65 @@ pub fn set(settings_path: &Path, key: &str, value: Option<&str>) -> Result<Setti
         return Err(error(format!("`{key}` is not a setting that can be changed here; these are: {}", known.join(", "))));
     };
     let (section, name) = key.split_once('.').expect("keys are section.name");
+    edit(settings_path, |document| {
+        if !document.contains_key(section) {
+            document.insert(section, toml_edit::Item::Table(toml_edit::Table::new()));
+        }
+        let table = document[section].as_table_like_mut().ok_or_else(|| format!("`{section}` is not a table"))?;
+        match value {
+            None => {
+                table.remove(name);
+            }
+            Some(raw) => {
+                let raw = raw.trim();
+                let item = match kind {
+                    Kind::Count => toml_edit::value(raw.parse::<i64>().ok().filter(|n| *n >= 0).ok_or_else(|| format!("`{key}` takes a whole number ≥ 0, not `{raw}`"))?),
+                    Kind::Flag => toml_edit::value(raw.parse::<bool>().map_err(|_| format!("`{key}` takes true or false, not `{raw}`"))?),
+                    Kind::Text if raw.is_empty() => return Err(format!("`{key}` cannot be empty")),
+                    Kind::Text => toml_edit::value(raw),
+                    Kind::Theme => match raw {
+                        "system" | "light" | "dark" => toml_edit::value(raw),
+                        other => return Err(format!("`{key}` is system, light or dark, not `{other}`")),
+                    },
+                };
+                table.insert(name, item);
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Replaces the whole `[sampling]` section (the app's Settings → Sampling saves it at once),
+/// keeping every other section and its comments. Refused, with nothing written, when it has
+/// problems (a policy naming a missing provider, two providers of one name, one with no models).
+pub fn set_sampling(settings_path: &Path, sampling: &SamplingSettings) -> Result<Settings, ConfigError> {
+    if let Some(problem) = sampling.problems().into_iter().next() {
+        return Err(ConfigError::Settings { path: settings_path.to_owned(), reason: format!("{problem}; nothing written") });
+    }
+    #[derive(Serialize)]
+    struct Section<'a> {
+        sampling: &'a SamplingSettings,
+    }
+    let text = toml::to_string(&Section { sampling }).map_err(|e| ConfigError::Settings { path: settings_path.to_owned(), reason: format!("cannot write [sampling]: {e}") })?;
+    let fresh: toml_edit::DocumentMut = text.parse().expect("toml writes TOML");
+    let section = fresh.get("sampling").cloned().unwrap_or_else(|| toml_edit::Item::Table(toml_edit::Table::new()));
+    edit(settings_path, move |document| {
+        document.insert("sampling", section);
+        Ok(())
+    })
+}
+
+/// Reads `settings.toml` (none is an empty file), applies `change` to its document, checks the
+/// result loads as [`Settings`], and writes it atomically; an error names the file.
+fn edit(settings_path: &Path, change: impl FnOnce(&mut toml_edit::DocumentMut) -> Result<(), String>) -> Result<Settings, ConfigError> {
+    let error = |reason: String| ConfigError::Settings { path: settings_path.to_owned(), reason };
     let text = match std::fs::read_to_string(settings_path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(e) => return Err(error(format!("cannot read it: {e}"))),
     };
     let mut document: toml_edit::DocumentMut = text.parse().map_err(|e| error(format!("not valid TOML, fix it first: {e}")))?;
-    if !document.contains_key(section) {
-        document.insert(section, toml_edit::Item::Table(toml_edit::Table::new()));
-    }
-    let table = document[section].as_table_like_mut().ok_or_else(|| error(format!("`{section}` is not a table")))?;
-    match value {
-        None => {
-            table.remove(name);
-        }
-        Some(raw) => {
-            let raw = raw.trim();
-            let item = match kind {
-                Kind::Count => toml_edit::value(raw.parse::<i64>().ok().filter(|n| *n >= 0).ok_or_else(|| error(format!("`{key}` takes a whole number ≥ 0, not `{raw}`")))?),
-                Kind::Flag => toml_edit::value(raw.parse::<bool>().map_err(|_| error(format!("`{key}` takes true or false, not `{raw}`")))?),
-                Kind::Text if raw.is_empty() => return Err(error(format!("`{key}` cannot be empty"))),
-                Kind::Text => toml_edit::value(raw),
-                Kind::Theme => match raw {
-                    "system" | "light" | "dark" => toml_edit::value(raw),
-                    other => return Err(error(format!("`{key}` is system, light or dark, not `{other}`"))),
-                },
-            };
-            table.insert(name, item);
-        }
-    }
+    change(&mut document).map_err(error)?;
     let mut new_text = document.to_string();
     if !new_text.ends_with('\n') {
         new_text.push('\n');
@@ -165,5 +197,29 @@ mod tests {
         assert!(!path.exists(), "nothing was written");
         std::fs::write(&path, "[artifacts\n").unwrap();
         assert!(set(&path, "appearance.theme", Some("dark")).unwrap_err().to_string().contains("not valid TOML"));
+    }
+
+    #[test]
+    fn the_sampling_section_is_replaced_whole_keeping_the_rest() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.toml");
+        std::fs::write(&path, "# mine\n[identity]\nusername = \"ada\" # me\n\n[sampling]\npolicy = \"never\"\n").unwrap();
+        let mut sampling: SamplingSettings = serde_json::from_value(serde_json::json!({
+            "policy": "ask",
+            "providers": [{"name": "local", "kind": "openai", "base_url": "http://127.0.0.1:8089/v1", "models": ["smollm2"], "max_tokens": 96}],
+            "servers": {"demo": {"policy": "always", "max_tokens": 64, "tools": false}, "my.server": {"policy": "never"}}
+        }))
+        .unwrap();
+        let settings = set_sampling(&path, &sampling).unwrap();
+        assert_eq!(settings.sampling, sampling);
+        assert_eq!(settings.identity.username, "ada");
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.starts_with("# mine\n") && text.contains("# me") && !text.contains("never\"\n\n[sampling") , "{text}");
+        assert_eq!(Settings::load(&path).unwrap().sampling, sampling, "what was written loads back the same");
+
+        sampling.servers.get_mut("demo").unwrap().provider = Some("gone".into());
+        let err = set_sampling(&path, &sampling).unwrap_err().to_string();
+        assert!(err.contains("\"gone\"") && err.contains("nothing written"), "{err}");
+        assert_eq!(Settings::load(&path).unwrap(), settings, "the refused edit left the file as it was");
     }
 }

@@ -84,6 +84,17 @@ pub enum HostError {
         /// Who or what cancelled it (`Ctrl-C`, ...).
         reason: Option<String>,
     },
+    /// No sampling provider by that name in `[sampling]`.
+    #[error("there is no sampling provider named `{name}`; configured: {} (add it in Settings → Sampling or [[sampling.providers]] in settings.toml)", list_or_none(.configured))]
+    UnknownProvider {
+        /// The name asked for.
+        name: String,
+        /// Names that exist.
+        configured: Vec<String>,
+    },
+    /// A provider's API key could not be stored in or removed from the OS keyring.
+    #[error(transparent)]
+    Key(#[from] mcp_canvas_sampling::keys::KeyError),
     /// The result could not be interpreted.
     #[error(transparent)]
     Contract(#[from] mcp_canvas_contract::ContractError),

@@ -8,7 +8,11 @@ use std::{
 };
 
 use mcp_canvas_contract::ExtractionConfig;
-use mcp_canvas_sampling::{sampler::ExchangeRecord, Approver, PolicyMode, Sampler, SamplingService, Transcript};
+use mcp_canvas_sampling::{
+    keys::{self, ApiKey},
+    sampler::ExchangeRecord,
+    Approver, PolicyMode, Sampler, SamplingService, SamplingSettings, Transcript,
+};
 use mcp_canvas_store::ArtifactStore;
 use mcp_canvas_config::ConfigError;
 use mcp_canvas_client::{ServerChange, ServerConnection, ServerMessage, ServerMessages, SpawnContext};
@@ -135,6 +139,34 @@ impl Host {
         Ok(settings)
     }
 
+    /// Replaces `[sampling]` in `settings.toml` (see [`crate::settings_edit::set_sampling`]) and
+    /// uses it from the next request on.
+    pub fn set_sampling(&self, sampling: &SamplingSettings) -> Result<Arc<Settings>, HostError> {
+        let settings = Arc::new(crate::settings_edit::set_sampling(&self.paths.settings(), sampling)?);
+        self.sampler.set_settings(settings.sampling.clone());
+        *self.settings.write().unwrap() = settings.clone();
+        Ok(settings)
+    }
+
+    /// Stores `provider`'s API key in the OS keyring (`None` deletes it) and marks the provider
+    /// as taking its key from there (no environment variable). The key goes nowhere else.
+    pub fn set_provider_key(&self, provider: &str, key: Option<ApiKey>) -> Result<Arc<Settings>, HostError> {
+        let mut sampling = self.settings().sampling.clone();
+        let configured: Vec<String> = sampling.providers.iter().map(|p| p.name.clone()).collect();
+        let Some(config) = sampling.providers.iter_mut().find(|p| p.name == provider) else {
+            return Err(HostError::UnknownProvider { name: provider.to_owned(), configured });
+        };
+        match &key {
+            Some(key) => keys::store_keyring(provider, key)?,
+            None => keys::delete_keyring(provider)?,
+        }
+        config.api_key_keyring = key.is_some();
+        if key.is_some() {
+            config.api_key_env = None;
+        }
+        self.set_sampling(&sampling)
+    }
+
     /// Reads `settings.toml` again (after the allowlist or another process changed it).
     pub fn reload_settings(&self) -> Result<Arc<Settings>, HostError> {
         let settings = Arc::new(Settings::load(&self.paths.settings())?);
@@ -191,6 +223,15 @@ impl Host {
     pub fn with_sampling(mut self, approver: Arc<dyn Approver>, mode: Option<PolicyMode>) -> Self {
         let settings = self.settings().sampling.clone();
         self.sampler = Arc::new(Sampler::new(settings, approver, Arc::new(StoreTranscript(self.store.clone()))).with_mode(mode));
+        self
+    }
+
+    /// No front end can ask the user (the CLI with no terminal): servers whose policy is `ask`
+    /// are not offered sampling (as under `never`); `always` still answers. `mode` overrides
+    /// settings for every server as in [`Host::with_sampling`].
+    pub fn with_unattended_sampling(mut self, mode: Option<PolicyMode>) -> Self {
+        let settings = self.settings().sampling.clone();
+        self.sampler = Arc::new(Sampler::new(settings, Arc::new(NobodyToAsk), Arc::new(StoreTranscript(self.store.clone()))).with_mode(mode).unattended());
         self
     }
 

@@ -6,6 +6,7 @@ import type { ServerStatus } from "../wire/ServerStatus";
 import type { ServerView } from "../wire/ServerView";
 import type { ToolView } from "../wire/ToolView";
 import { ServerLogDialog } from "./ServerLogDialog";
+import { SamplingLogDialog } from "./sampling/SamplingLogDialog";
 
 export interface ToolSelection {
   server: string;
@@ -36,6 +37,7 @@ export function ServerList({ servers, selection, onSelect }: Props) {
   const [query, setQuery] = useState("");
   const [statuses, setStatuses] = useState<Record<string, ServerStatus>>({});
   const [logOf, setLogOf] = useState<string | null>(null);
+  const [samplingOf, setSamplingOf] = useState<string | null>(null);
 
   const refreshStatuses = useCallback(() => {
     serverStatuses().then(
@@ -78,11 +80,13 @@ export function ServerList({ servers, selection, onSelect }: Props) {
             selection={selection}
             onSelect={onSelect}
             onShowLog={() => setLogOf(server.name)}
+            onShowSampling={() => setSamplingOf(server.name)}
             onStatusChange={refreshStatuses}
           />
         ))}
       </nav>
       {logOf ? <ServerLogDialog server={logOf} onClose={() => setLogOf(null)} /> : null}
+      {samplingOf ? <SamplingLogDialog server={samplingOf} onClose={() => setSamplingOf(null)} /> : null}
     </>
   );
 }
@@ -96,10 +100,11 @@ interface ServerProps {
   selection: ToolSelection | null;
   onSelect: (selection: ToolSelection) => void;
   onShowLog: () => void;
+  onShowSampling: () => void;
   onStatusChange: () => void;
 }
 
-function ServerTools({ server, status, query, selection, onSelect, onShowLog, onStatusChange }: ServerProps) {
+function ServerTools({ server, status, query, selection, onSelect, onShowLog, onShowSampling, onStatusChange }: ServerProps) {
   const [state, setState] = useState<ToolsState>({ kind: "loading" });
   // Bumped to list the tools again (Retry, Restart, the server's tools/list_changed).
   const [listing, setListing] = useState(0);
@@ -191,6 +196,9 @@ function ServerTools({ server, status, query, selection, onSelect, onShowLog, on
           ) : null}
           <button type="button" className="server-action server-log" onClick={onShowLog} title={`The end of ${server.name}'s log`}>
             Log
+          </button>
+          <button type="button" className="server-action server-sampling" onClick={onShowSampling} title={`The LLM completions ${server.name} asked for (sampling)`}>
+            Sampling
           </button>
         </div>
       </div>

@@ -3,8 +3,9 @@ import { allowlistChanged, onAllowlistChange } from "../allowlistEvents";
 import { allowlistAdd, allowlistRemove, allowlistView, errorText } from "../ipc";
 import type { AllowlistView } from "../wire/AllowlistView";
 import { GeneralSettings } from "./GeneralSettings";
+import { SamplingSettings } from "./sampling/SamplingSettings";
 
-/** Settings: identity, storage, display, and the dashboard origin allowlist (`settings.toml`). */
+/** Settings: identity, storage, display, sampling providers and policies, and the dashboard origin allowlist (`settings.toml`). */
 export function SettingsPanel({ onClose }: { onClose: () => void }) {
   const [view, setView] = useState<AllowlistView | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -50,6 +51,7 @@ export function SettingsPanel({ onClose }: { onClose: () => void }) {
         </button>
       </header>
       <GeneralSettings />
+      <SamplingSettings />
       <h3>Dashboard origins</h3>
       <p className="description">
         Tools can open live dashboards in the canvas. A dashboard loads only when its origin — scheme, host and port — is on this list; anything else shows

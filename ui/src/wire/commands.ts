@@ -18,6 +18,7 @@ import type { ExchangeRecord } from "./ExchangeRecord";
 import type { Review } from "./Review";
 import type { SamplingPrompt } from "./SamplingPrompt";
 import type { SamplingReviewPrompt } from "./SamplingReviewPrompt";
+import type { SamplingSettings } from "./SamplingSettings";
 import type { ServerChangedEvent } from "./ServerChangedEvent";
 import type { ServerStatus } from "./ServerStatus";
 import type { ServerView } from "./ServerView";
@@ -93,6 +94,20 @@ export function commands(invoke: Invoke) {
      * A server's sampling transcript (every server's for null), newest first.
      */
     samplingLog: (server: string | null): Promise<Array<ExchangeRecord>> => invoke<Array<ExchangeRecord>>("sampling_log", { server }),
+    /**
+     * `[sampling]` as in effect: providers, the default policy, per-server policies.
+     */
+    samplingSettingsView: (): Promise<SamplingSettings> => invoke<SamplingSettings>("sampling_settings_view"),
+    /**
+     * Replaces `[sampling]` in settings.toml whole (refused, nothing written, when a
+     * policy names a missing provider or a provider has no models); in effect at once.
+     */
+    samplingSettingsSet: (sampling: SamplingSettings): Promise<SamplingSettings> => invoke<SamplingSettings>("sampling_settings_set", { sampling }),
+    /**
+     * Stores a provider's API key in the OS keyring (null deletes it); settings.toml only
+     * records that the key is there. The key is never sent back.
+     */
+    samplingSetKey: (provider: string, key: string | null): Promise<SamplingSettings> => invoke<SamplingSettings>("sampling_set_key", { provider, key }),
     /**
      * Cancels the running call started with `call_token`; its `call_tool` then fails as cancelled.
      */
