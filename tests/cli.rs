@@ -508,8 +508,12 @@ fn sampling_without_a_provider_says_how_to_set_one_up_and_is_kept_in_the_log() {
     // `never`: sampling is not even advertised, so the demo says the client does not sample.
     let run = cli(dir.path(), &["--sampling", "never", "call", "demo", "sample_text"]);
     assert!(run.stdout.contains("needs a client that answers sampling requests"), "{}", run.stdout);
-    // Without a terminal and without the flag (policy `ask`): with a provider configured nobody
-    // could approve it, and that is refused with the remedy; here the missing provider comes first.
+    // Without a terminal and without the flag, policy `ask` (the default) means `never`: nobody
+    // could approve, so sampling is not offered at all…
+    let run = cli(dir.path(), &["call", "demo", "sample_text"]);
+    assert!(run.stdout.contains("needs a client that answers sampling requests"), "{}", run.stdout);
+    // …unless settings say otherwise: `always` for the demo is answered (here: no provider yet).
+    std::fs::write(dir.path().join("settings.toml"), "[sampling.servers.demo]\npolicy = \"always\"\n").unwrap();
     let run = cli(dir.path(), &["call", "demo", "sample_text"]);
     assert!(run.stdout.contains("no LLM provider is configured"), "{}", run.stdout);
 }

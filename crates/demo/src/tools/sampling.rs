@@ -3,12 +3,17 @@
 //! tool named `__schema__`, `toolChoice` required, answered by one assistant message whose single
 //! `tool_use` block carries the object). Both refuse clearly when the client does not sample, and
 //! quote the client's error verbatim when it declines (its message says how to set up a provider).
+//! On protocol 2026-07-28 the request goes out inside an `input_required` result (MRTR) and the
+//! completion comes back with the retried call; on older versions as a server→client request.
 #![allow(deprecated)] // sampling is deprecated by SEP-2577; clients still answer it
 
+use std::collections::BTreeMap;
+
 use rmcp::{
+    handler::server::tool::InputResponses,
     model::{
-        CallToolResult, CreateMessageRequestParams, CreateMessageResult, JsonObject, ModelHint, ModelPreferences, SamplingMessage,
-        SamplingMessageContentBlock, Tool, ToolChoice,
+        CallToolResponse, CallToolResult, CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult, InputRequest, InputRequiredResult, JsonObject,
+        ModelHint, ModelPreferences, SamplingMessage, SamplingMessageContentBlock, Tool, ToolChoice,
     },
     schemars,
     service::RequestContext,
@@ -19,6 +24,7 @@ use serde_json::{json, Map, Value};
 
 use super::{
     arguments::{parse as parse_args, schema},
+    interactive::uses_input_required,
     DemoServer,
 };
 
@@ -113,7 +119,31 @@ pub fn read_city(result: &CreateMessageResult) -> Result<Map<String, Value>, Str
 }
 
 fn samples(context: &RequestContext<RoleServer>) -> bool {
-    context.peer.peer_info().is_some_and(|info| info.capabilities.sampling.is_some())
+    context.client_capabilities().is_some_and(|capabilities| capabilities.sampling.is_some())
+}
+
+/// The key of the one sampling request each tool makes.
+const SAMPLE_KEY: &str = "completion";
+
+enum Sampled {
+    Answer(CreateMessageResult),
+    /// Return this to the client; it retries the call with the completion.
+    NeedInput(InputRequiredResult),
+}
+
+/// Asks the client's LLM: an `input_required` round on 2026-07-28 (the answer arrives in the
+/// retried call's `inputResponses`), else a server→client `sampling/createMessage` request.
+async fn sample(context: &RequestContext<RoleServer>, responses: Option<&BTreeMap<String, Value>>, params: CreateMessageRequestParams) -> Result<Sampled, CallToolResult> {
+    if uses_input_required(context) {
+        if let Some(answer) = responses.and_then(|r| r.get(SAMPLE_KEY)) {
+            return serde_json::from_value(answer.clone())
+                .map(Sampled::Answer)
+                .map_err(|e| tool_error(format!("The client's answer to `{SAMPLE_KEY}` is not a sampling result: {e}.")));
+        }
+        let requests = BTreeMap::from([(SAMPLE_KEY.to_owned(), InputRequest::CreateMessage(CreateMessageRequest::new(params)))]);
+        return Ok(Sampled::NeedInput(InputRequiredResult::new(Some(requests), None)));
+    }
+    context.peer.create_message(params).await.map(Sampled::Answer).map_err(client_error)
 }
 
 #[tool_router(router = sampling_router, vis = "pub(super)")]
@@ -125,25 +155,27 @@ impl DemoServer {
         input_schema = schema::<SampleTextArgs>(),
         annotations(read_only_hint = true, open_world_hint = true)
     )]
-    async fn sample_text(&self, context: RequestContext<RoleServer>, arguments: JsonObject) -> Result<CallToolResult, ErrorData> {
+    async fn sample_text(&self, context: RequestContext<RoleServer>, InputResponses(responses): InputResponses, arguments: JsonObject) -> Result<CallToolResponse, ErrorData> {
         let args: SampleTextArgs = match parse_args(arguments) {
             Ok(args) => args,
-            Err(error) => return Ok(error),
+            Err(error) => return Ok(error.into()),
         };
         if !samples(&context) {
-            return Ok(tool_error(NO_SAMPLING));
+            return Ok(tool_error(NO_SAMPLING).into());
         }
         let params = CreateMessageRequestParams::new(vec![SamplingMessage::user_text(args.prompt)], args.max_tokens)
             .with_model_preferences(ModelPreferences::new().with_hints(vec![ModelHint::new("smollm2")]));
         let mut params = params;
         params.system_prompt = Some("You are a concise assistant.".to_owned());
-        let result = match context.peer.create_message(params).await {
-            Ok(result) => result,
-            Err(e) => return Ok(client_error(e)),
+        let result = match sample(&context, responses.as_ref(), params).await {
+            Ok(Sampled::Answer(result)) => result,
+            Ok(Sampled::NeedInput(input)) => return Ok(input.into()),
+            Err(error) => return Ok(error.into()),
         };
         let text: Vec<&str> = result.message.content.iter().filter_map(|b| b.as_text().map(|t| t.text.as_str())).collect();
         let stop = result.stop_reason.clone().unwrap_or_else(|| "unknown".to_owned());
-        Ok(CallToolResult::success(vec![rmcp::model::ContentBlock::text(format!("{}\n\n(model {}, stop reason {stop})", text.join("\n"), result.model))]))
+        let path = if uses_input_required(&context) { "an input_required round" } else { "a sampling/createMessage request" };
+        Ok(CallToolResult::success(vec![rmcp::model::ContentBlock::text(format!("{}\n\n(model {}, stop reason {stop}, asked through {path})", text.join("\n"), result.model))]).into())
     }
 
     #[tool(
@@ -154,30 +186,31 @@ impl DemoServer {
         input_schema = schema::<SampleStructuredArgs>(),
         annotations(read_only_hint = true, open_world_hint = true)
     )]
-    async fn sample_structured(&self, context: RequestContext<RoleServer>, arguments: JsonObject) -> Result<CallToolResult, ErrorData> {
+    async fn sample_structured(&self, context: RequestContext<RoleServer>, InputResponses(responses): InputResponses, arguments: JsonObject) -> Result<CallToolResponse, ErrorData> {
         let args: SampleStructuredArgs = match parse_args(arguments) {
             Ok(args) => args,
-            Err(error) => return Ok(error),
+            Err(error) => return Ok(error.into()),
         };
         if !samples(&context) {
-            return Ok(tool_error(NO_SAMPLING));
+            return Ok(tool_error(NO_SAMPLING).into());
         }
         let schema_tool = Tool::new("__schema__", "Respond with structured data matching this schema.", std::sync::Arc::new(city_schema()));
         let mut params = CreateMessageRequestParams::new(vec![SamplingMessage::user_text(format!("Describe {} as a city record.", args.topic))], 200);
         params.tools = Some(vec![schema_tool]);
         params.tool_choice = Some(ToolChoice::required());
-        let result = match context.peer.create_message(params).await {
-            Ok(result) => result,
-            Err(e) => return Ok(client_error(e)),
+        let result = match sample(&context, responses.as_ref(), params).await {
+            Ok(Sampled::Answer(result)) => result,
+            Ok(Sampled::NeedInput(input)) => return Ok(input.into()),
+            Err(error) => return Ok(error.into()),
         };
         match read_city(&result) {
             Ok(city) => {
                 let summary = format!("{} has a population of {} (model {}).", city["name"].as_str().unwrap_or_default(), city["population"], result.model);
                 let mut out = CallToolResult::success(vec![rmcp::model::ContentBlock::text(summary)]);
                 out.structured_content = Some(Value::Object(city));
-                Ok(out)
+                Ok(out.into())
             }
-            Err(problem) => Ok(tool_error(format!("The client's answer is not the structured output asked for: {problem}."))),
+            Err(problem) => Ok(tool_error(format!("The client's answer is not the structured output asked for: {problem}.")).into()),
         }
     }
 }
