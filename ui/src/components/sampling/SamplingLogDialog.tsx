@@ -1,9 +1,9 @@
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useState } from "react";
 import { errorText, samplingLog } from "../../ipc";
 import type { Decision } from "../../wire/Decision";
 import type { ExchangeRecord } from "../../wire/ExchangeRecord";
 import type { SamplingMessage } from "../../wire/SamplingMessage";
-import { keepKeysInDialog, useModalFocus } from "../modalFocus";
+import { LogDialogFrame } from "../LogDialogFrame";
 import { blocksOf, Messages } from "./blocks";
 
 interface Props {
@@ -88,40 +88,16 @@ export function SamplingLogDialog({ server, onClose }: Props) {
   }, [server]);
   useEffect(refresh, [refresh]);
 
-  const dialog = useRef<HTMLDivElement>(null);
-  const backdrop = useModalFocus(dialog, {
-    onEscape: onClose,
-    initialFocus: (root) => root.querySelector<HTMLElement>("button.sampling-log-close"),
-  });
-
   return (
-    <div className="elicitation-backdrop" {...backdrop} onClick={(e) => e.target === e.currentTarget && onClose()}>
-      <div
-        ref={dialog}
-        className="elicitation-dialog server-log-dialog sampling-log-dialog"
-        role="dialog"
-        aria-modal="true"
-        aria-labelledby="sampling-log-title"
-        data-server={server}
-        tabIndex={-1}
-        onKeyDown={keepKeysInDialog}
-      >
-        <div className="server-log-header">
-          <div>
-            <p className="eyebrow">Sampling transcript</p>
-            <h2 id="sampling-log-title" className="elicitation-message">
-              {server}
-            </h2>
-          </div>
-          <div className="server-log-actions">
-            <button type="button" className="secondary sampling-log-refresh" onClick={refresh}>
-              Refresh
-            </button>
-            <button type="button" className="secondary sampling-log-close" onClick={onClose} aria-label="Close the transcript">
-              Close
-            </button>
-          </div>
-        </div>
+    <LogDialogFrame
+      eyebrow="Sampling transcript"
+      server={server}
+      className="server-log-dialog sampling-log-dialog"
+      prefix="sampling-log"
+      closeLabel="Close the transcript"
+      onRefresh={refresh}
+      onClose={onClose}
+    >
         {state.kind === "failed" ? <p className="error small">{state.error}</p> : null}
         {state.kind === "loading" ? <p className="muted small">Loading…</p> : null}
         {state.kind === "ready" && state.records.length === 0 ? (
@@ -137,7 +113,6 @@ export function SamplingLogDialog({ server, onClose }: Props) {
         <p className="small muted server-log-note">
           The newest 200 exchanges. All of them, as MCP messages: <code>mcp-canvas-cli sampling export {server}</code>.
         </p>
-      </div>
-    </div>
+    </LogDialogFrame>
   );
 }

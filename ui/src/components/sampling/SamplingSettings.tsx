@@ -8,6 +8,20 @@ import { newProvider, ProviderEditor } from "./ProviderEditor";
 
 const POLICY_WORDS: Record<PolicyMode, string> = { ask: "Ask me each time", always: "Answer without asking", never: "Refuse" };
 
+/** A choice among the configured providers, or `fallback` (none chosen). */
+function ProviderSelect(props: { names: string[]; value?: string; fallback: string; label?: string; onChange: (provider: string | undefined) => void }) {
+  return (
+    <select aria-label={props.label} value={props.value ?? ""} onChange={(e) => props.onChange(e.target.value || undefined)}>
+      <option value="">{props.fallback}</option>
+      {props.names.map((n) => (
+        <option key={n} value={n}>
+          {n}
+        </option>
+      ))}
+    </select>
+  );
+}
+
 /** `policy` without its empty fields; `null` when nothing is left (the server follows the defaults). */
 export function trimPolicy(policy: ServerPolicy): ServerPolicy | null {
   const out: ServerPolicy = { tools: policy.tools, review: policy.review };
@@ -96,14 +110,7 @@ export function SamplingSettings() {
         </label>
         <label className="field">
           <span>Default provider</span>
-          <select value={draft.provider ?? ""} onChange={(e) => setDraft({ ...draft, provider: e.target.value || undefined })}>
-            <option value="">The first one ({names[0] ?? "none yet"})</option>
-            {names.map((n) => (
-              <option key={n} value={n}>
-                {n}
-              </option>
-            ))}
-          </select>
+          <ProviderSelect names={names} value={draft.provider} fallback={`The first one (${names[0] ?? "none yet"})`} onChange={(provider) => setDraft({ ...draft, provider })} />
         </label>
         <label className="field">
           <span>Requests a minute, per server</span>
@@ -160,14 +167,7 @@ export function SamplingSettings() {
                 </label>
                 <label className="field">
                   <span>Provider</span>
-                  <select aria-label={`Provider for ${server}`} value={own.provider ?? ""} onChange={(e) => setPolicy(server, { provider: e.target.value || undefined })}>
-                    <option value="">Default</option>
-                    {names.map((n) => (
-                      <option key={n} value={n}>
-                        {n}
-                      </option>
-                    ))}
-                  </select>
+                  <ProviderSelect names={names} value={own.provider} fallback="Default" label={`Provider for ${server}`} onChange={(provider) => setPolicy(server, { provider })} />
                 </label>
                 <label className="field">
                   <span>Model</span>
