@@ -13,7 +13,7 @@ use mcp_canvas_host::{
     sampling_core::{
         provider::BoxFuture,
         sampler::{Capability, Decision, ExchangeRecord, Waiting, FAILED, REJECTED},
-        Sampler, SamplingError, SamplingRequest, SamplingResult, SamplingService, Transcript,
+        PolicyMode, Sampler, SamplingError, SamplingRequest, SamplingResult, SamplingService, Transcript,
     },
     Host,
 };
@@ -110,13 +110,25 @@ impl ProxySampling {
 
 impl SamplingService for ProxySampling {
     fn capability(&self, server: &str) -> Option<Capability> {
-        // Always offered: the AI host, the app or a reasoned refusal answers.
+        // Offered unless settings say `never` for this server (the proxy has no terminal, but
+        // the AI host or the app may ask their user): the AI host, the app or a reasoned
+        // refusal answers.
+        let settings = self.sampler.settings();
+        let own = settings.effective(server);
+        if own.mode == PolicyMode::Never {
+            return None;
+        }
         let upstream_tools = self.upstream.peer().and_then(|peer| upstream_sampling(&peer)).is_some_and(|s| s.tools);
-        Some(Capability { tools: upstream_tools || self.sampler.capability(server).is_some_and(|c| c.tools) })
+        Some(Capability { tools: upstream_tools || own.tools })
     }
 
     fn create_message<'a>(&'a self, server: &'a str, request: SamplingRequest, waiting: &'a dyn Waiting) -> BoxFuture<'a, Result<SamplingResult, SamplingError>> {
         Box::pin(async move {
+            if self.sampler.settings().effective(server).mode == PolicyMode::Never {
+                let message = format!("MCP Canvas does not answer sampling requests from `{server}` (its sampling policy is `never`; change it in Settings → Sampling)");
+                self.transcript.record(&ExchangeRecord::refused(server, request.clone(), &message));
+                return Err(SamplingError::new(REJECTED, message));
+            }
             let offers_tools = !request.tools.is_empty() || request.tool_choice.is_some();
             let peer = self.upstream.peer();
             let why_not_upstream = match peer.as_ref().and_then(|peer| upstream_sampling(peer).map(|declared| (peer, declared))) {
@@ -184,11 +196,17 @@ mod tests {
     #[tokio::test]
     async fn without_the_ai_host_the_app_answers_else_a_reasoned_refusal() {
         let dir = tempfile::tempdir().unwrap();
-        let host = Host::open(HostOptions { data_dir: dir.path().to_owned(), call_timeout: Duration::from_secs(60), session: None }).unwrap();
+        std::fs::write(dir.path().join("settings.toml"), "[sampling.servers.quiet]\npolicy = \"never\"\n\n[sampling.servers.strict]\ntools = false\n").unwrap();
+        // As the CLI runs the proxy: no terminal, so its own sampler treats `ask` as `never`.
+        let host = Host::open(HostOptions { data_dir: dir.path().to_owned(), call_timeout: Duration::from_secs(60), session: None }).unwrap().with_unattended_sampling(None);
         let sampling = ProxySampling::new(&host, Arc::new(Upstream::default()), Arc::new(AppLink::new(dir.path())));
-        // Always offered; tools as the proxy's own settings say (no AI host to ask yet).
-        let tools = host.sampler().capability("demo").is_some_and(|c| c.tools);
-        assert_eq!(sampling.capability("demo"), Some(Capability { tools }));
+        // Offered (the AI host or the app may ask their user), tools as settings say; not to a
+        // server whose policy is `never`, and its request is refused if it sends one anyway.
+        assert_eq!(sampling.capability("demo"), Some(Capability { tools: true }));
+        assert_eq!(sampling.capability("strict"), Some(Capability { tools: false }));
+        assert_eq!(sampling.capability("quiet"), None);
+        let never = sampling.create_message("quiet", SamplingRequest::user("hi", 10), &NoCall).await.unwrap_err();
+        assert!(never.message.contains("policy is `never`"), "{}", never.message);
 
         // Nobody: refused with the reason, and the refusal is kept.
         let refused = sampling.create_message("demo", SamplingRequest::user("hi", 10), &NoCall).await.unwrap_err();
