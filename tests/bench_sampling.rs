@@ -52,7 +52,7 @@ async fn main() {
         client.post(&url).json(&body).send().await.unwrap().bytes().await.unwrap();
         host.sampler().create_message("bench", request.clone(), &NoCall).await.unwrap();
     }
-    host.call_tool_with("demo", "sample_text", json!({}), CallOptions { confirmed: true }).await.unwrap();
+    host.call_tool_with("demo", "sample_text", json!({}), CallOptions { confirmed: true, ..CallOptions::default() }).await.unwrap();
 
     let mut direct = Vec::with_capacity(runs);
     let mut sampler = Vec::with_capacity(runs);
@@ -66,7 +66,7 @@ async fn main() {
         host.sampler().create_message("bench", request.clone(), &NoCall).await.unwrap();
         sampler.push(t.elapsed());
         let t = Instant::now();
-        let outcome = host.call_tool_with("demo", "sample_text", json!({}), CallOptions { confirmed: true }).await.unwrap();
+        let outcome = host.call_tool_with("demo", "sample_text", json!({}), CallOptions { confirmed: true, ..CallOptions::default() }).await.unwrap();
         assert!(outcome.outcome.error.is_none(), "{:?}", outcome.outcome.error);
         mcp.push(t.elapsed());
     }

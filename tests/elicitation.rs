@@ -203,7 +203,7 @@ async fn an_accepted_url_shows_url_and_domain_and_the_account_links() {
     let dir = data_dir(json!({}));
     let handler = Arc::new(TestHandler { url: Some(UrlAnswer::Accept), confirm_link: true, ..Default::default() });
     let host = open_host(dir.path()).with_elicitation(handler.clone());
-    let outcome = host.call_tool_with("demo", "link_account", json!({"wait_seconds": 120}), CallOptions { confirmed: true }).await.unwrap().outcome;
+    let outcome = host.call_tool_with("demo", "link_account", json!({"wait_seconds": 120}), CallOptions { confirmed: true, ..CallOptions::default() }).await.unwrap().outcome;
     assert_eq!(outcome.results.as_ref().unwrap()["outcome"], "linked", "{}", outcome.summary);
     let asked = handler.asked_urls.lock().unwrap().pop().expect("the handler was asked");
     assert!(asked.url.starts_with("http://127.0.0.1:") && asked.url.contains("/link?token="), "{}", asked.url);

@@ -160,7 +160,7 @@ fn skip_reason(tool: &ToolView) -> Option<&'static str> {
 
 async fn call(host: &Host, server: &str, tool: &str, arguments: Value) -> ToolOutcome {
     let outcome = host
-        .call_tool_with(server, tool, arguments.clone(), CallOptions { confirmed: true })
+        .call_tool_with(server, tool, arguments.clone(), CallOptions { confirmed: true, ..CallOptions::default() })
         .await
         .unwrap_or_else(|e| panic!("{tool} {arguments}: {e}"));
     outcome.outcome
@@ -273,7 +273,7 @@ async fn check_tool(host: &Host, server: &str, tool: &ToolView) {
         "simulate-research-query" => {
             // `execution.taskSupport: required`: it runs only as an MCP task, which the host does
             // not start; the server must refuse the plain call and the host must say so clearly.
-            match host.call_tool_with(server, name, json!({"topic": "canvas"}), CallOptions { confirmed: true }).await {
+            match host.call_tool_with(server, name, json!({"topic": "canvas"}), CallOptions { confirmed: true, ..CallOptions::default() }).await {
                 Err(e) => {
                     let message = e.to_string();
                     assert!(message.contains(server) && message.contains(name), "{message}");

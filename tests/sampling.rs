@@ -32,7 +32,7 @@ fn host_with(servers: Value, settings: &str) -> (tempfile::TempDir, Arc<Host>) {
 }
 
 async fn call(host: &Host, server: &str, tool: &str, arguments: Value) -> CallOutcome {
-    host.call_tool_with(server, tool, arguments.clone(), CallOptions { confirmed: true }).await.unwrap_or_else(|e| panic!("{tool} {arguments}: {e}"))
+    host.call_tool_with(server, tool, arguments.clone(), CallOptions { confirmed: true, ..CallOptions::default() }).await.unwrap_or_else(|e| panic!("{tool} {arguments}: {e}"))
 }
 
 fn texts(call: &CallOutcome) -> String {

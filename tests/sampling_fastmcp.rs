@@ -48,7 +48,7 @@ async fn fastmcp_samples_with_tools_and_the_tool_loop_round_trips() {
     std::fs::write(dir.path().join("settings.toml"), provider.settings("always")).unwrap();
     let host = Host::open(HostOptions { data_dir: dir.path().to_owned(), call_timeout: Duration::from_secs(120), session: None }).unwrap();
 
-    let outcome = host.call_tool_with("fastmcp", "plan_trip", json!({"city": "Lisbon"}), CallOptions { confirmed: true }).await.unwrap();
+    let outcome = host.call_tool_with("fastmcp", "plan_trip", json!({"city": "Lisbon"}), CallOptions { confirmed: true, ..CallOptions::default() }).await.unwrap();
     assert!(outcome.outcome.error.is_none(), "{:#?}", outcome.outcome);
     let text: String = outcome.outcome.texts.iter().map(|t| t.text.as_str()).collect();
     assert!(text.contains("Lisbon is sunny"), "the final completion is the tool's answer: {text}");

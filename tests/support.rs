@@ -192,6 +192,16 @@ pub mod npm {
         (node22(), package.join("dist/index.js"))
     }
 
+    /// Must match the version of the MCP Apps example servers `scripts/setup.sh --tests` installs.
+    pub const APPS_EXAMPLES_VERSION: &str = "2.0.3";
+
+    /// A `servers.json` entry that starts the MCP Apps example server `name` (e.g.
+    /// `basic-vanillajs`) over stdio with Node 22.
+    pub fn apps_example(name: &str) -> Value {
+        let package = installed(&format!("@modelcontextprotocol/server-{name}"), APPS_EXAMPLES_VERSION);
+        serde_json::json!({ "command": node22(), "args": [package.join("dist/index.js"), "--stdio"] })
+    }
+
     /// The tiny PNG `get-tiny-image` sends, read from the installed server's source.
     pub fn tiny_image_bytes() -> Vec<u8> {
         let source = std::fs::read_to_string(npm_dir().join("@modelcontextprotocol/server-everything/dist/tools/get-tiny-image.js")).unwrap();

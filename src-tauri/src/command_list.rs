@@ -21,6 +21,12 @@ macro_rules! for_each_command {
             /// the call for its `call-progress` events and `cancel_call`. The outcome is applied to
             /// the canvas (`canvas-changed`) before the promise resolves.
             async call_tool(server: String, tool: String, arguments: String, confirmed: bool, call_token: String) -> CallOutcome;
+            async app_launch(app_id: String) -> AppLaunch;
+            async app_call_tool(app_id: String, name: String, arguments: Value) -> Value;
+            async app_read_resource(app_id: String, uri: String) -> Value;
+            async app_open_link(app_id: String, url: String) -> bool;
+            sync app_update_model_context(app_id: String, context: Value) -> ();
+            sync app_event(app_id: String, action: String, details: Value) -> ();
             /// The canvas (panes, tabs) as it is now; afterwards it arrives as `canvas-changed`.
             sync canvas_view() -> CanvasView;
             /// A user intent on the canvas (activate, close, move, split, pin...); the new canvas

@@ -6,7 +6,9 @@
 
 use std::sync::Arc;
 
-use mcp_canvas_app::App;
+use mcp_canvas_app::{apps::AppLaunch, App};
+#[allow(unused_imports)]
+use serde_json::Value;
 #[allow(unused_imports)]
 use mcp_canvas_canvas::{CanvasIntent, CanvasView, TabId};
 #[allow(unused_imports)]

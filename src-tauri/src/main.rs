@@ -17,7 +17,7 @@ mod window_state;
 
 use std::{sync::Arc, time::Duration};
 
-use mcp_canvas_app::{artifact_scheme, App, Frontends, HostState};
+use mcp_canvas_app::{apps, artifact_scheme, App, Frontends, HostState};
 use mcp_canvas_host::{data_dir, Host, HostOptions};
 
 fn open_host(frontends: Frontends) -> HostState {
@@ -59,6 +59,14 @@ fn main() {
             let app = scheme_app.clone();
             // Reading a blob is file I/O: keep it off the main thread.
             std::thread::spawn(move || responder.respond(app.artifact_response(&request)));
+        })
+        .register_asynchronous_uri_scheme_protocol(apps::SCHEME, {
+            let app = app.clone();
+            move |_ctx, request, responder| {
+                let app = app.clone();
+                // The view may have to be read from its server first.
+                tauri::async_runtime::spawn(async move { responder.respond(app.app_response(&request).await) });
+            }
         })
         .invoke_handler(commands::handler())
         .build(tauri::generate_context!("../tauri.conf.json"))

@@ -3,7 +3,7 @@ import { addCall, HISTORY_LIMIT, oneLine, prettyArguments, recordFailure, record
 import type { CallOutcome } from "./wire/CallOutcome";
 import type { ToolView } from "./wire/ToolView";
 
-const tool: ToolView = { name: "render_chart", title: null, description: null, input_schema: {}, read_only: true, destructive: null };
+const tool: ToolView = { name: "render_chart", title: null, description: null, input_schema: {}, read_only: true, destructive: null, ui: null };
 
 function outcome(extra: Partial<CallOutcome> = {}): CallOutcome {
   return { call_id: "call_1", server: "demo", tool: "render_chart", summary: "Weekly signups: 6 bars.\nStored PNG image.", needs_input: null, error: null, ...extra } as CallOutcome;

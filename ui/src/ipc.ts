@@ -26,6 +26,12 @@ export const {
   stopServer,
   setServerTimeout,
   callTool,
+  appLaunch,
+  appCallTool,
+  appReadResource,
+  appOpenLink,
+  appUpdateModelContext,
+  appEvent,
   cancelCall,
   canvasView,
   canvasIntent,
@@ -143,6 +149,9 @@ export const artifactUrl = (id: string): string => convertFileSrc(id, "artifact"
 /** Another view of a stored artifact on the same scheme: `sanitized` (HTML/markdown made safe),
  * `info` (JSON facts), `page/N?width=W` (a PDF page as PNG). */
 export const artifactViewUrl = (id: string, view: string): string => `${convertFileSrc(id, "artifact")}/${view}`;
+
+/** URL of an open MCP App's view on the `mcp-app:` scheme (its own origin, served with its CSP). */
+export const appViewUrl = (appId: string): string => convertFileSrc(appId, "mcp-app");
 
 /** Tauri rejects with the command's error string; anything else is shown as is. */
 export const errorText = (error: unknown): string =>

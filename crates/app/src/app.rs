@@ -30,6 +30,7 @@ use mcp_canvas_store::{ArtifactPage, ArtifactQuery, ArtifactRecord, ArtifactSour
 use serde_json::{Map, Value};
 
 use crate::{
+    apps::{AppInstances, AppLaunch},
     artifact_scheme,
     calls::RunningCalls,
     dashboards::{Dashboards, NavigationGuard},
@@ -72,6 +73,7 @@ pub struct App {
     calls: RunningCalls,
     questions: Arc<Questions>,
     elicitation: Arc<DialogElicitation>,
+    apps: AppInstances,
 }
 
 fn now_ms() -> i64 {
@@ -92,7 +94,7 @@ impl App {
         // the dashboards pinned in the last run (without their tokens).
         let mut canvas = layout::load(host.as_deref().ok());
         dashboards.restore(host.as_deref().ok(), &mut canvas);
-        Self { host, window, canvas: Mutex::new(canvas), dashboards, calls: RunningCalls::default(), questions, elicitation }
+        Self { host, window, canvas: Mutex::new(canvas), dashboards, calls: RunningCalls::default(), questions, elicitation, apps: AppInstances::default() }
     }
 
     /// Connects the window; events and questions go to it from now on.
@@ -131,6 +133,7 @@ impl App {
     /// Tells the window the canvas changed. Called with the canvas lock held, so the window
     /// hears changes in the order they happened.
     fn changed(&self, canvas: &Canvas) {
+        self.apps.keep_only_open(canvas);
         if self.window.get().is_some() {
             self.window.emit_or_log(AppEvent::CanvasChanged(canvas.view()));
         }
@@ -140,10 +143,17 @@ impl App {
     /// and the proxy's); dashboards it opened, updated or replaced are audited. The window hears
     /// the new canvas.
     pub fn apply_outcome(&self, outcome: &CallOutcome) {
+        self.apply_call(outcome, None);
+    }
+
+    /// [`Self::apply_outcome`] for a call whose tool declares an MCP App view: the App opens
+    /// in a tab of its own, first.
+    pub fn apply_call(&self, outcome: &CallOutcome, app: Option<&mcp_canvas_host::AppCall>) {
         let host = self.host.as_deref().ok();
+        let app_tab = app.and_then(|call| self.apps.opened(&outcome.server, &outcome.tool, &outcome.call_id, call));
         let mut canvas = self.canvas();
         let cause = format!("replaced by call {} ({}/{})", outcome.call_id, outcome.server, outcome.tool);
-        let applied = self.dashboards.change(host, &mut canvas, &cause, |c| c.apply_outcome(&outcome.call_id, &outcome.outcome));
+        let applied = self.dashboards.change(host, &mut canvas, &cause, |c| c.apply_call(&outcome.call_id, &outcome.outcome, app_tab.as_ref()));
         if let Some(host) = host {
             self.dashboards.opened_by_call(host, &canvas, &outcome.server, &outcome.call_id, &applied);
         }
@@ -230,11 +240,65 @@ impl App {
             let _ = window.emit(AppEvent::CallProgress(event));
         });
         let control = CallControl { cancel: Some(running.cancel.clone()), progress: Some(progress), ..CallControl::default() };
-        let outcome = host.call_tool_controlled(&server, &tool, arguments, CallOptions { confirmed }, control).await;
+        let detail = host.call_tool_detailed(&server, &tool, arguments, CallOptions { confirmed, ..CallOptions::default() }, control).await;
         drop(running);
-        let outcome = outcome.map_err(|e| e.to_string())?;
-        self.apply_outcome(&outcome);
-        Ok(outcome)
+        let detail = detail.map_err(|e| e.to_string())?;
+        self.apply_call(&detail.call, detail.app.as_ref());
+        Ok(detail.call)
+    }
+
+    /// What the window needs to bridge the App of tab `app_id` (its view is read and checked).
+    pub async fn app_launch(&self, app_id: String) -> Result<AppLaunch, String> {
+        self.apps.launch(self.host()?, &app_id).await
+    }
+
+    /// `tools/call` from an App: its own server's tools whose visibility includes `app`; the
+    /// result as the server sent it.
+    pub async fn app_call_tool(&self, app_id: String, name: String, arguments: Value) -> Result<Value, String> {
+        let questions = self.questions.clone();
+        let host = self.host()?;
+        let server = self.apps.view_of(&app_id).map(|(s, _)| s).unwrap_or_default();
+        let confirm_tool = name.clone();
+        self.apps
+            .call_tool(host, &app_id, &name, arguments, |who, arguments| async move { questions.confirm(&server, &confirm_tool, &arguments, &who).await })
+            .await
+    }
+
+    /// `resources/read` from an App: its own server's resources.
+    pub async fn app_read_resource(&self, app_id: String, uri: String) -> Result<Value, String> {
+        self.apps.read_resource(self.host()?, &app_id, &uri).await
+    }
+
+    /// `ui/open-link` from an App: http(s) only, opened in the system browser after the user
+    /// agreed in the consent dialog. Whether it was opened.
+    pub async fn app_open_link(&self, app_id: String, url: String) -> Result<bool, String> {
+        let host = self.host()?;
+        let request = self.apps.link_request(host, &app_id, &url)?;
+        let server = request.server.clone();
+        let opened = match self.elicitation.url(&request).await {
+            UrlAnswer::Accept => true,
+            UrlAnswer::Decline(_) | UrlAnswer::Cancel => false,
+        };
+        host.audit_app(&server, &app_id, "open-link", serde_json::json!({ "url": url }), if opened { "ok" } else { "declined" }, None);
+        Ok(opened)
+    }
+
+    /// `ui/update-model-context` from an App (the last one wins).
+    pub fn app_update_model_context(&self, app_id: String, context: Value) -> Result<(), String> {
+        self.apps.set_model_context(self.host()?, &app_id, context)
+    }
+
+    /// Something else an App did, for the audit log (`message`, `display-mode`, `log`).
+    pub fn app_event(&self, app_id: String, action: String, details: Value) -> Result<(), String> {
+        if !matches!(action.as_str(), "message" | "display-mode" | "log" | "initialized" | "teardown") {
+            return Err(format!("`{action}` is not an App event MCP Canvas records"));
+        }
+        self.apps.audit(self.host()?, &app_id, &action, details)
+    }
+
+    /// The response to an `mcp-app:` request (see [`crate::apps`]).
+    pub async fn app_response(&self, request: &Request<Vec<u8>>) -> Response<Vec<u8>> {
+        crate::apps::respond(self.host.as_deref().ok(), &self.apps, request).await
     }
 
     pub fn canvas_view(&self) -> Result<CanvasView, String> {

@@ -35,10 +35,10 @@ use url::Url;
 const PINNED_FILE: &str = "dashboards.json";
 
 /// Hosts of the app itself when it is served over http(s) (Windows, Android): never dashboards.
-const APP_HOSTS: &[&str] = &["tauri.localhost", "artifact.localhost", "ipc.localhost"];
+const APP_HOSTS: &[&str] = &["tauri.localhost", "artifact.localhost", "ipc.localhost", "mcp-app.localhost"];
 
 /// Schemes the window itself uses; any other non-http(s) navigation is refused.
-const APP_SCHEMES: &[&str] = &["tauri", "artifact", "ipc", "about"];
+const APP_SCHEMES: &[&str] = &["tauri", "artifact", "ipc", "about", "mcp-app"];
 
 #[derive(Serialize, Deserialize)]
 struct PinnedFile {
@@ -137,7 +137,7 @@ impl Dashboards {
         *self.allowlist.write().unwrap_or_else(|p| p.into_inner()) = edit.allowlist.clone();
         let dashboard = tab.and_then(|t| canvas.tab(t)).and_then(|t| match &t.content {
             TabContent::Dashboard(d) => Some(d),
-            TabContent::Artifact(_) => None,
+            TabContent::Artifact(_) | TabContent::App(_) => None,
         });
         let server = dashboard.and_then(|d| lock(&self.servers).get(&d.dashboard_id).cloned());
         self.audit(
@@ -325,7 +325,7 @@ fn open_dashboards(canvas: &Canvas) -> HashMap<String, OpenDashboard> {
                 d.dashboard_id.clone(),
                 OpenDashboard { tab: t.id, url: d.url.clone(), token: d.token.clone(), persistence: d.persistence },
             )),
-            TabContent::Artifact(_) => None,
+            TabContent::Artifact(_) | TabContent::App(_) => None,
         })
         .collect()
 }

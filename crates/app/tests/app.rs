@@ -92,6 +92,7 @@ fn artifact_ids(view: &CanvasView) -> Vec<Vec<String>> {
                 .map(|t| match &t.content {
                     TabContent::Artifact(a) => a.artifact_id.clone(),
                     TabContent::Dashboard(d) => d.dashboard_id.clone(),
+                    TabContent::App(a) => format!("app:{}", a.app_id),
                 })
                 .collect()
         })

@@ -8,7 +8,7 @@ use ts_rs::TS;
 use crate::{
     canvas::Canvas,
     ids::{PaneId, TabId},
-    tab::{ArtifactTab, CanvasTab, DashboardTab, OpenedBy, TabContent},
+    tab::{AppTab, ArtifactTab, CanvasTab, DashboardTab, OpenedBy, TabContent},
 };
 
 /// What [`Canvas::apply_outcome`] did.
@@ -68,6 +68,7 @@ enum Target {
 enum Item<'a> {
     Artifact(&'a OutcomeArtifact, Viewer),
     Dashboard(&'a DashboardEnvelope),
+    App(&'a AppTab),
 }
 
 impl Canvas {
@@ -90,18 +91,30 @@ impl Canvas {
     ///    active tab and the pane remembers this call; the pane of the call's first item (the
     ///    primary artifact, else the dashboard) gets focus.
     pub fn apply_outcome(&mut self, call_id: &str, outcome: &ToolOutcome) -> AppliedOutcome {
+        self.apply_call(call_id, outcome, None)
+    }
+
+    /// [`Self::apply_outcome`] for the call of a tool that declared an MCP App view: the App opens
+    /// first — it is the tool's own view of its result, so it opens even when the result does not
+    /// ask for the canvas — in `display.mode`, always as a new tab (each call is its own App
+    /// instance), and `replace` treats it like an artifact tab.
+    pub fn apply_call(&mut self, call_id: &str, outcome: &ToolOutcome, app: Option<&AppTab>) -> AppliedOutcome {
         let mut report = AppliedOutcome::default();
-        if !outcome.display.open_canvas {
+        let mut items: Vec<(Item<'_>, CanvasMode)> = Vec::new();
+        if let Some(app) = app {
+            items.push((Item::App(app), outcome.display.mode));
+        }
+        if outcome.display.open_canvas {
+            // 1. What opens, in order.
+            let (showable, not_opened) = showable_items(outcome);
+            items.extend(showable);
+            report.not_opened = not_opened;
+            if let Some(envelope) = &outcome.dashboard {
+                items.push((Item::Dashboard(envelope), envelope.mode));
+            }
+        } else {
             report.not_opened =
                 outcome.artifacts.iter().map(|a| NotOpened { artifact_id: a.id.clone(), reason: NotOpenedReason::CanvasNotRequested }).collect();
-            return report;
-        }
-
-        // 1. What opens, in order.
-        let (mut items, not_opened) = showable_items(outcome);
-        report.not_opened = not_opened;
-        if let Some(envelope) = &outcome.dashboard {
-            items.push((Item::Dashboard(envelope), envelope.mode));
         }
         if items.is_empty() {
             return report;
@@ -117,8 +130,8 @@ impl Canvas {
                     None if *mode == CanvasMode::Split => Target::Split,
                     None => Target::Origin,
                 },
-                Item::Artifact(..) if *mode == CanvasMode::Split => Target::Split,
-                Item::Artifact(..) => Target::Origin,
+                Item::Artifact(..) | Item::App(_) if *mode == CanvasMode::Split => Target::Split,
+                Item::Artifact(..) | Item::App(_) => Target::Origin,
             })
             .collect();
         let lands_in_origin = |target: Target| target == Target::Origin || target == Target::Existing(origin_id);
@@ -132,6 +145,7 @@ impl Canvas {
                 items.iter().zip(&targets).any(|((item, _), &target)| match item {
                     Item::Artifact(a, _) => target == Target::Origin && tab.artifact_id() == Some(a.id.as_str()),
                     Item::Dashboard(d) => tab.dashboard_id() == Some(d.id.as_str()),
+                    Item::App(_) => false,
                 })
             };
             let pane = &mut self.panes[origin];
@@ -189,6 +203,17 @@ impl Canvas {
                         report.opened.push(id);
                         id
                     }
+                }
+                Item::App(app) => {
+                    let tab = CanvasTab::new(self.fresh_tab_id(), TabContent::App((*app).clone()), OpenedBy::Call { call_id: call_id.to_owned() });
+                    let id = tab.id;
+                    let at = if pane_id == origin_id { cursor } else { self.panes[p].tabs.len() };
+                    self.panes[p].insert_at(at, tab);
+                    if pane_id == origin_id {
+                        cursor = at + 1;
+                    }
+                    report.opened.push(id);
+                    id
                 }
                 Item::Dashboard(envelope) => {
                     if let Some(t) = self.panes[p].tabs.iter().position(|t| t.dashboard_id() == Some(envelope.id.as_str())) {

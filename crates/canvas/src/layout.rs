@@ -1,5 +1,6 @@
 //! The canvas layout kept between runs ([`SavedLayout`]): the panes, their artifact tabs in order,
-//! which tab and pane were active. Dashboards are not in it: pinned ones come back through
+//! which tab and pane were active. Dashboards and MCP Apps are not in it (an App lives as long as its
+//! tab): pinned ones come back through
 //! [`Canvas::restore_pinned`] (without tokens) and the others end with their session.
 
 use serde::{Deserialize, Serialize};
@@ -49,7 +50,7 @@ impl Canvas {
                     .enumerate()
                     .filter_map(|(i, tab)| match &tab.content {
                         TabContent::Artifact(artifact) => Some((i, SavedTab { artifact: artifact.clone(), pinned: tab.pinned })),
-                        TabContent::Dashboard(_) => None,
+                        TabContent::Dashboard(_) | TabContent::App(_) => None,
                     })
                     .collect();
                 let active = pane.active_index().and_then(|a| tabs.iter().position(|(i, _)| *i == a));

@@ -33,6 +33,25 @@ pub enum TabContent {
     Artifact(ArtifactTab),
     /// A live dashboard in a sandboxed iframe.
     Dashboard(DashboardTab),
+    /// A server's own interactive view (MCP Apps): its `ui://` resource in a sandboxed frame,
+    /// bridged to the server.
+    App(AppTab),
+}
+
+/// An MCP App shown in a tab: the view a tool declared (`_meta.ui.resourceUri`) for one call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct AppTab {
+    /// Unique per App instance: the id of the call that opened it.
+    pub app_id: String,
+    /// The server that declared the view and that the App may call.
+    pub server: String,
+    /// The tool whose call opened it.
+    pub tool: String,
+    /// Its title, when it has one.
+    pub tool_title: Option<String>,
+    /// The `ui://` resource.
+    pub resource_uri: String,
 }
 
 /// A stored artifact shown in a tab.
@@ -138,7 +157,7 @@ impl CanvasTab {
     pub fn artifact_id(&self) -> Option<&str> {
         match &self.content {
             TabContent::Artifact(a) => Some(&a.artifact_id),
-            TabContent::Dashboard(_) => None,
+            TabContent::Dashboard(_) | TabContent::App(_) => None,
         }
     }
 
@@ -146,7 +165,15 @@ impl CanvasTab {
     pub fn dashboard_id(&self) -> Option<&str> {
         match &self.content {
             TabContent::Dashboard(d) => Some(&d.dashboard_id),
-            TabContent::Artifact(_) => None,
+            TabContent::Artifact(_) | TabContent::App(_) => None,
+        }
+    }
+
+    /// The App instance id, when the tab shows an MCP App.
+    pub fn app(&self) -> Option<&AppTab> {
+        match &self.content {
+            TabContent::App(a) => Some(a),
+            TabContent::Artifact(_) | TabContent::Dashboard(_) => None,
         }
     }
 
@@ -155,7 +182,7 @@ impl CanvasTab {
     pub(crate) fn replaceable_by_successor_of(&self, call_id: &str) -> bool {
         let by_that_call = matches!(&self.opened_by, OpenedBy::Call { call_id: c } if c == call_id);
         let lasting = match &self.content {
-            TabContent::Artifact(_) => false,
+            TabContent::Artifact(_) | TabContent::App(_) => false,
             TabContent::Dashboard(d) => d.persistence != DashboardPersistence::Ephemeral,
         };
         by_that_call && !self.pinned && !lasting
@@ -175,6 +202,7 @@ impl CanvasTab {
                 Some(title) if !title.is_empty() => title.to_owned(),
                 _ => url_host(&d.url).to_owned(),
             },
+            TabContent::App(a) => a.tool_title.clone().filter(|t| !t.trim().is_empty()).unwrap_or_else(|| a.tool.clone()),
         };
     }
 }

@@ -268,7 +268,7 @@ fn tabs_record_the_call_and_the_viewer_hint_applies_to_the_primary_only() {
     let report = canvas.apply_outcome("call-1", &result);
     let viewer = |canvas: &Canvas, id| match &canvas.tab(id).unwrap().content {
         TabContent::Artifact(a) => a.viewer,
-        TabContent::Dashboard(_) => panic!("not an artifact"),
+        TabContent::Dashboard(_) | TabContent::App(_) => panic!("not an artifact"),
     };
     assert_eq!(viewer(&canvas, report.opened[0]), Viewer::Code, "primary b gets the hint");
     assert_eq!(viewer(&canvas, report.opened[1]), Viewer::Image, "a keeps its own viewer");
@@ -277,7 +277,7 @@ fn tabs_record_the_call_and_the_viewer_hint_applies_to_the_primary_only() {
     assert_eq!(tab.label, "b.file");
     match &tab.content {
         TabContent::Artifact(a) => assert_eq!((a.artifact_id.as_str(), a.mime.as_str()), ("b", "image/png")),
-        TabContent::Dashboard(_) => unreachable!(),
+        TabContent::Dashboard(_) | TabContent::App(_) => unreachable!(),
     }
 
     // Shown again by another call without a hint: the artifact's own viewer, the new call.
@@ -309,7 +309,7 @@ fn a_dashboard_id_sent_again_updates_url_title_and_token_in_place() {
             assert_eq!(d.url, "https://dash.example/x?v=2");
             assert_eq!(d.token.as_deref(), Some("fresh-token"));
         }
-        TabContent::Artifact(_) => unreachable!(),
+        TabContent::Artifact(_) | TabContent::App(_) => unreachable!(),
     }
     // The UI needs the token to load the iframe; logs (Debug) never see it.
     let json = serde_json::to_string(&canvas.view()).unwrap();

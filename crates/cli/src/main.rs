@@ -335,9 +335,9 @@ async fn call(host: &Host, server: &str, tool: &str, args: &str, json: bool, yes
         cancel: Some(cancel),
         progress: Some(Arc::new(|report| interactive::terminal().progress(report))),
     };
-    let mut outcome = host.call_tool_controlled(server, tool, arguments.clone(), CallOptions { confirmed: yes }, control.clone()).await;
+    let mut outcome = host.call_tool_controlled(server, tool, arguments.clone(), CallOptions { confirmed: yes, ..CallOptions::default() }, control.clone()).await;
     if matches!(outcome, Err(HostError::NeedsConfirmation { .. })) && std::io::stdin().is_terminal() && ask_confirmation(server, tool, &arguments) {
-        outcome = host.call_tool_controlled(server, tool, arguments, CallOptions { confirmed: true }, control).await;
+        outcome = host.call_tool_controlled(server, tool, arguments, CallOptions { confirmed: true, ..CallOptions::default() }, control).await;
     }
     on_ctrl_c.abort();
     interactive::terminal().finish();

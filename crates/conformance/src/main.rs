@@ -80,7 +80,7 @@ async fn run(scenario: &str, url: &str) -> Result<String, String> {
 
 async fn scenario_steps(host: &Host, scenario: &str) -> Result<String, HostError> {
     let call = |tool: &'static str, arguments: Value| async move {
-        let outcome = host.call_tool_with(SERVER, tool, arguments, CallOptions { confirmed: true }).await?.outcome;
+        let outcome = host.call_tool_with(SERVER, tool, arguments, CallOptions { confirmed: true, ..CallOptions::default() }).await?.outcome;
         let texts: Vec<&str> = outcome.texts.iter().map(|t| t.text.as_str()).collect();
         Ok::<_, HostError>(format!("{tool} answered {:?}{}", texts.join(" "), outcome.error.map(|e| format!(" (tool error {}: {})", e.code, e.message)).unwrap_or_default()))
     };

@@ -55,6 +55,26 @@ pub enum HostError {
         /// One line per problem, naming the field.
         problems: Vec<String>,
     },
+    /// An MCP App's view could not be loaded.
+    #[error("the App view `{uri}` of server `{server}` cannot be shown: {reason}; the server's author can check it with `mcp-canvas-cli apps {server}`")]
+    AppView {
+        /// Server name.
+        server: String,
+        /// The `ui://` URI.
+        uri: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// An MCP App asked for a tool it may not call.
+    #[error("an App of server `{server}` may not call tool `{tool}`: {reason}")]
+    AppRefused {
+        /// Server name.
+        server: String,
+        /// Tool asked for.
+        tool: String,
+        /// Why.
+        reason: String,
+    },
     /// The tool may change or delete data and the user has not confirmed.
     #[error("tool `{tool}` on server `{server}` may change or delete data and needs confirmation (CLI: add --yes)")]
     NeedsConfirmation {

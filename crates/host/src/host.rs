@@ -76,6 +76,8 @@ pub struct Host {
     changes: tokio::sync::broadcast::Sender<ServerChange>,
     /// Each server's failures and backoff, kept across reconnects.
     health: std::sync::Mutex<HashMap<String, Health>>,
+    /// MCP App views read per connection.
+    pub(crate) views: crate::apps::ViewCache,
 }
 
 impl Host {
@@ -112,6 +114,7 @@ impl Host {
             server_messages: std::sync::Mutex::new(HashMap::new()),
             changes: tokio::sync::broadcast::channel(64).0,
             health: std::sync::Mutex::new(HashMap::new()),
+            views: Default::default(),
         })
     }
 
@@ -606,6 +609,7 @@ fn tool_view(tool: &rmcp::model::Tool) -> ToolView {
         input_schema: Value::Object((*tool.input_schema).clone()),
         read_only: tool.annotations.as_ref().and_then(|a| a.read_only_hint),
         destructive: tool.annotations.as_ref().and_then(|a| a.destructive_hint),
+        ui: crate::apps::ToolUi::of(tool),
     }
 }
 

@@ -12,6 +12,7 @@ pub mod allowlist {
     pub use crate::audit::{audit_dashboard, DashboardEvent};
     pub use mcp_canvas_config::allowlist::*;
 }
+pub mod apps;
 pub mod artifact_files;
 pub mod app_link;
 mod arguments;
@@ -35,4 +36,4 @@ pub mod wire;
 pub use error::HostError;
 pub use host::{Host, HostOptions};
 pub use mcp_canvas_client::{validation::needs_confirmation, ChangedList, ClientError, ServerChange, ServerMessage};
-pub use pipeline::{CallControl, CallDetail, CallOptions, CallProgress, CancellationToken, ProgressFn};
+pub use pipeline::{AppCall, CallControl, CallDetail, CallOptions, CallProgress, CancellationToken, ProgressFn};

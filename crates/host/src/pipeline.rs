@@ -44,6 +44,9 @@ use mcp_canvas_client::{validation, CallContext, ClientError, ServerConnection};
 pub struct CallOptions {
     /// The user confirmed a tool that may change or delete data.
     pub confirmed: bool,
+    /// An MCP App of the same server asked for the call (`tools/call` over its bridge): only
+    /// tools whose `_meta.ui.visibility` includes `app`, audited with the local identity.
+    pub from_app: bool,
 }
 
 pub use mcp_canvas_client::{CallProgress, ProgressFn};
@@ -77,13 +80,33 @@ pub struct CallDetail {
     /// Whether it matched the tool's `outputSchema` (`None` when there is no schema or no
     /// structured content).
     pub structured_valid: Option<bool>,
+    /// For the tool's MCP App (a tool that declares a view, or a call an App made): what the
+    /// App is sent — the arguments and the result as the server sent it (binaries over
+    /// [`APP_RESULT_MAX_BYTES`] replaced by the model-safe summary).
+    pub app: Option<AppCall>,
 }
+
+/// What an MCP App hears about a call (`ui/notifications/tool-input` and `…/tool-result`).
+#[derive(Debug, Clone)]
+pub struct AppCall {
+    /// The view the tool declares, when it declares one.
+    pub resource_uri: Option<String>,
+    /// The tool's title.
+    pub tool_title: Option<String>,
+    /// The arguments as sent.
+    pub arguments: Value,
+    /// The `CallToolResult`.
+    pub result: Value,
+}
+
+/// A result larger than this reaches an App as its summary (the files stay in the store).
+pub const APP_RESULT_MAX_BYTES: usize = 8 * 1024 * 1024;
 
 /// Runs one call and records it in the audit log, whatever happens.
 pub(crate) async fn call(env: CallEnv<'_>, connection: &ServerConnection, tool: &str, arguments: Value, options: CallOptions, control: CallControl, call_id: String) -> Result<CallDetail, HostError> {
     let started_ms = Host::now_ms();
     let clock = std::time::Instant::now();
-    let mut sent = Sent { arguments: arguments.clone(), identity: None, structured: None, structured_valid: None };
+    let mut sent = Sent { arguments: arguments.clone(), identity: None, structured: None, structured_valid: None, app: None };
     let context = Arc::new(CallContext::default());
     let in_flight = connection.client.in_flight.enter(context.clone());
     let mut result = call_unaudited(&env, connection, tool, arguments, options, &control, &context, call_id.clone(), &mut sent).await;
@@ -119,7 +142,7 @@ pub(crate) async fn call(env: CallEnv<'_>, connection: &ServerConnection, tool: 
         Ok(Err(e)) => tracing::warn!("writing the audit log failed: {e}"),
         Err(e) => tracing::warn!("writing the audit log failed: {e}"),
     }
-    result.map(|call| CallDetail { call, structured_content: sent.structured, structured_valid: sent.structured_valid })
+    result.map(|call| CallDetail { call, structured_content: sent.structured, structured_valid: sent.structured_valid, app: sent.app })
 }
 
 /// What was actually sent (for the audit log) and what came back besides the outcome.
@@ -128,6 +151,7 @@ struct Sent {
     identity: Option<String>,
     structured: Option<Value>,
     structured_valid: Option<bool>,
+    app: Option<AppCall>,
 }
 
 fn audit_outcome(error: &HostError) -> &'static str {
@@ -164,6 +188,10 @@ async fn call_unaudited(
     let Value::Object(mut arguments) = arguments else {
         return Err(HostError::InvalidArguments { server: server.to_owned(), tool: tool.to_owned(), reason: "must be a JSON object".to_owned() });
     };
+    let ui = crate::apps::ToolUi::of(definition);
+    if options.from_app && !crate::apps::ToolUi::app_may_call(ui.as_ref()) {
+        return Err(HostError::AppRefused { server: server.to_owned(), tool: tool.to_owned(), reason: "its visibility is model only".to_owned() });
+    }
     let schema = &definition.input_schema;
     let checked = arguments::as_sent_for_validation(schema, &arguments, &env.settings.identity.username);
     let problems = validation::problems(schema, &Value::Object(checked))
@@ -179,6 +207,10 @@ async fn call_unaudited(
     arguments::prepare(schema, &mut arguments, &ArgumentsFromHost { env, file_server });
     sent.arguments = Value::Object(arguments.clone());
     sent.identity = arguments.get("username").and_then(Value::as_str).map(str::to_owned);
+    if options.from_app {
+        // What an App does through us is done as the local user.
+        sent.identity = Some(format!("{} (app)", env.settings.identity.username));
+    }
 
     let limit = control.timeout.unwrap_or(env.timeout);
     let result = send_call(connection, tool, arguments, control, context, limit).await?;
@@ -186,7 +218,23 @@ async fn call_unaudited(
     drop(result);
     let output_schema = definition.output_schema.as_ref().map(|s| Value::Object((**s).clone()));
     let structured = raw.get("structuredContent").filter(|v| !v.is_null()).cloned();
+    let resource_uri = ui.and_then(|ui| ui.resource_uri);
+    let app_result = (options.from_app || resource_uri.is_some()).then(|| {
+        let small = serde_json::to_vec(&raw).map(|bytes| bytes.len() <= APP_RESULT_MAX_BYTES).unwrap_or(false);
+        small.then(|| raw.clone())
+    });
     let mut outcome = env.ingest.store(server, tool, raw, output_schema, &call_id, env.housekeeping).await?;
+    if let Some(result) = app_result {
+        let result = result.unwrap_or_else(|| {
+            let mut summary = serde_json::json!({ "content": [{ "type": "text", "text": outcome.summary }], "isError": outcome.error.is_some() });
+            if let Some(structured) = &structured {
+                summary["structuredContent"] = structured.clone();
+            }
+            summary
+        });
+        let tool_title = definition.title.clone().or_else(|| definition.annotations.as_ref().and_then(|a| a.title.clone()));
+        sent.app = Some(AppCall { resource_uri, tool_title, arguments: sent.arguments.clone(), result });
+    }
     if let (Some(schema), Some(structured)) = (&definition.output_schema, &structured) {
         match validation::problems(schema, structured) {
             Ok(problems) => {

@@ -40,6 +40,8 @@ pub struct ToolView {
     pub read_only: Option<bool>,
     /// `destructiveHint` annotation.
     pub destructive: Option<bool>,
+    /// The MCP App view it declares and who may call it (`_meta.ui`), when it declares one.
+    pub ui: Option<crate::apps::ToolUi>,
 }
 
 /// The result of one tool call: which call it was, and the normalized outcome (summary,

@@ -105,13 +105,13 @@ impl ProxyServer {
     /// `Err` is the tool error to return instead of calling.
     async fn confirmation(&self, server: &str, tool: &str, arguments: &serde_json::Map<String, Value>) -> Result<CallOptions, String> {
         match self.state.app.confirm(server, tool, arguments, "the MCP Canvas proxy").await {
-            Some(true) => Ok(CallOptions { confirmed: true }),
+            Some(true) => Ok(CallOptions { confirmed: true, ..CallOptions::default() }),
             Some(false) => Err(format!("The user declined to run `{tool}` of `{server}` in MCP Canvas. Nothing was changed.")),
             None if self.state.policy.confirm == ConfirmPolicy::Always => Err(format!(
                 "`{tool}` of `{server}` may change or delete data, and MCP Canvas is set to confirm such tools in its window (proxy.toml: confirm = \"always\"), which is not running. Start MCP Canvas and try again."
             )),
             // The annotations went upstream unchanged: the AI host's own confirmation applied.
-            None => Ok(CallOptions { confirmed: true }),
+            None => Ok(CallOptions { confirmed: true, ..CallOptions::default() }),
         }
     }
 }

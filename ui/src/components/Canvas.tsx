@@ -1,4 +1,7 @@
+import { useEffect, useState } from "react";
 import { artifactUrl, artifactViewUrl } from "../ipc";
+import { AppViewer, teardownApp } from "../viewers/AppViewer";
+import type { DisplayMode } from "../viewers/appContext";
 import { ImageViewer } from "../viewers/ImageViewer";
 import { DashboardViewer } from "../viewers/DashboardViewer";
 import { FileViewer } from "../viewers/FileViewer";
@@ -40,9 +43,28 @@ export function Canvas({ view, send }: Props) {
 
 function Pane({ pane, active, multiple, send }: { pane: CanvasPane; active: boolean; multiple: boolean; send: Props["send"] }) {
   const current = pane.tabs.find((t) => t.id === pane.active_tab) ?? null;
+  // Any tab can take the whole window (an App may ask for it too); Escape gives it back.
+  const [fullscreen, setFullscreen] = useState(false);
+  const mode: DisplayMode = fullscreen ? "fullscreen" : "inline";
+  useEffect(() => {
+    if (!fullscreen) return;
+    const onKey = (e: KeyboardEvent) => e.key === "Escape" && setFullscreen(false);
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [fullscreen]);
+  useEffect(() => {
+    if (!current) setFullscreen(false);
+  }, [current]);
+  // An App closes after it was told (`ui/resource-teardown`), so it can save what it holds.
+  const close = async (tab: CanvasTab) => {
+    if (tab.content.kind === "app") await teardownApp(tab.content.app_id);
+    send({ intent: "close_tab", tab: tab.id });
+  };
+  // App tabs stay mounted while hidden: an App keeps running across tab switches until closed.
+  const apps = pane.tabs.filter((t) => t.content.kind === "app");
   return (
     <section
-      className={`canvas pane${active ? " active" : ""}`}
+      className={`canvas pane${active ? " active" : ""}${fullscreen ? " fullscreen" : ""}`}
       data-pane={pane.id}
       onMouseDown={() => !active && send({ intent: "focus_pane", pane: pane.id })}
     >
@@ -53,24 +75,55 @@ function Pane({ pane, active, multiple, send }: { pane: CanvasPane; active: bool
               {tab.pinned ? "📌 " : ""}
               {tab.label}
             </button>
-            <button type="button" className="tab-close" aria-label={`Close ${tab.label}`} onClick={() => send({ intent: "close_tab", tab: tab.id })}>
+            <button type="button" className="tab-close" aria-label={`Close ${tab.label}`} onClick={() => void close(tab)}>
               ×
             </button>
           </div>
         ))}
+        {current ? (
+          <button
+            type="button"
+            className="pane-fullscreen"
+            aria-pressed={fullscreen}
+            aria-label={fullscreen ? "Leave full screen (Escape)" : "Full screen"}
+            title={fullscreen ? "Leave full screen (Escape)" : "Show this tab over the whole window"}
+            onClick={() => setFullscreen((f) => !f)}
+          >
+            <svg width="14" height="14" viewBox="0 0 14 14" aria-hidden="true" fill="none" stroke="currentColor" strokeWidth="1.6">
+              {fullscreen ? <path d="M5 1v4H1M9 1v4h4M5 13V9H1M9 13V9h4" /> : <path d="M1 5V1h4M13 5V1H9M1 9v4h4M13 9v4H9" />}
+            </svg>
+          </button>
+        ) : null}
         {multiple ? (
           <button type="button" className="pane-close" aria-label="Close this pane" onClick={() => send({ intent: "close_pane", pane: pane.id })}>
             ⊟
           </button>
         ) : null}
       </div>
-      <div className="viewer">{current ? <TabViewer tab={current} active={active} /> : <EmptyCanvas />}</div>
+      <div className="viewer">
+        {current && current.content.kind !== "app" ? <TabViewer tab={current} active={active} /> : null}
+        {!current ? <EmptyCanvas /> : null}
+        {apps.map((tab) =>
+          tab.content.kind === "app" ? (
+            <div key={tab.id} className="app-slot" hidden={tab.id !== current?.id}>
+              <AppViewer app={tab.content} displayMode={tab.id === current?.id ? mode : "inline"} setDisplayMode={(m) => setFullscreen(m === "fullscreen")} />
+            </div>
+          ) : null,
+        )}
+      </div>
     </section>
   );
 }
 
 function tabTitle(tab: CanvasTab): string {
-  return tab.content.kind === "artifact" ? `${tab.content.name} · ${tab.content.mime}` : `${tab.content.title ?? "Dashboard"} · ${displayOrigin(tab.content.url)}`;
+  switch (tab.content.kind) {
+    case "artifact":
+      return `${tab.content.name} · ${tab.content.mime}`;
+    case "dashboard":
+      return `${tab.content.title ?? "Dashboard"} · ${displayOrigin(tab.content.url)}`;
+    case "app":
+      return `${tab.content.tool_title ?? tab.content.tool} · App of ${tab.content.server}`;
+  }
 }
 
 /** `active`: the tab is on screen in the focused pane (zoom shortcuts go to it). */
@@ -78,6 +131,7 @@ function TabViewer({ tab, active }: { tab: CanvasTab; active: boolean }) {
   if (tab.content.kind === "dashboard") {
     return <DashboardViewer tab={tab} dashboard={tab.content} />;
   }
+  if (tab.content.kind === "app") return null; // kept mounted by its pane
   return <ArtifactViewer key={tab.content.artifact_id} artifact={tab.content} active={active} />;
 }
 

@@ -26,6 +26,7 @@ const purgeCache: ToolView = {
   input_schema: { type: "object", properties: {} },
   read_only: false,
   destructive: true,
+  ui: null,
 };
 
 const outcome: CallOutcome = emptyOutcome("purge_cache", "Purged 3 cache entries.");

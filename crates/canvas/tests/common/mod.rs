@@ -97,6 +97,7 @@ pub fn render_view(view: &CanvasView) -> String {
                     let mut s = match &tab.content {
                         TabContent::Artifact(a) => a.artifact_id.clone(),
                         TabContent::Dashboard(d) => format!("d:{}", d.dashboard_id),
+                        TabContent::App(a) => format!("app:{}", a.app_id),
                     };
                     if pane.active_tab == Some(tab.id) {
                         s.push('*');
@@ -152,6 +153,11 @@ pub fn check_invariants(canvas: &Canvas) -> Result<(), String> {
                 TabContent::Dashboard(d) => {
                     if !dashboards.insert(d.dashboard_id.clone()) {
                         return Err(format!("dashboard {} twice on the canvas", d.dashboard_id));
+                    }
+                }
+                TabContent::App(a) => {
+                    if !dashboards.insert(format!("app:{}", a.app_id)) {
+                        return Err(format!("App {} twice on the canvas", a.app_id));
                     }
                 }
             }

@@ -543,7 +543,7 @@ impl Asked<'_> {
 }
 
 /// The domain to show for a URL and what to warn about, or why it is not offered at all.
-fn inspect_url(raw: &str) -> Result<(String, Vec<String>), String> {
+pub fn inspect_url(raw: &str) -> Result<(String, Vec<String>), String> {
     let url = url::Url::parse(raw).map_err(|e| format!("the URL {raw:?} is not valid ({e})"))?;
     if !matches!(url.scheme(), "http" | "https") {
         return Err(format!("only http(s) pages are offered to the user, and this URL is `{}:`", url.scheme()));

@@ -88,6 +88,11 @@ impl CanvasClient {
     }
 }
 
+/// The MCP Apps extension we advertise, and the view MIME type we render.
+pub const APPS_EXTENSION: &str = "io.modelcontextprotocol/ui";
+/// The MIME type of an MCP App's view.
+pub const APPS_MIME: &str = "text/html;profile=mcp-app";
+
 #[allow(deprecated)] // on_logging_message
 impl ClientHandler for CanvasClient {
     fn get_info(&self) -> ClientConfig {
@@ -105,6 +110,10 @@ impl ClientHandler for CanvasClient {
             capabilities.elicitation = Some(elicitation);
         }
         capabilities.sampling = self.sampling.capability();
+        // MCP Apps: we render servers' `ui://` views (both protocol eras read this).
+        let mut apps = rmcp::model::JsonObject::new();
+        apps.insert("mimeTypes".to_owned(), serde_json::json!([APPS_MIME]));
+        capabilities.extensions = Some(rmcp::model::ExtensionCapabilities::from([(APPS_EXTENSION.to_owned(), apps)]));
         let mut config = ClientConfig::new(capabilities, Implementation::new("mcp-canvas", env!("CARGO_PKG_VERSION")).with_title("MCP Canvas"));
         if let Some(version) = self.protocol.clone().filter(ProtocolVersion::has_initialize) {
             config.protocol_version = version;

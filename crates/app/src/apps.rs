@@ -1,0 +1,220 @@
+//! MCP Apps in the canvas: one instance per App tab (the call that opened it: its arguments and
+//! result), the `mcp-app:` scheme that serves each instance's view with the CSP it declared, and
+//! what an App may ask of us over its bridge — calls to its own server's tools, reads of its
+//! server's resources, links through the user's consent, its model context. The bridge itself
+//! (postMessage JSON-RPC) runs in the window, with the ext-apps package's `AppBridge`.
+//!
+//! - `mcp-app://localhost/<app_id>` (`http://mcp-app.localhost/<app_id>` on Windows) — the view's
+//!   HTML, `Content-Security-Policy` from `_meta.ui.csp` (see `mcp_canvas_host::apps::AppCsp`).
+//!   A scheme of its own: the App's origin is neither the window's nor the artifact scheme's, and
+//!   the window frames it `sandbox="allow-scripts allow-forms"` (an opaque origin besides).
+
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex},
+};
+
+use http::{header, Request, Response, StatusCode};
+use mcp_canvas_canvas::{AppTab, Canvas};
+use mcp_canvas_host::{elicitation::UrlRequest, AppCall, Host};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use ts_rs::TS;
+
+/// The scheme App views are served on.
+pub const SCHEME: &str = "mcp-app";
+
+/// What the window needs to start an App tab's bridge.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct AppLaunch {
+    /// The instance (the call that opened it).
+    pub app_id: String,
+    /// Its server.
+    pub server: String,
+    /// The tool whose call opened it.
+    pub tool: String,
+    /// The `ui://` resource.
+    pub resource_uri: String,
+    /// The frame's `allow` attribute, from the view's `_meta.ui.permissions`.
+    pub allow: String,
+    /// `_meta.ui.prefersBorder`.
+    pub prefers_border: Option<bool>,
+    /// The CSP the view is served with (shown to the user on request).
+    pub csp: String,
+    /// `ui/notifications/tool-input`: the call's arguments.
+    pub arguments: Value,
+    /// `ui/notifications/tool-result`: the call's result, as the server sent it.
+    pub result: Value,
+}
+
+struct Instance {
+    tab: AppTab,
+    arguments: Value,
+    result: Value,
+    /// `ui/update-model-context`: the last one wins.
+    model_context: Option<Value>,
+}
+
+/// The Apps open on the canvas.
+#[derive(Default)]
+pub struct AppInstances {
+    open: Mutex<HashMap<String, Instance>>,
+}
+
+impl AppInstances {
+    /// The tab for a call whose tool declares a view, remembering what the App will be sent.
+    pub fn opened(&self, server: &str, tool: &str, call_id: &str, call: &AppCall) -> Option<AppTab> {
+        let resource_uri = call.resource_uri.clone()?;
+        let tab = AppTab { app_id: call_id.to_owned(), server: server.to_owned(), tool: tool.to_owned(), tool_title: call.tool_title.clone(), resource_uri };
+        let instance = Instance { tab: tab.clone(), arguments: call.arguments.clone(), result: call.result.clone(), model_context: None };
+        self.open.lock().unwrap().insert(call_id.to_owned(), instance);
+        Some(tab)
+    }
+
+    /// Forgets the Apps whose tabs are gone.
+    pub fn keep_only_open(&self, canvas: &Canvas) {
+        let open: Vec<&str> = canvas.panes().iter().flat_map(|p| &p.tabs).filter_map(|t| t.app()).map(|a| a.app_id.as_str()).collect();
+        self.open.lock().unwrap().retain(|id, _| open.contains(&id.as_str()));
+    }
+
+    fn tab(&self, app_id: &str) -> Result<AppTab, String> {
+        self.open.lock().unwrap().get(app_id).map(|i| i.tab.clone()).ok_or_else(|| format!("no App `{app_id}` is open (its tab was closed)"))
+    }
+
+    /// What the window needs to bridge the App; reads (and checks) its view first.
+    pub async fn launch(&self, host: &Host, app_id: &str) -> Result<AppLaunch, String> {
+        let tab = self.tab(app_id)?;
+        let view = host.app_view(&tab.server, &tab.resource_uri).await.map_err(|e| e.to_string())?;
+        let open = self.open.lock().unwrap();
+        let instance = open.get(app_id).ok_or_else(|| format!("no App `{app_id}` is open (its tab was closed)"))?;
+        Ok(AppLaunch {
+            app_id: app_id.to_owned(),
+            server: tab.server.clone(),
+            tool: tab.tool.clone(),
+            resource_uri: tab.resource_uri.clone(),
+            allow: view.allow_attribute(),
+            prefers_border: view.prefers_border,
+            csp: view.csp.header(),
+            arguments: instance.arguments.clone(),
+            result: instance.result.clone(),
+        })
+    }
+
+    /// The server and URI of an open App (for the scheme).
+    pub fn view_of(&self, app_id: &str) -> Option<(String, String)> {
+        self.open.lock().unwrap().get(app_id).map(|i| (i.tab.server.clone(), i.tab.resource_uri.clone()))
+    }
+
+    /// `tools/call` from the App: its own server's tools only, as the pipeline checks
+    /// (visibility `app`; arguments against the schema; audited with the local identity). A tool
+    /// that may change or delete data is first confirmed by the user (`confirm`).
+    pub async fn call_tool<F, Fut>(&self, host: &Host, app_id: &str, tool: &str, arguments: Value, confirm: F) -> Result<Value, String>
+    where
+        F: FnOnce(String, serde_json::Map<String, Value>) -> Fut,
+        Fut: std::future::Future<Output = bool>,
+    {
+        use mcp_canvas_host::{CallControl, CallOptions, HostError};
+        let tab = self.tab(app_id)?;
+        let options = CallOptions { from_app: true, ..CallOptions::default() };
+        let detail = match host.call_tool_detailed(&tab.server, tool, arguments.clone(), options, CallControl::default()).await {
+            Err(HostError::NeedsConfirmation { .. }) => {
+                let map = arguments.as_object().cloned().unwrap_or_default();
+                if !confirm(format!("an App of `{}` ({})", tab.server, tab.tool_title.as_deref().unwrap_or(&tab.tool)), map).await {
+                    return Err(format!("the user did not allow the App to run `{tool}`"));
+                }
+                host.call_tool_detailed(&tab.server, tool, arguments, CallOptions { confirmed: true, ..options }, CallControl::default()).await
+            }
+            other => other,
+        }
+        .map_err(|e| e.to_string())?;
+        Ok(detail.app.map(|a| a.result).unwrap_or(Value::Null))
+    }
+
+    /// `resources/read` from the App: its own server's resources, as the server sent them.
+    pub async fn read_resource(&self, host: &Host, app_id: &str, uri: &str) -> Result<Value, String> {
+        let tab = self.tab(app_id)?;
+        let result = host.read_resource_contents(&tab.server, uri).await;
+        let outcome = if result.is_ok() { "ok" } else { "error" };
+        host.audit_app(&tab.server, app_id, "read-resource", serde_json::json!({ "uri": uri }), outcome, result.as_ref().err().map(ToString::to_string));
+        let result = result.map_err(|e| e.to_string())?;
+        serde_json::to_value(result).map_err(|e| e.to_string())
+    }
+
+    /// `ui/open-link`: an http(s) URL, described for the user's consent dialog; anything else
+    /// is refused with the reason (and audited either way).
+    pub fn link_request(&self, host: &Host, app_id: &str, url: &str) -> Result<UrlRequest, String> {
+        let tab = self.tab(app_id)?;
+        match mcp_canvas_host::elicitation::inspect_url(url) {
+            Ok((domain, warnings)) => Ok(UrlRequest {
+                server: tab.server.clone(),
+                message: format!("The App “{}” of server `{}` wants to open this page in your browser.", tab.tool_title.as_deref().unwrap_or(&tab.tool), tab.server),
+                url: url.to_owned(),
+                domain,
+                elicitation_id: String::new(),
+                warnings,
+            }),
+            Err(reason) => {
+                host.audit_app(&tab.server, app_id, "open-link", serde_json::json!({ "url": url }), "refused", Some(reason.clone()));
+                Err(reason)
+            }
+        }
+    }
+
+    /// `ui/update-model-context`: kept, the last one replacing the one before.
+    pub fn set_model_context(&self, host: &Host, app_id: &str, context: Value) -> Result<(), String> {
+        let tab = self.tab(app_id)?;
+        host.audit_app(&tab.server, app_id, "model-context", Value::Null, "ok", None);
+        if let Some(instance) = self.open.lock().unwrap().get_mut(app_id) {
+            instance.model_context = Some(context);
+        }
+        Ok(())
+    }
+
+    /// The App's last model context.
+    pub fn model_context(&self, app_id: &str) -> Option<Value> {
+        self.open.lock().unwrap().get(app_id).and_then(|i| i.model_context.clone())
+    }
+
+    /// Anything else the App did that the audit log should hold (`ui/message`, display modes).
+    pub fn audit(&self, host: &Host, app_id: &str, action: &str, arguments: Value) -> Result<(), String> {
+        let tab = self.tab(app_id)?;
+        host.audit_app(&tab.server, app_id, action, arguments, "ok", None);
+        Ok(())
+    }
+}
+
+/// The response to an `mcp-app:` request: the open App's view with its CSP, or a plain error.
+pub async fn respond(host: Option<&Host>, apps: &AppInstances, request: &Request<Vec<u8>>) -> Response<Vec<u8>> {
+    let Some(host) = host else {
+        return plain(StatusCode::SERVICE_UNAVAILABLE, "MCP Canvas could not open its data directory".into());
+    };
+    let app_id = request.uri().path().trim_matches('/');
+    let Some((server, uri)) = apps.view_of(app_id) else {
+        return plain(StatusCode::NOT_FOUND, format!("no App `{app_id}` is open"));
+    };
+    match host.app_view(&server, &uri).await {
+        Ok(view) => Response::builder()
+            .status(StatusCode::OK)
+            .header(header::CONTENT_TYPE, "text/html; charset=utf-8")
+            .header(header::CONTENT_SECURITY_POLICY, view.csp.header())
+            .header(header::X_CONTENT_TYPE_OPTIONS, "nosniff")
+            .header(header::REFERRER_POLICY, "no-referrer")
+            .header(header::CACHE_CONTROL, "no-store")
+            .body(view.html.clone().into_bytes())
+            .expect("a valid response"),
+        Err(e) => plain(StatusCode::BAD_GATEWAY, e.to_string()),
+    }
+}
+
+fn plain(status: StatusCode, text: String) -> Response<Vec<u8>> {
+    Response::builder()
+        .status(status)
+        .header(header::CONTENT_TYPE, "text/plain; charset=utf-8")
+        .header(header::CONTENT_SECURITY_POLICY, "default-src 'none'; sandbox")
+        .body(text.into_bytes())
+        .expect("a valid response")
+}
+
+/// Holds the instances for the app (shared with the scheme's handler thread).
+pub type SharedApps = Arc<AppInstances>;

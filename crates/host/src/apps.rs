@@ -1,0 +1,320 @@
+//! MCP Apps (extension `io.modelcontextprotocol/ui`, spec 2026-01-26): which tools declare a
+//! view (`_meta.ui.resourceUri`, or the deprecated flat `_meta["ui/resourceUri"]`), who may call
+//! a tool (`_meta.ui.visibility`), the view's `ui://` resource read once per connection, and the
+//! Content-Security-Policy built from what the resource declares (`_meta.ui.csp`) — the spec's
+//! restrictive default when it declares nothing, never an undeclared origin.
+
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex},
+};
+
+use base64::Engine as _;
+use rmcp::model::{ResourceContents, Tool};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use ts_rs::TS;
+
+use crate::{Host, HostError};
+
+/// The extension's id (advertised by the client in both protocol eras) and an App's MIME type.
+pub use mcp_canvas_client::handler::{APPS_EXTENSION as EXTENSION_ID, APPS_MIME as APP_MIME};
+/// The largest view we load (the example servers' single-file views are ~0.2–2 MB).
+pub const MAX_VIEW_BYTES: usize = 16 * 1024 * 1024;
+
+/// The view a tool declares, and who may call it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct ToolUi {
+    /// The `ui://` resource to render.
+    pub resource_uri: Option<String>,
+    /// Who may call the tool: `model`, `app`, or both (the default).
+    pub visibility: Vec<Visibility>,
+}
+
+/// Who may call a tool (`_meta.ui.visibility`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum Visibility {
+    /// The model (and the user, through the tool panel) may call it.
+    Model,
+    /// Apps of the same server may call it.
+    App,
+}
+
+impl ToolUi {
+    /// What `tool` declares, or `None` when it declares neither a view nor a visibility.
+    pub fn of(tool: &Tool) -> Option<Self> {
+        let meta = tool.meta.as_ref()?;
+        let ui = meta.get("ui");
+        let resource_uri = ui
+            .and_then(|ui| ui.get("resourceUri"))
+            .or_else(|| meta.get("ui/resourceUri"))
+            .and_then(Value::as_str)
+            .filter(|uri| uri.starts_with("ui://"))
+            .map(str::to_owned);
+        let declared: Option<Vec<Visibility>> = ui.and_then(|ui| ui.get("visibility")).and_then(|v| serde_json::from_value(v.clone()).ok());
+        if resource_uri.is_none() && declared.is_none() {
+            return None;
+        }
+        let visibility = declared.filter(|v| !v.is_empty()).unwrap_or_else(|| vec![Visibility::Model, Visibility::App]);
+        Some(Self { resource_uri, visibility })
+    }
+
+    /// Whether the model (and the proxy's upstream list) sees the tool.
+    pub fn model_may_call(ui: Option<&Self>) -> bool {
+        ui.is_none_or(|ui| ui.visibility.contains(&Visibility::Model))
+    }
+
+    /// Whether an App of the same server may call the tool.
+    pub fn app_may_call(ui: Option<&Self>) -> bool {
+        ui.is_none_or(|ui| ui.visibility.contains(&Visibility::App))
+    }
+}
+
+/// The origins a view may reach (`_meta.ui.csp`).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct AppCsp {
+    /// `connect-src`: fetch, XHR, WebSocket.
+    #[serde(default)]
+    pub connect_domains: Vec<String>,
+    /// Scripts, styles, images, fonts, media.
+    #[serde(default)]
+    pub resource_domains: Vec<String>,
+    /// `frame-src`: nested frames.
+    #[serde(default)]
+    pub frame_domains: Vec<String>,
+    /// `base-uri`.
+    #[serde(default)]
+    pub base_uri_domains: Vec<String>,
+}
+
+impl AppCsp {
+    /// The `Content-Security-Policy` header for a view. Only well-formed origins
+    /// (`https://host[:port]`, `wss://…`, `http(s)://localhost…`, with an optional `*.` label)
+    /// are kept; anything else a server declares (a keyword, a path, `*`) is dropped, so nothing
+    /// undeclared and nothing wider than an origin ever loads.
+    pub fn header(&self) -> String {
+        let list = |domains: &[String], fallback: &str| {
+            let kept: Vec<&str> = domains.iter().map(String::as_str).filter(|d| is_origin(d)).collect();
+            if kept.is_empty() { fallback.to_owned() } else { kept.join(" ") }
+        };
+        let resources = list(&self.resource_domains, "");
+        let with = |base: &str| if resources.is_empty() { base.to_owned() } else { format!("{base} {resources}") };
+        [
+            "default-src 'none'".to_owned(),
+            format!("script-src {}", with("'self' 'unsafe-inline'")),
+            format!("style-src {}", with("'self' 'unsafe-inline'")),
+            format!("img-src {}", with("'self' data: blob:")),
+            format!("font-src {}", with("'self' data:")),
+            format!("media-src {}", with("'self' data: blob:")),
+            format!("connect-src {}", list(&self.connect_domains, "'none'")),
+            format!("frame-src {}", list(&self.frame_domains, "'none'")),
+            format!("base-uri {}", list(&self.base_uri_domains, "'self'")),
+            "form-action 'none'".to_owned(),
+            "object-src 'none'".to_owned(),
+        ]
+        .join("; ")
+    }
+}
+
+/// `scheme://host[:port]` with scheme http, https, ws or wss, a host of letters, digits, dots and
+/// dashes (optionally starting with `*.`), and nothing after it.
+fn is_origin(text: &str) -> bool {
+    let Some((scheme, rest)) = text.split_once("://") else { return false };
+    if !matches!(scheme, "http" | "https" | "ws" | "wss") {
+        return false;
+    }
+    let rest = rest.strip_suffix('/').unwrap_or(rest);
+    let (host, port) = match rest.rsplit_once(':') {
+        Some((host, port)) => (host, Some(port)),
+        None => (rest, None),
+    };
+    let host = host.strip_prefix("*.").unwrap_or(host);
+    !host.is_empty()
+        && host.chars().all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-')
+        && port.is_none_or(|p| !p.is_empty() && p.len() <= 5 && p.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// A view as read from its server, with what it declares.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AppView {
+    /// The server.
+    pub server: String,
+    /// The `ui://` URI.
+    pub uri: String,
+    /// The HTML.
+    pub html: String,
+    /// The origins it may reach.
+    pub csp: AppCsp,
+    /// `_meta.ui.permissions` (camera, microphone, geolocation, clipboardWrite), as sent.
+    pub permissions: Value,
+    /// `_meta.ui.prefersBorder`.
+    pub prefers_border: Option<bool>,
+}
+
+impl AppView {
+    /// The iframe's `allow` attribute for the permissions the view asked for (only the four the
+    /// spec names; anything else is ignored).
+    pub fn allow_attribute(&self) -> String {
+        const KNOWN: [(&str, &str); 4] = [("camera", "camera"), ("microphone", "microphone"), ("geolocation", "geolocation"), ("clipboardWrite", "clipboard-write")];
+        KNOWN.iter().filter(|(key, _)| self.permissions.get(*key).is_some_and(|v| !v.is_null() && v != &Value::Bool(false))).map(|(_, feature)| *feature).collect::<Vec<_>>().join("; ")
+    }
+}
+
+/// Views read per server, valid while the connection they were read over lives.
+#[derive(Default)]
+pub(crate) struct ViewCache {
+    views: Mutex<HashMap<(String, String), (usize, Arc<AppView>)>>,
+}
+
+impl Host {
+    /// The view `uri` of `server` (`resources/read`; text or base64 blob), read once per
+    /// connection. Refused with the reason when it is not a `ui://` URI, not
+    /// `text/html;profile=mcp-app`, not UTF-8, or larger than [`MAX_VIEW_BYTES`].
+    pub async fn app_view(&self, server: &str, uri: &str) -> Result<Arc<AppView>, HostError> {
+        let connection = self.connection(server).await?;
+        let generation = Arc::as_ptr(&connection) as usize;
+        let key = (server.to_owned(), uri.to_owned());
+        if let Some((g, view)) = self.views.views.lock().unwrap().get(&key) {
+            if *g == generation {
+                return Ok(view.clone());
+            }
+        }
+        let broken = |reason: String| HostError::AppView { server: server.to_owned(), uri: uri.to_owned(), reason };
+        if !uri.starts_with("ui://") {
+            return Err(broken("an App's view must be a ui:// resource".to_owned()));
+        }
+        let read = self.read_resource_contents(server, uri).await?;
+        let Some(contents) = read.contents.into_iter().next() else {
+            return Err(broken("the server returned no contents".to_owned()));
+        };
+        let (mime, bytes, meta) = match contents {
+            ResourceContents::TextResourceContents { mime_type, text, meta, .. } => (mime_type, text.into_bytes(), meta),
+            ResourceContents::BlobResourceContents { mime_type, blob, meta, .. } => {
+                let bytes = base64::engine::general_purpose::STANDARD.decode(blob.as_bytes()).map_err(|e| broken(format!("its blob is not valid base64: {e}")))?;
+                (mime_type, bytes, meta)
+            }
+            _ => return Err(broken("its contents are neither text nor a blob".to_owned())),
+        };
+        let mime = mime.unwrap_or_default();
+        if mime.split(';').next().map(str::trim) != Some("text/html") || !mime.replace(' ', "").contains("profile=mcp-app") {
+            return Err(broken(format!("its MIME type is `{mime}`, not `{APP_MIME}`")));
+        }
+        if bytes.len() > MAX_VIEW_BYTES {
+            return Err(broken(format!("it is {} bytes, over the {MAX_VIEW_BYTES}-byte limit for a view", bytes.len())));
+        }
+        let html = String::from_utf8(bytes).map_err(|_| broken("its HTML is not UTF-8".to_owned()))?;
+        let ui = meta.as_ref().and_then(|m| m.get("ui")).cloned().unwrap_or(Value::Null);
+        let csp = ui.get("csp").and_then(|c| serde_json::from_value(c.clone()).ok()).unwrap_or_default();
+        let view = Arc::new(AppView {
+            server: server.to_owned(),
+            uri: uri.to_owned(),
+            html,
+            csp,
+            permissions: ui.get("permissions").cloned().unwrap_or(Value::Null),
+            prefers_border: ui.get("prefersBorder").and_then(Value::as_bool),
+        });
+        self.views.views.lock().unwrap().insert(key, (generation, view.clone()));
+        Ok(view)
+    }
+
+    /// Records what an App did through us (`app:<action>`: `open-link`, `read-resource`,
+    /// `message`, `model-context`, …) in the audit log with the local identity; secrets in
+    /// `arguments` are redacted. Tool calls an App makes are audited by the call itself.
+    pub fn audit_app(&self, server: &str, app_id: &str, action: &str, arguments: Value, outcome: &str, detail: Option<String>) {
+        let mut arguments = match arguments {
+            Value::Object(map) => map,
+            other => serde_json::Map::from_iter([("value".to_owned(), other)]),
+        };
+        arguments.insert("app_id".to_owned(), Value::String(app_id.to_owned()));
+        let record = mcp_canvas_store::AuditRecord {
+            call_id: crate::ids::fresh("app"),
+            session_id: self.session_id().to_owned(),
+            server: server.to_owned(),
+            tool: format!("app:{action}"),
+            arguments: crate::audit::redact(&Value::Object(arguments)),
+            identity: Some(format!("{} (app)", self.settings().identity.username)),
+            started_ms: Self::now_ms(),
+            duration_ms: 0,
+            outcome: outcome.to_owned(),
+            detail: detail.map(|d| crate::audit::redact_text(&d)),
+            artifact_ids: Vec::new(),
+        };
+        if let Err(e) = self.store().audit(&record) {
+            tracing::warn!("writing the audit log failed: {e}");
+        }
+    }
+
+    /// The tools of `server` that declare a view or a visibility, with what they declare.
+    pub async fn tool_uis(&self, server: &str) -> Result<Vec<(String, ToolUi)>, HostError> {
+        let tools = self.connection(server).await?.tools().await?;
+        Ok(tools.iter().filter_map(|t| ToolUi::of(t).map(|ui| (t.name.to_string(), ui))).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tool(meta: Value) -> Tool {
+        serde_json::from_value(serde_json::json!({ "name": "t", "inputSchema": { "type": "object" }, "_meta": meta })).unwrap()
+    }
+
+    #[test]
+    fn reads_the_nested_and_the_deprecated_flat_key_and_visibility() {
+        let nested = ToolUi::of(&tool(serde_json::json!({ "ui": { "resourceUri": "ui://a/v.html" } }))).unwrap();
+        assert_eq!(nested.resource_uri.as_deref(), Some("ui://a/v.html"));
+        assert_eq!(nested.visibility, [Visibility::Model, Visibility::App]);
+        let flat = ToolUi::of(&tool(serde_json::json!({ "ui/resourceUri": "ui://b/v.html" }))).unwrap();
+        assert_eq!(flat.resource_uri.as_deref(), Some("ui://b/v.html"));
+        let app_only = ToolUi::of(&tool(serde_json::json!({ "ui": { "visibility": ["app"] } }))).unwrap();
+        assert!(!ToolUi::model_may_call(Some(&app_only)) && ToolUi::app_may_call(Some(&app_only)));
+        let model_only = ToolUi::of(&tool(serde_json::json!({ "ui": { "resourceUri": "ui://c", "visibility": ["model"] } }))).unwrap();
+        assert!(ToolUi::model_may_call(Some(&model_only)) && !ToolUi::app_may_call(Some(&model_only)));
+        assert_eq!(ToolUi::of(&tool(serde_json::json!({ "other": 1 }))), None);
+        // Only ui:// URIs name a view.
+        assert_eq!(ToolUi::of(&tool(serde_json::json!({ "ui": { "resourceUri": "https://evil/x" } }))), None);
+    }
+
+    #[test]
+    fn the_csp_is_the_restrictive_default_when_nothing_is_declared() {
+        let header = AppCsp::default().header();
+        assert!(header.contains("default-src 'none'"), "{header}");
+        assert!(header.contains("connect-src 'none'") && header.contains("frame-src 'none'") && header.contains("base-uri 'self'"), "{header}");
+        assert!(!header.contains("https:") && !header.contains('*'), "{header}");
+    }
+
+    #[test]
+    fn the_csp_keeps_declared_origins_and_drops_anything_wider() {
+        let csp = AppCsp {
+            connect_domains: vec!["https://api.example.com".into(), "wss://live.example.com:8443".into(), "*".into(), "https:".into(), "'unsafe-eval'".into()],
+            resource_domains: vec!["https://*.cdn.example".into(), "https://x.test/path".into(), "javascript://x".into()],
+            frame_domains: vec!["https://www.youtube.com".into()],
+            base_uri_domains: vec![],
+        };
+        let header = csp.header();
+        assert!(header.contains("connect-src https://api.example.com wss://live.example.com:8443;"), "{header}");
+        assert!(header.contains("script-src 'self' 'unsafe-inline' https://*.cdn.example;"), "{header}");
+        assert!(header.contains("frame-src https://www.youtube.com;"), "{header}");
+        for dropped in ["'unsafe-eval'", "x.test/path", "javascript:", " * ", " https: "] {
+            assert!(!header.contains(dropped), "{dropped} in {header}");
+        }
+    }
+
+    #[test]
+    fn permissions_map_to_the_frames_allow_attribute() {
+        let view = AppView {
+            server: "s".into(),
+            uri: "ui://v".into(),
+            html: String::new(),
+            csp: AppCsp::default(),
+            permissions: serde_json::json!({ "camera": {}, "clipboardWrite": {}, "usb": {}, "microphone": false }),
+            prefers_border: None,
+        };
+        assert_eq!(view.allow_attribute(), "camera; clipboard-write");
+    }
+}

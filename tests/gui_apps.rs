@@ -1,0 +1,148 @@
+//! MCP Apps in the real window (Xvfb, WebDriver), with the example server from npm
+//! (`@modelcontextprotocol/server-basic-vanillajs`, `scripts/setup.sh --tests`): calling its tool
+//! opens its App in a tab, served on the `mcp-app:` scheme in a frame sandboxed to scripts and
+//! forms, with the spec's restrictive CSP; the App gets the call's input and result over the
+//! bridge, calls the server's tool itself and shows the answer; it stays alive across tab
+//! switches; fullscreen and back; closing it tears it down. What it did is in the audit log.
+//!
+//! Ignored by plain `cargo test` (needs a display and tauri-driver); `scripts/test.sh` runs it
+//! under `xvfb-run`.
+
+use mcp_canvas_e2e::{
+    binary, cli,
+    npm::apps_example,
+    webdriver::{screenshot, wait_for, wait_for_script, with_app},
+};
+use serde_json::json;
+use thirtyfour::prelude::*;
+
+/// The text of `#server-time` inside the App's frame once it is a timestamp (the App fills it
+/// from the tool result it is sent, and again when its button calls the tool).
+async fn server_time(driver: &WebDriver) -> String {
+    wait_for_script(
+        driver,
+        "const t = document.querySelector('#server-time')?.textContent ?? ''; return /\\d{4}-\\d{2}-\\d{2}T/.test(t) ? t : null;",
+        vec![],
+    )
+    .await
+    .as_str()
+    .unwrap()
+    .to_owned()
+}
+
+async fn drive(driver: WebDriver) {
+    wait_for(&driver, r#"[data-server="vanilla"] button[data-tool="get-time"]"#).await.click().await.unwrap();
+    wait_for(&driver, "button.call-button").await.click().await.unwrap();
+
+    // The App's tab: its own scheme, sandboxed (no same-origin), with the CSP it declared (none:
+    // the spec's default — no network, no frames).
+    let frame = wait_for(&driver, "section.pane.active .app-viewer iframe.app-frame[src]").await;
+    let src = frame.attr("src").await.unwrap().unwrap_or_default();
+    assert!(src.starts_with("mcp-app://localhost/") || src.starts_with("http://mcp-app.localhost/"), "{src}");
+    assert_eq!(frame.attr("sandbox").await.unwrap().as_deref(), Some("allow-scripts allow-forms"));
+    let csp = driver.execute("return document.querySelector('section.pane.active iframe.app-frame').dataset.csp;", vec![]).await.unwrap().json().as_str().unwrap_or_default().to_owned();
+    assert!(csp.contains("connect-src 'none'") && csp.contains("frame-src 'none'"), "{csp}");
+    let label = wait_for(&driver, "section.pane.active .tab.active .tab-label").await.prop("textContent").await.unwrap().unwrap_or_default();
+    assert!(label.contains("Get Time"), "{label}");
+
+    // Inside: the result of our call arrived over the bridge; then the App calls the tool itself.
+    frame.clone().enter_frame().await.unwrap();
+    let first = server_time(&driver).await;
+    wait_for_script(
+        &driver,
+        "const b = document.querySelector('#get-time-btn'); if (!b) return null; b.click(); return true;",
+        vec![],
+    )
+    .await;
+    let second = wait_for_script(
+        &driver,
+        "const t = document.querySelector('#server-time')?.textContent ?? ''; return t !== arguments[0] && /\\d{4}-\\d{2}-\\d{2}T/.test(t) ? t : null;",
+        vec![json!(first)],
+    )
+    .await;
+    assert_ne!(second.as_str().unwrap(), first, "the App's own call returned a new time");
+    // The App cannot reach the window that frames it, nor read cookies or storage.
+    let isolated = driver
+        .execute(
+            "let parent = 'blocked'; try { parent = String(window.parent.document.title); } catch (e) {} \
+             let storage = 'blocked'; try { localStorage.setItem('x', '1'); storage = 'open'; } catch (e) {} \
+             return [parent, storage, String(typeof window.__TAURI_INTERNALS__), String(document.domain)];",
+            vec![],
+        )
+        .await
+        .unwrap()
+        .json()
+        .clone();
+    assert_eq!(isolated[0], "blocked", "the App reads the window's document: {isolated}");
+    assert_eq!(isolated[1], "blocked", "the App has storage: {isolated}");
+    assert_eq!(isolated[2], "undefined", "the App sees Tauri's IPC: {isolated}");
+    driver.enter_parent_frame().await.unwrap();
+    screenshot(&driver, "app_basic.png").await;
+
+    // Fullscreen and back (Escape).
+    wait_for(&driver, "section.pane.active button.pane-fullscreen").await.click().await.unwrap();
+    wait_for(&driver, "section.pane.fullscreen .app-viewer").await;
+    let covers = driver
+        .execute("const r = document.querySelector('section.pane.fullscreen').getBoundingClientRect(); return [r.width, window.innerWidth];", vec![])
+        .await
+        .unwrap()
+        .json()
+        .clone();
+    assert_eq!(covers[0], covers[1], "fullscreen covers the window: {covers}");
+    screenshot(&driver, "app_fullscreen.png").await;
+    driver.action_chain().send_keys(Key::Escape).perform().await.unwrap();
+    wait_for_script(&driver, "return document.querySelector('section.pane.fullscreen') ? null : true;", vec![]).await;
+
+    // Pinned, the App survives the next call's `replace`; the next call opens a second instance,
+    // and switching back shows the first one as it was: the same frame, not reloaded.
+    let marker = driver
+        .execute("const f = document.querySelector('section.pane.active .app-slot:not([hidden]) iframe'); f.dataset.marker = 'first'; return f.dataset.marker;", vec![])
+        .await
+        .unwrap()
+        .json()
+        .clone();
+    assert_eq!(marker, "first");
+    driver
+        .execute(
+            "const v = await window.__TAURI_INTERNALS__.invoke('canvas_view'); const tab = v.panes[0].active_tab; \
+             await window.__TAURI_INTERNALS__.invoke('canvas_intent', { intent: { intent: 'pin_tab', tab } }); return tab;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    wait_for(&driver, "button.call-button").await.click().await.unwrap();
+    wait_for_script(&driver, "return document.querySelectorAll('.app-slot').length === 2 ? true : null;", vec![]).await;
+    wait_for_script(&driver, "return document.querySelector('.app-slot:not([hidden]) iframe[data-marker=\"first\"]') ? null : true;", vec![]).await;
+    wait_for(&driver, "section.pane.active .tab.pinned .tab-label").await.click().await.unwrap();
+    let shown = wait_for_script(&driver, "return document.querySelector('.app-slot:not([hidden]) iframe[data-marker=\"first\"]') ? true : null;", vec![]).await;
+    assert_eq!(shown, json!(true));
+    let frame = wait_for(&driver, ".app-slot:not([hidden]) iframe[data-marker=\"first\"]").await;
+    frame.enter_frame().await.unwrap();
+    assert_eq!(server_time(&driver).await, second.as_str().unwrap(), "the first App kept its state");
+    driver.enter_parent_frame().await.unwrap();
+
+    // Closing the tab tears the App down and removes its frame.
+    let apps_before = driver.find_all(By::Css(".app-slot")).await.unwrap().len();
+    wait_for(&driver, "section.pane.active .tab.active .tab-close").await.click().await.unwrap();
+    let apps_after = wait_for_script(
+        &driver,
+        "const n = document.querySelectorAll('.app-slot').length; return n < arguments[0] ? n : null;",
+        vec![json!(apps_before)],
+    )
+    .await;
+    assert_eq!(apps_after.as_u64().unwrap() as usize, apps_before - 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs a display and tauri-driver; scripts/test.sh runs it under xvfb-run"]
+async fn an_apps_view_runs_sandboxed_in_a_tab_and_calls_its_server() {
+    let data_dir = tempfile::tempdir().unwrap();
+    std::fs::write(data_dir.path().join("servers.json"), json!({ "mcpServers": { "vanilla": apps_example("basic-vanillajs") } }).to_string()).unwrap();
+    with_app(&binary("mcp-canvas"), data_dir.path(), |driver, _| drive(driver)).await;
+    // The App's own tool call is in the audit log, done as the local user through the App.
+    let audit = cli(data_dir.path(), &["audit", "--json"]);
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&audit.stdout).expect("audit --json");
+    let by_app = rows.iter().filter(|r| r["server"] == "vanilla" && r["tool"] == "get-time" && r["identity"].as_str().is_some_and(|i| i.ends_with("(app)"))).count();
+    assert!(by_app >= 1, "the App's own call is audited as the local user through the App: {}", audit.stdout);
+    assert!(rows.iter().any(|r| r["tool"] == "app:initialized"), "{}", audit.stdout);
+}

@@ -1,0 +1,155 @@
+import { useEffect, useRef, useState } from "react";
+import type { AppBridge } from "@modelcontextprotocol/ext-apps/app-bridge";
+import { appCallTool, appEvent, appLaunch, appOpenLink, appReadResource, appUpdateModelContext, appViewUrl, errorText } from "../ipc";
+import type { AppLaunch } from "../wire/AppLaunch";
+import type { JsonValue } from "../wire/serde_json/JsonValue";
+import type { AppTab } from "../wire/AppTab";
+import { appMessageText, hostContext, type DisplayMode } from "./appContext";
+
+type State = { kind: "loading" } | { kind: "ready"; launch: AppLaunch } | { kind: "failed"; error: string };
+
+/** Teardowns of the Apps on screen, by App id: the tab strip awaits one before closing its tab. */
+const teardowns = new Map<string, () => Promise<void>>();
+
+/** Sends `ui/resource-teardown` to the App of `appId` (if it is running) and waits for its answer,
+ * at most a second: the App may save its state before its frame goes. */
+export async function teardownApp(appId: string): Promise<void> {
+  const teardown = teardowns.get(appId);
+  if (teardown) await teardown();
+}
+
+/**
+ * An MCP App (spec 2026-01-26): the server's `ui://` view, served by Rust on the `mcp-app:`
+ * scheme (an origin of its own) with the CSP the view declared, in a frame sandboxed to scripts
+ * and forms — no same-origin, so no cookies, storage, or access to this window. It talks to us
+ * only over postMessage JSON-RPC, through the ext-apps package's `AppBridge`; every request it
+ * makes is decided in Rust (its own server's tools, visibility, consent for links, the audit log).
+ */
+export function AppViewer({ app, displayMode, setDisplayMode }: { app: AppTab; displayMode: DisplayMode; setDisplayMode: (mode: DisplayMode) => void }) {
+  const [state, setState] = useState<State>({ kind: "loading" });
+  const [messages, setMessages] = useState<string[]>([]);
+  const [connected, setConnected] = useState(false);
+  const frame = useRef<HTMLIFrameElement>(null);
+  const box = useRef<HTMLDivElement>(null);
+  const bridgeRef = useRef<AppBridge | null>(null);
+  const modeRef = useRef(displayMode);
+  const setModeRef = useRef(setDisplayMode);
+  setModeRef.current = setDisplayMode;
+
+  useEffect(() => {
+    let live = true;
+    appLaunch(app.app_id).then(
+      (launch) => live && setState({ kind: "ready", launch }),
+      (error) => live && setState({ kind: "failed", error: errorText(error) }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [app.app_id]);
+
+  const launch = state.kind === "ready" ? state.launch : null;
+
+  // The bridge: connected before the view loads (it sends `ui/initialize` as it starts).
+  useEffect(() => {
+    const target = frame.current?.contentWindow;
+    if (!launch || !target) return;
+    let closed = false;
+    let bridge: AppBridge | null = null;
+    const observers: Array<() => void> = [];
+    void import("@modelcontextprotocol/ext-apps/app-bridge").then(async ({ AppBridge, PostMessageTransport }) => {
+      if (closed) return;
+      const size = () => ({ width: box.current?.clientWidth ?? 0, height: box.current?.clientHeight ?? 0 });
+      bridge = new AppBridge(
+        null,
+        { name: "MCP Canvas", version: "0.1.0" },
+        { openLinks: {}, serverTools: {}, serverResources: {}, logging: {}, updateModelContext: { text: {} }, message: { text: {} } },
+        { hostContext: hostContext(modeRef.current, size()) },
+      );
+      bridgeRef.current = bridge;
+      const id = launch.app_id;
+      bridge.oninitialized = () => {
+        void appEvent(id, "initialized", {}).catch(() => undefined);
+        void bridge?.sendToolInput({ arguments: launch.arguments as Record<string, unknown> });
+        void bridge?.sendToolResult(launch.result as Parameters<AppBridge["sendToolResult"]>[0]);
+      };
+      bridge.oncalltool = async (params) => (await appCallTool(id, params.name, (params.arguments ?? {}) as JsonValue)) as Awaited<ReturnType<NonNullable<AppBridge["oncalltool"]>>>;
+      bridge.onreadresource = async (params) => (await appReadResource(id, params.uri)) as Awaited<ReturnType<NonNullable<AppBridge["onreadresource"]>>>;
+      bridge.onopenlink = async ({ url }) => ((await appOpenLink(id, url)) ? {} : { isError: true });
+      bridge.onmessage = async ({ role, content }) => {
+        await appEvent(id, "message", { role, content } as unknown as JsonValue);
+        setMessages((m) => [...m.slice(-4), appMessageText(content)]);
+        return {};
+      };
+      bridge.onrequestdisplaymode = async ({ mode }) => {
+        const granted: DisplayMode = mode === "fullscreen" ? "fullscreen" : "inline";
+        setModeRef.current(granted);
+        await appEvent(id, "display-mode", { requested: mode, granted });
+        return { mode: granted };
+      };
+      bridge.onupdatemodelcontext = async (params) => {
+        await appUpdateModelContext(id, params as unknown as JsonValue);
+        return {};
+      };
+      bridge.onsizechange = () => undefined; // the App fills its pane; the pane decides the size
+      bridge.onloggingmessage = ({ level, data }) => console.debug(`[App ${launch.tool}] ${level}:`, data);
+      await bridge.connect(new PostMessageTransport(target, target));
+      if (closed) return;
+      // Only now does the view load: its first message cannot be missed.
+      setConnected(true);
+      teardowns.set(id, async () => {
+        await Promise.race([bridge?.teardownResource({}).catch(() => undefined), new Promise((r) => setTimeout(r, 1000))]);
+      });
+      // The theme and the container's size as they change.
+      const dark = window.matchMedia("(prefers-color-scheme: dark)");
+      const themeChanged = () => bridge?.sendHostContextChange(hostContext(modeRef.current, size()));
+      dark.addEventListener("change", themeChanged);
+      observers.push(() => dark.removeEventListener("change", themeChanged));
+      if (box.current && typeof ResizeObserver !== "undefined") {
+        const resize = new ResizeObserver(() => bridge?.sendHostContextChange({ containerDimensions: size() }));
+        resize.observe(box.current);
+        observers.push(() => resize.disconnect());
+      }
+    });
+    return () => {
+      closed = true;
+      observers.forEach((stop) => stop());
+      teardowns.delete(launch.app_id);
+      bridgeRef.current = null;
+      void bridge?.close();
+    };
+  }, [launch]);
+
+  // The display mode the user or the App chose, told to the App.
+  useEffect(() => {
+    modeRef.current = displayMode;
+    void bridgeRef.current?.sendHostContextChange({ displayMode });
+  }, [displayMode]);
+
+  return (
+    <div className="app-viewer" data-app={app.app_id} ref={box}>
+      {state.kind === "loading" ? <p className="viewer-status muted">Loading the App of {app.server}…</p> : null}
+      {state.kind === "failed" ? <p className="viewer-status error">{state.error}</p> : null}
+      {messages.length ? (
+        <div className="app-messages" role="status">
+          {messages.map((m, i) => (
+            <p key={i}>
+              <strong>The App says:</strong> {m}
+            </p>
+          ))}
+        </div>
+      ) : null}
+      {launch ? (
+        <iframe
+          ref={frame}
+          className={`app-frame${launch.prefers_border === false ? " borderless" : ""}`}
+          title={`${app.tool_title ?? app.tool} (App of ${app.server})`}
+          src={connected ? appViewUrl(launch.app_id) : undefined}
+          sandbox="allow-scripts allow-forms"
+          allow={launch.allow}
+          referrerPolicy="no-referrer"
+          data-csp={launch.csp}
+        />
+      ) : null}
+    </div>
+  );
+}
