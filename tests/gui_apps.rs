@@ -146,3 +146,73 @@ async fn an_apps_view_runs_sandboxed_in_a_tab_and_calls_its_server() {
     assert!(by_app >= 1, "the App's own call is audited as the local user through the App: {}", audit.stdout);
     assert!(rows.iter().any(|r| r["tool"] == "app:initialized"), "{}", audit.stdout);
 }
+
+/// A local HTTP origin for the hostile App: answers every request (CORS open) and counts them.
+fn origin(hits: std::sync::Arc<std::sync::atomic::AtomicUsize>) -> u16 {
+    use std::io::{Read as _, Write as _};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            hits.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let mut buffer = [0u8; 4096];
+            let _ = stream.read(&mut buffer);
+            let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nAccess-Control-Allow-Origin: *\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok");
+        }
+    });
+    port
+}
+
+async fn drive_hostile(driver: WebDriver) {
+    wait_for(&driver, r#"[data-server="hostile"] button[data-tool="show"]"#).await.click().await.unwrap();
+    wait_for(&driver, "button.call-button").await.click().await.unwrap();
+    let frame = wait_for(&driver, "section.pane.active .app-viewer iframe.app-frame[src]").await;
+    frame.enter_frame().await.unwrap();
+    let report = wait_for_script(&driver, "const t = document.querySelector('#report')?.textContent ?? ''; return t.startsWith('{') ? t : null;", vec![]).await;
+    driver.enter_parent_frame().await.unwrap();
+    let report: serde_json::Value = serde_json::from_str(report.as_str().unwrap()).unwrap();
+    eprintln!("hostile App report: {report}");
+    assert_eq!(report["initialize"], "ok", "{report}");
+    for blocked in ["parent", "top", "cookie", "storage", "undeclared_fetch", "undeclared_img", "artifact", "ipc"] {
+        assert_eq!(report[blocked], "blocked", "{blocked}: {report}");
+    }
+    assert_eq!(report["tauri"], "undefined/undefined", "{report}");
+    assert_eq!(report["allowed_fetch"], "open: 200", "the declared origin loads: {report}");
+    assert!(report["app_only"].as_str().unwrap().starts_with("ok:") && report["app_only"].as_str().unwrap().contains("for apps"), "{report}");
+    for refused in ["model_only", "other_server", "link_javascript", "link_file"] {
+        assert!(report[refused].as_str().unwrap().starts_with("error:"), "{refused}: {report}");
+    }
+    assert!(report["model_only"].as_str().unwrap().contains("model only"), "{report}");
+    assert_eq!(report["flood"], 200, "every request of the flood was answered: {report}");
+    // After the flood the window still answers at once.
+    let search = wait_for(&driver, "input.tool-search").await;
+    search.send_keys("app").await.unwrap();
+    let value = wait_for_script(&driver, "const v = document.querySelector('input.tool-search').value; return v === 'app' ? v : null;", vec![]).await;
+    assert_eq!(value, "app");
+    screenshot(&driver, "app_hostile.png").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs a display and tauri-driver; scripts/test.sh runs it under xvfb-run"]
+async fn a_hostile_app_reaches_nothing_it_did_not_declare_and_does_not_freeze_the_window() {
+    let allowed_hits = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let undeclared_hits = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let allowed = origin(allowed_hits.clone());
+    let undeclared = origin(undeclared_hits.clone());
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fault_servers/hostile_app.py");
+    let data_dir = tempfile::tempdir().unwrap();
+    let servers = json!({ "mcpServers": {
+        "hostile": { "command": "python3", "args": [script, allowed.to_string(), undeclared.to_string()] },
+        "vanilla": apps_example("basic-vanillajs"),
+    } });
+    std::fs::write(data_dir.path().join("servers.json"), servers.to_string()).unwrap();
+    with_app(&binary("mcp-canvas"), data_dir.path(), |driver, _| drive_hostile(driver)).await;
+    assert!(allowed_hits.load(std::sync::atomic::Ordering::SeqCst) >= 1, "the declared origin was reached");
+    assert_eq!(undeclared_hits.load(std::sync::atomic::Ordering::SeqCst), 0, "the undeclared origin was never reached");
+    // The refusals are in the audit log.
+    let audit = cli(data_dir.path(), &["audit", "--json", "--limit", "500"]);
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&audit.stdout).expect("audit --json");
+    assert!(rows.iter().any(|r| r["server"] == "hostile" && r["tool"] == "model_only" && r["outcome"] == "refused"), "{}", audit.stdout);
+    assert!(rows.iter().any(|r| r["server"] == "hostile" && r["tool"] == "app:open-link" && r["outcome"] == "refused"), "{}", audit.stdout);
+}

@@ -161,12 +161,16 @@ impl AppInstances {
         }
     }
 
-    /// `ui/update-model-context`: kept, the last one replacing the one before.
+    /// `ui/update-model-context`: kept, the last one replacing the one before. The first one of
+    /// an App is audited; later ones only replace it (an App may update it on every keystroke).
     pub fn set_model_context(&self, host: &Host, app_id: &str, context: Value) -> Result<(), String> {
         let tab = self.tab(app_id)?;
-        host.audit_app(&tab.server, app_id, "model-context", Value::Null, "ok", None);
-        if let Some(instance) = self.open.lock().unwrap().get_mut(app_id) {
-            instance.model_context = Some(context);
+        let first = match self.open.lock().unwrap().get_mut(app_id) {
+            Some(instance) => instance.model_context.replace(context).is_none(),
+            None => false,
+        };
+        if first {
+            host.audit_app(&tab.server, app_id, "model-context", Value::Null, "ok", None);
         }
         Ok(())
     }

@@ -159,7 +159,7 @@ fn audit_outcome(error: &HostError) -> &'static str {
         HostError::Timeout { .. } => "timeout",
         HostError::Cancelled { .. } => "cancelled",
         HostError::Server(ClientError::Request { .. } | ClientError::Handshake { .. }) => "protocol_error",
-        HostError::UnknownTool { .. } | HostError::InvalidArguments { .. } | HostError::ArgumentsRejected { .. } | HostError::NeedsConfirmation { .. } => "refused",
+        HostError::UnknownTool { .. } | HostError::InvalidArguments { .. } | HostError::ArgumentsRejected { .. } | HostError::NeedsConfirmation { .. } | HostError::AppRefused { .. } => "refused",
         _ => "error",
     }
 }

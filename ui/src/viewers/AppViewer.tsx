@@ -72,9 +72,13 @@ export function AppViewer({ app, displayMode, setDisplayMode }: { app: AppTab; d
         void bridge?.sendToolInput({ arguments: launch.arguments as Record<string, unknown> });
         void bridge?.sendToolResult(launch.result as Parameters<AppBridge["sendToolResult"]>[0]);
       };
-      bridge.oncalltool = async (params) => (await appCallTool(id, params.name, (params.arguments ?? {}) as JsonValue)) as Awaited<ReturnType<NonNullable<AppBridge["oncalltool"]>>>;
-      bridge.onreadresource = async (params) => (await appReadResource(id, params.uri)) as Awaited<ReturnType<NonNullable<AppBridge["onreadresource"]>>>;
-      bridge.onopenlink = async ({ url }) => ((await appOpenLink(id, url)) ? {} : { isError: true });
+      // Rust refuses with a sentence; the App hears it as the JSON-RPC error's message.
+      const refused = (error: unknown): never => {
+        throw new Error(errorText(error));
+      };
+      bridge.oncalltool = async (params) => (await appCallTool(id, params.name, (params.arguments ?? {}) as JsonValue).catch(refused)) as Awaited<ReturnType<NonNullable<AppBridge["oncalltool"]>>>;
+      bridge.onreadresource = async (params) => (await appReadResource(id, params.uri).catch(refused)) as Awaited<ReturnType<NonNullable<AppBridge["onreadresource"]>>>;
+      bridge.onopenlink = async ({ url }) => ((await appOpenLink(id, url).catch(refused)) ? {} : { isError: true });
       bridge.onmessage = async ({ role, content }) => {
         await appEvent(id, "message", { role, content } as unknown as JsonValue);
         setMessages((m) => [...m.slice(-4), appMessageText(content)]);
