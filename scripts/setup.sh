@@ -12,7 +12,7 @@ SUDO=""
 [[ "$(id -u)" != 0 ]] && SUDO="sudo"
 
 # 1. System packages (Tauri 2 on WebKitGTK 4.1, Xvfb and WebKitWebDriver for headless runs).
-APT_PACKAGES=(build-essential pkg-config file curl ca-certificates python3 python3-pip
+APT_PACKAGES=(build-essential pkg-config file curl ca-certificates python3 python3-pip python3-venv
   libwebkit2gtk-4.1-dev libssl-dev libxdo-dev libayatana-appindicator3-dev librsvg2-dev
   xvfb xauth webkit2gtk-driver)
 missing=()

@@ -668,4 +668,17 @@ async fn downstream_sampling_goes_to_the_ai_host_else_is_refused_with_the_reason
         assert_eq!((log.len(), log[0].decision), (2, Decision::Refused), "{tool}: {log:#?}");
     }
     client.cancel().await.unwrap();
+
+    // (c) `--sampling never`: even an AI host that declared sampling is never asked; the demo's
+    // tool says its client offers no sampling (the proxy did not advertise it downstream).
+    let mut command = tokio::process::Command::new(binary("mcp-canvas-cli"));
+    command.arg("--data-dir").arg(dir.path()).args(["--sampling", "never", "proxy"]).env_remove("MCP_CANVAS_DATA_DIR");
+    let (transport, _) = TokioChildProcess::builder(command).stderr(Stdio::null()).spawn().unwrap();
+    let ai_host = CannedSampling::default();
+    let client = ai_host.clone().serve(transport).await.expect("MCP handshake with the proxy");
+    let (tool, arguments, _, _) = sampling_tools().remove(0);
+    let refused = call(&client, tool, arguments).await;
+    assert_eq!(refused.is_error, Some(true), "{}", text(&refused));
+    assert!(ai_host.0.lock().unwrap().is_empty(), "the AI host was asked despite --sampling never");
+    client.cancel().await.unwrap();
 }

@@ -113,9 +113,10 @@ impl SamplingService for ProxySampling {
         // Offered unless settings say `never` for this server (the proxy has no terminal, but
         // the AI host or the app may ask their user): the AI host, the app or a reasoned
         // refusal answers.
+        // The CLI's `--sampling never` counts as much as settings do.
         let settings = self.sampler.settings();
         let own = settings.effective(server);
-        if own.mode == PolicyMode::Never {
+        if self.sampler.chosen_mode(server) == PolicyMode::Never {
             return None;
         }
         let upstream_tools = self.upstream.peer().and_then(|peer| upstream_sampling(&peer)).is_some_and(|s| s.tools);
@@ -124,8 +125,8 @@ impl SamplingService for ProxySampling {
 
     fn create_message<'a>(&'a self, server: &'a str, request: SamplingRequest, waiting: &'a dyn Waiting) -> BoxFuture<'a, Result<SamplingResult, SamplingError>> {
         Box::pin(async move {
-            if self.sampler.settings().effective(server).mode == PolicyMode::Never {
-                let message = format!("MCP Canvas does not answer sampling requests from `{server}` (its sampling policy is `never`; change it in Settings → Sampling)");
+            if self.sampler.chosen_mode(server) == PolicyMode::Never {
+                let message = format!("MCP Canvas does not answer sampling requests from `{server}` (its sampling policy is `never`, by settings or `--sampling never`; change it in Settings → Sampling)");
                 self.transcript.record(&ExchangeRecord::refused(server, request.clone(), &message));
                 return Err(SamplingError::new(REJECTED, message));
             }

@@ -268,6 +268,13 @@ impl Sampler {
         self.settings.read().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
+    /// The policy for `server` as chosen: the CLI's `--sampling` when given, else settings
+    /// (before `ask` turns into `never` for want of a terminal). For front ends that route
+    /// requests elsewhere (the proxy).
+    pub fn chosen_mode(&self, server: &str) -> PolicyMode {
+        self.mode_override.unwrap_or_else(|| self.settings().effective(server).mode)
+    }
+
     fn mode(&self, settings: &SamplingSettings, server: &str) -> PolicyMode {
         match self.mode_override.unwrap_or_else(|| settings.effective(server).mode) {
             PolicyMode::Ask if self.unattended => PolicyMode::Never,

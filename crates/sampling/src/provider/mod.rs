@@ -279,7 +279,7 @@ impl Http {
             body.extend_from_slice(&chunk);
         }
         if !status.is_success() {
-            return Err(ProviderError::Status { provider: self.name.clone(), status: status.as_u16(), message: error_message(&String::from_utf8_lossy(&body)) });
+            return Err(ProviderError::Status { provider: self.name.clone(), status: status.as_u16(), message: without_key(error_message(&String::from_utf8_lossy(&body)), self.key.as_ref()) });
         }
         serde_json::from_slice(&body).map_err(|e| self.bad(format!("not JSON ({e})")))
     }
@@ -311,6 +311,15 @@ impl Http {
 
 /// The provider's own error message from an error body (`{"error": {"message": …}}`,
 /// `{"error": "…"}`), else the body's start.
+/// `message` with the API key cut out: a gateway may echo the key it was given in its error,
+/// and provider errors reach the transcript, the call's notes and the server.
+fn without_key(message: String, key: Option<&ApiKey>) -> String {
+    match key.map(ApiKey::expose).filter(|k| k.len() >= 4) {
+        Some(key) if message.contains(key) => message.replace(key, "<redacted>"),
+        _ => message,
+    }
+}
+
 fn error_message(body: &str) -> String {
     let parsed: Option<Value> = serde_json::from_str(body).ok();
     let found = parsed.as_ref().and_then(|v| {
@@ -341,7 +350,9 @@ pub fn function_tool(tool: &ToolDef) -> Value {
 /// The id of the `index`th tool call of an answer, when the provider gave it none: distinct per
 /// call, so each `tool_result` finds its call.
 pub fn fallback_id(given: Option<&str>, prefix: &str, index: usize) -> String {
-    given.filter(|id| !id.is_empty()).map_or_else(|| format!("{prefix}_{}", index + 1), str::to_owned)
+    // Unique in this process: ids of a tool loop's later rounds never repeat earlier ones.
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    given.filter(|id| !id.is_empty()).map_or_else(|| format!("{prefix}_{}_{}", NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed), index + 1), str::to_owned)
 }
 
 /// Joins a base URL and a path with exactly one slash.
@@ -365,6 +376,15 @@ mod tests {
         assert_eq!(c.pick_model(["mistral"], Some("llama3")), Some("llama3"));
         assert_eq!(c.pick_model([""], None), Some("gpt-4o-mini"));
         assert_eq!(config(&[]).pick_model(["x"], None), None);
+    }
+
+    #[test]
+    fn an_echoed_key_is_cut_out_of_provider_errors() {
+        let key = ApiKey::new("sk-live-0123456789");
+        let message = error_message(r#"{"error":{"message":"invalid key sk-live-0123456789 for this project"}}"#);
+        assert_eq!(without_key(message, Some(&key)), "invalid key <redacted> for this project");
+        assert_eq!(without_key("no key here".into(), Some(&key)), "no key here");
+        assert_eq!(without_key("sk-live".into(), None), "sk-live");
     }
 
     #[test]

@@ -145,7 +145,10 @@ mod tests {
         let answer = json!({"model": "llama3", "message": {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "look", "arguments": {"x": 2}}}]}, "done_reason": "stop", "prompt_eval_count": 7, "eval_count": 3});
         let completion = read(&answer, "llama3").unwrap();
         assert_eq!(completion.stop_reason, StopReason::ToolUse);
-        assert!(matches!(&completion.content[0], Block::ToolUse { id, name, .. } if id == "call_1" && name == "look"));
+        assert!(matches!(&completion.content[0], Block::ToolUse { id, name, .. } if id.starts_with("call_") && name == "look"));
+        // A second answer (the next round of a tool loop) never reuses the first one's ids.
+        let again = read(&answer, "m").unwrap();
+        assert!(matches!((&completion.content[0], &again.content[0]), (Block::ToolUse { id: a, .. }, Block::ToolUse { id: b, .. }) if a != b));
         assert_eq!(completion.usage, Usage { input_tokens: 7, output_tokens: 3 });
     }
 
