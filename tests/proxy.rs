@@ -389,7 +389,7 @@ impl mcp_canvas_host::app_link::AppRequests for FakeApp {
     fn sample<'a>(&'a self, _server: &'a str, _request: SamplingRequest) -> mcp_canvas_host::elicitation::BoxFuture<'a, Result<SamplingResult, SamplingError>> {
         Box::pin(async { Err(SamplingError::new(-1, "not in this test")) })
     }
-    fn show(&self, call: mcp_canvas_host::wire::CallOutcome) {
+    fn show(&self, call: mcp_canvas_host::wire::CallOutcome, _app: Option<mcp_canvas_host::AppCall>) {
         self.shown.lock().unwrap().push(call);
     }
 }

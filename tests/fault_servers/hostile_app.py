@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """An MCP Apps server whose App attacks its host (stdlib only). Used by tests/gui_apps.rs.
 
-Usage: hostile_app.py ALLOWED_PORT UNDECLARED_PORT
+Usage: hostile_app.py ALLOWED_PORT UNDECLARED_PORT [--wrong-mime]
+
+--wrong-mime serves the view as plain `text/html` (not `text/html;profile=mcp-app`): a view the
+host must refuse to show, naming why.
 
 Tools:
   show        (model and app) opens the view `ui://hostile/view.html`
@@ -23,6 +26,7 @@ import json
 import sys
 
 ALLOWED, UNDECLARED = sys.argv[1], sys.argv[2]
+VIEW_MIME = "text/html" if "--wrong-mime" in sys.argv[3:] else "text/html;profile=mcp-app"
 OUT = sys.stdout.buffer
 
 VIEW = r"""<!doctype html><html><head><meta charset="utf-8"><title>hostile</title></head>
@@ -101,7 +105,7 @@ def answer(message):
     if method == "resources/list":
         return {"resources": [{"uri": "ui://hostile/view.html", "name": "view", "mimeType": "text/html;profile=mcp-app"}]}
     if method == "resources/read" and params.get("uri") == "ui://hostile/view.html":
-        return {"contents": [{"uri": "ui://hostile/view.html", "mimeType": "text/html;profile=mcp-app", "text": VIEW,
+        return {"contents": [{"uri": "ui://hostile/view.html", "mimeType": VIEW_MIME, "text": VIEW,
                               "_meta": {"ui": {"csp": {"connectDomains": ["http://127.0.0.1:" + ALLOWED]}}}}]}
     if method == "ping":
         return {}

@@ -516,11 +516,11 @@ impl AppRequests for App {
         })
     }
 
-    fn show(&self, call: CallOutcome) {
+    fn show(&self, call: CallOutcome, app: Option<mcp_canvas_host::AppCall>) {
         if self.window.get().is_none() {
             return;
         }
-        self.apply_outcome(&call);
+        self.apply_call(&call, app.as_ref());
         self.window.emit_or_log(AppEvent::ProxiedCall(call));
     }
 }

@@ -147,7 +147,7 @@ async fn opening_and_deleting_a_stored_artifact_push_the_canvas() {
 fn a_proxied_call_is_applied_then_announced() {
     let dir = tempfile::tempdir().unwrap();
     let (app, window) = app_at(dir.path());
-    app.show(outcome("proxy-1", "demo_ccc", "replace"));
+    app.show(outcome("proxy-1", "demo_ccc", "replace"), None);
     let events = window.take();
     assert!(matches!(&events[..], [AppEvent::CanvasChanged(view), AppEvent::ProxiedCall(call)] if artifact_ids(view) == vec![vec!["demo_ccc".to_owned()]] && call.call_id == "proxy-1"), "{events:?}");
 }

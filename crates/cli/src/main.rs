@@ -9,6 +9,7 @@
 mod out;
 
 mod allowlist;
+mod apps;
 mod artifacts;
 mod preview;
 mod prompts;
@@ -133,6 +134,15 @@ enum Command {
         /// Server name from the config.
         server: String,
         /// Print JSON (per tool: name, title, description, input_schema, read_only, destructive).
+        #[arg(long)]
+        json: bool,
+    },
+    /// List a server's tools that have an MCP App view, each view read and checked (MIME type,
+    /// size, the CSP it will be served with); exit 1 when one cannot be shown.
+    Apps {
+        /// Server name from the config.
+        server: String,
+        /// Print JSON.
         #[arg(long)]
         json: bool,
     },
@@ -280,6 +290,7 @@ async fn run(cli: Cli) -> ExitCode {
             Err(e) => fail(json, &e.to_string()),
         },
         Command::Normalize { server, tool, file, json } => normalize(&host, &server, &tool, file.as_deref(), json),
+        Command::Apps { server, json } => apps::run(&host, &server, json).await,
         Command::Tools { server, json } => match host.tools(&server).await {
             Ok(tools) if json => {
                 outln!("{}", serde_json::to_string_pretty(&tools).expect("tool views serialize"));

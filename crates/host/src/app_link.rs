@@ -62,6 +62,10 @@ pub enum AppRequest {
     Show {
         /// The call.
         call: Box<CallOutcome>,
+        /// What the tool's MCP App is sent, when the tool declares a view (the app shows the
+        /// App live too).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        app: Option<Box<crate::AppCall>>,
     },
     /// A server's sampling request (`sampling/createMessage`), for the app's model.
     Sample {
@@ -150,7 +154,7 @@ pub trait AppRequests: Send + Sync {
     /// the app, the provider; the exchange kept in the data dir's transcript).
     fn sample<'a>(&'a self, server: &'a str, request: SamplingRequest) -> BoxFuture<'a, Result<SamplingResult, SamplingError>>;
     /// Show a call's artifacts.
-    fn show(&self, call: CallOutcome);
+    fn show(&self, call: CallOutcome, app: Option<crate::AppCall>);
 }
 
 /// The path of the socket for a data dir.
@@ -210,8 +214,8 @@ async fn answer(handler: &dyn AppRequests, request: AppRequest) -> AppReply {
         AppRequest::Confirm { server, tool, arguments, on_behalf_of } => AppReply::Confirmed { confirmed: handler.confirm(&server, &tool, &arguments, &on_behalf_of).await },
         AppRequest::Form { request } => AppReply::Form { answer: handler.form(&request).await },
         AppRequest::Url { request } => AppReply::Url { answer: handler.url(&request).await },
-        AppRequest::Show { call } => {
-            handler.show(*call);
+        AppRequest::Show { call, app } => {
+            handler.show(*call, app.map(|a| *a));
             AppReply::Ok
         }
         AppRequest::Sample { server, request } => AppReply::Sampled { result: handler.sample(&server, request).await.into() },
@@ -270,8 +274,8 @@ impl AppLink {
     }
 
     /// Shows a call in the app's canvas; whether the app took it.
-    pub async fn show(&self, call: &CallOutcome) -> bool {
-        matches!(self.ask(&AppRequest::Show { call: Box::new(call.clone()) }).await, Some(AppReply::Ok))
+    pub async fn show(&self, call: &CallOutcome, app: Option<&crate::AppCall>) -> bool {
+        matches!(self.ask(&AppRequest::Show { call: Box::new(call.clone()), app: app.cloned().map(Box::new) }).await, Some(AppReply::Ok))
     }
 
     #[cfg(unix)]
@@ -356,7 +360,7 @@ mod tests {
                 })
             })
         }
-        fn show(&self, call: CallOutcome) {
+        fn show(&self, call: CallOutcome, _app: Option<crate::AppCall>) {
             self.shown.lock().unwrap().push(call.call_id);
         }
     }
@@ -399,7 +403,7 @@ mod tests {
         let url = UrlRequest { server: "s".into(), message: "m".into(), url: "https://example.com/x".into(), domain: "example.com".into(), elicitation_id: "e1".into(), warnings: vec![] };
         assert_eq!(link.ask_url(&url).await, Some(UrlAnswer::Decline("not opening example.com".into())));
         let call = CallOutcome { call_id: "call-1".into(), server: "s".into(), tool: "t".into(), outcome: serde_json::from_value(serde_json::json!({"summary": "s", "results": null, "texts": [], "artifacts": [], "display": {"open_canvas": false, "primary": null, "mode": "replace", "viewer": null}, "dashboard": null, "needs_input": null, "error": null, "kind": null, "warnings": [], "meta": null})).unwrap() };
-        assert!(link.show(&call).await);
+        assert!(link.show(&call, None).await);
         assert_eq!(*recorder.shown.lock().unwrap(), vec!["call-1".to_owned()]);
 
         // Sampling: the completion and the refusal both cross, the refusal with its code.

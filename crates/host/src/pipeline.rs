@@ -87,7 +87,7 @@ pub struct CallDetail {
 }
 
 /// What an MCP App hears about a call (`ui/notifications/tool-input` and `…/tool-result`).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct AppCall {
     /// The view the tool declares, when it declares one.
     pub resource_uri: Option<String>,

@@ -191,7 +191,7 @@ mod tests {
                 }
             })
         }
-        fn show(&self, _call: CallOutcome) {}
+        fn show(&self, _call: CallOutcome, _app: Option<mcp_canvas_host::AppCall>) {}
     }
 
     #[tokio::test]

@@ -2,6 +2,7 @@
 //! of the chosen downstream servers under namespaced names, runs calls through the host
 //! pipeline, and answers with model-safe results (see [`crate::shape`]).
 
+use mcp_canvas_host::apps::ToolUi;
 use std::{
     collections::HashMap,
     sync::{Arc, Mutex},
@@ -196,7 +197,13 @@ impl ServerHandler for ProxyServer {
         for (server, listed) in self.each_server(|host, server| async move { host.tool_definitions(&server).await }).await {
             match listed {
                 Ok(definitions) => {
-                    for definition in definitions.iter() {
+                    // App-only tools (MCP Apps `visibility: ["app"]`) are not the model's to call;
+                    // every other tool goes up with its `_meta` (its `ui` view included).
+                    for definition in definitions.iter().filter(|d| ToolUi::model_may_call(ToolUi::of(d).as_ref())) {
+                        // Its view is read from its server, whether or not resources were listed.
+                        if let Some(uri) = ToolUi::of(definition).and_then(|ui| ui.resource_uri) {
+                            self.state.resource_owners.lock().unwrap().entry(uri).or_insert_with(|| server.clone());
+                        }
                         let mut tool = definition.clone();
                         tool.name = self.state.prefixes.expose(&server, &definition.name).expect("exposed servers have prefixes").into();
                         tools.push(tool);
@@ -222,6 +229,9 @@ impl ServerHandler for ProxyServer {
         let Some(definition) = definitions.iter().find(|t| t.name == tool) else {
             return Err(self.unknown_tool(&request.name));
         };
+        if !ToolUi::model_may_call(ToolUi::of(definition).as_ref()) {
+            return error(format!("tool `{tool}` of server `{server}` is for its App only (MCP Apps visibility [\"app\"]), not for the model"));
+        }
         let arguments = request.arguments.clone().unwrap_or_default();
         let options = if needs_confirmation(definition) {
             match self.confirmation(server, tool, &arguments).await {
@@ -238,7 +248,7 @@ impl ServerHandler for ProxyServer {
                 // Live canvas: the app shows what arrived, when it runs — before the answer goes
                 // upstream, so an AI host that quits right after it cannot lose the update; an app
                 // that does not answer quickly delays nothing much.
-                let _ = tokio::time::timeout(SHOW_TIMEOUT, self.state.app.show(&detail.call)).await;
+                let _ = tokio::time::timeout(SHOW_TIMEOUT, self.state.app.show(&detail.call, detail.app.as_ref())).await;
                 // The server's own resource links are read from that server.
                 let mut owners = self.state.resource_owners.lock().unwrap();
                 for link in mcp_canvas_host::resources::resource_links(&detail.call.outcome) {
