@@ -79,6 +79,32 @@ async fn drive(driver: WebDriver) {
     driver.enter_parent_frame().await.unwrap();
     screenshot(&driver, "app_basic.png").await;
 
+    // Canvas first, in this 1280×800 window: hiding the server list and tool panel gives the App at
+    // least 70 % of the width; dragging the tool panel's edge resizes it; both come back.
+    let share = |driver: &WebDriver| {
+        let driver = driver.clone();
+        async move {
+            let measured = driver
+                .execute("const f = document.querySelector('section.pane.active .app-slot:not([hidden]) iframe').getBoundingClientRect(); return [f.width, window.innerWidth];", vec![])
+                .await
+                .unwrap()
+                .json()
+                .clone();
+            measured[0].as_f64().unwrap() / measured[1].as_f64().unwrap()
+        }
+    };
+    let before = share(&driver).await;
+    wait_for(&driver, "button.toggle-panels").await.click().await.unwrap();
+    wait_for(&driver, ".app.panels-collapsed").await;
+    let collapsed = share(&driver).await;
+    assert!(collapsed >= 0.7, "canvas first: the App gets {collapsed:.2} of the width (before {before:.2})");
+    screenshot(&driver, "app_canvas_first.png").await;
+    wait_for(&driver, "button.toggle-panels").await.click().await.unwrap();
+    let resizer = wait_for(&driver, ".column-resizer").await;
+    driver.action_chain().drag_and_drop_element_by_offset(&resizer, -80, 0).perform().await.unwrap();
+    let narrower = share(&driver).await;
+    assert!(narrower > before, "dragging the tool panel's edge left widens the canvas: {before:.2} → {narrower:.2}");
+
     // Fullscreen and back (Escape).
     wait_for(&driver, "section.pane.active button.pane-fullscreen").await.click().await.unwrap();
     wait_for(&driver, "section.pane.fullscreen .app-viewer").await;

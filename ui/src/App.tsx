@@ -1,3 +1,4 @@
+import { usePanelLayout } from "./panelLayout";
 import { useCallback, useEffect, useState } from "react";
 import type { CallRecord } from "./callHistory";
 import { CallHistory } from "./components/CallHistory";
@@ -41,6 +42,7 @@ import type { SamplingReviewPrompt } from "./wire/SamplingReviewPrompt";
 import type { ServerView } from "./wire/ServerView";
 
 export function App() {
+  const layout = usePanelLayout();
   const [servers, setServers] = useState<ServerView[]>([]);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [selection, setSelection] = useState<ToolSelection | null>(null);
@@ -162,7 +164,7 @@ export function App() {
 
   const browsing = filesOpen && !settingsOpen;
   return (
-    <div className={`app${browsing ? " browsing" : ""}`}>
+    <div className={`app${browsing ? " browsing" : ""}${layout.collapsed ? " panels-collapsed" : ""}`} style={layout.style}>
       <aside className="sidebar">
         <header className="brand">
           <span className="brand-mark" aria-hidden="true" />
@@ -211,6 +213,20 @@ export function App() {
         )}
       </section>
       <main className="canvas-column">
+        {layout.collapsed ? null : <div className="column-resizer" role="separator" aria-orientation="vertical" aria-label="Resize the tool panel" title="Drag to resize" onPointerDown={layout.startResize} />}
+        <button
+          type="button"
+          className="toggle-panels"
+          aria-pressed={layout.collapsed}
+          aria-label={layout.collapsed ? "Show the server list and tool panel" : "Hide the server list and tool panel"}
+          title={layout.collapsed ? "Show the server list and tool panel (Ctrl+B)" : "Give the canvas the whole window (Ctrl+B)"}
+          onClick={layout.toggle}
+        >
+          <svg width="14" height="14" viewBox="0 0 14 14" aria-hidden="true" fill="none" stroke="currentColor" strokeWidth="1.6">
+            <rect x="1" y="2" width="12" height="10" rx="1.5" />
+            <path d={layout.collapsed ? "M5 2v10" : "M5 2v10M2.5 7h1"} />
+          </svg>
+        </button>
         {canvasError ? <p className="error canvas-error">{canvasError}</p> : null}
         <Canvas view={canvas} send={send} />
       </main>

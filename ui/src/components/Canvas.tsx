@@ -1,4 +1,4 @@
-import { useEffect, useState } from "react";
+import { Fragment, useEffect, useRef, useState } from "react";
 import { artifactUrl, artifactViewUrl } from "../ipc";
 import { AppViewer, teardownApp } from "../viewers/AppViewer";
 import type { DisplayMode } from "../viewers/appContext";
@@ -32,16 +32,55 @@ export function Canvas({ view, send }: Props) {
       </div>
     );
   }
+  return <Panes view={view} send={send} />;
+}
+
+/** The panes side by side; the border between two is dragged to share their width differently. */
+function Panes({ view, send }: { view: CanvasView; send: Props["send"] }) {
+  const [weights, setWeights] = useState<Record<number, number>>({});
+  const row = useRef<HTMLDivElement>(null);
+  const weight = (id: number) => weights[id] ?? 1;
+  const startDrag = (down: React.PointerEvent, left: number, right: number) => {
+    down.preventDefault();
+    const total = row.current?.clientWidth ?? 1;
+    const sum = view.panes.reduce((n, p) => n + weight(p.id), 0);
+    const pair = weight(left) + weight(right);
+    const [startLeft, startX] = [weight(left), down.clientX];
+    document.body.classList.add("resizing");
+    const move = (e: PointerEvent) => {
+      const moved = ((e.clientX - startX) / total) * sum;
+      const next = Math.min(pair - 0.15 * pair, Math.max(0.15 * pair, startLeft + moved));
+      setWeights((w) => ({ ...w, [left]: next, [right]: pair - next }));
+    };
+    const up = () => {
+      document.body.classList.remove("resizing");
+      window.removeEventListener("pointermove", move);
+      window.removeEventListener("pointerup", up);
+    };
+    window.addEventListener("pointermove", move);
+    window.addEventListener("pointerup", up);
+  };
   return (
-    <div className="panes">
-      {view.panes.map((pane) => (
-        <Pane key={pane.id} pane={pane} active={pane.id === view.active_pane} multiple={view.panes.length > 1} send={send} />
+    <div className="panes" ref={row}>
+      {view.panes.map((pane, index) => (
+        <Fragment key={pane.id}>
+          {index > 0 ? (
+            <div
+              className="pane-resizer"
+              role="separator"
+              aria-orientation="vertical"
+              aria-label="Resize the panes"
+              onPointerDown={(e) => startDrag(e, view.panes[index - 1].id, pane.id)}
+            />
+          ) : null}
+          <Pane pane={pane} active={pane.id === view.active_pane} multiple={view.panes.length > 1} send={send} grow={weight(pane.id)} />
+        </Fragment>
       ))}
     </div>
   );
 }
 
-function Pane({ pane, active, multiple, send }: { pane: CanvasPane; active: boolean; multiple: boolean; send: Props["send"] }) {
+function Pane({ pane, active, multiple, send, grow }: { pane: CanvasPane; active: boolean; multiple: boolean; send: Props["send"]; grow: number }) {
   const current = pane.tabs.find((t) => t.id === pane.active_tab) ?? null;
   // Any tab can take the whole window (an App may ask for it too); Escape gives it back.
   const [fullscreen, setFullscreen] = useState(false);
@@ -65,6 +104,7 @@ function Pane({ pane, active, multiple, send }: { pane: CanvasPane; active: bool
   return (
     <section
       className={`canvas pane${active ? " active" : ""}${fullscreen ? " fullscreen" : ""}`}
+      style={{ flexGrow: grow, flexBasis: 0 }}
       data-pane={pane.id}
       onMouseDown={() => !active && send({ intent: "focus_pane", pane: pane.id })}
     >
