@@ -242,3 +242,94 @@ async fn a_hostile_app_reaches_nothing_it_did_not_declare_and_does_not_freeze_th
     assert!(rows.iter().any(|r| r["server"] == "hostile" && r["tool"] == "model_only" && r["outcome"] == "refused"), "{}", audit.stdout);
     assert!(rows.iter().any(|r| r["server"] == "hostile" && r["tool"] == "app:open-link" && r["outcome"] == "refused"), "{}", audit.stdout);
 }
+
+/// A one-page PDF with a line of text (hand-written; PDF.js reads it).
+fn tiny_pdf() -> Vec<u8> {
+    let objects = [
+        "<< /Type /Catalog /Pages 2 0 R >>",
+        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 200] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
+        "<< /Length 44 >>\nstream\nBT /F1 18 Tf 40 100 Td (Hello, Apps) Tj ET\nendstream",
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ];
+    let mut pdf = b"%PDF-1.4\n".to_vec();
+    let mut offsets = Vec::new();
+    for (i, object) in objects.iter().enumerate() {
+        offsets.push(pdf.len());
+        pdf.extend_from_slice(format!("{} 0 obj\n{object}\nendobj\n", i + 1).as_bytes());
+    }
+    let xref = pdf.len();
+    pdf.extend_from_slice(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes());
+    for offset in offsets {
+        pdf.extend_from_slice(format!("{offset:010} 00000 n \n").as_bytes());
+    }
+    pdf.extend_from_slice(format!("trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n", objects.len() + 1).as_bytes());
+    pdf
+}
+
+/// Calls `tool` of `server` from the tool panel with `arguments` and enters its App's frame once
+/// the frame's text matches `ready` (a JS regular expression).
+async fn open_app(driver: &WebDriver, server: &str, tool: &str, arguments: &str, ready: &str) -> String {
+    driver.enter_default_frame().await.unwrap();
+    wait_for(driver, &format!(r#"[data-server="{server}"] button[data-tool="{tool}"]"#)).await.click().await.unwrap();
+    if !arguments.is_empty() {
+        mcp_canvas_e2e::webdriver::set_arguments(driver, arguments).await;
+    }
+    wait_for(driver, "button.call-button").await.click().await.unwrap();
+    let frame = wait_for(driver, &format!(r#"section.pane.active .app-slot:not([hidden]) iframe.app-frame[title$="(App of {server})"][src]"#)).await;
+    frame.enter_frame().await.unwrap();
+    let text = wait_for_script(driver, "const t = document.body?.innerText ?? ''; return new RegExp(arguments[0]).test(t) ? t : null;", vec![json!(ready)]).await;
+    text.as_str().unwrap().to_owned()
+}
+
+async fn drive_examples(driver: WebDriver) {
+    // budget-allocator: its view draws the budget it is sent.
+    let budget = open_app(&driver, "budget", "get-budget-data", "", "[Bb]udget").await;
+    assert!(budget.to_lowercase().contains("budget"), "{budget}");
+    driver.enter_default_frame().await.unwrap();
+    screenshot(&driver, "app_budget_allocator.png").await;
+
+    // system-monitor: its view polls the app-only `poll-system-stats` tool by itself.
+    open_app(&driver, "monitor", "get-system-info", "", "CPU|Memory|cpu|memory").await;
+    driver.enter_default_frame().await.unwrap();
+    screenshot(&driver, "app_system_monitor.png").await;
+
+    // pdf: its view reads the document through the app-only chunked `read_pdf_bytes` and draws it.
+    let path = std::env::var("APPS_TEST_PDF").unwrap();
+    let shown = open_app(&driver, "pdf", "display_pdf", &json!({ "url": path }).to_string(), "Hello, Apps|failed|rror").await;
+    assert!(shown.contains("Hello, Apps"), "the page's text layer shows the document: {shown}");
+    let drawn = wait_for_script(
+        &driver,
+        "const c = [...document.querySelectorAll('canvas')].find(c => c.width > 50 && c.height > 50 && c.offsetParent); return c ? [c.width, c.height] : null;",
+        vec![],
+    )
+    .await;
+    assert!(drawn[0].as_u64().unwrap() > 50, "{drawn}");
+    driver.enter_default_frame().await.unwrap();
+    screenshot(&driver, "app_pdf.png").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs a display and tauri-driver; scripts/test.sh runs it under xvfb-run"]
+async fn the_example_apps_budget_allocator_system_monitor_and_pdf_work() {
+    let data_dir = tempfile::tempdir().unwrap();
+    let pdf = data_dir.path().join("hello.pdf");
+    std::fs::write(&pdf, tiny_pdf()).unwrap();
+    let mut pdf_server = apps_example("pdf");
+    pdf_server["args"].as_array_mut().unwrap().push(json!(pdf));
+    let servers = json!({ "mcpServers": {
+        "budget": apps_example("budget-allocator"),
+        "monitor": apps_example("system-monitor"),
+        "pdf": pdf_server,
+    } });
+    std::fs::write(data_dir.path().join("servers.json"), servers.to_string()).unwrap();
+    // SAFETY: set before the test's own threads read it; nothing else in this process reads it.
+    unsafe { std::env::set_var("APPS_TEST_PDF", &pdf) };
+    with_app(&binary("mcp-canvas"), data_dir.path(), |driver, _| drive_examples(driver)).await;
+    // What the Apps did by themselves is in the audit log, as the local user through the App.
+    let audit = cli(data_dir.path(), &["audit", "--json", "--limit", "500"]);
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&audit.stdout).expect("audit --json");
+    let by_app = |tool: &str| rows.iter().filter(|r| r["tool"] == tool && r["identity"].as_str().is_some_and(|i| i.ends_with("(app)"))).count();
+    assert!(by_app("poll-system-stats") >= 1, "the monitor polled: {}", audit.stdout);
+    assert!(by_app("read_pdf_bytes") >= 1, "the PDF view read its bytes: {}", audit.stdout);
+}

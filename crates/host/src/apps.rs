@@ -106,7 +106,10 @@ impl AppCsp {
         let with = |base: &str| if resources.is_empty() { base.to_owned() } else { format!("{base} {resources}") };
         [
             "default-src 'none'".to_owned(),
-            format!("script-src {}", with("'self' 'unsafe-inline'")),
+            // Scripts the view carries itself (inline, or as data:/blob: modules and workers, as
+            // PDF.js does) reach no network; only declared resource origins add any.
+            format!("script-src {}", with("'self' 'unsafe-inline' data: blob:")),
+            format!("worker-src {}", with("'self' data: blob:")),
             format!("style-src {}", with("'self' 'unsafe-inline'")),
             format!("img-src {}", with("'self' data: blob:")),
             format!("font-src {}", with("'self' data:")),
