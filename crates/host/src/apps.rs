@@ -301,7 +301,7 @@ mod tests {
         };
         let header = csp.header();
         assert!(header.contains("connect-src https://api.example.com wss://live.example.com:8443;"), "{header}");
-        assert!(header.contains("script-src 'self' 'unsafe-inline' https://*.cdn.example;"), "{header}");
+        assert!(header.contains("script-src 'self' 'unsafe-inline' data: blob: https://*.cdn.example;"), "{header}");
         assert!(header.contains("frame-src https://www.youtube.com;"), "{header}");
         for dropped in ["'unsafe-eval'", "x.test/path", "javascript:", " * ", " https: "] {
             assert!(!header.contains(dropped), "{dropped} in {header}");
