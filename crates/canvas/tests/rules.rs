@@ -53,9 +53,10 @@ fn find(canvas: &Canvas, key: &str) -> TabId {
         .enumerate()
         .filter(|(index, _)| pane.is_none_or(|p| p == *index))
         .flat_map(|(_, p)| &p.tabs)
-        .find(|t| match key.strip_prefix("d:") {
-            Some(dashboard) => t.dashboard_id() == Some(dashboard),
-            None => t.artifact_id() == Some(key),
+        .find(|t| match (key.strip_prefix("d:"), key.strip_prefix("app:")) {
+            (Some(dashboard), _) => t.dashboard_id() == Some(dashboard),
+            (_, Some(app)) => t.app().is_some_and(|a| a.app_id == app),
+            _ => t.artifact_id() == Some(key),
         })
         .unwrap_or_else(|| panic!("no tab {key} in {}", common::render(canvas)))
         .id
@@ -448,4 +449,38 @@ fn intents_and_views_have_the_documented_wire_shape() {
     assert!(view["active_pane"].is_number());
     let back: mcp_canvas_canvas::CanvasView = serde_json::from_value(view).unwrap();
     assert_eq!(back, canvas.view());
+}
+
+fn app_tab(call_id: &str) -> mcp_canvas_canvas::AppTab {
+    mcp_canvas_canvas::AppTab { app_id: call_id.into(), server: "s".into(), tool: "get-time".into(), tool_title: Some("Get Time".into()), resource_uri: "ui://s/v.html".into() }
+}
+
+#[test]
+fn an_app_opens_first_as_its_own_tab_and_follows_the_modes() {
+    // Even a result that does not ask for the canvas shows its App, first, then its artifacts.
+    let mut canvas = Canvas::new();
+    let mut result = outcome("a");
+    let applied = canvas.apply_call("c1", &result, Some(&app_tab("c1")));
+    assert_eq!(render(&canvas), ">[app:c1* a]");
+    assert_eq!(applied.active_tab, Some(find(&canvas, "app:c1")));
+    assert_eq!(canvas.tab(find(&canvas, "app:c1")).unwrap().label, "Get Time");
+    result.display.open_canvas = false;
+    canvas.apply_call("c2", &outcome(""), Some(&app_tab("c2")));
+    // replace: the previous call's App and artifact go, unless pinned.
+    assert_eq!(render(&canvas), ">[app:c2*]");
+    canvas.pin_tab(find(&canvas, "app:c2")).unwrap();
+    result.display.mode = mode("replace");
+    result.display.open_canvas = true;
+    canvas.apply_call("c3", &result, Some(&app_tab("c3")));
+    assert_eq!(render(&canvas), ">[app:c2^ app:c3* a]");
+    // append keeps both; split opens the App in a new pane.
+    result.display.mode = mode("append");
+    canvas.apply_call("c4", &result, Some(&app_tab("c4")));
+    assert_eq!(render(&canvas), ">[app:c2^ app:c3 a app:c4*]");
+    result.display.mode = mode("split");
+    canvas.apply_call("c5", &result, Some(&app_tab("c5")));
+    assert_eq!(render(&canvas), "[app:c2^ app:c3 a app:c4*] | >[app:c5* a]");
+    check_invariants(&canvas).unwrap();
+    // Apps are not in the saved layout: they live as long as their tab.
+    assert!(canvas.layout().panes.iter().all(|p| p.tabs.is_empty()));
 }
