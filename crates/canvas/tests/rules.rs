@@ -482,5 +482,7 @@ fn an_app_opens_first_as_its_own_tab_and_follows_the_modes() {
     assert_eq!(render(&canvas), "[app:c2^ app:c3 a app:c4*] | >[app:c5* a]");
     check_invariants(&canvas).unwrap();
     // Apps are not in the saved layout: they live as long as their tab.
-    assert!(canvas.layout().panes.iter().all(|p| p.tabs.is_empty()));
+    let layout = canvas.layout();
+    let saved: Vec<Vec<&str>> = layout.panes.iter().map(|p| p.tabs.iter().map(|t| t.artifact.artifact_id.as_str()).collect()).collect();
+    assert_eq!(saved, [vec!["a"], vec!["a"]]);
 }
