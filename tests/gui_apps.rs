@@ -30,7 +30,17 @@ async fn server_time(driver: &WebDriver) -> String {
     .to_owned()
 }
 
+/// The server list and tool panel on screen: their layout is the webview's, kept across runs
+/// (another test may have left them hidden).
+async fn panels_shown(driver: &WebDriver) {
+    wait_for(driver, "button.toggle-panels").await;
+    if !driver.find_all(By::Css(".app.panels-collapsed")).await.unwrap().is_empty() {
+        wait_for(driver, "button.toggle-panels").await.click().await.unwrap();
+    }
+}
+
 async fn drive(driver: WebDriver) {
+    panels_shown(&driver).await;
     wait_for(&driver, r#"[data-server="vanilla"] button[data-tool="get-time"]"#).await.click().await.unwrap();
     wait_for(&driver, "button.call-button").await.click().await.unwrap();
 
@@ -191,6 +201,7 @@ fn origin(hits: std::sync::Arc<std::sync::atomic::AtomicUsize>) -> u16 {
 }
 
 async fn drive_hostile(driver: WebDriver) {
+    panels_shown(&driver).await;
     wait_for(&driver, r#"[data-server="hostile"] button[data-tool="show"]"#).await.click().await.unwrap();
     wait_for(&driver, "button.call-button").await.click().await.unwrap();
     let frame = wait_for(&driver, "section.pane.active .app-viewer iframe.app-frame[src]").await;
@@ -283,6 +294,7 @@ async fn open_app(driver: &WebDriver, server: &str, tool: &str, arguments: &str,
 }
 
 async fn drive_examples(driver: WebDriver) {
+    panels_shown(&driver).await;
     // budget-allocator: its view draws the budget it is sent.
     let budget = open_app(&driver, "budget", "get-budget-data", "", "[Bb]udget").await;
     assert!(budget.to_lowercase().contains("budget"), "{budget}");
@@ -332,4 +344,45 @@ async fn the_example_apps_budget_allocator_system_monitor_and_pdf_work() {
     let by_app = |tool: &str| rows.iter().filter(|r| r["tool"] == tool && r["identity"].as_str().is_some_and(|i| i.ends_with("(app)"))).count();
     assert!(by_app("poll-system-stats") >= 1, "the monitor polled: {}", audit.stdout);
     assert!(by_app("read_pdf_bytes") >= 1, "the PDF view read its bytes: {}", audit.stdout);
+}
+
+/// The `#events` lines of the App in the active pane (inside its frame).
+async fn app_events_when(driver: &WebDriver, condition: &str) -> String {
+    driver.enter_default_frame().await.unwrap();
+    let frame = wait_for(driver, "section.pane.active .app-slot:not([hidden]) iframe.app-frame[src]").await;
+    frame.enter_frame().await.unwrap();
+    let events = wait_for_script(driver, &format!("const e = document.querySelector('#events')?.textContent ?? ''; return ({condition}) ? e : null;"), vec![]).await;
+    driver.enter_default_frame().await.unwrap();
+    events.as_str().unwrap().to_owned()
+}
+
+async fn drive_slow(driver: WebDriver) {
+    panels_shown(&driver).await;
+    // The App opens as its call starts: it has the input while the call still runs, the result after.
+    wait_for(&driver, r#"[data-server="hostile"] button[data-tool="slow"]"#).await.click().await.unwrap();
+    mcp_canvas_e2e::webdriver::set_arguments(&driver, r#"{"seconds": 4}"#).await;
+    wait_for(&driver, "button.call-button").await.click().await.unwrap();
+    let during = app_events_when(&driver, "e.includes('tool-input')").await;
+    assert!(!during.contains("tool-result"), "the input came before the result: {during}");
+    assert!(!driver.find_all(By::Css("button.call-cancel")).await.unwrap().is_empty(), "the call was still running");
+    let after = app_events_when(&driver, "e.includes('tool-result')").await;
+    assert!(after.find("tool-input").unwrap() < after.find("tool-result").unwrap() && after.contains(r#""done":true"#), "{after}");
+
+    // Cancelled while it runs: the App hears `tool-cancelled` with the reason.
+    wait_for(&driver, "button.call-button").await.click().await.unwrap();
+    app_events_when(&driver, "e.includes('tool-input') && !e.includes('tool-result')").await;
+    wait_for(&driver, "button.call-cancel").await.click().await.unwrap();
+    let cancelled = app_events_when(&driver, "e.includes('tool-cancelled')").await;
+    assert!(!cancelled.contains("tool-result") && cancelled.contains("cancel"), "{cancelled}");
+    screenshot(&driver, "app_cancelled.png").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs a display and tauri-driver; scripts/test.sh runs it under xvfb-run"]
+async fn an_app_gets_its_input_while_the_call_runs_then_the_result_or_the_cancellation() {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fault_servers/hostile_app.py");
+    let data_dir = tempfile::tempdir().unwrap();
+    let servers = json!({ "mcpServers": { "hostile": { "command": "python3", "args": [script, "1", "2"] } } });
+    std::fs::write(data_dir.path().join("servers.json"), servers.to_string()).unwrap();
+    with_app(&binary("mcp-canvas"), data_dir.path(), |driver, _| drive_slow(driver)).await;
 }

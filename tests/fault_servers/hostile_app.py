@@ -10,6 +10,9 @@ Tools:
   show        (model and app) opens the view `ui://hostile/view.html`
   app_only    (visibility ["app"]) answers {"secret": "for apps"}
   model_only  (visibility ["model"]) answers {"secret": "for the model"}
+  slow        (view `ui://hostile/echo.html`) answers after `seconds`; its view lists the bridge
+              notifications it gets, in order, in `#events` (tool input before the result, or
+              the cancellation)
 
 The view declares `connectDomains: ["http://127.0.0.1:ALLOWED_PORT"]` and nothing else. Once
 initialized over the bridge (raw postMessage JSON-RPC, no SDK), it tries, and writes what happened
@@ -24,6 +27,8 @@ into `#report` as JSON:
 
 import json
 import sys
+import threading
+import time
 
 ALLOWED, UNDECLARED = sys.argv[1], sys.argv[2]
 VIEW_MIME = "text/html" if "--wrong-mime" in sys.argv[3:] else "text/html;profile=mcp-app"
@@ -72,17 +77,34 @@ const attempt = async (f) => { try { return "open: " + String(await f()).slice(0
 })();
 </script></body></html>""".replace("%ALLOWED%", ALLOWED).replace("%UNDECLARED%", UNDECLARED)
 
+ECHO = r"""<!doctype html><html><head><meta charset="utf-8"><title>echo</title></head>
+<body><h1>Echo</h1><pre id="events"></pre><script>
+const log = (line) => { document.getElementById("events").textContent += line + "\n"; };
+window.addEventListener("message", (e) => {
+  const m = e.data; if (!m || m.jsonrpc !== "2.0") return;
+  if (m.id === 1 && m.result) { window.parent.postMessage({ jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} }, "*"); log("initialized"); return; }
+  if (m.method && m.method.startsWith("ui/notifications/tool-")) log(m.method.slice("ui/notifications/".length) + " " + JSON.stringify(m.params).slice(0, 120));
+});
+window.parent.postMessage({ jsonrpc: "2.0", id: 1, method: "ui/initialize", params: { protocolVersion: "2026-01-26", appInfo: { name: "echo", version: "1" }, appCapabilities: {} } }, "*");
+</script></body></html>"""
+
 TOOLS = [
     {"name": "show", "title": "Hostile view", "inputSchema": {"type": "object"},
      "_meta": {"ui": {"resourceUri": "ui://hostile/view.html"}}},
     {"name": "app_only", "inputSchema": {"type": "object"}, "_meta": {"ui": {"visibility": ["app"]}}},
     {"name": "model_only", "inputSchema": {"type": "object"}, "_meta": {"ui": {"visibility": ["model"]}}},
+    {"name": "slow", "inputSchema": {"type": "object", "properties": {"seconds": {"type": "number"}}},
+     "_meta": {"ui": {"resourceUri": "ui://hostile/echo.html"}}},
 ]
 
 
+LOCK = threading.Lock()
+
+
 def send(message):
-    OUT.write(json.dumps(message, separators=(",", ":")).encode() + b"\n")
-    OUT.flush()
+    with LOCK:
+        OUT.write(json.dumps(message, separators=(",", ":")).encode() + b"\n")
+        OUT.flush()
 
 
 def answer(message):
@@ -99,6 +121,9 @@ def answer(message):
             return {"content": [{"type": "text", "text": "the hostile view"}]}
         if name == "app_only":
             return {"content": [{"type": "text", "text": "for apps"}], "structuredContent": {"secret": "for apps"}}
+        if name == "slow":
+            time.sleep(float((params.get("arguments") or {}).get("seconds", 1)))
+            return {"content": [{"type": "text", "text": "slow done"}], "structuredContent": {"done": True}}
         if name == "model_only":
             return {"content": [{"type": "text", "text": "for the model"}], "structuredContent": {"secret": "for the model"}}
         return None
@@ -107,6 +132,8 @@ def answer(message):
     if method == "resources/read" and params.get("uri") == "ui://hostile/view.html":
         return {"contents": [{"uri": "ui://hostile/view.html", "mimeType": VIEW_MIME, "text": VIEW,
                               "_meta": {"ui": {"csp": {"connectDomains": ["http://127.0.0.1:" + ALLOWED]}}}}]}
+    if method == "resources/read" and params.get("uri") == "ui://hostile/echo.html":
+        return {"contents": [{"uri": "ui://hostile/echo.html", "mimeType": VIEW_MIME, "text": ECHO}]}
     if method == "ping":
         return {}
     return None
@@ -118,6 +145,12 @@ for line in sys.stdin.buffer:
     except ValueError:
         continue
     if "id" not in message or "method" not in message:
+        continue
+    if message["method"] == "tools/call" and (message.get("params") or {}).get("name") == "slow":
+        # Answered from a thread: the host reads the view meanwhile.
+        def later(message=message):
+            send({"jsonrpc": "2.0", "id": message["id"], "result": answer(message)})
+        threading.Thread(target=later, daemon=True).start()
         continue
     result = answer(message)
     if result is None:

@@ -143,10 +143,16 @@ export function App() {
   }, []);
 
   // Keyboard (shortcuts.ts): Ctrl+Tab / Ctrl+PageDown and Ctrl+Shift+Tab / Ctrl+PageUp switch
-  // tabs, Ctrl+W closes the active one, Ctrl+= / Ctrl+- / Ctrl+0 zoom the image or PDF on screen.
+  // tabs, Ctrl+W closes the active one, Ctrl+= / Ctrl+- / Ctrl+0 zoom the image or PDF on screen,
+  // Ctrl+B hides or shows the server list and tool panel.
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       const action = shortcutFor(event);
+      if (action === "toggle_panels") {
+        event.preventDefault();
+        layout.toggle();
+        return;
+      }
       if (!action || !canvas) return;
       const pane = canvas.panes.find((p) => p.id === canvas.active_pane);
       event.preventDefault();
@@ -160,7 +166,7 @@ export function App() {
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [canvas, send]);
+  }, [canvas, send, layout.toggle]);
 
   const browsing = filesOpen && !settingsOpen;
   return (

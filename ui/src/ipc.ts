@@ -13,6 +13,7 @@ import type { ElicitationPrompt } from "./wire/ElicitationPrompt";
 import type { SamplingPrompt } from "./wire/SamplingPrompt";
 import type { SamplingReviewPrompt } from "./wire/SamplingReviewPrompt";
 import type { ServerChangedEvent } from "./wire/ServerChangedEvent";
+import type { AppToolResultEvent } from "./wire/AppToolResultEvent";
 
 const app = commands(invoke);
 
@@ -72,6 +73,12 @@ export function onCanvasChanged(callback: (view: CanvasView) => void): () => voi
 /** Calls `callback` when a server says its tools, resources or prompts changed (re-list them). */
 export function onServerChanged(callback: (change: ServerChangedEvent) => void): () => void {
   return subscribe(EVENTS.serverChanged, callback);
+}
+
+/** Calls `callback` when the call of an MCP App that opened as it started ends (its result, or
+ * why there is none); match on `app_id`. */
+export function onAppToolResult(callback: (event: AppToolResultEvent) => void): () => void {
+  return subscribe(EVENTS.appToolResult, callback);
 }
 
 /** Calls `callback` with each progress report of any running call (match on `call_token`). */

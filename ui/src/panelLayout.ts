@@ -1,3 +1,4 @@
+import { followPointer } from "./drag";
 import { useCallback, useEffect, useState, type CSSProperties, type PointerEvent } from "react";
 
 const KEY = "mcp-canvas.panels";
@@ -35,29 +36,9 @@ export function usePanelLayout() {
     }
   }, [saved]);
   const toggle = useCallback(() => setSaved((s) => ({ ...s, collapsed: !s.collapsed })), []);
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if ((e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && e.key.toLowerCase() === "b") {
-        e.preventDefault();
-        toggle();
-      }
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, [toggle]);
   const startResize = useCallback((down: PointerEvent<HTMLElement>) => {
-    down.preventDefault();
-    const startX = down.clientX;
-    const startWidth = load().toolWidth;
-    document.body.classList.add("resizing");
-    const move = (e: globalThis.PointerEvent) => setSaved((s) => ({ ...s, toolWidth: clampToolWidth(startWidth + e.clientX - startX) }));
-    const up = () => {
-      document.body.classList.remove("resizing");
-      window.removeEventListener("pointermove", move);
-      window.removeEventListener("pointerup", up);
-    };
-    window.addEventListener("pointermove", move);
-    window.addEventListener("pointerup", up);
+    const [startX, startWidth] = [down.clientX, load().toolWidth];
+    followPointer(down, (e) => setSaved((s) => ({ ...s, toolWidth: clampToolWidth(startWidth + e.clientX - startX) })));
   }, []);
   const style: CSSProperties = saved.collapsed ? {} : ({ "--tool-width": `${saved.toolWidth}px` } as CSSProperties);
   return { collapsed: saved.collapsed, toggle, startResize, style };

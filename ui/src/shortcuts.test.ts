@@ -38,6 +38,15 @@ describe("shortcutFor", () => {
 
   it("documents every action", () => {
     const actions = new Set(SHORTCUTS.map((s) => s.action));
-    expect(actions).toEqual(new Set(["next_tab", "previous_tab", "close_tab", "zoom_in", "zoom_out", "zoom_reset"]));
+    expect(actions).toEqual(new Set(["next_tab", "previous_tab", "close_tab", "zoom_in", "zoom_out", "zoom_reset", "toggle_panels"]));
+  });
+});
+
+describe("Ctrl+B", () => {
+  it("hides or shows the side panels, and is listed", () => {
+    expect(shortcutFor(press("b"))).toBe("toggle_panels");
+    expect(shortcutFor(press("B", { shiftKey: true }))).toBeNull();
+    expect(shortcutFor(press("b", { ctrlKey: false }))).toBeNull();
+    expect(SHORTCUTS.some((s) => s.action === "toggle_panels")).toBe(true);
   });
 });

@@ -2,7 +2,7 @@
 // actions to the canvas (Rust) and the zoom actions to the viewer on screen (viewers/zoom.ts).
 
 export type ZoomAction = "zoom_in" | "zoom_out" | "zoom_reset";
-export type ShortcutAction = "next_tab" | "previous_tab" | "close_tab" | ZoomAction;
+export type ShortcutAction = "next_tab" | "previous_tab" | "close_tab" | "toggle_panels" | ZoomAction;
 
 export interface KeyPress {
   key: string;
@@ -20,6 +20,7 @@ export const SHORTCUTS: { keys: string; action: ShortcutAction; label: string }[
   { keys: "Ctrl+=, Ctrl++", action: "zoom_in", label: "Zoom in (image, PDF)" },
   { keys: "Ctrl+-", action: "zoom_out", label: "Zoom out (image, PDF)" },
   { keys: "Ctrl+0", action: "zoom_reset", label: "Fit (image, PDF)" },
+  { keys: "Ctrl+B", action: "toggle_panels", label: "Hide or show the server list and tool panel" },
 ];
 
 /** The action for a key press, or `null`. Ctrl (Cmd on macOS) is required; Alt never matches. */
@@ -43,6 +44,9 @@ export function shortcutFor(press: KeyPress): ShortcutAction | null {
       return "zoom_out";
     case "0":
       return press.shiftKey ? null : "zoom_reset";
+    case "b":
+    case "B":
+      return press.shiftKey ? null : "toggle_panels";
     default:
       return null;
   }

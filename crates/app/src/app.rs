@@ -30,7 +30,7 @@ use mcp_canvas_store::{ArtifactPage, ArtifactQuery, ArtifactRecord, ArtifactSour
 use serde_json::{Map, Value};
 
 use crate::{
-    apps::{AppInstances, AppLaunch},
+    apps::{AppInstances, AppLaunch, AppToolResultEvent},
     artifact_scheme,
     calls::RunningCalls,
     dashboards::{Dashboards, NavigationGuard},
@@ -239,12 +239,48 @@ impl App {
             let event = CallProgressEvent { call_token: token.clone(), progress: p.progress, total: p.total, message: p.message.clone() };
             let _ = window.emit(AppEvent::CallProgress(event));
         });
-        let control = CallControl { cancel: Some(running.cancel.clone()), progress: Some(progress), ..CallControl::default() };
+        let call_id = Host::fresh_call_id();
+        // A tool with an MCP App view: the App opens now and shows the input while the call runs.
+        let early = self.open_app_early(host, &server, &tool, &call_id, &arguments, confirmed).await;
+        let control = CallControl { cancel: Some(running.cancel.clone()), progress: Some(progress), call_id: Some(call_id.clone()), ..CallControl::default() };
         let detail = host.call_tool_detailed(&server, &tool, arguments, CallOptions { confirmed, ..CallOptions::default() }, control).await;
         drop(running);
-        let detail = detail.map_err(|e| e.to_string())?;
+        let detail = match detail {
+            Ok(detail) => detail,
+            Err(e) => {
+                let reason = e.to_string();
+                if early && self.apps.cancelled(&call_id, &reason) {
+                    self.window.emit_or_log(AppEvent::AppToolResult(AppToolResultEvent { app_id: call_id, result: None, cancelled: Some(reason.clone()) }));
+                }
+                return Err(reason);
+            }
+        };
         self.apply_call(&detail.call, detail.app.as_ref());
+        if early {
+            let result = detail.app.as_ref().map(|a| a.result.clone());
+            self.window.emit_or_log(AppEvent::AppToolResult(AppToolResultEvent { app_id: call_id, result, cancelled: None }));
+        }
         Ok(detail.call)
+    }
+
+    /// Opens the App of `tool` for call `call_id` before the call runs, when the tool declares a
+    /// view; whether it did.
+    async fn open_app_early(&self, host: &Host, server: &str, tool: &str, call_id: &str, arguments: &Value, confirmed: bool) -> bool {
+        let Ok(definitions) = host.tool_definitions(server).await else { return false };
+        let Some(definition) = definitions.iter().find(|t| t.name == tool) else { return false };
+        // Not before the user confirmed a tool that needs it (the window asks, then calls again).
+        if mcp_canvas_host::needs_confirmation(definition) && !confirmed {
+            return false;
+        }
+        let Some(resource_uri) = mcp_canvas_host::apps::ToolUi::of(definition).and_then(|ui| ui.resource_uri) else { return false };
+        let tool_title = definition.title.clone().or_else(|| definition.annotations.as_ref().and_then(|a| a.title.clone()));
+        let tab = mcp_canvas_canvas::AppTab { app_id: call_id.to_owned(), server: server.to_owned(), tool: tool.to_owned(), tool_title, resource_uri };
+        self.apps.started(tab.clone(), arguments.clone());
+        let mut canvas = self.canvas();
+        let cause = format!("replaced by call {call_id} ({server}/{tool})");
+        self.dashboards.change(Some(host), &mut canvas, &cause, |c| c.open_app(call_id, &tab));
+        self.changed(&canvas);
+        true
     }
 
     /// What the window needs to bridge the App of tab `app_id` (its view is read and checked).

@@ -44,14 +44,30 @@ pub struct AppLaunch {
     pub csp: String,
     /// `ui/notifications/tool-input`: the call's arguments.
     pub arguments: Value,
-    /// `ui/notifications/tool-result`: the call's result, as the server sent it.
-    pub result: Value,
+    /// `ui/notifications/tool-result`: the call's result, as the server sent it; `None` while
+    /// the call runs (it comes as an `app-tool-result` event).
+    pub result: Option<Value>,
+    /// `ui/notifications/tool-cancelled`: why the call ended without a result.
+    pub cancelled: Option<String>,
+}
+
+/// How an App's call ended, sent to the window as it happens (`app-tool-result`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct AppToolResultEvent {
+    /// The App.
+    pub app_id: String,
+    /// The result, as the server sent it.
+    pub result: Option<Value>,
+    /// Why the call ended without one (cancelled, timed out, refused, failed).
+    pub cancelled: Option<String>,
 }
 
 struct Instance {
     tab: AppTab,
     arguments: Value,
-    result: Value,
+    result: Option<Value>,
+    cancelled: Option<String>,
     /// `ui/update-model-context`: the last one wins.
     model_context: Option<Value>,
 }
@@ -63,13 +79,36 @@ pub struct AppInstances {
 }
 
 impl AppInstances {
-    /// The tab for a call whose tool declares a view, remembering what the App will be sent.
+    /// The tab for a call whose tool declares a view, remembering what the App will be sent. An
+    /// App opened as its call started gets its result now.
     pub fn opened(&self, server: &str, tool: &str, call_id: &str, call: &AppCall) -> Option<AppTab> {
         let resource_uri = call.resource_uri.clone()?;
+        let mut open = self.open.lock().unwrap();
+        if let Some(instance) = open.get_mut(call_id) {
+            instance.result = Some(call.result.clone());
+            return Some(instance.tab.clone());
+        }
         let tab = AppTab { app_id: call_id.to_owned(), server: server.to_owned(), tool: tool.to_owned(), tool_title: call.tool_title.clone(), resource_uri };
-        let instance = Instance { tab: tab.clone(), arguments: call.arguments.clone(), result: call.result.clone(), model_context: None };
-        self.open.lock().unwrap().insert(call_id.to_owned(), instance);
+        let instance = Instance { tab: tab.clone(), arguments: call.arguments.clone(), result: Some(call.result.clone()), cancelled: None, model_context: None };
+        open.insert(call_id.to_owned(), instance);
         Some(tab)
+    }
+
+    /// An App opened as its call starts: it gets the arguments now, the result when it comes.
+    pub fn started(&self, tab: AppTab, arguments: Value) {
+        let instance = Instance { tab: tab.clone(), arguments, result: None, cancelled: None, model_context: None };
+        self.open.lock().unwrap().insert(tab.app_id.clone(), instance);
+    }
+
+    /// The call of an App opened early ended without a result; whether the App is still open.
+    pub fn cancelled(&self, app_id: &str, reason: &str) -> bool {
+        match self.open.lock().unwrap().get_mut(app_id) {
+            Some(instance) => {
+                instance.cancelled = Some(reason.to_owned());
+                true
+            }
+            None => false,
+        }
     }
 
     /// Forgets the Apps whose tabs are gone.
@@ -98,6 +137,7 @@ impl AppInstances {
             csp: view.csp.header(),
             arguments: instance.arguments.clone(),
             result: instance.result.clone(),
+            cancelled: instance.cancelled.clone(),
         })
     }
 

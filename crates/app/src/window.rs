@@ -78,6 +78,8 @@ app_events! {
     ServerChanged(ServerChangedEvent) = "server-changed";
     /// A call the proxy made, after it was applied to the canvas (the canvas itself comes as `canvas-changed`).
     ProxiedCall(CallOutcome) = "proxied-call";
+    /// The call of an MCP App that opened as it started ended: its result, or why there is none.
+    AppToolResult(crate::apps::AppToolResultEvent) = "app-tool-result";
     /// The canvas changed (a call's outcome, a user intent, an artifact opened or deleted): the
     /// only way canvas state reaches the window after its first `canvas_view`.
     CanvasChanged(CanvasView) = "canvas-changed";

@@ -94,10 +94,18 @@ impl Canvas {
         self.apply_call(call_id, outcome, None)
     }
 
+    /// Opens the App of call `call_id` as the call starts (its view shows the input while the
+    /// result is awaited), as `replace` would; [`Self::apply_call`] with the same App later finds
+    /// it in place.
+    pub fn open_app(&mut self, call_id: &str, app: &AppTab) -> AppliedOutcome {
+        self.place(call_id, vec![(Item::App(app), CanvasMode::Replace)], AppliedOutcome::default())
+    }
+
     /// [`Self::apply_outcome`] for the call of a tool that declared an MCP App view: the App opens
     /// first — it is the tool's own view of its result, so it opens even when the result does not
-    /// ask for the canvas — in `display.mode`, always as a new tab (each call is its own App
-    /// instance), and `replace` treats it like an artifact tab.
+    /// ask for the canvas — in `display.mode`, as a tab of its own (each call is its own App
+    /// instance; one already opened for this call is shown again where it is), and `replace`
+    /// treats it like an artifact tab.
     pub fn apply_call(&mut self, call_id: &str, outcome: &ToolOutcome, app: Option<&AppTab>) -> AppliedOutcome {
         let mut report = AppliedOutcome::default();
         let mut items: Vec<(Item<'_>, CanvasMode)> = Vec::new();
@@ -116,6 +124,11 @@ impl Canvas {
             report.not_opened =
                 outcome.artifacts.iter().map(|a| NotOpened { artifact_id: a.id.clone(), reason: NotOpenedReason::CanvasNotRequested }).collect();
         }
+        self.place(call_id, items, report)
+    }
+
+    /// Steps 2–4 of [`Self::apply_outcome`] for `items`.
+    fn place(&mut self, call_id: &str, items: Vec<(Item<'_>, CanvasMode)>, mut report: AppliedOutcome) -> AppliedOutcome {
         if items.is_empty() {
             return report;
         }
@@ -130,6 +143,7 @@ impl Canvas {
                     None if *mode == CanvasMode::Split => Target::Split,
                     None => Target::Origin,
                 },
+                Item::App(app) if self.find_app(&app.app_id).is_some() => Target::Existing(self.find_app(&app.app_id).expect("just found")),
                 Item::Artifact(..) | Item::App(_) if *mode == CanvasMode::Split => Target::Split,
                 Item::Artifact(..) | Item::App(_) => Target::Origin,
             })
@@ -145,7 +159,7 @@ impl Canvas {
                 items.iter().zip(&targets).any(|((item, _), &target)| match item {
                     Item::Artifact(a, _) => target == Target::Origin && tab.artifact_id() == Some(a.id.as_str()),
                     Item::Dashboard(d) => tab.dashboard_id() == Some(d.id.as_str()),
-                    Item::App(_) => false,
+                    Item::App(a) => tab.app().is_some_and(|t| t.app_id == a.app_id),
                 })
             };
             let pane = &mut self.panes[origin];
@@ -171,6 +185,8 @@ impl Canvas {
 
         // Place each item; remember the first tab each pane received.
         let mut firsts: Vec<(PaneId, TabId)> = Vec::new();
+        // Panes that got something, for their `last_call`, also when nothing there takes focus.
+        let mut touched: Vec<PaneId> = Vec::new();
         for ((item, _), target) in items.iter().zip(targets) {
             let pane_id = match target {
                 Target::Origin => origin_id,
@@ -178,6 +194,9 @@ impl Canvas {
                 Target::Existing(id) => id,
             };
             let p = self.pane_index(pane_id).expect("target panes exist");
+            // An App opened as its call started takes no focus when its result comes: the user may
+            // have moved on meanwhile.
+            let mut quiet = false;
             let tab_id = match item {
                 Item::Artifact(artifact, viewer) => {
                     let content = ArtifactTab { artifact_id: artifact.id.clone(), name: artifact.name.clone(), mime: artifact.mime.clone(), viewer: *viewer };
@@ -193,27 +212,24 @@ impl Canvas {
                         }
                         tab.id
                     } else {
-                        let tab = CanvasTab::new(self.fresh_tab_id(), TabContent::Artifact(content), OpenedBy::Call { call_id: call_id.to_owned() });
-                        let id = tab.id;
-                        let at = if pane_id == origin_id { cursor } else { self.panes[p].tabs.len() };
-                        self.panes[p].insert_at(at, tab);
-                        if pane_id == origin_id {
-                            cursor = at + 1;
-                        }
+                        let id = self.insert_new(p, pane_id == origin_id, &mut cursor, TabContent::Artifact(content), call_id);
                         report.opened.push(id);
                         id
                     }
                 }
                 Item::App(app) => {
-                    let tab = CanvasTab::new(self.fresh_tab_id(), TabContent::App((*app).clone()), OpenedBy::Call { call_id: call_id.to_owned() });
-                    let id = tab.id;
-                    let at = if pane_id == origin_id { cursor } else { self.panes[p].tabs.len() };
-                    self.panes[p].insert_at(at, tab);
-                    if pane_id == origin_id {
-                        cursor = at + 1;
+                    if let Some(t) = self.panes[p].tabs.iter().position(|t| t.app().is_some_and(|a| a.app_id == app.app_id)) {
+                        // Opened as its call started: the result arrives for the same App.
+                        let tab = &mut self.panes[p].tabs[t];
+                        tab.reshown_by(call_id);
+                        report.updated.push(tab.id);
+                        quiet = true;
+                        tab.id
+                    } else {
+                        let id = self.insert_new(p, pane_id == origin_id, &mut cursor, TabContent::App((*app).clone()), call_id);
+                        report.opened.push(id);
+                        id
                     }
-                    report.opened.push(id);
-                    id
                 }
                 Item::Dashboard(envelope) => {
                     if let Some(t) = self.panes[p].tabs.iter().position(|t| t.dashboard_id() == Some(envelope.id.as_str())) {
@@ -225,34 +241,54 @@ impl Canvas {
                         tab.id
                     } else {
                         let content = TabContent::Dashboard(DashboardTab::from_envelope(envelope));
-                        let tab = CanvasTab::new(self.fresh_tab_id(), content, OpenedBy::Call { call_id: call_id.to_owned() });
-                        let id = tab.id;
-                        let at = if pane_id == origin_id { cursor } else { self.panes[p].tabs.len() };
-                        self.panes[p].insert_at(at, tab);
-                        if pane_id == origin_id {
-                            cursor = at + 1;
-                        }
+                        let id = self.insert_new(p, pane_id == origin_id, &mut cursor, content, call_id);
                         report.opened.push(id);
                         id
                     }
                 }
             };
-            if !firsts.iter().any(|(pane, _)| *pane == pane_id) {
+            if !touched.contains(&pane_id) {
+                touched.push(pane_id);
+            }
+            if !quiet && !firsts.iter().any(|(pane, _)| *pane == pane_id) {
                 firsts.push((pane_id, tab_id));
             }
         }
 
         // 4. Focus.
+        for pane_id in &touched {
+            let p = self.pane_index(*pane_id).expect("target panes exist");
+            self.panes[p].last_call = Some(call_id.to_owned());
+        }
         for (pane_id, tab_id) in &firsts {
             let p = self.pane_index(*pane_id).expect("target panes exist");
             self.panes[p].active_tab = Some(*tab_id);
-            self.panes[p].last_call = Some(call_id.to_owned());
         }
         if let Some((pane_id, tab_id)) = firsts.first() {
             self.active_pane = *pane_id;
             report.active_tab = Some(*tab_id);
         }
         report
+    }
+}
+
+impl Canvas {
+    /// A new tab of call `call_id` in pane `p`: in the origin pane at `cursor` (which then moves
+    /// past it, keeping the result's order), elsewhere at the end.
+    fn insert_new(&mut self, p: usize, in_origin: bool, cursor: &mut usize, content: TabContent, call_id: &str) -> TabId {
+        let tab = CanvasTab::new(self.fresh_tab_id(), content, OpenedBy::Call { call_id: call_id.to_owned() });
+        let id = tab.id;
+        let at = if in_origin { *cursor } else { self.panes[p].tabs.len() };
+        self.panes[p].insert_at(at, tab);
+        if in_origin {
+            *cursor = at + 1;
+        }
+        id
+    }
+
+    /// The pane holding the App `app_id`, if one does.
+    fn find_app(&self, app_id: &str) -> Option<PaneId> {
+        self.panes.iter().find(|p| p.tabs.iter().any(|t| t.app().is_some_and(|a| a.app_id == app_id))).map(|p| p.id)
     }
 }
 

@@ -481,8 +481,24 @@ fn an_app_opens_first_as_its_own_tab_and_follows_the_modes() {
     canvas.apply_call("c5", &result, Some(&app_tab("c5")));
     assert_eq!(render(&canvas), "[app:c2^ app:c3 a app:c4*] | >[app:c5* a]");
     check_invariants(&canvas).unwrap();
+    // Opened as its call starts, the App keeps its place; its result takes no focus from the tab
+    // the user went to meanwhile, and `replace` by the next call still treats it as that call's.
+    let mut canvas = Canvas::new();
+    canvas.apply_call("c1", &outcome("a"), None);
+    canvas.open_app("c2", &app_tab("c2"));
+    assert_eq!(render(&canvas), ">[app:c2*]");
+    canvas.pin_tab(find(&canvas, "app:c2")).unwrap();
+    canvas.apply_call("c0", &outcome("b"), None);
+    canvas.activate_tab(find(&canvas, "app:c2")).unwrap();
+    canvas.open_app("c3", &app_tab("c3"));
+    canvas.activate_tab(find(&canvas, "app:c2")).unwrap();
+    let mut late = outcome("");
+    late.display.open_canvas = false;
+    canvas.apply_call("c3", &late, Some(&app_tab("c3")));
+    assert_eq!(render(&canvas), ">[app:c2*^ app:c3]");
+    check_invariants(&canvas).unwrap();
     // Apps are not in the saved layout: they live as long as their tab.
     let layout = canvas.layout();
     let saved: Vec<Vec<&str>> = layout.panes.iter().map(|p| p.tabs.iter().map(|t| t.artifact.artifact_id.as_str()).collect()).collect();
-    assert_eq!(saved, [vec!["a"], vec!["a"]]);
+    assert_eq!(saved, [Vec::<&str>::new()], "two App tabs, nothing saved");
 }

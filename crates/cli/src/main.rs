@@ -345,6 +345,7 @@ async fn call(host: &Host, server: &str, tool: &str, args: &str, json: bool, yes
         timeout: timeout.map(Duration::from_secs),
         cancel: Some(cancel),
         progress: Some(Arc::new(|report| interactive::terminal().progress(report))),
+        call_id: None,
     };
     let mut outcome = host.call_tool_controlled(server, tool, arguments.clone(), CallOptions { confirmed: yes, ..CallOptions::default() }, control.clone()).await;
     if matches!(outcome, Err(HostError::NeedsConfirmation { .. })) && std::io::stdin().is_terminal() && ask_confirmation(server, tool, &arguments) {

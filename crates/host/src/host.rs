@@ -372,7 +372,7 @@ impl Host {
             Err(error) => {
                 // A call that never reached its server is audited too.
                 let record = mcp_canvas_store::AuditRecord {
-                    call_id: ids::fresh("call"),
+                    call_id: control.call_id.clone().unwrap_or_else(Self::fresh_call_id),
                     session_id: self.session_id.clone(),
                     server: server.to_owned(),
                     tool: tool.to_owned(),
@@ -396,7 +396,13 @@ impl Host {
             files: &self.file_server,
             housekeeping: &self.housekeeping,
         };
-        crate::pipeline::call(env, &connection, tool, arguments, options, control, ids::fresh("call")).await
+        let call_id = control.call_id.clone().unwrap_or_else(Self::fresh_call_id);
+        crate::pipeline::call(env, &connection, tool, arguments, options, control, call_id).await
+    }
+
+    /// A new call id (`call-<random>`), for a caller that names its call before it starts.
+    pub fn fresh_call_id() -> String {
+        ids::fresh("call")
     }
 
     /// Parses `text` as tool arguments (a JSON object), with an error naming the tool.

@@ -62,11 +62,14 @@ pub struct CallControl {
     pub cancel: Option<CancellationToken>,
     /// Called with each progress report.
     pub progress: Option<ProgressFn>,
+    /// The call's id, when the caller needs it before the call ends (the app opens the tool's
+    /// MCP App as the call starts); else a fresh one ([`Host::fresh_call_id`]).
+    pub call_id: Option<String>,
 }
 
 impl std::fmt::Debug for CallControl {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CallControl").field("timeout", &self.timeout).field("cancel", &self.cancel).field("progress", &self.progress.is_some()).finish()
+        f.debug_struct("CallControl").field("timeout", &self.timeout).field("cancel", &self.cancel).field("progress", &self.progress.is_some()).field("call_id", &self.call_id).finish()
     }
 }
 

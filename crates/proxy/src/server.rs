@@ -242,7 +242,7 @@ impl ServerHandler for ProxyServer {
             CallOptions::default()
         };
         self.state.upstream.set(context.peer.clone());
-        let control = CallControl { timeout: None, cancel: Some(context.ct.clone()), progress: forward_progress(&context) };
+        let control = CallControl { timeout: None, cancel: Some(context.ct.clone()), progress: forward_progress(&context), call_id: None };
         match self.state.host.call_tool_detailed(server, tool, Value::Object(arguments), options, control).await {
             Ok(detail) => {
                 // Live canvas: the app shows what arrived, when it runs — before the answer goes

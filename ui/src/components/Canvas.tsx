@@ -1,4 +1,5 @@
 import { Fragment, useEffect, useRef, useState } from "react";
+import { followPointer } from "../drag";
 import { artifactUrl, artifactViewUrl } from "../ipc";
 import { AppViewer, teardownApp } from "../viewers/AppViewer";
 import type { DisplayMode } from "../viewers/appContext";
@@ -40,25 +41,17 @@ function Panes({ view, send }: { view: CanvasView; send: Props["send"] }) {
   const [weights, setWeights] = useState<Record<number, number>>({});
   const row = useRef<HTMLDivElement>(null);
   const weight = (id: number) => weights[id] ?? 1;
+  // Dragging the border between `left` and `right` moves width from one to the other; neither
+  // gets under 15 % of what the two had.
   const startDrag = (down: React.PointerEvent, left: number, right: number) => {
-    down.preventDefault();
     const total = row.current?.clientWidth ?? 1;
     const sum = view.panes.reduce((n, p) => n + weight(p.id), 0);
     const pair = weight(left) + weight(right);
     const [startLeft, startX] = [weight(left), down.clientX];
-    document.body.classList.add("resizing");
-    const move = (e: PointerEvent) => {
-      const moved = ((e.clientX - startX) / total) * sum;
-      const next = Math.min(pair - 0.15 * pair, Math.max(0.15 * pair, startLeft + moved));
+    followPointer(down, (e) => {
+      const next = Math.min(0.85 * pair, Math.max(0.15 * pair, startLeft + ((e.clientX - startX) / total) * sum));
       setWeights((w) => ({ ...w, [left]: next, [right]: pair - next }));
-    };
-    const up = () => {
-      document.body.classList.remove("resizing");
-      window.removeEventListener("pointermove", move);
-      window.removeEventListener("pointerup", up);
-    };
-    window.addEventListener("pointermove", move);
-    window.addEventListener("pointerup", up);
+    });
   };
   return (
     <div className="panes" ref={row}>

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from "react";
 import type { AppBridge } from "@modelcontextprotocol/ext-apps/app-bridge";
-import { appCallTool, appEvent, appLaunch, appOpenLink, appReadResource, appUpdateModelContext, appViewUrl, errorText } from "../ipc";
+import { appCallTool, appEvent, appLaunch, appOpenLink, appReadResource, appUpdateModelContext, appViewUrl, errorText, onAppToolResult } from "../ipc";
 import type { AppLaunch } from "../wire/AppLaunch";
 import type { JsonValue } from "../wire/serde_json/JsonValue";
 import type { AppTab } from "../wire/AppTab";
@@ -56,6 +56,36 @@ export function AppViewer({ app, displayMode, setDisplayMode }: { app: AppTab; d
     let closed = false;
     let bridge: AppBridge | null = null;
     const observers: Array<() => void> = [];
+    // The call's end: known at launch, or arriving later; told once the App is initialized.
+    let ended: { result: unknown; cancelled: string | null } | null =
+      launch.result != null || launch.cancelled != null ? { result: launch.result, cancelled: launch.cancelled } : null;
+    let initialized = false;
+    let told = false;
+    const tellEnd = () => {
+      if (!initialized || !ended || told) return;
+      const { result, cancelled } = ended;
+      told = true;
+      if (cancelled != null) void bridge?.sendToolCancelled({ reason: cancelled });
+      else void bridge?.sendToolResult(result as Parameters<AppBridge["sendToolResult"]>[0]);
+    };
+    const stopListening = onAppToolResult((event) => {
+      if (event.app_id !== launch.app_id) return;
+      ended = { result: event.result, cancelled: event.cancelled };
+      tellEnd();
+    });
+    observers.push(stopListening); // subscribed before the bridge exists: no end is missed
+    // An end that came between the launch and this subscription: asked once more.
+    if (!ended) {
+      appLaunch(launch.app_id).then(
+        (again) => {
+          if (!ended && (again.result != null || again.cancelled != null)) {
+            ended = { result: again.result, cancelled: again.cancelled };
+            tellEnd();
+          }
+        },
+        () => undefined,
+      );
+    }
     void import("@modelcontextprotocol/ext-apps/app-bridge").then(async ({ AppBridge, PostMessageTransport }) => {
       if (closed) return;
       const size = () => ({ width: box.current?.clientWidth ?? 0, height: box.current?.clientHeight ?? 0 });
@@ -68,9 +98,10 @@ export function AppViewer({ app, displayMode, setDisplayMode }: { app: AppTab; d
       bridgeRef.current = bridge;
       const id = launch.app_id;
       bridge.oninitialized = () => {
+        initialized = true;
         void appEvent(id, "initialized", {}).catch(() => undefined);
         void bridge?.sendToolInput({ arguments: launch.arguments as Record<string, unknown> });
-        void bridge?.sendToolResult(launch.result as Parameters<AppBridge["sendToolResult"]>[0]);
+        tellEnd();
       };
       // Rust refuses with a sentence; the App hears it as the JSON-RPC error's message.
       const refused = (error: unknown): never => {

@@ -38,6 +38,11 @@ csp: string,
  */
 arguments: JsonValue, 
 /**
- * `ui/notifications/tool-result`: the call's result, as the server sent it.
+ * `ui/notifications/tool-result`: the call's result, as the server sent it; `None` while
+ * the call runs (it comes as an `app-tool-result` event).
  */
-result: JsonValue, };
+result: JsonValue | null, 
+/**
+ * `ui/notifications/tool-cancelled`: why the call ended without a result.
+ */
+cancelled: string | null, };
