@@ -89,8 +89,11 @@ function Pane({ pane, active, multiple, send, grow }: { pane: CanvasPane; active
   }, [current]);
   // An App closes after it was told (`ui/resource-teardown`), so it can save what it holds.
   const close = async (tab: CanvasTab) => {
-    if (tab.content.kind === "app") await teardownApp(tab.content.app_id);
-    send({ intent: "close_tab", tab: tab.id });
+    try {
+      if (tab.content.kind === "app") await teardownApp(tab.content.app_id);
+    } finally {
+      send({ intent: "close_tab", tab: tab.id });
+    }
   };
   // App tabs stay mounted while hidden: an App keeps running across tab switches until closed.
   const apps = pane.tabs.filter((t) => t.content.kind === "app");
@@ -113,6 +116,20 @@ function Pane({ pane, active, multiple, send, grow }: { pane: CanvasPane; active
             </button>
           </div>
         ))}
+        {current ? (
+          <button
+            type="button"
+            className="pane-pin"
+            aria-pressed={current.pinned}
+            aria-label={current.pinned ? `Unpin ${current.label}` : `Pin ${current.label}`}
+            title={current.pinned ? "Unpin: the next call's replace may close it again" : "Pin: the next call's replace never closes this tab"}
+            onClick={() => send({ intent: current.pinned ? "unpin_tab" : "pin_tab", tab: current.id })}
+          >
+            <svg width="14" height="14" viewBox="0 0 14 14" aria-hidden="true" fill={current.pinned ? "currentColor" : "none"} stroke="currentColor" strokeWidth="1.4">
+              <path d="M5 1.5h4l-.6 4 2.1 2H3.5l2.1-2zM7 7.5V13" />
+            </svg>
+          </button>
+        ) : null}
         {current ? (
           <button
             type="button"

@@ -1,3 +1,4 @@
+import { DialogError } from "./DialogError";
 import { useRef } from "react";
 import type { ConfirmPrompt } from "../wire/ConfirmPrompt";
 import { confirmHeadline, prettyArguments } from "./confirmText";
@@ -52,11 +53,7 @@ export function ConfirmDialog({ prompt, onAnswer }: Props) {
             Don't run
           </button>
         </div>
-        {error ? (
-          <p className="error small" role="alert">
-            {error}
-          </p>
-        ) : null}
+        <DialogError error={error} />
       </div>
     </div>
   );

@@ -15,7 +15,7 @@ const teardowns = new Map<string, () => Promise<void>>();
  * at most a second: the App may save its state before its frame goes. */
 export async function teardownApp(appId: string): Promise<void> {
   const teardown = teardowns.get(appId);
-  if (teardown) await teardown();
+  if (teardown) await teardown().catch(() => undefined);
 }
 
 /**
@@ -132,7 +132,10 @@ export function AppViewer({ app, displayMode, setDisplayMode }: { app: AppTab; d
       // Only now does the view load: its first message cannot be missed.
       setConnected(true);
       teardowns.set(id, async () => {
-        await Promise.race([bridge?.teardownResource({}).catch(() => undefined), new Promise((r) => setTimeout(r, 1000))]);
+        // Never holds the tab open: an App that does not answer (or a bridge already closed) gets
+        // a second at most.
+        const told = (async () => bridge?.teardownResource({}))().catch(() => undefined);
+        await Promise.race([told, new Promise((r) => setTimeout(r, 1000))]);
       });
       // The theme and the container's size as they change.
       const dark = window.matchMedia("(prefers-color-scheme: dark)");

@@ -1,3 +1,4 @@
+import { DialogError } from "../DialogError";
 import { useRef, useState } from "react";
 import type { Approval } from "../../wire/Approval";
 import type { SamplingPrompt } from "../../wire/SamplingPrompt";
@@ -169,11 +170,7 @@ export function SamplingDialog({ prompt, onAnswer }: Props) {
             Reject
           </button>
         </div>
-        {error ? (
-          <p className="error small" role="alert">
-            {error}
-          </p>
-        ) : null}
+        <DialogError error={error} />
       </div>
     </div>
   );

@@ -1,3 +1,4 @@
+import { DialogError } from "../DialogError";
 import { useRef, useState } from "react";
 import type { Review } from "../../wire/Review";
 import type { SamplingBlock } from "../../wire/SamplingBlock";
@@ -65,11 +66,7 @@ export function SamplingReviewDialog({ prompt, onAnswer }: Props) {
             Reject
           </button>
         </div>
-        {error ? (
-          <p className="error small" role="alert">
-            {error}
-          </p>
-        ) : null}
+        <DialogError error={error} />
       </div>
     </div>
   );
