@@ -90,6 +90,18 @@ async fn drive(driver: &WebDriver, data_dir: &Path, opened: &Path) {
     wait_for(driver, "button.pdf-next").await.click().await.unwrap();
     wait_for_script(driver, "return document.querySelector('.pdf-page-number').textContent === 'Page 2 of 3';", vec![]).await;
     screenshot(driver, "pdf_viewer.png").await;
+    // At fit width the page is whole, also in a narrow split pane (no part cut off at the right).
+    let fits = driver
+        .execute(
+            "const img = document.querySelector('section.pane.active img.pdf-page'); const area = img.closest('.pdf-page-area'); \
+             return [img.getBoundingClientRect().right, area.getBoundingClientRect().right, area.scrollWidth - area.clientWidth];",
+            vec![],
+        )
+        .await
+        .unwrap()
+        .json()
+        .clone();
+    assert!(fits[0].as_f64().unwrap() <= fits[1].as_f64().unwrap() + 1.0 && fits[2].as_f64().unwrap() <= 1.0, "the page fits its pane: {fits}");
 
     // needsInput: an empty query asks for one; a suggestion button re-runs the tool with it.
     wait_for(driver, r#"button[data-tool="search_patterns"]"#).await.click().await.unwrap();

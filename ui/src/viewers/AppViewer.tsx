@@ -33,6 +33,7 @@ export function AppViewer({ app, displayMode, setDisplayMode }: { app: AppTab; d
   const box = useRef<HTMLDivElement>(null);
   const bridgeRef = useRef<AppBridge | null>(null);
   const modeRef = useRef(displayMode);
+  const initializedRef = useRef(false);
   const setModeRef = useRef(setDisplayMode);
   setModeRef.current = setDisplayMode;
 
@@ -99,6 +100,7 @@ export function AppViewer({ app, displayMode, setDisplayMode }: { app: AppTab; d
       const id = launch.app_id;
       bridge.oninitialized = () => {
         initialized = true;
+        initializedRef.current = true;
         void appEvent(id, "initialized", {}).catch(() => undefined);
         void bridge?.sendToolInput({ arguments: launch.arguments as Record<string, unknown> });
         tellEnd();
@@ -139,11 +141,12 @@ export function AppViewer({ app, displayMode, setDisplayMode }: { app: AppTab; d
       });
       // The theme and the container's size as they change.
       const dark = window.matchMedia("(prefers-color-scheme: dark)");
-      const themeChanged = () => bridge?.sendHostContextChange(hostContext(modeRef.current, size()));
+      // Nothing goes to the App before it said `initialized`.
+      const themeChanged = () => initialized && bridge?.sendHostContextChange(hostContext(modeRef.current, size()));
       dark.addEventListener("change", themeChanged);
       observers.push(() => dark.removeEventListener("change", themeChanged));
       if (box.current && typeof ResizeObserver !== "undefined") {
-        const resize = new ResizeObserver(() => bridge?.sendHostContextChange({ containerDimensions: size() }));
+        const resize = new ResizeObserver(() => initialized && bridge?.sendHostContextChange({ containerDimensions: size() }));
         resize.observe(box.current);
         observers.push(() => resize.disconnect());
       }
@@ -153,6 +156,7 @@ export function AppViewer({ app, displayMode, setDisplayMode }: { app: AppTab; d
       observers.forEach((stop) => stop());
       teardowns.delete(launch.app_id);
       bridgeRef.current = null;
+      initializedRef.current = false;
       void bridge?.close();
     };
   }, [launch]);
@@ -160,7 +164,7 @@ export function AppViewer({ app, displayMode, setDisplayMode }: { app: AppTab; d
   // The display mode the user or the App chose, told to the App.
   useEffect(() => {
     modeRef.current = displayMode;
-    void bridgeRef.current?.sendHostContextChange({ displayMode });
+    if (initializedRef.current) void bridgeRef.current?.sendHostContextChange({ displayMode });
   }, [displayMode]);
 
   return (

@@ -8,6 +8,9 @@ interface Info {
   error?: string;
 }
 
+/** Below this width the thumbnail strip is hidden by default (the page needs the room). */
+export const THUMBS_MIN_VIEWER_WIDTH = 560;
+
 /** Zoom steps, relative to the pane's width ("fit width" is 1). */
 const ZOOMS = [0.5, 0.75, 1, 1.5, 2];
 const FIT = ZOOMS.indexOf(1);
@@ -22,7 +25,22 @@ export function PdfViewer({ id, name, active = true }: { id: string; name: strin
   const [info, setInfo] = useState<Info | null>(null);
   const [page, setPage] = useState(1);
   const [zoom, setZoom] = useState(FIT);
-  const [showThumbs, setShowThumbs] = useState(true);
+  // Thumbnails unless the user chose otherwise, or the viewer is too narrow for them and a page
+  // at a readable width (a split pane): then the page gets the width.
+  const [thumbsChoice, setThumbsChoice] = useState<boolean | null>(null);
+  const root = useRef<HTMLDivElement>(null);
+  const [viewerWidth, setViewerWidth] = useState(0);
+  useEffect(() => {
+    const element = root.current;
+    if (!element) return;
+    const measure = () => setViewerWidth(element.clientWidth);
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, [info]);
+  const showThumbs = thumbsChoice ?? (viewerWidth === 0 || viewerWidth >= THUMBS_MIN_VIEWER_WIDTH);
+  const setShowThumbs = (update: (shown: boolean) => boolean) => setThumbsChoice(update(showThumbs));
   const area = useRef<HTMLDivElement>(null);
   const [fitWidth, setFitWidth] = useState(0);
   useEffect(() => {
@@ -59,7 +77,7 @@ export function PdfViewer({ id, name, active = true }: { id: string; name: strin
   const shown = Math.round(fitWidth * ZOOMS[zoom]);
   const requested = Math.min(4000, Math.max(100, Math.ceil((shown * (window.devicePixelRatio || 1)) / 100) * 100));
   return (
-    <div className="pdf-viewer">
+    <div className="pdf-viewer" ref={root}>
       <div className="pdf-toolbar">
         <button type="button" className={`pdf-thumbs-toggle${showThumbs ? " active" : ""}`} aria-pressed={showThumbs} onClick={() => setShowThumbs((s) => !s)} title="Page thumbnails">
           Pages
