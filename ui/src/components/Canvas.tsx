@@ -95,6 +95,11 @@ function Pane({ pane, active, multiple, send, grow }: { pane: CanvasPane; active
       send({ intent: "close_tab", tab: tab.id });
     }
   };
+  // The active tab is always in view in its (scrolling) tab list.
+  const tabList = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    tabList.current?.querySelector(".tab.active")?.scrollIntoView?.({ block: "nearest", inline: "nearest" });
+  }, [pane.active_tab, pane.tabs.length]);
   // App tabs stay mounted while hidden: an App keeps running across tab switches until closed.
   const apps = pane.tabs.filter((t) => t.content.kind === "app");
   return (
@@ -104,18 +109,21 @@ function Pane({ pane, active, multiple, send, grow }: { pane: CanvasPane; active
       data-pane={pane.id}
       onMouseDown={() => !active && send({ intent: "focus_pane", pane: pane.id })}
     >
-      <div className="tab-strip" role="tablist">
-        {pane.tabs.map((tab) => (
-          <div key={tab.id} className={`tab${tab.id === pane.active_tab ? " active" : ""}${tab.pinned ? " pinned" : ""}`} role="tab" aria-selected={tab.id === pane.active_tab}>
-            <button type="button" className="tab-label" onClick={() => send({ intent: "activate_tab", tab: tab.id })} title={tabTitle(tab)}>
-              {tab.pinned ? "📌 " : ""}
-              {tab.label}
-            </button>
-            <button type="button" className="tab-close" aria-label={`Close ${tab.label}`} onClick={() => void close(tab)}>
-              ×
-            </button>
-          </div>
-        ))}
+      <div className="tab-strip">
+        {/* The tabs scroll; the pane's buttons after them stay in view. */}
+        <div className="tab-list" role="tablist" ref={tabList}>
+          {pane.tabs.map((tab) => (
+            <div key={tab.id} className={`tab${tab.id === pane.active_tab ? " active" : ""}${tab.pinned ? " pinned" : ""}`} role="tab" aria-selected={tab.id === pane.active_tab}>
+              <button type="button" className="tab-label" onClick={() => send({ intent: "activate_tab", tab: tab.id })} title={tabTitle(tab)}>
+                {tab.pinned ? "📌 " : ""}
+                {tab.label}
+              </button>
+              <button type="button" className="tab-close" aria-label={`Close ${tab.label}`} onClick={() => void close(tab)}>
+                ×
+              </button>
+            </div>
+          ))}
+        </div>
         {current ? (
           <button
             type="button"
