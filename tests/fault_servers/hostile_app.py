@@ -10,9 +10,11 @@ Tools:
   show        (model and app) opens the view `ui://hostile/view.html`
   app_only    (visibility ["app"]) answers {"secret": "for apps"}
   model_only  (visibility ["model"]) answers {"secret": "for the model"}
-  slow        (view `ui://hostile/echo.html`) answers after `seconds`; its view lists the bridge
-              notifications it gets, in order, in `#events` (tool input before the result, or
-              the cancellation)
+  slow        (view `ui://hostile/echo.html`) answers once `release` is called (or after
+              `seconds`, default 600); its view lists the bridge notifications it gets, in order,
+              in `#events`, and calls `release` itself when its input says `release_from_app` —
+              so the result can only come after the App had the input, whatever the machine's load
+  release     (visibility ["app"]) lets a waiting `slow` answer
 
 The view declares `connectDomains: ["http://127.0.0.1:ALLOWED_PORT"]` and nothing else. Once
 initialized over the bridge (raw postMessage JSON-RPC, no SDK), it tries, and writes what happened
@@ -84,6 +86,7 @@ window.addEventListener("message", (e) => {
   const m = e.data; if (!m || m.jsonrpc !== "2.0") return;
   if (m.id === 1 && m.result) { window.parent.postMessage({ jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} }, "*"); log("initialized"); return; }
   if (m.method && m.method.startsWith("ui/notifications/tool-")) log(m.method.slice("ui/notifications/".length) + " " + JSON.stringify(m.params).slice(0, 120));
+  if (m.method === "ui/notifications/tool-input" && m.params?.arguments?.release_from_app) window.parent.postMessage({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "release", arguments: {} } }, "*");
 });
 window.parent.postMessage({ jsonrpc: "2.0", id: 1, method: "ui/initialize", params: { protocolVersion: "2026-01-26", appInfo: { name: "echo", version: "1" }, appCapabilities: {} } }, "*");
 </script></body></html>"""
@@ -93,12 +96,14 @@ TOOLS = [
      "_meta": {"ui": {"resourceUri": "ui://hostile/view.html"}}},
     {"name": "app_only", "inputSchema": {"type": "object"}, "_meta": {"ui": {"visibility": ["app"]}}},
     {"name": "model_only", "inputSchema": {"type": "object"}, "_meta": {"ui": {"visibility": ["model"]}}},
-    {"name": "slow", "inputSchema": {"type": "object", "properties": {"seconds": {"type": "number"}}},
+    {"name": "slow", "inputSchema": {"type": "object", "properties": {"seconds": {"type": "number"}, "release_from_app": {"type": "boolean"}}},
      "_meta": {"ui": {"resourceUri": "ui://hostile/echo.html"}}},
+    {"name": "release", "inputSchema": {"type": "object"}, "_meta": {"ui": {"visibility": ["app"]}}},
 ]
 
 
 LOCK = threading.Lock()
+RELEASED = threading.Event()
 
 
 def send(message):
@@ -121,8 +126,12 @@ def answer(message):
             return {"content": [{"type": "text", "text": "the hostile view"}]}
         if name == "app_only":
             return {"content": [{"type": "text", "text": "for apps"}], "structuredContent": {"secret": "for apps"}}
+        if name == "release":
+            RELEASED.set()
+            return {"content": [{"type": "text", "text": "released"}]}
         if name == "slow":
-            time.sleep(float((params.get("arguments") or {}).get("seconds", 1)))
+            RELEASED.wait(float((params.get("arguments") or {}).get("seconds", 600)))
+            RELEASED.clear()
             return {"content": [{"type": "text", "text": "slow done"}], "structuredContent": {"done": True}}
         if name == "model_only":
             return {"content": [{"type": "text", "text": "for the model"}], "structuredContent": {"secret": "for the model"}}

@@ -273,7 +273,7 @@ impl App {
             return false;
         }
         let Some(resource_uri) = mcp_canvas_host::apps::ToolUi::of(definition).and_then(|ui| ui.resource_uri) else { return false };
-        let tool_title = definition.title.clone().or_else(|| definition.annotations.as_ref().and_then(|a| a.title.clone()));
+        let tool_title = mcp_canvas_host::apps::tool_title(definition);
         let tab = mcp_canvas_canvas::AppTab { app_id: call_id.to_owned(), server: server.to_owned(), tool: tool.to_owned(), tool_title, resource_uri };
         self.apps.started(tab.clone(), arguments.clone());
         let mut canvas = self.canvas();

@@ -73,6 +73,11 @@ impl ToolUi {
     }
 }
 
+/// A tool's human title: its `title`, else its annotations' `title`.
+pub fn tool_title(tool: &Tool) -> Option<String> {
+    tool.title.clone().or_else(|| tool.annotations.as_ref().and_then(|a| a.title.clone()))
+}
+
 /// The origins a view may reach (`_meta.ui.csp`).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
@@ -171,7 +176,7 @@ impl AppView {
 /// Views read per server, valid while the connection they were read over lives.
 #[derive(Default)]
 pub(crate) struct ViewCache {
-    views: Mutex<HashMap<(String, String), (usize, Arc<AppView>)>>,
+    views: Mutex<HashMap<(String, String), (std::sync::Weak<mcp_canvas_client::ServerConnection>, Arc<AppView>)>>,
 }
 
 impl Host {
@@ -180,10 +185,10 @@ impl Host {
     /// `text/html;profile=mcp-app`, not UTF-8, or larger than [`MAX_VIEW_BYTES`].
     pub async fn app_view(&self, server: &str, uri: &str) -> Result<Arc<AppView>, HostError> {
         let connection = self.connection(server).await?;
-        let generation = Arc::as_ptr(&connection) as usize;
         let key = (server.to_owned(), uri.to_owned());
-        if let Some((g, view)) = self.views.views.lock().unwrap().get(&key) {
-            if *g == generation {
+        if let Some((read_over, view)) = self.views.views.lock().unwrap().get(&key) {
+            // Valid while the connection it was read over lives (a reconnect reads it again).
+            if read_over.upgrade().is_some_and(|c| Arc::ptr_eq(&c, &connection)) {
                 return Ok(view.clone());
             }
         }
@@ -221,7 +226,7 @@ impl Host {
             permissions: ui.get("permissions").cloned().unwrap_or(Value::Null),
             prefers_border: ui.get("prefersBorder").and_then(Value::as_bool),
         });
-        self.views.views.lock().unwrap().insert(key, (generation, view.clone()));
+        self.views.views.lock().unwrap().insert(key, (Arc::downgrade(&connection), view.clone()));
         Ok(view)
     }
 
@@ -247,8 +252,17 @@ impl Host {
             detail: detail.map(|d| crate::audit::redact_text(&d)),
             artifact_ids: Vec::new(),
         };
-        if let Err(e) = self.store().audit(&record) {
-            tracing::warn!("writing the audit log failed: {e}");
+        // SQLite may wait for another process's write lock: never on the caller's thread (a
+        // window command, an async worker).
+        let store = self.store().clone();
+        let write = move || {
+            if let Err(e) = store.audit(&record) {
+                tracing::warn!("writing the audit log failed: {e}");
+            }
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => drop(runtime.spawn_blocking(write)),
+            Err(_) => drop(std::thread::spawn(write)),
         }
     }
 

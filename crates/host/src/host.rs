@@ -610,7 +610,7 @@ fn resolve_program(command: &str) -> PathBuf {
 fn tool_view(tool: &rmcp::model::Tool) -> ToolView {
     ToolView {
         name: tool.name.to_string(),
-        title: tool.title.clone().or_else(|| tool.annotations.as_ref().and_then(|a| a.title.clone())),
+        title: crate::apps::tool_title(tool),
         description: tool.description.as_ref().map(|d| d.to_string()),
         input_schema: Value::Object((*tool.input_schema).clone()),
         read_only: tool.annotations.as_ref().and_then(|a| a.read_only_hint),

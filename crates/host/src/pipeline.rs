@@ -235,8 +235,7 @@ async fn call_unaudited(
             }
             summary
         });
-        let tool_title = definition.title.clone().or_else(|| definition.annotations.as_ref().and_then(|a| a.title.clone()));
-        sent.app = Some(AppCall { resource_uri, tool_title, arguments: sent.arguments.clone(), result });
+        sent.app = Some(AppCall { resource_uri, tool_title: crate::apps::tool_title(definition), arguments: sent.arguments.clone(), result });
     }
     if let (Some(schema), Some(structured)) = (&definition.output_schema, &structured) {
         match validation::problems(schema, structured) {

@@ -199,9 +199,13 @@ impl ServerHandler for ProxyServer {
                 Ok(definitions) => {
                     // App-only tools (MCP Apps `visibility: ["app"]`) are not the model's to call;
                     // every other tool goes up with its `_meta` (its `ui` view included).
-                    for definition in definitions.iter().filter(|d| ToolUi::model_may_call(ToolUi::of(d).as_ref())) {
+                    for definition in definitions.iter() {
+                        let ui = ToolUi::of(definition);
+                        if !ToolUi::model_may_call(ui.as_ref()) {
+                            continue;
+                        }
                         // Its view is read from its server, whether or not resources were listed.
-                        if let Some(uri) = ToolUi::of(definition).and_then(|ui| ui.resource_uri) {
+                        if let Some(uri) = ui.and_then(|ui| ui.resource_uri) {
                             self.state.resource_owners.lock().unwrap().entry(uri).or_insert_with(|| server.clone());
                         }
                         let mut tool = definition.clone();
