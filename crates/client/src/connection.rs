@@ -15,7 +15,7 @@ use std::{
 use mcp_canvas_config::{servers::ServerEntry, ConfigError};
 use rmcp::{
     model::Tool,
-    service::RunningService,
+    service::{ClientLifecycleMode, RunningService},
     transport::{streamable_http_client::StreamableHttpClientTransportConfig, StreamableHttpClientTransport},
     Peer, RoleClient,
 };
@@ -24,7 +24,7 @@ use tokio::io::BufReader;
 use crate::{
     elicitation::ElicitationHandler,
     error::ClientError,
-    handler::{CanvasClient, ServerChange, ServerMessages},
+    handler::{retry_with_initialize, CanvasClient, ServerChange, ServerMessages},
     transport::{stderr::capture_stderr, stdio::LineTransport},
 };
 
@@ -111,7 +111,7 @@ impl ServerConnection {
         let stderr_done = stderr.map(|stderr| tokio::spawn(capture_stderr(stderr, ctx.log_path.clone(), stderr_tail.clone())));
 
         let client = CanvasClient::new(&ctx)?;
-        let handshake = tokio::time::timeout(HANDSHAKE_TIMEOUT, client.clone().connect(transport)).await;
+        let handshake = tokio::time::timeout(HANDSHAKE_TIMEOUT, client.clone().connect(transport, client.lifecycle())).await;
         let handshake_error = |reason: String| async {
             // Give the stderr reader a moment to drain what a crashing server printed.
             if let Some(done) = stderr_done {
@@ -142,10 +142,19 @@ impl ServerConnection {
         }
         let mut config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(headers);
         config.max_sse_event_size = ctx.entry.max_message_bytes().map_err(|e| e.in_file(ctx.name, ctx.config_path))?.unwrap_or(MAX_MESSAGE_BYTES);
-        let transport = StreamableHttpClientTransport::from_config(config);
         let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
         let client = CanvasClient::new(&ctx)?;
-        let service = match tokio::time::timeout(HANDSHAKE_TIMEOUT, client.clone().connect(transport)).await {
+        let lifecycle = client.lifecycle();
+        let auto = matches!(lifecycle, ClientLifecycleMode::Auto { .. });
+        let handshake = async {
+            match client.clone().connect(StreamableHttpClientTransport::from_config(config.clone()), lifecycle).await {
+                // An older server that answered `server/discover` with a stray result: a new
+                // transport (a new session) and `initialize`.
+                Err(e) if auto && retry_with_initialize(&e) => client.clone().connect(StreamableHttpClientTransport::from_config(config), ClientLifecycleMode::Initialize).await,
+                other => other,
+            }
+        };
+        let service = match tokio::time::timeout(HANDSHAKE_TIMEOUT, handshake).await {
             Ok(Ok(service)) => service,
             Ok(Err(e)) => return Err(ClientError::Handshake { server: ctx.name.to_owned(), reason: format!("{e} (is the server running at {url}?)"), stderr_tail: Vec::new(), log: ctx.log_path }),
             Err(_) => return Err(ClientError::Handshake { server: ctx.name.to_owned(), reason: format!("no answer from {url} within {} s", HANDSHAKE_TIMEOUT.as_secs()), stderr_tail: Vec::new(), log: ctx.log_path }),

@@ -9,10 +9,23 @@ use serde_json::{Map, Value};
 #[error("the tool's schema is not a valid JSON Schema ({0})")]
 pub struct InvalidSchema(pub String);
 
+/// A `$ref` to another document is never fetched (SEP-2106: a tool schema must not make the
+/// host reach the network); it stands for "anything" instead. Same-document references
+/// (`#/$defs/…`, `$anchor`) resolve as usual.
+struct NoFetch;
+
+impl jsonschema::Retrieve for NoFetch {
+    fn retrieve(&self, _uri: &jsonschema::Uri<String>) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
+        Ok(Value::Object(Map::new()))
+    }
+}
+
 /// Problems found, one line each (`values[1]: "x" is not of type "number"`), or an empty list.
+/// The schema is used exactly as the server sent it, in the dialect its `$schema` declares
+/// (2020-12 when it declares none).
 pub fn problems(schema: &Map<String, Value>, instance: &Value) -> Result<Vec<String>, InvalidSchema> {
     let schema = Value::Object(schema.clone());
-    let validator = jsonschema::validator_for(&schema).map_err(|e| InvalidSchema(e.to_string()))?;
+    let validator = jsonschema::options().with_retriever(NoFetch).build(&schema).map_err(|e| InvalidSchema(e.to_string()))?;
     let mut found: Vec<String> = validator
         .iter_errors(instance)
         .map(|error| {
@@ -62,5 +75,26 @@ mod tests {
         let missing = problems(schema, &json!({})).unwrap();
         assert!(missing[0].contains("values"), "{missing:?}");
         assert!(problems(json!({"type": 7}).as_object().unwrap(), &json!({})).is_err());
+    }
+
+    /// A network `$ref` is not fetched (the address below would refuse a connection, and the
+    /// answer would come at once either way) and constrains nothing; local `$defs` still do.
+    #[test]
+    fn external_refs_are_not_fetched_local_ones_resolve() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let url = format!("http://{}/profile.json", listener.local_addr().unwrap());
+        let schema = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "$defs": { "id": { "$anchor": "id", "type": "integer" } },
+            "properties": { "profile": { "$ref": url }, "id": { "$ref": "#id" } },
+            "required": ["id"]
+        });
+        let schema = schema.as_object().unwrap();
+        assert!(problems(schema, &json!({"id": 3, "profile": {"anything": true}})).unwrap().is_empty());
+        let found = problems(schema, &json!({"id": "x"})).unwrap();
+        assert!(found.iter().any(|p| p.starts_with("id:")), "{found:?}");
+        assert!(listener.accept().is_err(), "the external $ref was fetched");
     }
 }

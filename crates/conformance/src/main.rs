@@ -6,12 +6,12 @@
 //! scenario's name in `MCP_CONFORMANCE_SCENARIO`. The adapter configures that URL as a Streamable
 //! HTTP server in a throwaway data dir and does what the scenario expects:
 //!
-//! - `initialize`: connect (initialize + initialized + tools/list), then close;
-//! - `tools_call`: call `add_numbers` with `{a, b}`;
-//! - `sse-retry`: call `test_reconnection`, whose response arrives only after the client
-//!   reconnects with `Last-Event-ID` once the server's `retry` delay has passed;
-//! - `elicitation-sep1034-client-defaults`: call `test_client_elicitation_defaults` and accept its
-//!   form with the schema's defaults.
+//! - connect as the app does (`server/discover`, falling back to `initialize`) and list the tools;
+//! - when the scenario's context (`MCP_CONFORMANCE_CONTEXT`) names `toolCalls`, make those;
+//! - `json-schema-2020-12-preservation`: send the focal tool's `inputSchema`, as the host keeps
+//!   it, back through `json_schema_echo`;
+//! - otherwise call every listed tool once with the least arguments its schema accepts
+//!   (elicitation forms are accepted with their defaults, `input_required` rounds answered).
 //!
 //! Exit 0 when the scenario ran, 1 (with the reason on stderr) when it could not. The suite
 //! itself judges the protocol traffic. `tests/reference_servers.rs` runs every scenario.
@@ -25,8 +25,6 @@ use mcp_canvas_host::{
 use serde_json::{json, Map, Value};
 
 const SERVER: &str = "conformance";
-/// The spec version the pinned suite tests.
-const SPEC_VERSION: &str = "2025-11-25";
 
 /// Accepts every form with the defaults its schema declares (and nothing else).
 struct AcceptDefaults;
@@ -67,32 +65,75 @@ fn main() -> ExitCode {
 
 async fn run(scenario: &str, url: &str) -> Result<String, String> {
     let dir = tempfile::tempdir().map_err(|e| format!("cannot create a data dir: {e}"))?;
-    // The suite (0.1.16) checks spec 2025-11-25 and fails a client that offers a newer version
-    // in `initialize` (rmcp's newest is 2026-07-28), so the entry asks for the suite's version.
-    let servers = json!({ "mcpServers": { SERVER: { "type": "http", "url": url, "protocol_version": SPEC_VERSION } } });
+    // No version is named: the host probes with `server/discover` and falls back to `initialize`,
+    // as it does for every server a user adds.
+    let servers = json!({ "mcpServers": { SERVER: { "type": "http", "url": url } } });
     std::fs::write(dir.path().join("servers.json"), servers.to_string()).map_err(|e| e.to_string())?;
     let options = HostOptions { data_dir: dir.path().to_owned(), call_timeout: Duration::from_secs(20), session: None };
     let host = Host::open(options).map_err(|e| e.to_string())?.with_elicitation(Arc::new(AcceptDefaults));
-    let result = scenario_steps(&host, scenario).await.map_err(|e| e.to_string());
+    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT").ok().and_then(|c| serde_json::from_str(&c).ok()).unwrap_or_default();
+    let result = scenario_steps(&host, scenario, &context).await.map_err(|e| e.to_string());
     host.shutdown().await;
     result
 }
 
-async fn scenario_steps(host: &Host, scenario: &str) -> Result<String, HostError> {
-    let call = |tool: &'static str, arguments: Value| async move {
-        let outcome = host.call_tool_with(SERVER, tool, arguments, CallOptions { confirmed: true, ..CallOptions::default() }).await?.outcome;
-        let texts: Vec<&str> = outcome.texts.iter().map(|t| t.text.as_str()).collect();
-        Ok::<_, HostError>(format!("{tool} answered {:?}{}", texts.join(" "), outcome.error.map(|e| format!(" (tool error {}: {})", e.code, e.message)).unwrap_or_default()))
+async fn scenario_steps(host: &Host, scenario: &str, context: &Value) -> Result<String, HostError> {
+    // A call that fails is reported and the scenario goes on: the suite judges the traffic, and
+    // some scenarios' servers answer only the requests they test (`tools/call` on a server that
+    // only lists its tools is `Method not found`).
+    let call = |tool: String, arguments: Value| async move {
+        Ok::<_, HostError>(match host.call_tool_with(SERVER, &tool, arguments, CallOptions { confirmed: true, ..CallOptions::default() }).await {
+            Ok(done) => {
+                let outcome = done.outcome;
+                let texts: Vec<&str> = outcome.texts.iter().map(|t| t.text.as_str()).collect();
+                format!("{tool} answered {:?}{}", texts.join(" "), outcome.error.map(|e| format!(" (tool error {}: {})", e.code, e.message)).unwrap_or_default())
+            }
+            Err(e) => format!("{tool} failed: {e}"),
+        })
     };
+    let tools = host.tools(SERVER).await?;
+    let mut done = vec![format!("connected; {} tool(s)", tools.len())];
+    // The calls the scenario names in its context, as given.
+    if let Some(calls) = context.get("toolCalls").and_then(Value::as_array) {
+        for named in calls {
+            let tool = named.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
+            done.push(call(tool, named.get("arguments").cloned().unwrap_or_else(|| json!({}))).await?);
+        }
+        return Ok(done.join("; "));
+    }
     match scenario {
-        "initialize" => Ok(format!("connected; {} tool(s)", host.tools(SERVER).await?.len())),
-        "tools_call" => call("add_numbers", json!({"a": 2, "b": 3})).await,
-        "sse-retry" => call("test_reconnection", json!({})).await,
-        "elicitation-sep1034-client-defaults" => call("test_client_elicitation_defaults", json!({})).await,
-        other => {
-            // Unknown scenario: connect and list the tools, which is all a client can do unasked.
-            let tools = host.tools(SERVER).await?;
-            Ok(format!("scenario `{other}` has no steps here; connected and listed {} tool(s)", tools.len()))
+        "initialize" => {}
+        // Round-trips the focal tool's inputSchema, as the host keeps it, through the echo tool.
+        "json-schema-2020-12-preservation" => {
+            let focal = tools.iter().find(|t| t.name != "json_schema_echo").expect("the scenario lists a focal tool");
+            done.push(call("json_schema_echo".into(), json!({ "schema": focal.input_schema })).await?);
+        }
+        // Otherwise every listed tool once, with the least arguments its schema accepts.
+        _ => {
+            for tool in &tools {
+                done.push(call(tool.name.clone(), least_arguments(&tool.input_schema)).await?);
+            }
         }
     }
+    Ok(done.join("; "))
+}
+
+/// The required properties of an object schema, each with the simplest value of its type.
+fn least_arguments(schema: &Value) -> Value {
+    let required = schema.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str);
+    let properties = schema.get("properties").and_then(Value::as_object);
+    let arguments: Map<String, Value> = required
+        .map(|name| {
+            let kind = properties.and_then(|p| p.get(name)).and_then(|p| p.get("type")).and_then(Value::as_str);
+            let value = match kind {
+                Some("number" | "integer") => json!(1),
+                Some("boolean") => json!(true),
+                Some("object") => json!({}),
+                Some("array") => json!([]),
+                _ => json!("test"),
+            };
+            (name.to_owned(), value)
+        })
+        .collect();
+    Value::Object(arguments)
 }

@@ -38,6 +38,23 @@ pub(crate) fn as_sent_for_validation(schema: &Map<String, Value>, arguments: &Ma
     checked
 }
 
+/// Leaves out optional arguments given as `null` whose schema does not accept `null`: a caller
+/// (a model, more often than not) saying "no value", which the schema spells as absence. They
+/// are not sent (so no `Mcp-Param-*` header carries them either); one note per argument.
+pub(crate) fn drop_null_optionals(schema: &Map<String, Value>, arguments: &mut Map<String, Value>) -> Vec<String> {
+    let required: Vec<&str> = schema.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
+    let dropped: Vec<String> = arguments
+        .iter()
+        .filter(|(name, value)| value.is_null() && !required.contains(&name.as_str()))
+        .filter(|(name, _)| property(schema, name).is_some_and(|p| p.get("type").is_some() && !declares_type(p, "null")))
+        .map(|(name, _)| name.clone())
+        .collect();
+    for name in &dropped {
+        arguments.remove(name);
+    }
+    dropped.into_iter().map(|name| format!("`{name}`: null left out (the argument is optional and its schema does not accept null)")).collect()
+}
+
 /// Rewrites `arguments` in place; returns notes for the audit/summary (never the URLs' tokens).
 pub(crate) fn prepare(schema: &Map<String, Value>, arguments: &mut Map<String, Value>, context: &impl ArgumentContext) -> Vec<String> {
     let mut notes = Vec::new();
@@ -71,6 +88,21 @@ pub(crate) fn prepare(schema: &Map<String, Value>, arguments: &mut Map<String, V
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn null_optionals_are_left_out_only_where_null_is_not_allowed() {
+        let schema = json!({"type": "object", "properties": {
+            "verbose": {"type": "boolean"}, "note": {"type": ["string", "null"]}, "any": {}, "region": {"type": "string"}
+        }, "required": ["region"]});
+        let schema = schema.as_object().unwrap();
+        let mut arguments = json!({"verbose": null, "note": null, "any": null, "region": null, "extra": null}).as_object().unwrap().clone();
+        let notes = drop_null_optionals(schema, &mut arguments);
+        // Only `verbose`: `note` accepts null, `any` declares no type, `region` is required (the
+        // validator then says why), `extra` is not in the schema.
+        assert_eq!(arguments, json!({"note": null, "any": null, "region": null, "extra": null}).as_object().unwrap().clone());
+        assert_eq!(notes.len(), 1);
+        assert!(notes[0].starts_with("`verbose`"), "{notes:?}");
+    }
 
     struct Context;
     impl ArgumentContext for Context {

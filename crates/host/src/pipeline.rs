@@ -196,6 +196,7 @@ async fn call_unaudited(
         return Err(HostError::AppRefused { server: server.to_owned(), tool: tool.to_owned(), reason: "its visibility is model only".to_owned() });
     }
     let schema = &definition.input_schema;
+    let left_out = arguments::drop_null_optionals(schema, &mut arguments);
     let checked = arguments::as_sent_for_validation(schema, &arguments, &env.settings.identity.username);
     let problems = validation::problems(schema, &Value::Object(checked))
         .map_err(|e| HostError::InvalidArguments { server: server.to_owned(), tool: tool.to_owned(), reason: e.to_string() })?;
@@ -227,6 +228,7 @@ async fn call_unaudited(
         small.then(|| raw.clone())
     });
     let mut outcome = env.ingest.store(server, tool, raw, output_schema, &call_id, env.housekeeping).await?;
+    outcome.warnings.extend(left_out);
     if let Some(result) = app_result {
         let result = result.unwrap_or_else(|| {
             let mut summary = serde_json::json!({ "content": [{ "type": "text", "text": outcome.summary }], "isError": outcome.error.is_some() });

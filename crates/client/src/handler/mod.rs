@@ -22,7 +22,7 @@ use rmcp::{
         ProgressNotificationParam, ProtocolVersion, UrlElicitationCapability,
     },
     service::{ClientLifecycleMode, ClientServiceExt as _, NotificationContext, RequestContext, RunningService},
-    ClientHandler, ErrorData, RoleClient, ServiceExt,
+    ClientHandler, ErrorData, RoleClient,
 };
 use serde_json::Value;
 
@@ -71,21 +71,35 @@ impl CanvasClient {
         })
     }
 
-    /// The MCP handshake: `initialize` as usual, or `server/discover` when the entry asks for a
-    /// protocol version without `initialize` (2026-07-28, where elicitation arrives as
-    /// `input_required` results instead of server→client requests).
-    pub(crate) async fn connect<T, E, A>(self, transport: T) -> Result<RunningService<RoleClient, Self>, rmcp::service::ClientInitializeError>
+    /// How the handshake goes: `server/discover` first (2026-07-28, no session; elicitation and
+    /// sampling arrive as `input_required` results), `initialize` when the server is of the older
+    /// era (rmcp's `Auto` lifecycle: on the server's error or silence it retries with
+    /// `initialize`, 2025-11-25 or the older version the server answers with). An entry's
+    /// `protocol_version` pins one version instead.
+    pub(crate) fn lifecycle(&self) -> ClientLifecycleMode {
+        match self.protocol.clone() {
+            Some(version) if !version.has_initialize() => ClientLifecycleMode::Discover { preferred_versions: vec![version] },
+            Some(_) => ClientLifecycleMode::Initialize,
+            None => ClientLifecycleMode::Auto { preferred_versions: vec![ProtocolVersion::V_2026_07_28], legacy_version: None },
+        }
+    }
+
+    /// The MCP handshake, as [`CanvasClient::lifecycle`] says.
+    pub(crate) async fn connect<T, E, A>(self, transport: T, lifecycle: ClientLifecycleMode) -> Result<RunningService<RoleClient, Self>, rmcp::service::ClientInitializeError>
     where
         T: rmcp::transport::IntoTransport<RoleClient, E, A>,
         E: std::error::Error + Send + Sync + 'static,
     {
-        match self.protocol.clone() {
-            Some(version) if !version.has_initialize() => {
-                self.serve_with_lifecycle(transport, ClientLifecycleMode::Discover { preferred_versions: vec![version] }).await
-            }
-            _ => self.serve(transport).await,
-        }
+        self.serve_with_lifecycle(transport, lifecycle).await
     }
+}
+
+/// Whether a failed `Auto` handshake is worth one more try with `initialize`: the server answered
+/// `server/discover` with something that is not a discover result (an older server that answers
+/// every unknown method with an empty result), rather than failing to answer at all.
+pub(crate) fn retry_with_initialize(error: &rmcp::service::ClientInitializeError) -> bool {
+    use rmcp::service::ClientInitializeError as E;
+    matches!(error, E::ExpectedInitResult(_) | E::ExpectedInitResponse(_))
 }
 
 /// The MCP Apps extension we advertise, and the view MIME type we render.
