@@ -16,7 +16,11 @@ use mcp_canvas_config::{servers::ServerEntry, ConfigError};
 use rmcp::{
     model::Tool,
     service::{ClientLifecycleMode, RunningService},
-    transport::{streamable_http_client::StreamableHttpClientTransportConfig, StreamableHttpClientTransport},
+    transport::{
+        auth::AuthClient,
+        streamable_http_client::{StreamableHttpClient, StreamableHttpClientTransportConfig},
+        StreamableHttpClientTransport,
+    },
     Peer, RoleClient,
 };
 use tokio::io::BufReader;
@@ -25,6 +29,7 @@ use crate::{
     elicitation::ElicitationHandler,
     error::ClientError,
     handler::{retry_with_initialize, CanvasClient, ServerChange, ServerMessages},
+    oauth,
     transport::{stderr::capture_stderr, stdio::LineTransport},
 };
 
@@ -50,6 +55,8 @@ pub struct ServerConnection {
     pub client: CanvasClient,
     /// The entry's `timeout_seconds`, when it has one.
     pub call_timeout: Option<Duration>,
+    /// An HTTP server's endpoint (none for stdio).
+    pub url: Option<String>,
 }
 
 /// What starting or connecting to one server needs from the host.
@@ -70,6 +77,8 @@ pub struct SpawnContext<'a> {
     pub messages: Arc<ServerMessages>,
     /// Where the server's `list_changed` notifications are announced.
     pub changes: tokio::sync::broadcast::Sender<ServerChange>,
+    /// An HTTP server's sign-in record (its tokens go with every request; none for stdio).
+    pub tokens: Option<oauth::TokenStore>,
 }
 
 impl ServerConnection {
@@ -129,7 +138,7 @@ impl ServerConnection {
             Ok(Err(e)) => return Err(handshake_error(format!("{e} (the server may have exited at once)")).await),
             Err(_) => return Err(handshake_error(format!("no answer within {} s", HANDSHAKE_TIMEOUT.as_secs())).await),
         };
-        Self::ready(ctx, service, client, Some(child), stderr_tail).await
+        Self::ready(ctx, service, client, Some(child), stderr_tail, None).await
     }
 
     /// Connects to a Streamable HTTP server (rmcp handles the session id, the standalone GET
@@ -145,21 +154,40 @@ impl ServerConnection {
         let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
         let client = CanvasClient::new(&ctx)?;
         let lifecycle = client.lifecycle();
-        let auto = matches!(lifecycle, ClientLifecycleMode::Auto { .. });
         let handshake = async {
-            match client.clone().connect(StreamableHttpClientTransport::from_config(config.clone()), lifecycle).await {
-                // An older server that answered `server/discover` with a stray result: a new
-                // transport (a new session) and `initialize`.
-                Err(e) if auto && retry_with_initialize(&e) => client.clone().connect(StreamableHttpClientTransport::from_config(config), ClientLifecycleMode::Initialize).await,
-                other => other,
+            match &ctx.tokens {
+                // Every request carries the stored token (refreshed when it expires); with none
+                // stored, requests go out without one and a 401 says how to sign in.
+                Some(store) => {
+                    let settings = ctx.entry.oauth().map_err(|e| ClientError::Config(e.in_file(ctx.name, ctx.config_path)))?;
+                    let manager = oauth::transport_manager(url, &settings, store).await.map_err(|reason| ClientError::SignIn { server: ctx.name.to_owned(), reason })?;
+                    Ok(http_handshake(&client, AuthClient::new(reqwest::Client::default(), manager), config, lifecycle).await)
+                }
+                None => Ok(http_handshake(&client, reqwest::Client::default(), config, lifecycle).await),
             }
         };
         let service = match tokio::time::timeout(HANDSHAKE_TIMEOUT, handshake).await {
-            Ok(Ok(service)) => service,
-            Ok(Err(e)) => return Err(ClientError::Handshake { server: ctx.name.to_owned(), reason: format!("{e} (is the server running at {url}?)"), stderr_tail: Vec::new(), log: ctx.log_path }),
+            Ok(Err(e)) => return Err(e),
+            Ok(Ok(Ok(service))) => service,
+            Ok(Ok(Err(e))) => {
+                if let Some(challenge) = e.auth_challenge() {
+                    return Err(ClientError::SignInRequired { server: ctx.name.to_owned(), more_scope: oauth::wants_more_scope(url, challenge), challenge: challenge.to_owned() });
+                }
+                return Err(ClientError::Handshake { server: ctx.name.to_owned(), reason: format!("{e} (is the server running at {url}?)"), stderr_tail: Vec::new(), log: ctx.log_path });
+            }
             Err(_) => return Err(ClientError::Handshake { server: ctx.name.to_owned(), reason: format!("no answer from {url} within {} s", HANDSHAKE_TIMEOUT.as_secs()), stderr_tail: Vec::new(), log: ctx.log_path }),
         };
-        Self::ready(ctx, service, client, None, stderr_tail).await
+        Self::ready(ctx, service, client, None, stderr_tail, Some(url.to_owned())).await
+    }
+
+    /// The error of a request that failed: a 401/403 challenge becomes
+    /// [`ClientError::SignInRequired`] (so the host can sign in and try again), anything else a
+    /// [`ClientError::Request`] naming `what`.
+    pub fn service_error(&self, what: &str, error: &rmcp::ServiceError) -> ClientError {
+        match error.auth_challenge() {
+            Some(challenge) => ClientError::SignInRequired { server: self.name.clone(), more_scope: self.url.as_deref().is_some_and(|url| oauth::wants_more_scope(url, challenge)), challenge: challenge.to_owned() },
+            None => self.request_error(what, error.to_string()),
+        }
     }
 
     async fn ready(
@@ -168,6 +196,7 @@ impl ServerConnection {
         client: CanvasClient,
         child: Option<tokio::process::Child>,
         stderr_tail: Arc<Mutex<VecDeque<String>>>,
+        url: Option<String>,
     ) -> Result<Self, ClientError> {
         let peer = service.peer().clone();
         let call_timeout = ctx.entry.timeout().map_err(|e| e.in_file(ctx.name, ctx.config_path))?;
@@ -181,12 +210,13 @@ impl ServerConnection {
             log_path: ctx.log_path,
             client,
             call_timeout,
+            url,
         };
         // Bounded: a server that never answers `tools/list` (or pages forever) must not hold the
         // connection slot, and every later call to it, forever.
         let limit = connection.call_timeout.unwrap_or(HANDSHAKE_TIMEOUT);
         let tools = match tokio::time::timeout(limit, connection.peer.list_all_tools()).await {
-            Ok(listed) => listed.map_err(|e| connection.request_error("listing tools", e.to_string()))?,
+            Ok(listed) => listed.map_err(|e| connection.service_error("listing tools", &e))?,
             Err(_) => return Err(connection.request_error("listing tools", format!("no complete answer within {} s", limit.as_secs_f64()))),
         };
         *connection.tools.write().unwrap() = Arc::new(tools);
@@ -202,7 +232,7 @@ impl ServerConnection {
                 Ok(tools) => *self.tools.write().unwrap() = Arc::new(tools),
                 Err(e) => {
                     self.client.tools_stale.store(true, Ordering::SeqCst);
-                    return Err(self.request_error("listing tools again (the server said they changed)", e.to_string()));
+                    return Err(self.service_error("listing tools again (the server said they changed)", &e));
                 }
             }
         }
@@ -234,3 +264,17 @@ impl ServerConnection {
     }
 }
 
+
+/// The handshake over Streamable HTTP through `http` (plain, or carrying the OAuth token): as
+/// the lifecycle says, and once more with `initialize` (a new transport, a new session) when an
+/// older server answered `server/discover` with a stray result.
+async fn http_handshake<C>(client: &CanvasClient, http: C, config: StreamableHttpClientTransportConfig, lifecycle: ClientLifecycleMode) -> Result<RunningService<RoleClient, CanvasClient>, rmcp::service::ClientInitializeError>
+where
+    C: StreamableHttpClient + Clone + Send + Sync + 'static,
+{
+    let auto = matches!(lifecycle, ClientLifecycleMode::Auto { .. });
+    match client.clone().connect(StreamableHttpClientTransport::with_client(http.clone(), config.clone()), lifecycle).await {
+        Err(e) if auto && retry_with_initialize(&e) => client.clone().connect(StreamableHttpClientTransport::with_client(http, config), ClientLifecycleMode::Initialize).await,
+        other => other,
+    }
+}

@@ -47,6 +47,25 @@ pub enum ClientError {
         /// The server's log file.
         log: PathBuf,
     },
+    /// The server wants a signed-in user (HTTP 401), or more permission than the token carries
+    /// (403 `insufficient_scope`).
+    #[error("server `{server}` {}: sign in with the Sign in button on the server in MCP Canvas, or run `mcp-canvas-cli servers login {server}`", if *.more_scope { "needs more permission than you granted it" } else { "asks you to sign in (OAuth)" })]
+    SignInRequired {
+        /// Server name.
+        server: String,
+        /// The server's `WWW-Authenticate` header (no secret: it is what the server sends anyone).
+        challenge: String,
+        /// 403 `insufficient_scope` rather than 401.
+        more_scope: bool,
+    },
+    /// Signing in did not finish.
+    #[error("signing in to server `{server}` did not finish: {reason}. Try again with Sign in (or `mcp-canvas-cli servers login {server}`)")]
+    SignIn {
+        /// Server name.
+        server: String,
+        /// Why (never a token).
+        reason: String,
+    },
 }
 
 fn stderr_hint(tail: &[String], log: &std::path::Path) -> String {

@@ -11,6 +11,8 @@
 //!   for the user), never shared between calls.
 //! - [`health`]: failures in a row and the wait before the next start.
 //! - [`validation`]: JSON Schema checks of arguments and answers.
+//! - [`oauth`]: signing in to HTTP servers (rmcp's OAuth 2.1 flow; our token store, loopback
+//!   redirect and browser).
 //!
 //! Knows nothing of the store, the contract or windows: the host (`mcp-canvas-host`) drives it.
 #![deny(missing_docs)]
@@ -21,6 +23,7 @@ mod error;
 pub mod handler;
 pub mod health;
 pub mod transport;
+pub mod oauth;
 pub mod validation;
 
 pub use call_context::{CallContext, InFlight};

@@ -57,6 +57,23 @@ pub struct ServerEntry {
     pub other: Map<String, Value>,
 }
 
+/// An HTTP server's sign-in settings (all optional: by default everything is discovered and the
+/// client registers itself).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OAuthEntry {
+    /// A client ID registered with the authorization server beforehand (no registration then).
+    #[serde(default)]
+    pub client_id: Option<String>,
+    /// The scopes to ask for instead of those the server names.
+    #[serde(default)]
+    pub scopes: Option<Vec<String>>,
+    /// An HTTPS client ID metadata document to use as the client ID where the authorization
+    /// server supports them.
+    #[serde(default)]
+    pub client_metadata_url: Option<String>,
+}
+
 /// How a server is reached, once the entry is checked.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Endpoint<'a> {
@@ -151,6 +168,22 @@ impl ServerEntry {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(version)) if version.len() == 10 && version.as_bytes()[4] == b'-' => Ok(Some(version)),
             Some(other) => Err(format!("`protocol_version` must be a version such as \"2025-11-25\", got {other}").into()),
+        }
+    }
+
+    /// How MCP Canvas signs in to this (HTTP) server, when the entry says more than "discover
+    /// everything" (`"oauth": {"client_id": "...", "scopes": ["read"], "client_metadata_url":
+    /// "https://..."}`). A pre-registered client's secret is never kept here: `mcp-canvas-cli
+    /// servers login NAME --client-secret-stdin` puts it in the OS keyring with the tokens.
+    pub fn oauth(&self) -> Result<OAuthEntry, EntryError> {
+        match self.other.get("oauth") {
+            None | Some(Value::Null) => Ok(OAuthEntry::default()),
+            Some(value) => {
+                if value.get("client_secret").is_some() {
+                    return Err("`oauth.client_secret` does not belong in servers.json (anyone who can read the file would have it); remove it and store it with `mcp-canvas-cli servers login NAME --client-secret-stdin`".into());
+                }
+                serde_json::from_value(value.clone()).map_err(|e| format!("`oauth` is not usable: {e}").into())
+            }
         }
     }
 

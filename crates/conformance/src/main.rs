@@ -20,11 +20,16 @@ use std::{process::ExitCode, sync::Arc, time::Duration};
 
 use mcp_canvas_host::{
     elicitation::{form_fields, BoxFuture, ElicitationHandler, ElicitationModes, FormAnswer, FormRequest, UrlAnswer, UrlRequest},
+    oauth::{Headless, TokenStorage},
+    signin::SignInPolicy,
     CallOptions, Host, HostError, HostOptions,
 };
 use serde_json::{json, Map, Value};
 
 const SERVER: &str = "conformance";
+/// The client ID metadata document the suite's authorization servers expect from a client that
+/// has one (MCP Canvas hosts none of its own; a user names theirs as `oauth.client_metadata_url`).
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
 
 /// Accepts every form with the defaults its schema declares (and nothing else).
 struct AcceptDefaults;
@@ -65,13 +70,27 @@ fn main() -> ExitCode {
 
 async fn run(scenario: &str, url: &str) -> Result<String, String> {
     let dir = tempfile::tempdir().map_err(|e| format!("cannot create a data dir: {e}"))?;
+    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT").ok().and_then(|c| serde_json::from_str(&c).ok()).unwrap_or_default();
     // No version is named: the host probes with `server/discover` and falls back to `initialize`,
-    // as it does for every server a user adds.
-    let servers = json!({ "mcpServers": { SERVER: { "type": "http", "url": url } } });
+    // as it does for every server a user adds. A pre-registered client (the scenario's context)
+    // goes where a user puts theirs: its ID in servers.json, its secret with the tokens.
+    let mut oauth = json!({ "client_metadata_url": CLIENT_METADATA_URL });
+    if let Some(client_id) = context.get("client_id").and_then(Value::as_str) {
+        oauth["client_id"] = json!(client_id);
+    }
+    let servers = json!({ "mcpServers": { SERVER: { "type": "http", "url": url, "oauth": oauth } } });
     std::fs::write(dir.path().join("servers.json"), servers.to_string()).map_err(|e| e.to_string())?;
     let options = HostOptions { data_dir: dir.path().to_owned(), call_timeout: Duration::from_secs(20), session: None };
-    let host = Host::open(options).map_err(|e| e.to_string())?.with_elicitation(Arc::new(AcceptDefaults));
-    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT").ok().and_then(|c| serde_json::from_str(&c).ok()).unwrap_or_default();
+    // Signing in as a user whose browser goes straight through (the suite's authorization
+    // servers ask nothing): tokens in the throwaway data dir, never the user's keyring.
+    let host = Host::open(options)
+        .map_err(|e| e.to_string())?
+        .with_elicitation(Arc::new(AcceptDefaults))
+        .with_token_storage(TokenStorage::File)
+        .with_browser(Arc::new(Headless), SignInPolicy { when_connecting: true, during_calls: true });
+    if let Some(secret) = context.get("client_secret").and_then(Value::as_str) {
+        host.set_client_secret(SERVER, Some(secret.to_owned())).map_err(|e| e.to_string())?;
+    }
     let result = scenario_steps(&host, scenario, &context).await.map_err(|e| e.to_string());
     host.shutdown().await;
     result

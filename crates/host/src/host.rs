@@ -78,6 +78,8 @@ pub struct Host {
     health: std::sync::Mutex<HashMap<String, Health>>,
     /// MCP App views read per connection.
     pub(crate) views: crate::apps::ViewCache,
+    /// Who shows sign-in pages, when, and which servers asked for one.
+    pub(crate) sign_ins: crate::signin::SignIns,
 }
 
 impl Host {
@@ -115,6 +117,7 @@ impl Host {
             changes: tokio::sync::broadcast::channel(64).0,
             health: std::sync::Mutex::new(HashMap::new()),
             views: Default::default(),
+            sign_ins: Default::default(),
         })
     }
 
@@ -313,7 +316,7 @@ impl Host {
         self.config().servers.get(server).cloned()
     }
 
-    fn config(&self) -> Arc<ServersConfig> {
+    pub(crate) fn config(&self) -> Arc<ServersConfig> {
         self.config.read().unwrap().clone()
     }
 
@@ -329,7 +332,7 @@ impl Host {
                     Err(problem) => ("invalid", Some(problem.0)),
                 };
                 let timeout_seconds = entry.timeout().ok().flatten().map(|t| t.as_secs_f64());
-                ServerView { name: name.clone(), transport: transport.into(), target: entry.target(), problem, timeout_seconds }
+                ServerView { name: name.clone(), transport: transport.into(), target: entry.target(), problem, timeout_seconds, sign_in: self.sign_in_view(name) }
             })
             .collect()
     }
@@ -392,6 +395,24 @@ impl Host {
             settings: self.settings(),
             ingest: self.ingest(),
             // The server's timeout as configured now (the user may have changed it since it started).
+            timeout: self.server_timeout(server).unwrap_or(self.call_timeout),
+            files: &self.file_server,
+            housekeeping: &self.housekeeping,
+        };
+        let call_id = control.call_id.clone().unwrap_or_else(Self::fresh_call_id);
+        let result = crate::pipeline::call(env, &connection, tool, arguments.clone(), options, control.clone(), call_id).await;
+        let Err(error) = &result else { return result };
+        self.note_sign_in(server, Some(error));
+        // A signed-in server that wants more scope (or a new sign-in) mid-session: when the front
+        // end allows it, sign in once (the step-up) and make the call once more.
+        let Some(challenge) = self.automatic_sign_in(error, true).map(str::to_owned) else { return result };
+        drop(connection);
+        self.sign_in_with(server, Some(&challenge)).await?;
+        self.stop(server).await;
+        let connection = self.connection(server).await?;
+        let env = CallEnv {
+            settings: self.settings(),
+            ingest: self.ingest(),
             timeout: self.server_timeout(server).unwrap_or(self.call_timeout),
             files: &self.file_server,
             housekeeping: &self.housekeeping,
@@ -547,20 +568,36 @@ impl Host {
         }
         let endpoint = entry.endpoint().map_err(|e| e.in_file(server, &self.paths.servers_config()))?;
         let messages = self.server_messages.lock().unwrap().entry(server.to_owned()).or_insert_with(|| Arc::new(ServerMessages::new(self.paths.server_log(server)))).clone();
-        let context = SpawnContext {
+        let config_path = self.paths.servers_config();
+        let context = || SpawnContext {
             name: server,
             entry,
-            config_path: &self.paths.servers_config(),
+            config_path: &config_path,
             log_path: self.paths.server_log(server),
             elicitation: self.elicitation.clone(),
             sampler: self.sampling_service.clone().unwrap_or_else(|| self.sampler.clone()),
-            messages,
+            messages: messages.clone(),
             changes: self.changes.clone(),
+            tokens: self.token_store(server),
         };
         let connected = match endpoint {
-            Endpoint::Stdio { command } => ServerConnection::start(context, resolve_program(command)).await,
-            Endpoint::Http { url } => ServerConnection::connect_http(context, url).await,
+            Endpoint::Stdio { command } => ServerConnection::start(context(), resolve_program(command)).await,
+            Endpoint::Http { url } => match ServerConnection::connect_http(context(), url).await.map_err(HostError::from) {
+                // The server wants a sign-in and the front end lets us open the page: sign in,
+                // then connect once more with the token.
+                Err(e) if self.automatic_sign_in(&e, false).is_some() => {
+                    let challenge = self.automatic_sign_in(&e, false).map(str::to_owned);
+                    self.sign_in_with(server, challenge.as_deref()).await?;
+                    ServerConnection::connect_http(context(), url).await
+                }
+                Err(HostError::Server(e)) => Err(e),
+                Err(other) => return Err(other),
+                Ok(connection) => Ok(connection),
+            },
         };
+        if let Endpoint::Http { .. } = endpoint {
+            self.note_sign_in(server, connected.as_ref().err().map(|e| HostError::Server(clone_sign_in(e))).as_ref());
+        }
         let now = std::time::Instant::now();
         let connection = match connected {
             Ok(connection) => {
@@ -576,11 +613,36 @@ impl Host {
         Ok(connection)
     }
 
+    /// Connects to `server` (if it is not connected), for callers that only need to know whether it works.
+    pub(crate) async fn connect_once(&self, server: &str) -> Result<(), HostError> {
+        self.connection(server).await.map(|_| ())
+    }
+
+    /// The data dir's paths.
+    pub(crate) fn paths(&self) -> &DataPaths {
+        &self.paths
+    }
+
+    /// The error for a server that is not configured.
+    pub(crate) fn unknown_server(&self, server: &str) -> HostError {
+        HostError::UnknownServer { name: server.to_owned(), configured: self.config().servers.keys().cloned().collect(), config: self.paths.servers_config() }
+    }
+
     pub(crate) fn now_ms() -> i64 {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_millis() as i64)
             .unwrap_or(0)
+    }
+}
+
+/// What a failed connection said about signing in, for [`Host::note_sign_in`] (other errors
+/// only count as "not a sign-in").
+fn clone_sign_in(error: &mcp_canvas_client::ClientError) -> mcp_canvas_client::ClientError {
+    use mcp_canvas_client::ClientError;
+    match error {
+        ClientError::SignInRequired { server, challenge, more_scope } => ClientError::SignInRequired { server: server.clone(), challenge: challenge.clone(), more_scope: *more_scope },
+        other => ClientError::SignIn { server: String::new(), reason: other.to_string() },
     }
 }
 

@@ -270,7 +270,7 @@ async fn send_call(connection: &ServerConnection, tool: &str, arguments: JsonObj
             return Err(cancelled());
         }
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params.clone()));
-        let mut handle = connection.peer.send_cancellable_request(request, PeerRequestOptions::no_options()).await.map_err(|e| HostError::from(connection.request_error(&what, e.to_string())))?;
+        let mut handle = connection.peer.send_cancellable_request(request, PeerRequestOptions::no_options()).await.map_err(|e| HostError::from(connection.service_error(&what, &e)))?;
         let _route = control.progress.clone().map(|to| connection.client.progress.route(handle.progress_token.clone(), to));
         let mut abandoned = AbandonGuard { peer: &connection.peer, id: Some(handle.id.clone()) };
         let response = tokio::select! {
@@ -289,7 +289,7 @@ async fn send_call(connection: &ServerConnection, tool: &str, arguments: JsonObj
         abandoned.id = None;
         let response = match response {
             Ok(Ok(response)) => response,
-            Ok(Err(e)) => return Err(HostError::from(connection.request_error(&what, e.to_string()))),
+            Ok(Err(e)) => return Err(HostError::from(connection.service_error(&what, &e))),
             Err(_) => return Err(HostError::from(connection.request_error(&what, "the connection closed before the result arrived".to_owned()))),
         };
         match response {

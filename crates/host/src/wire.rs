@@ -22,6 +22,28 @@ pub struct ServerView {
     pub problem: Option<String>,
     /// Its own limit for one tool call (`timeout_seconds`), when it has one.
     pub timeout_seconds: Option<f64>,
+    /// Where it stands with signing in (HTTP servers only).
+    pub sign_in: Option<SignInView>,
+}
+
+/// An HTTP server's sign-in state (OAuth), as the UI and `mcp-canvas-cli servers` show it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct SignInView {
+    /// Tokens are stored for it.
+    pub signed_in: bool,
+    /// Its last answer asked for a sign-in.
+    pub needed: bool,
+    /// ... for more permission than was granted (403 `insufficient_scope`).
+    pub more_scope: bool,
+    /// The scopes granted.
+    pub scopes: Vec<String>,
+    /// Where the tokens are kept, in words.
+    pub storage: String,
+    /// Whether that is the OS keyring (else a 0600 file in the data dir).
+    pub in_keyring: bool,
+    /// Why the stored sign-in cannot be read, when it cannot.
+    pub problem: Option<String>,
 }
 
 /// A tool as the UI lists it.

@@ -1,0 +1,146 @@
+//! Signing in to Streamable HTTP servers with OAuth 2.1 — the MCP authorization spec, done by
+//! rmcp's `transport::auth` (metadata discovery from `WWW-Authenticate` and the well-known paths,
+//! RFC 8414 with the OIDC fallback, client ID metadata documents, dynamic registration or a
+//! pre-registered client, PKCE S256, resource indicators, scope selection, `offline_access`,
+//! refresh, RFC 9207 `iss` checks, token-endpoint auth none/basic/post). What is ours:
+//!
+//! - [`store`]: where tokens live (the OS keyring, else a 0600 file), refreshes serialised
+//!   across processes;
+//! - [`loopback`]: the `127.0.0.1` redirect listener;
+//! - [`browser`]: who shows the authorization page (system browser, or headless);
+//! - [`sign_in`]: one sign-in, first or a step-up after 403 `insufficient_scope` (asking for
+//!   what was granted plus what the server now names);
+//! - [`transport_manager`]: the manager a connection's transport carries, so every request has
+//!   the current token and an expired one is refreshed.
+//!
+//! Tokens never reach a log line, an error or an audit row: rmcp's credential types print
+//! `[REDACTED]`, and our errors carry only what the servers said about them.
+
+pub mod browser;
+pub mod loopback;
+pub mod store;
+
+use std::time::Duration;
+
+use mcp_canvas_config::servers::OAuthEntry;
+use rmcp::transport::auth::{AuthorizationManager, AuthorizationRequest, AuthorizationSession, OAuthClientConfig, WWWAuthenticateParams};
+
+pub use browser::{Browser, Headless, SystemBrowser};
+pub use store::{Backend, TokenStorage, TokenStore};
+
+/// How long the user has to finish signing in in the browser.
+pub const SIGN_IN_LIMIT: Duration = Duration::from_secs(300);
+/// The name we register under.
+const CLIENT_NAME: &str = "MCP Canvas";
+
+/// One sign-in.
+pub struct SignIn<'a> {
+    /// The server's configured name (shown on the loopback page).
+    pub server: &'a str,
+    /// Its MCP endpoint.
+    pub url: &'a str,
+    /// The `WWW-Authenticate` header of the 401/403 that asked for it, when one did.
+    pub challenge: Option<&'a str>,
+    /// The entry's `oauth` settings.
+    pub settings: &'a OAuthEntry,
+    /// Where the tokens go.
+    pub store: &'a TokenStore,
+    /// Who shows the authorization page.
+    pub browser: &'a dyn Browser,
+    /// How long to wait for the browser.
+    pub limit: Duration,
+}
+
+/// What a finished sign-in got.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SignedIn {
+    /// The scopes the authorization server granted (or, when it did not say, those asked for).
+    pub scopes: Vec<String>,
+}
+
+/// Whether a `WWW-Authenticate` challenge asks for more scope (403 `insufficient_scope`).
+pub fn wants_more_scope(url: &str, challenge: &str) -> bool {
+    url::Url::parse(url).is_ok_and(|base| WWWAuthenticateParams::parse(challenge, &base).is_insufficient_scope())
+}
+
+/// Runs the authorization-code flow once and stores the tokens. The reason of a failure is
+/// meant for the user; it never contains a token.
+pub async fn sign_in(request: SignIn<'_>) -> Result<SignedIn, String> {
+    let SignIn { server, url, challenge, settings, store, browser, limit } = request;
+    let mut manager = AuthorizationManager::new(url).await.map_err(|e| e.to_string())?;
+    manager.set_credential_store(store.clone());
+    let resolution = manager.resolve_metadata_from_challenge(challenge).await.map_err(|e| match e {
+        rmcp::transport::auth::AuthError::NoAuthorizationSupport => format!("{url} does not say how to sign in (no OAuth metadata found)"),
+        other => other.to_string(),
+    })?;
+    manager.set_metadata(resolution.metadata);
+
+    let loopback = loopback::Loopback::bind().await.map_err(|e| format!("cannot listen on 127.0.0.1 for the browser's answer: {e}"))?;
+    let mut authorization = AuthorizationRequest::new(loopback.redirect_uri()).with_client_name(CLIENT_NAME);
+    let previous = store.credentials()?;
+    // A step-up asks for what was granted before plus what the server now names (SEP-2350).
+    let step_up = challenge.filter(|c| wants_more_scope(url, c)).map(|c| WWWAuthenticateParams::parse(c, &url::Url::parse(url).expect("checked above")));
+    match (&settings.scopes, &step_up) {
+        (Some(scopes), None) => authorization = authorization.with_scopes(scopes.clone()),
+        (configured, Some(params)) => {
+            let mut scopes: Vec<String> = previous.as_ref().map(|p| p.granted_scopes.clone()).unwrap_or_default();
+            scopes.extend(configured.iter().flatten().cloned());
+            scopes.extend(params.scope.iter().flat_map(|s| s.split_whitespace().map(str::to_owned)));
+            let mut seen = std::collections::HashSet::new();
+            scopes.retain(|s| seen.insert(s.clone()));
+            authorization = authorization.with_scopes(scopes);
+        }
+        // The challenge's scope, else the resource's `scopes_supported`, else none at all.
+        (None, None) => authorization = authorization.with_initial_scope_selection(),
+    }
+    if let Some(client_id) = &settings.client_id {
+        authorization = authorization.with_preregistered_client(client_id);
+        if let Some(secret) = store.client_secret()? {
+            authorization = authorization.with_client_secret(secret);
+        }
+    }
+    // A dynamically registered client registers again: its redirect URI named another port.
+    if let Some(document) = &settings.client_metadata_url {
+        authorization = authorization.with_client_metadata_url(document);
+    }
+    let asked: Vec<String> = authorization.scopes.clone();
+    let session = AuthorizationSession::new(manager, authorization).await.map_err(|(_, e)| e.to_string())?;
+    // Both at once: the page's redirect reaches the listener while the browser is still busy.
+    let opened = async { browser.open(server, session.get_authorization_url()).await.map_err(|e| format!("cannot show the authorization page: {e}")) };
+    let (_, callback) = tokio::try_join!(opened, loopback.callback(server, limit))?;
+    let callback_url = match callback {
+        loopback::Callback::Code(url) => url,
+        loopback::Callback::Refused(reason) => return Err(format!("the authorization server refused: {reason}")),
+    };
+    let tokens = session.handle_callback_url(&callback_url).await.map_err(|e| e.to_string())?;
+    // The token response's `scope`, read from its JSON (no second OAuth library for one field).
+    let granted = serde_json::to_value(&tokens).ok().and_then(|t| t.get("scope").and_then(|s| s.as_str()).map(|s| s.split_whitespace().map(str::to_owned).collect()));
+    let scopes = granted.unwrap_or(asked);
+    Ok(SignedIn { scopes })
+}
+
+/// The manager a connection's transport carries: it reads the stored tokens on every request
+/// and refreshes them when they expire. `None` when nothing is stored (the first request then
+/// goes out without a token, and a 401 says how to sign in).
+pub async fn transport_manager(url: &str, settings: &OAuthEntry, store: &TokenStore) -> Result<AuthorizationManager, String> {
+    let mut manager = AuthorizationManager::new(url).await.map_err(|e| e.to_string())?;
+    manager.set_credential_store(store.clone());
+    let Some(stored) = store.credentials()?.filter(|c| c.token_response.is_some()) else {
+        return Ok(manager);
+    };
+    // Metadata (for the token endpoint) and the issuer check: tokens of an authorization server
+    // the resource no longer names are dropped here. Unreachable metadata is not fatal: the
+    // stored token is still sent, only a refresh would need it.
+    match manager.initialize_from_store().await {
+        Ok(_) => {}
+        Err(e) => {
+            tracing::warn!(url, "cannot read the authorization server's metadata ({e}); using the stored token as it is");
+            return Ok(manager);
+        }
+    }
+    if let Some(secret) = store.client_secret()? {
+        let client_id = settings.client_id.clone().unwrap_or(stored.client_id);
+        manager.configure_client(OAuthClientConfig::new(client_id, "http://127.0.0.1/callback").with_client_secret(secret)).map_err(|e| e.to_string())?;
+    }
+    Ok(manager)
+}

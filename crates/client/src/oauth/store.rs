@@ -1,0 +1,314 @@
+//! Where a server's OAuth tokens live: the OS keyring (Secret Service; entry `mcp-canvas` /
+//! `oauth:<server URL>`), or — when no keyring runs, as on a headless machine — a file only its
+//! owner can read (`<data dir>/oauth/<hash>.json`, mode 0600), which the UI says.
+//!
+//! One record per server URL holds rmcp's [`StoredCredentials`] (client ID, token response,
+//! granted scopes, issuer) and, for a pre-registered confidential client, its secret. Refreshes
+//! are serialised across processes (the app, the proxy and the CLI sharing one data dir) by a
+//! lock file, so a rotating refresh token is never spent twice.
+
+use std::{
+    path::{Path, PathBuf},
+    sync::{Arc, OnceLock},
+};
+
+use rmcp::transport::auth::{AuthError, CredentialRefreshGuard, CredentialStore, StoredCredentials};
+use serde::{Deserialize, Serialize};
+
+/// The keyring service our entries live under (shared with provider keys).
+const KEYRING_SERVICE: &str = "mcp-canvas";
+
+/// Where tokens are kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenStorage {
+    /// The OS keyring when one answers, else the 0600 file.
+    Auto,
+    /// Always the 0600 file in the data dir (throwaway data dirs: tests, the conformance adapter).
+    File,
+}
+
+/// Which backend a store ended up using, for the UI.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Backend {
+    /// The OS keyring.
+    Keyring,
+    /// The file, with why the keyring was not used.
+    File {
+        /// Why not the keyring (`None` when the file was asked for).
+        why: Option<String>,
+    },
+}
+
+impl Backend {
+    /// One line for the UI and the CLI.
+    pub fn describe(&self) -> String {
+        match self {
+            Backend::Keyring => "the OS keyring".to_owned(),
+            Backend::File { why: Some(why) } => format!("a file only you can read, in the data dir (no OS keyring: {why})"),
+            Backend::File { why: None } => "a file only you can read, in the data dir".to_owned(),
+        }
+    }
+}
+
+/// What one record holds.
+#[derive(Default, Serialize, Deserialize)]
+struct Record {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    credentials: Option<StoredCredentials>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    client_secret: Option<String>,
+}
+
+/// A server's token record. Cheap to clone; every clone reads and writes the same record.
+#[derive(Clone)]
+pub struct TokenStore {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    url: String,
+    file: PathBuf,
+    lock: PathBuf,
+    backend: Backend,
+}
+
+impl std::fmt::Debug for TokenStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TokenStore").field("url", &self.inner.url).field("backend", &self.inner.backend).finish()
+    }
+}
+
+/// Whether the keyring answers, asked once per process (a missing Secret Service is slow to say so).
+fn keyring_state() -> &'static Result<(), String> {
+    static STATE: OnceLock<Result<(), String>> = OnceLock::new();
+    STATE.get_or_init(|| {
+        let entry = keyring::Entry::new(KEYRING_SERVICE, "oauth:probe").map_err(|e| e.to_string())?;
+        match entry.get_password() {
+            Ok(_) | Err(keyring::Error::NoEntry) => Ok(()),
+            Err(e) => Err(e.to_string()),
+        }
+    })
+}
+
+impl TokenStore {
+    /// The record for the server at `url`, with the data dir `data_dir` for the file.
+    pub fn open(data_dir: &Path, url: &str, storage: TokenStorage) -> Self {
+        use sha2::Digest as _;
+        let hash = sha2::Sha256::digest(url.as_bytes());
+        let name: String = hash.iter().take(12).map(|b| format!("{b:02x}")).collect();
+        let dir = data_dir.join("oauth");
+        let backend = match storage {
+            TokenStorage::File => Backend::File { why: None },
+            TokenStorage::Auto => match keyring_state() {
+                Ok(()) => Backend::Keyring,
+                Err(why) => Backend::File { why: Some(why.clone()) },
+            },
+        };
+        Self { inner: Arc::new(Inner { url: url.to_owned(), file: dir.join(format!("{name}.json")), lock: dir.join(format!("{name}.lock")), backend }) }
+    }
+
+    /// Which backend holds the record.
+    pub fn backend(&self) -> &Backend {
+        &self.inner.backend
+    }
+
+    fn account(&self) -> String {
+        format!("oauth:{}", self.inner.url)
+    }
+
+    fn read(&self) -> Result<Record, String> {
+        let text = match &self.inner.backend {
+            Backend::Keyring => {
+                let entry = keyring::Entry::new(KEYRING_SERVICE, &self.account()).map_err(|e| e.to_string())?;
+                match entry.get_password() {
+                    Ok(text) => Some(text),
+                    Err(keyring::Error::NoEntry) => None,
+                    Err(e) => return Err(format!("the OS keyring could not be read: {e}")),
+                }
+            }
+            Backend::File { .. } => match std::fs::read_to_string(&self.inner.file) {
+                Ok(text) => Some(text),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+                Err(e) => return Err(format!("cannot read {}: {e}", self.inner.file.display())),
+            },
+        };
+        match text {
+            // An unreadable record is reported, never silently treated as "signed out".
+            Some(text) => serde_json::from_str(&text).map_err(|e| format!("the stored sign-in for {} is not readable ({e}); sign out and in again", self.inner.url)),
+            None => Ok(Record::default()),
+        }
+    }
+
+    fn write(&self, record: &Record) -> Result<(), String> {
+        let empty = record.credentials.is_none() && record.client_secret.is_none();
+        match &self.inner.backend {
+            Backend::Keyring => {
+                let entry = keyring::Entry::new(KEYRING_SERVICE, &self.account()).map_err(|e| e.to_string())?;
+                let done = if empty {
+                    match entry.delete_credential() {
+                        Err(keyring::Error::NoEntry) => Ok(()),
+                        other => other,
+                    }
+                } else {
+                    entry.set_password(&serde_json::to_string(record).expect("a record serializes"))
+                };
+                done.map_err(|e| format!("the OS keyring could not be written: {e}"))
+            }
+            Backend::File { .. } => {
+                if empty {
+                    return match std::fs::remove_file(&self.inner.file) {
+                        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(format!("cannot remove {}: {e}", self.inner.file.display())),
+                        _ => Ok(()),
+                    };
+                }
+                write_private(&self.inner.file, serde_json::to_string(record).expect("a record serializes").as_bytes())
+                    .map_err(|e| format!("cannot write {}: {e}", self.inner.file.display()))
+            }
+        }
+    }
+
+    fn update(&self, change: impl FnOnce(&mut Record)) -> Result<(), String> {
+        let mut record = self.read()?;
+        change(&mut record);
+        self.write(&record)
+    }
+
+    /// The stored credentials, if any.
+    pub fn credentials(&self) -> Result<Option<StoredCredentials>, String> {
+        self.read().map(|r| r.credentials)
+    }
+
+    /// Whether an access token is stored.
+    pub fn signed_in(&self) -> Result<bool, String> {
+        Ok(self.credentials()?.is_some_and(|c| c.token_response.is_some()))
+    }
+
+    /// A pre-registered client's secret, if one was stored.
+    pub fn client_secret(&self) -> Result<Option<String>, String> {
+        self.read().map(|r| r.client_secret)
+    }
+
+    /// Stores (or with `None` removes) a pre-registered client's secret.
+    pub fn set_client_secret(&self, secret: Option<String>) -> Result<(), String> {
+        self.update(|record| record.client_secret = secret)
+    }
+
+    /// Forgets the tokens (keeps a stored client secret: it belongs to the configuration).
+    pub fn sign_out(&self) -> Result<(), String> {
+        self.update(|record| record.credentials = None)
+    }
+}
+
+/// Writes `bytes` to `path` atomically, readable by its owner only (directory 0700, file 0600).
+fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let dir = path.parent().expect("records live in a directory");
+    std::fs::create_dir_all(dir)?;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{OpenOptionsExt as _, PermissionsExt as _};
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+        options.mode(0o600);
+    }
+    let temp = path.with_extension(format!("tmp{}", std::process::id()));
+    let mut file = options.open(&temp)?;
+    file.write_all(bytes)?;
+    file.sync_all()?;
+    std::fs::rename(&temp, path)
+}
+
+fn store_error(e: String) -> AuthError {
+    AuthError::CredentialStoreError(e)
+}
+
+#[async_trait::async_trait]
+impl CredentialStore for TokenStore {
+    async fn load(&self) -> Result<Option<StoredCredentials>, AuthError> {
+        let store = self.clone();
+        tokio::task::spawn_blocking(move || store.credentials()).await.map_err(|e| store_error(e.to_string()))?.map_err(store_error)
+    }
+
+    async fn save(&self, credentials: StoredCredentials) -> Result<(), AuthError> {
+        let store = self.clone();
+        tokio::task::spawn_blocking(move || store.update(|record| record.credentials = Some(credentials))).await.map_err(|e| store_error(e.to_string()))?.map_err(store_error)
+    }
+
+    async fn clear(&self) -> Result<(), AuthError> {
+        let store = self.clone();
+        tokio::task::spawn_blocking(move || store.sign_out()).await.map_err(|e| store_error(e.to_string()))?.map_err(store_error)
+    }
+
+    /// A refresh holds an exclusive lock on the record's lock file until its new tokens are
+    /// saved: another process refreshing at the same moment waits, then loads the new tokens.
+    async fn acquire_refresh_guard(&self) -> Result<Option<CredentialRefreshGuard>, AuthError> {
+        let lock = self.inner.lock.clone();
+        let file = tokio::task::spawn_blocking(move || -> std::io::Result<std::fs::File> {
+            std::fs::create_dir_all(lock.parent().expect("in a directory"))?;
+            let file = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&lock)?;
+            file.lock()?;
+            Ok(file)
+        })
+        .await
+        .map_err(|e| store_error(e.to_string()))?
+        .map_err(|e| store_error(format!("cannot lock the sign-in record: {e}")))?;
+        Ok(Some(CredentialRefreshGuard::new(file)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn credentials(client: &str) -> StoredCredentials {
+        StoredCredentials::new(client.to_owned(), None, vec!["read".into()], Some(1))
+    }
+
+    #[tokio::test]
+    async fn the_file_record_is_private_survives_reopening_and_signs_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = TokenStore::open(dir.path(), "http://127.0.0.1:1/mcp", TokenStorage::File);
+        assert!(store.load().await.unwrap().is_none());
+        store.set_client_secret(Some("s3cret".into())).unwrap();
+        store.save(credentials("client-1")).await.unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            let mode = std::fs::metadata(&store.inner.file).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode, 0o600, "only the owner may read tokens");
+        }
+        let again = TokenStore::open(dir.path(), "http://127.0.0.1:1/mcp", TokenStorage::File);
+        assert_eq!(again.load().await.unwrap().unwrap().client_id, "client-1");
+        assert_eq!(again.client_secret().unwrap().as_deref(), Some("s3cret"));
+        // Another server's record is another file.
+        assert!(TokenStore::open(dir.path(), "http://127.0.0.1:2/mcp", TokenStorage::File).load().await.unwrap().is_none());
+        again.clear().await.unwrap();
+        assert!(store.load().await.unwrap().is_none());
+        assert_eq!(store.client_secret().unwrap().as_deref(), Some("s3cret"), "signing out keeps the configured client secret");
+        store.set_client_secret(None).unwrap();
+        assert!(!store.inner.file.exists(), "an empty record leaves no file");
+    }
+
+    #[tokio::test]
+    async fn an_unreadable_record_is_an_error_not_a_sign_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = TokenStore::open(dir.path(), "http://127.0.0.1:1/mcp", TokenStorage::File);
+        store.save(credentials("c")).await.unwrap();
+        std::fs::write(&store.inner.file, "{not json").unwrap();
+        let err = store.load().await.unwrap_err().to_string();
+        assert!(err.contains("not readable") && err.contains("sign out and in again"), "{err}");
+    }
+
+    #[tokio::test]
+    async fn refreshes_in_two_processes_take_turns() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = TokenStore::open(dir.path(), "http://127.0.0.1:1/mcp", TokenStorage::File);
+        let guard = store.acquire_refresh_guard().await.unwrap();
+        // A second open file description (as another process has) cannot take the lock now.
+        let other = std::fs::OpenOptions::new().write(true).open(&store.inner.lock).unwrap();
+        assert!(matches!(other.try_lock(), Err(std::fs::TryLockError::WouldBlock)));
+        drop(guard);
+        other.try_lock().expect("free once the first refresh saved");
+    }
+}
