@@ -582,18 +582,25 @@ impl Host {
         };
         let connected = match endpoint {
             Endpoint::Stdio { command } => ServerConnection::start(context(), resolve_program(command)).await,
-            Endpoint::Http { url } => match ServerConnection::connect_http(context(), url).await.map_err(HostError::from) {
-                // The server wants a sign-in and the front end lets us open the page: sign in,
-                // then connect once more with the token.
-                Err(e) if self.automatic_sign_in(&e, false).is_some() => {
-                    let challenge = self.automatic_sign_in(&e, false).map(str::to_owned);
-                    self.sign_in_with(server, challenge.as_deref()).await?;
-                    ServerConnection::connect_http(context(), url).await
+            // The server wants a sign-in and the front end lets us open the page: sign in, then
+            // connect once more with the token. Twice at most: a server whose authorization
+            // server changed rejects the first token (SEP-2352: register with the new one).
+            Endpoint::Http { url } => {
+                let mut sign_ins = 0;
+                loop {
+                    let attempt = ServerConnection::connect_http(context(), url).await.map_err(HostError::from);
+                    match attempt {
+                        Err(e) if sign_ins < 2 && self.automatic_sign_in(&e, false).is_some() => {
+                            let challenge = self.automatic_sign_in(&e, false).map(str::to_owned);
+                            self.sign_in_with(server, challenge.as_deref()).await?;
+                            sign_ins += 1;
+                        }
+                        Err(HostError::Server(e)) => break Err(e),
+                        Err(other) => return Err(other),
+                        Ok(connection) => break Ok(connection),
+                    }
                 }
-                Err(HostError::Server(e)) => Err(e),
-                Err(other) => return Err(other),
-                Ok(connection) => Ok(connection),
-            },
+            }
         };
         if let Endpoint::Http { .. } = endpoint {
             self.note_sign_in(server, connected.as_ref().err().map(|e| HostError::Server(clone_sign_in(e))).as_ref());

@@ -1,0 +1,118 @@
+//! The official conformance suite (`@modelcontextprotocol/conformance`, pinned in
+//! `scripts/setup.sh --tests`, run under the Node 22 installed beside it) against
+//! `mcp-canvas-conformance`, our host behind a small adapter (`crates/conformance`): every client
+//! scenario the suite lists that is not an `[extension]` — the core ones and the OAuth ones —
+//! at each protocol version it names of 2025-11-25 and 2026-07-28 (else at its own).
+//!
+//! The list comes from the installed suite itself (`list`), so a newer pin brings its new
+//! scenarios in; fewer than the pinned version has is a failure, not a silent skip.
+
+use std::{path::PathBuf, process::Command};
+
+use mcp_canvas_e2e::npm::{installed, node22};
+
+/// Must match the version `scripts/setup.sh --tests` installs.
+const CONFORMANCE_VERSION: &str = "0.2.0-alpha.12";
+/// How many non-extension client scenarios that version has (11 core, 27 auth).
+const SCENARIOS_AT_LEAST: usize = 38;
+
+fn suite() -> PathBuf {
+    installed("@modelcontextprotocol/conformance", CONFORMANCE_VERSION).join("dist/index.js")
+}
+
+/// `(scenario, versions it names)` for every client scenario that is not an extension.
+fn client_scenarios() -> Vec<(String, Vec<String>)> {
+    let output = Command::new(node22()).arg(suite()).arg("list").output().unwrap();
+    assert!(output.status.success(), "conformance list failed: {}", String::from_utf8_lossy(&output.stderr));
+    let text = String::from_utf8_lossy(&output.stdout);
+    let client = text.split("Client scenarios").nth(1).expect("the list has client scenarios");
+    let client = client.split("\n\n").next().unwrap_or(client);
+    client
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix("- "))
+        .filter_map(|entry| {
+            let (name, tags) = entry.split_once(" [")?;
+            let tags: Vec<String> = tags.trim_end_matches(']').split(',').map(str::to_owned).collect();
+            (!tags.iter().any(|t| t == "extension")).then(|| (name.to_owned(), tags))
+        })
+        .collect()
+}
+
+/// Runs one scenario; `Err(report)` when it did not pass.
+fn run(scenario: &str, version: Option<&str>) -> Result<String, String> {
+    let results = tempfile::tempdir().unwrap();
+    let mut command = Command::new(node22());
+    command.arg(suite()).args(["client", "--scenario", scenario, "--timeout", "120000", "--command"]).arg(mcp_canvas_e2e::binary("mcp-canvas-conformance")).arg("-o").arg(results.path());
+    if let Some(version) = version {
+        command.args(["--spec-version", version]);
+    }
+    let output = command.output().unwrap();
+    let report = format!("{}\n{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    if !(output.status.success() && report.contains("OVERALL: PASSED")) {
+        return Err(report);
+    }
+    let run = walk(results.path()).into_iter().find(|p| p.ends_with("checks.json")).and_then(|p| p.parent().map(PathBuf::from));
+    let read = |name: &str| run.as_ref().and_then(|run| std::fs::read_to_string(run.join(name)).ok()).unwrap_or_default();
+    let (said, complained) = (read("stdout.txt"), read("stderr.txt"));
+    if said.starts_with(&format!("{scenario}: ")) {
+        return Ok(said.trim().to_owned());
+    }
+    // Scenarios where the right move is to refuse (a wrong `iss`, poisoned metadata, a resource
+    // that is not the server) pass with the adapter's error; it must be a sign-in that stopped.
+    let refused = complained.lines().rev().find(|l| l.starts_with(&format!("{scenario}: "))).unwrap_or_default();
+    if refused.contains("signing in") || refused.contains("sign in") {
+        return Ok(format!("refused: {refused}"));
+    }
+    Err(format!("the suite passed it, but the adapter neither finished nor refused a sign-in:\nstdout: {said}\nstderr: {complained}"))
+}
+
+fn walk(dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(walk(&path));
+        } else {
+            found.push(path);
+        }
+    }
+    found
+}
+
+/// Every non-extension client scenario passes. `sse-retry` measures the reconnect delay (500 ms,
+/// accepted up to 700 ms, a failure past 1 s), so on a loaded machine a late reconnect gets more
+/// tries; a reconnect too early (a client that ignored `retry`) fails at once.
+#[test]
+fn every_client_scenario_passes() {
+    let scenarios = client_scenarios();
+    assert!(scenarios.len() >= SCENARIOS_AT_LEAST, "the suite lists {} non-extension client scenarios, expected at least {SCENARIOS_AT_LEAST}: {scenarios:?}", scenarios.len());
+    assert!(scenarios.iter().filter(|(name, _)| name.starts_with("auth/")).count() >= 27, "the OAuth scenarios are among them: {scenarios:?}");
+    let mut failures = Vec::new();
+    let mut runs = 0;
+    for (scenario, tags) in &scenarios {
+        let current: Vec<&str> = ["2025-11-25", "2026-07-28"].into_iter().filter(|v| tags.iter().any(|t| t == v)).collect();
+        let versions: Vec<Option<&str>> = if current.is_empty() { vec![None] } else { current.into_iter().map(Some).collect() };
+        for version in versions {
+            runs += 1;
+            let attempts = if scenario == "sse-retry" { 4 } else { 1 };
+            for attempt in 1..=attempts {
+                match run(scenario, version) {
+                    Ok(said) => {
+                        eprintln!("conformance {scenario} @ {}: passed ({said})", version.unwrap_or("its version"));
+                        break;
+                    }
+                    Err(report) if attempt < attempts && (report.contains("reconnected slightly late") || report.contains("reconnected very late")) && !report.contains("reconnected too early") => {
+                        eprintln!("conformance {scenario}: late reconnect on a busy machine, trying again");
+                    }
+                    Err(report) => {
+                        eprintln!("conformance {scenario} @ {}: FAILED\n{report}", version.unwrap_or("its version"));
+                        failures.push(format!("{scenario} @ {}", version.unwrap_or("its version")));
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} of {runs} conformance runs failed: {failures:?}", failures.len());
+    eprintln!("conformance: {runs} runs of {} client scenarios passed", scenarios.len());
+}
