@@ -493,9 +493,11 @@ for line in sys.stdin:
 #[test]
 fn sampling_without_a_provider_says_how_to_set_one_up_and_is_kept_in_the_log() {
     let dir = tempfile::tempdir().unwrap();
+    // The demo speaks 2026-07-28: its LLM request arrives inside the call's `input_required`
+    // result, which has no way to answer one request with an error, so the call ends with it.
     let run = cli(dir.path(), &["--sampling", "always", "call", "demo", "sample_text"]);
-    assert_eq!(run.code, 2, "the tool reports the refusal: {} {}", run.stdout, run.stderr);
-    assert!(run.stdout.contains("no LLM provider is configured") && run.stdout.contains("Settings → Sampling"), "{}", run.stdout);
+    assert_eq!(run.code, 1, "the call ends with the refusal: {} {}", run.stdout, run.stderr);
+    assert!(run.stderr.contains("no LLM provider is configured") && run.stderr.contains("Settings → Sampling"), "{}", run.stderr);
     let log = cli(dir.path(), &["sampling", "log", "demo", "--json"]);
     let records: Vec<Value> = serde_json::from_str(&log.stdout).unwrap();
     assert_eq!(records.len(), 1, "{records:?}");
@@ -515,5 +517,18 @@ fn sampling_without_a_provider_says_how_to_set_one_up_and_is_kept_in_the_log() {
     // …unless settings say otherwise: `always` for the demo is answered (here: no provider yet).
     std::fs::write(dir.path().join("settings.toml"), "[sampling.servers.demo]\npolicy = \"always\"\n").unwrap();
     let run = cli(dir.path(), &["call", "demo", "sample_text"]);
-    assert!(run.stdout.contains("no LLM provider is configured"), "{}", run.stdout);
+    assert!(run.stderr.contains("no LLM provider is configured"), "{}", run.stderr);
+}
+
+/// The same refusal from a server of the older era (`initialize`, pinned here): the LLM request
+/// is a request of its own, refused with an error the tool reports.
+#[test]
+fn a_refused_llm_request_of_the_initialize_era_is_reported_by_the_tool() {
+    let dir = tempfile::tempdir().unwrap();
+    let demo = binary("mcp-canvas-demo");
+    let servers = serde_json::json!({ "mcpServers": { "demo": { "command": demo, "protocol_version": "2025-11-25" } } });
+    std::fs::write(dir.path().join("servers.json"), servers.to_string()).unwrap();
+    let run = cli(dir.path(), &["--sampling", "always", "call", "demo", "sample_text"]);
+    assert_eq!(run.code, 2, "the tool reports the refusal: {} {}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("no LLM provider is configured") && run.stdout.contains("Settings → Sampling"), "{}", run.stdout);
 }

@@ -20,18 +20,7 @@ use mcp_canvas_host::{
 };
 use serde_json::{json, Value};
 
-/// Must match the version `scripts/setup.sh --tests` installs: the newest FastMCP whose servers
-/// can still sample (4.x removed server-initiated sampling).
-const FASTMCP_VERSION: &str = "3.4.11";
-
-/// The venv's Python with FastMCP, or a failure telling how to install it.
-fn fastmcp_python() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../.deps/fastmcp");
-    let python = dir.join("venv/bin/python");
-    let marker = dir.join(format!("installed-fastmcp-{FASTMCP_VERSION}"));
-    assert!(python.is_file() && marker.is_file(), "FastMCP {FASTMCP_VERSION} is not installed in {}: run `scripts/setup.sh --tests`", dir.display());
-    python
-}
+use mcp_canvas_e2e::fastmcp::python as fastmcp_python;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fastmcp_samples_with_tools_and_the_tool_loop_round_trips() {

@@ -155,6 +155,66 @@ pub async fn spawn_printing_url(mut command: tokio::process::Command, marker: &s
 
 /// The npm packages `scripts/setup.sh --tests` installs into `.deps/npm` (pinned): the reference
 /// server, the official SDK that comes with it, the conformance suite, and Node 22.
+/// FastMCP from PyPI (`scripts/setup.sh --tests` installs it into `.deps/fastmcp`).
+pub mod fastmcp {
+    use std::path::{Path, PathBuf};
+
+    /// Must match the version `scripts/setup.sh --tests` installs: the newest FastMCP whose
+    /// servers can still sample (4.x removed server-initiated sampling).
+    pub const FASTMCP_VERSION: &str = "3.4.11";
+
+    /// The venv's Python with FastMCP, or a failure telling how to install it.
+    pub fn python() -> PathBuf {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../.deps/fastmcp");
+        let python = dir.join("venv/bin/python");
+        let marker = dir.join(format!("installed-fastmcp-{FASTMCP_VERSION}"));
+        assert!(python.is_file() && marker.is_file(), "FastMCP {FASTMCP_VERSION} is not installed in {}: run `scripts/setup.sh --tests`", dir.display());
+        python
+    }
+
+    /// `tests/fastmcp/oauth_server.py` (FastMCP behind its own OAuth authorization server) on a
+    /// free port; killed when dropped.
+    pub struct OAuthServer {
+        child: std::process::Child,
+        /// Its MCP endpoint.
+        pub url: String,
+    }
+
+    impl OAuthServer {
+        /// Starts it and waits until it listens (at most 60 s).
+        pub fn start() -> Self {
+            use std::io::BufRead as _;
+            let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+            let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("fastmcp/oauth_server.py");
+            let mut child = std::process::Command::new(python())
+                .arg(script)
+                .arg(port.to_string())
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .expect("the FastMCP OAuth server starts");
+            let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+            assert!(lines.next().and_then(Result::ok).is_some_and(|l| l.contains("listening on port")), "the FastMCP OAuth server did not start");
+            std::thread::spawn(move || for _ in lines {});
+            let url = format!("http://127.0.0.1:{port}/mcp");
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+            while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+                assert!(std::time::Instant::now() < deadline, "the FastMCP OAuth server does not listen on {port}");
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+            Self { child, url }
+        }
+    }
+
+    impl Drop for OAuthServer {
+        fn drop(&mut self) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
 pub mod npm {
     use std::path::{Path, PathBuf};
 

@@ -262,6 +262,12 @@ async fn run(cli: Cli) -> ExitCode {
         },
         _ => host,
     };
+    // `servers login` opens the system browser (and prints the URL); nothing else signs in
+    // unasked: a call to a server that wants a sign-in fails and says to run it.
+    let host = match &cli.command {
+        Command::Servers { command: servers::ServersCommand::Login { .. } } => host.with_browser(Arc::new(mcp_canvas_host::oauth::SystemBrowser), Default::default()),
+        _ => host,
+    };
     // Servers' sampling requests: asked on the terminal when there is one (with --sampling ask
     // or settings' `ask`); without one, `ask` means `never` (not offered), `always` still answers.
     let host = match sampling::approver() {
@@ -309,6 +315,8 @@ async fn run(cli: Cli) -> ExitCode {
             Err(e) => fail(json, &e.to_string()),
         },
         Command::Servers { command: servers::ServersCommand::Check { json } } => servers::check(&host, json).await,
+        Command::Servers { command: servers::ServersCommand::Login { name, client_secret_stdin, json } } => servers::login(&host, &name, client_secret_stdin, json).await,
+        Command::Servers { command: servers::ServersCommand::Logout { name, json } } => servers::logout(&host, &name, json).await,
         Command::Servers { command } => servers::run(&host, command),
         Command::Allowlist { command } => allowlist::run(&host, command),
         Command::Settings { command } => settings::run(&host, command),

@@ -8,6 +8,9 @@
 //! - `export [--out FILE [--force]] [--json]`: `{"mcpServers": {...}}` for Claude Desktop and Cursor.
 //! - `check [--json]`: start every server, list its tools, and report each one's state (and, for
 //!   one that failed, why and where its log is). Exit 0 when all run, 1 otherwise.
+//! - `login NAME [--client-secret-stdin] [--json]`: sign in to an HTTP server (OAuth) in the
+//!   system browser; the tokens go to the OS keyring (else a 0600 file in the data dir).
+//! - `logout NAME [--json]`: forget its tokens.
 
 use std::{
     collections::BTreeMap,
@@ -61,6 +64,27 @@ pub enum ServersCommand {
     /// Start every configured server and report whether it runs (tool count) or why not.
     Check {
         /// Print JSON (per server: status and tool count).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Sign in to an HTTP server that uses OAuth: the authorization page opens in the system
+    /// browser (its URL is also printed), and the tokens go to the OS keyring.
+    Login {
+        /// The server's name in servers.json.
+        name: String,
+        /// Read the secret of the pre-registered client (`oauth.client_id` in servers.json) from
+        /// stdin and keep it with the tokens.
+        #[arg(long)]
+        client_secret_stdin: bool,
+        /// Print the sign-in state as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Forget an HTTP server's tokens (a stored client secret stays).
+    Logout {
+        /// The server's name in servers.json.
+        name: String,
+        /// Print the sign-in state as JSON.
         #[arg(long)]
         json: bool,
     },
@@ -123,7 +147,8 @@ pub fn run(host: &Host, command: ServersCommand) -> ExitCode {
             } else {
                 for server in servers {
                     let problem = server.problem.map(|p| format!("\t(unusable: {p})")).unwrap_or_default();
-                    outln!("{}\t{}\t{}{problem}", server.name, server.transport, server.target);
+                    let sign_in = server.sign_in.map(|s| format!("\t{}", sign_in_words(&s))).unwrap_or_default();
+                    outln!("{}\t{}\t{}{problem}{sign_in}", server.name, server.transport, server.target);
                 }
             }
             ExitCode::SUCCESS
@@ -132,7 +157,62 @@ pub fn run(host: &Host, command: ServersCommand) -> ExitCode {
             import(&config_path, &file, workspace, &inputs, MergeOptions { replace, dry_run }, json)
         }
         ServersCommand::Export { out, force, json } => export(&config_path, out.as_deref(), force, json),
-        ServersCommand::Check { .. } => unreachable!("`servers check` is async and dispatched by main"),
+        ServersCommand::Check { .. } | ServersCommand::Login { .. } | ServersCommand::Logout { .. } => unreachable!("async; dispatched by main"),
+    }
+}
+
+/// `servers login NAME`: the secret first (when asked for), then the browser sign-in.
+pub async fn login(host: &Host, name: &str, client_secret_stdin: bool, json: bool) -> ExitCode {
+    if client_secret_stdin {
+        let secret = match std::io::read_to_string(std::io::stdin()) {
+            Ok(secret) if !secret.trim().is_empty() => secret.trim().to_owned(),
+            Ok(_) => return fail(json, "SIGN_IN_FAILED", "--client-secret-stdin: stdin was empty"),
+            Err(e) => return fail(json, "SIGN_IN_FAILED", &format!("--client-secret-stdin: cannot read stdin: {e}")),
+        };
+        if let Err(e) = host.set_client_secret(name, Some(secret)) {
+            return fail(json, "SIGN_IN_FAILED", &e.to_string());
+        }
+    }
+    match host.sign_in(name).await {
+        Ok(view) => {
+            if json {
+                outln!("{}", serde_json::to_string_pretty(&view).expect("views serialize"));
+            } else {
+                outln!("{name}\t{}", sign_in_words(&view));
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(json, "SIGN_IN_FAILED", &e.to_string()),
+    }
+}
+
+/// `servers logout NAME`.
+pub async fn logout(host: &Host, name: &str, json: bool) -> ExitCode {
+    match host.sign_out(name).await {
+        Ok(view) if json => {
+            outln!("{}", serde_json::to_string_pretty(&view).expect("views serialize"));
+            ExitCode::SUCCESS
+        }
+        Ok(view) => {
+            outln!("{name}\t{}", sign_in_words(&view));
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(json, "SIGN_OUT_FAILED", &e.to_string()),
+    }
+}
+
+/// "signed in (read write) — tokens in the OS keyring", "needs sign-in", "signed out".
+fn sign_in_words(view: &mcp_canvas_host::wire::SignInView) -> String {
+    let state = match (view.signed_in, view.needed, view.more_scope) {
+        (_, true, true) => "needs more permission: sign in again".to_owned(),
+        (false, true, _) => "needs sign-in".to_owned(),
+        (true, _, _) if view.scopes.is_empty() => "signed in".to_owned(),
+        (true, _, _) => format!("signed in ({})", view.scopes.join(" ")),
+        (false, false, _) => "signed out".to_owned(),
+    };
+    match &view.problem {
+        Some(problem) => format!("{state} — {problem}"),
+        None => format!("{state} — tokens in {}", view.storage),
     }
 }
 

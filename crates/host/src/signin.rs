@@ -36,7 +36,13 @@ pub(crate) struct SignIns {
 
 impl Default for SignIns {
     fn default() -> Self {
-        Self { browser: None, policy: SignInPolicy::default(), storage: TokenStorage::Auto, wanted: Default::default(), running: Default::default(), limit: oauth::SIGN_IN_LIMIT }
+        // `MCP_CANVAS_TOKEN_STORE=file`: never the keyring (headless test machines whose keyring
+        // would prompt; throwaway data dirs).
+        let storage = match std::env::var("MCP_CANVAS_TOKEN_STORE").as_deref() {
+            Ok("file") => TokenStorage::File,
+            _ => TokenStorage::Auto,
+        };
+        Self { browser: None, policy: SignInPolicy::default(), storage, wanted: Default::default(), running: Default::default(), limit: oauth::SIGN_IN_LIMIT }
     }
 }
 

@@ -14,26 +14,32 @@ pub trait Browser: Send + Sync {
     fn open<'a>(&'a self, server: &'a str, url: &'a str) -> BoxFuture<'a, Result<(), String>>;
 }
 
-/// The desktop's default browser (`xdg-open`, `open`, `start`), with the URL also written to
-/// stderr for a terminal user whose browser is elsewhere.
+/// The user's browser: `$BROWSER` when set (the usual convention: a command the URL is passed
+/// to), else the desktop's default (`xdg-open`, `open`, `start`). The URL is also written to
+/// stderr, for a terminal user whose browser is elsewhere.
 pub struct SystemBrowser;
 
 impl Browser for SystemBrowser {
     fn open<'a>(&'a self, server: &'a str, url: &'a str) -> BoxFuture<'a, Result<(), String>> {
         Box::pin(async move {
             eprintln!("Signing in to `{server}`: opening {url}");
-            let mut command = if cfg!(target_os = "macos") {
-                std::process::Command::new("open")
-            } else if cfg!(windows) {
-                let mut start = std::process::Command::new("cmd");
-                start.args(["/C", "start", ""]);
-                start
-            } else {
-                std::process::Command::new("xdg-open")
+            let mut command = match std::env::var("BROWSER").ok().filter(|b| !b.trim().is_empty()) {
+                Some(browser) => std::process::Command::new(browser.trim()),
+                None if cfg!(target_os = "macos") => std::process::Command::new("open"),
+                None if cfg!(windows) => {
+                    let mut start = std::process::Command::new("cmd");
+                    start.args(["/C", "start", ""]);
+                    start
+                }
+                None => std::process::Command::new("xdg-open"),
             };
             command.arg(url).stdin(std::process::Stdio::null()).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null());
             match command.spawn() {
-                Ok(_) => Ok(()),
+                // Reaped in the background: a browser that stays open must not become a zombie.
+                Ok(mut child) => {
+                    std::thread::spawn(move || child.wait());
+                    Ok(())
+                }
                 // The URL is on stderr: a user can still open it by hand.
                 Err(e) => {
                     eprintln!("could not open a browser ({e}); open the URL above yourself");

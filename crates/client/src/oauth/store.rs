@@ -122,20 +122,32 @@ impl TokenStore {
                 let entry = keyring::Entry::new(KEYRING_SERVICE, &self.account()).map_err(|e| e.to_string())?;
                 match entry.get_password() {
                     Ok(text) => Some(text),
-                    Err(keyring::Error::NoEntry) => None,
+                    // Signed in while no keyring ran: the file still has it (until the next save).
+                    Err(keyring::Error::NoEntry) => self.read_file()?,
                     Err(e) => return Err(format!("the OS keyring could not be read: {e}")),
                 }
             }
-            Backend::File { .. } => match std::fs::read_to_string(&self.inner.file) {
-                Ok(text) => Some(text),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-                Err(e) => return Err(format!("cannot read {}: {e}", self.inner.file.display())),
-            },
+            Backend::File { .. } => self.read_file()?,
         };
         match text {
             // An unreadable record is reported, never silently treated as "signed out".
             Some(text) => serde_json::from_str(&text).map_err(|e| format!("the stored sign-in for {} is not readable ({e}); sign out and in again", self.inner.url)),
             None => Ok(Record::default()),
+        }
+    }
+
+    fn read_file(&self) -> Result<Option<String>, String> {
+        match std::fs::read_to_string(&self.inner.file) {
+            Ok(text) => Ok(Some(text)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(format!("cannot read {}: {e}", self.inner.file.display())),
+        }
+    }
+
+    fn remove_file(&self) -> Result<(), String> {
+        match std::fs::remove_file(&self.inner.file) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(format!("cannot remove {}: {e}", self.inner.file.display())),
+            _ => Ok(()),
         }
     }
 
@@ -152,14 +164,13 @@ impl TokenStore {
                 } else {
                     entry.set_password(&serde_json::to_string(record).expect("a record serializes"))
                 };
-                done.map_err(|e| format!("the OS keyring could not be written: {e}"))
+                done.map_err(|e| format!("the OS keyring could not be written: {e}"))?;
+                // Now in the keyring: a file from a time without one goes.
+                self.remove_file()
             }
             Backend::File { .. } => {
                 if empty {
-                    return match std::fs::remove_file(&self.inner.file) {
-                        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(format!("cannot remove {}: {e}", self.inner.file.display())),
-                        _ => Ok(()),
-                    };
+                    return self.remove_file();
                 }
                 write_private(&self.inner.file, serde_json::to_string(record).expect("a record serializes").as_bytes())
                     .map_err(|e| format!("cannot write {}: {e}", self.inner.file.display()))
