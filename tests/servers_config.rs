@@ -288,7 +288,7 @@ fn list_json_and_bad_arguments() {
     let list = sandbox.run(&["servers", "list", "--json"]);
     assert_eq!(list.code, 0, "{}", list.stderr);
     let servers: Value = serde_json::from_str(&list.stdout).unwrap();
-    assert_eq!(servers, json!([{"name": "demo", "transport": "stdio", "target": "mcp-canvas-demo", "problem": null, "timeout_seconds": null}]));
+    assert_eq!(servers, json!([{"name": "demo", "transport": "stdio", "target": "mcp-canvas-demo", "problem": null, "timeout_seconds": null, "sign_in": null}]));
 
     let run = sandbox.run(&["servers", "import", &fixture("mixed_entries.json")]);
     assert_eq!(run.code, 0, "{}", run.stderr);

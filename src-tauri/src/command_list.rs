@@ -83,6 +83,13 @@ macro_rules! for_each_command {
             async server_statuses() -> Vec<ServerStatus>;
             /// Stops a server and starts it again; fails with why it could not start.
             async restart_server(server: String) -> ();
+            /// A server's sign-in state (OAuth; null for servers that do not sign in).
+            sync sign_in_state(server: String) -> Option<SignInView>;
+            /// Signs in to a server in the system browser (`sign-in-started` carries the page's
+            /// URL); resolves when the browser came back and the server accepted the token.
+            async sign_in(server: String) -> SignInView;
+            /// Forgets a server's tokens.
+            async sign_out(server: String) -> SignInView;
             /// The end of a server's log (64 KB at most).
             async server_log(server: String) -> String;
             /// Stops a server now; its next use starts it again.

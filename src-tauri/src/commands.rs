@@ -20,7 +20,7 @@ use mcp_canvas_host::{
         sampler::{Approval, ExchangeRecord, Review},
         SamplingSettings,
     },
-    wire::{CallOutcome, ElicitationAnswer, ServerView, ToolView},
+    wire::{CallOutcome, ElicitationAnswer, ServerView, SignInView, ToolView},
 };
 #[allow(unused_imports)]
 use mcp_canvas_store::{ArtifactPage, ArtifactQuery, ArtifactRecord, ArtifactSource, StorageUsage};

@@ -13,6 +13,7 @@ import type { ElicitationPrompt } from "./wire/ElicitationPrompt";
 import type { SamplingPrompt } from "./wire/SamplingPrompt";
 import type { SamplingReviewPrompt } from "./wire/SamplingReviewPrompt";
 import type { ServerChangedEvent } from "./wire/ServerChangedEvent";
+import type { SignInStartedEvent } from "./wire/SignInStartedEvent";
 import type { AppToolResultEvent } from "./wire/AppToolResultEvent";
 
 const app = commands(invoke);
@@ -23,6 +24,9 @@ export const {
   listTools,
   serverStatuses,
   restartServer,
+  signInState,
+  signIn,
+  signOut,
   serverLog,
   stopServer,
   setServerTimeout,
@@ -77,6 +81,10 @@ export function onServerChanged(callback: (change: ServerChangedEvent) => void):
 
 /** Calls `callback` when the call of an MCP App that opened as it started ends (its result, or
  * why there is none); match on `app_id`. */
+export function onSignInStarted(callback: (event: SignInStartedEvent) => void): () => void {
+  return subscribe(EVENTS.signInStarted, callback);
+}
+
 export function onAppToolResult(callback: (event: AppToolResultEvent) => void): () => void {
   return subscribe(EVENTS.appToolResult, callback);
 }

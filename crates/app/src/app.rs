@@ -18,7 +18,9 @@ use mcp_canvas_host::{
     elicitation::{BoxFuture, ElicitationHandler, FormAnswer, FormRequest, UrlAnswer, UrlRequest},
     health::ServerStatus,
     settings_edit::SettingsView,
-    wire::{CallOutcome, CallProgressEvent, ElicitationAnswer, ServerChangedEvent, ServerView, ToolView},
+    oauth::{Browser, SystemBrowser},
+    signin::SignInPolicy,
+    wire::{CallOutcome, CallProgressEvent, ElicitationAnswer, ServerChangedEvent, ServerView, SignInStartedEvent, SignInView, ToolView},
     sampling_core::{
         sampler::{Approval, ExchangeRecord, NoCall, Review, FAILED},
         keys::ApiKey,
@@ -52,12 +54,29 @@ pub struct Frontends {
     pub elicitation: Arc<dyn ElicitationHandler>,
     /// Sampling requests and completions, as dialogs in the window.
     pub sampling: Arc<dyn Approver>,
+    /// Sign-in pages: the system browser, announced to the window.
+    pub browser: Arc<dyn Browser>,
 }
 
 impl Frontends {
     /// Installs both in `host`.
     pub fn install(self, host: Host) -> Host {
-        host.with_elicitation(self.elicitation).with_sampling(self.sampling, None)
+        // Signing in is the user's move (Sign in on the server); only a server that wants more
+        // scope in the middle of the user's own call opens the page by itself (the step-up).
+        host.with_elicitation(self.elicitation).with_sampling(self.sampling, None).with_browser(self.browser, SignInPolicy { when_connecting: false, during_calls: true })
+    }
+}
+
+/// Sign-in pages open in the system browser; the window hears of each (with its URL, for a user
+/// whose browser did not open).
+struct WindowBrowser {
+    window: WindowSlot,
+}
+
+impl Browser for WindowBrowser {
+    fn open<'a>(&'a self, server: &'a str, url: &'a str) -> BoxFuture<'a, Result<(), String>> {
+        self.window.emit_or_log(AppEvent::SignInStarted(SignInStartedEvent { server: server.to_owned(), url: url.to_owned() }));
+        SystemBrowser.open(server, url)
     }
 }
 
@@ -88,7 +107,8 @@ impl App {
         let window = WindowSlot::default();
         let questions = Arc::new(Questions::new(window.clone()));
         let elicitation = Arc::new(DialogElicitation::new(questions.clone()));
-        let host = open_host(Frontends { elicitation: elicitation.clone(), sampling: Arc::new(DialogSampling::new(questions.clone())) });
+        let browser = Arc::new(WindowBrowser { window: window.clone() });
+        let host = open_host(Frontends { elicitation: elicitation.clone(), sampling: Arc::new(DialogSampling::new(questions.clone())), browser });
         let dashboards = Dashboards::new(host.as_deref().ok());
         // The tabs and panes as the user left them (artifacts deleted since are left out), then
         // the dashboards pinned in the last run (without their tokens).
@@ -493,6 +513,21 @@ impl App {
     }
 
     /// The end of `server`'s log, at most [`LOG_TAIL_BYTES`], from a line boundary.
+    /// `server`'s sign-in state (null: it does not sign in).
+    pub fn sign_in_state(&self, server: String) -> Result<Option<SignInView>, String> {
+        Ok(self.configured(&server)?.sign_in_view(&server))
+    }
+
+    /// Signs in to `server` in the system browser (the window hears `sign-in-started`).
+    pub async fn sign_in(&self, server: String) -> Result<SignInView, String> {
+        self.configured(&server)?.sign_in(&server).await.map_err(|e| e.to_string())
+    }
+
+    /// Forgets `server`'s tokens.
+    pub async fn sign_out(&self, server: String) -> Result<SignInView, String> {
+        self.configured(&server)?.sign_out(&server).await.map_err(|e| e.to_string())
+    }
+
     pub async fn server_log(&self, server: String) -> Result<String, String> {
         self.configured(&server)?.server_log_tail(&server, LOG_TAIL_BYTES).map_err(|e| e.to_string())
     }

@@ -80,6 +80,8 @@ app_events! {
     ProxiedCall(CallOutcome) = "proxied-call";
     /// The call of an MCP App that opened as it started ended: its result, or why there is none.
     AppToolResult(crate::apps::AppToolResultEvent) = "app-tool-result";
+    /// A sign-in to a server waits for the browser (the authorization page it was handed).
+    SignInStarted(mcp_canvas_host::wire::SignInStartedEvent) = "sign-in-started";
     /// The canvas changed (a call's outcome, a user intent, an artifact opened or deleted): the
     /// only way canvas state reaches the window after its first `canvas_view`.
     CanvasChanged(CanvasView) = "canvas-changed";

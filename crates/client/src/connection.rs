@@ -49,6 +49,8 @@ pub struct ServerConnection {
     service: tokio::sync::Mutex<Option<RunningService<RoleClient, CanvasClient>>>,
     child: tokio::sync::Mutex<Option<tokio::process::Child>>,
     stderr_tail: Arc<Mutex<VecDeque<String>>>,
+    /// The stdio server's stderr reader, until it finished (the process closed stderr).
+    stderr_done: Arc<tokio::sync::Mutex<Option<tokio::task::JoinHandle<()>>>>,
     /// The server's log file (stderr and MCP log messages).
     pub log_path: PathBuf,
     /// Our side of the session (elicitation, progress routes, notes, the stale-tools flag).
@@ -117,15 +119,13 @@ impl ServerConnection {
         let transport = LineTransport::new(BufReader::with_capacity(256 * 1024, stdout), stdin, max_line.unwrap_or(MAX_MESSAGE_BYTES), complain);
 
         let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
-        let stderr_done = stderr.map(|stderr| tokio::spawn(capture_stderr(stderr, ctx.log_path.clone(), stderr_tail.clone())));
+        let stderr_done = Arc::new(tokio::sync::Mutex::new(stderr.map(|stderr| tokio::spawn(capture_stderr(stderr, ctx.log_path.clone(), stderr_tail.clone())))));
 
         let client = CanvasClient::new(&ctx)?;
         let handshake = tokio::time::timeout(HANDSHAKE_TIMEOUT, client.clone().connect(transport, client.lifecycle())).await;
         let handshake_error = |reason: String| async {
             // Give the stderr reader a moment to drain what a crashing server printed.
-            if let Some(done) = stderr_done {
-                let _ = tokio::time::timeout(Duration::from_millis(500), done).await;
-            }
+            settle(&stderr_done).await;
             ClientError::Handshake {
                 server: ctx.name.to_owned(),
                 reason,
@@ -138,7 +138,9 @@ impl ServerConnection {
             Ok(Err(e)) => return Err(handshake_error(format!("{e} (the server may have exited at once)")).await),
             Err(_) => return Err(handshake_error(format!("no answer within {} s", HANDSHAKE_TIMEOUT.as_secs())).await),
         };
-        Self::ready(ctx, service, client, Some(child), stderr_tail, None).await
+        let mut connection = Self::ready(ctx, service, client, Some(child), stderr_tail, None).await?;
+        connection.stderr_done = stderr_done;
+        Ok(connection)
     }
 
     /// Connects to a Streamable HTTP server (rmcp handles the session id, the standalone GET
@@ -180,6 +182,13 @@ impl ServerConnection {
         Self::ready(ctx, service, client, None, stderr_tail, Some(url.to_owned())).await
     }
 
+    /// After an answer that was cut off or unreadable, or a connection that closed: a moment
+    /// (at most 500 ms) for the stderr reader to take in what an exiting server printed, so the
+    /// error quotes its last words also when the machine is busy.
+    pub async fn settle_stderr(&self) {
+        settle(&self.stderr_done).await;
+    }
+
     /// The error of a request that failed: a 401/403 challenge becomes
     /// [`ClientError::SignInRequired`] (so the host can sign in and try again), anything else a
     /// [`ClientError::Request`] naming `what`.
@@ -207,6 +216,7 @@ impl ServerConnection {
             service: tokio::sync::Mutex::new(Some(service)),
             child: tokio::sync::Mutex::new(child),
             stderr_tail,
+            stderr_done: Arc::default(),
             log_path: ctx.log_path,
             client,
             call_timeout,
@@ -276,5 +286,15 @@ where
     match client.clone().connect(StreamableHttpClientTransport::with_client(http.clone(), config.clone()), lifecycle).await {
         Err(e) if auto && retry_with_initialize(&e) => client.clone().connect(StreamableHttpClientTransport::with_client(http, config), ClientLifecycleMode::Initialize).await,
         other => other,
+    }
+}
+
+/// Waits (at most 500 ms) for a stderr reader to finish; a finished one is forgotten.
+async fn settle(reader: &tokio::sync::Mutex<Option<tokio::task::JoinHandle<()>>>) {
+    let mut reader = reader.lock().await;
+    if let Some(handle) = reader.as_mut() {
+        if tokio::time::timeout(Duration::from_millis(500), handle).await.is_ok() {
+            *reader = None;
+        }
     }
 }

@@ -289,8 +289,17 @@ async fn send_call(connection: &ServerConnection, tool: &str, arguments: JsonObj
         abandoned.id = None;
         let response = match response {
             Ok(Ok(response)) => response,
-            Ok(Err(e)) => return Err(HostError::from(connection.service_error(&what, &e))),
-            Err(_) => return Err(HostError::from(connection.request_error(&what, "the connection closed before the result arrived".to_owned()))),
+            Ok(Err(e)) => {
+                // An unreadable answer or a lost connection: the server may be dying and saying why.
+                if matches!(&e, rmcp::ServiceError::McpError(error) if error.code == rmcp::model::ErrorCode::PARSE_ERROR) || matches!(e, rmcp::ServiceError::TransportClosed) {
+                    connection.settle_stderr().await;
+                }
+                return Err(HostError::from(connection.service_error(&what, &e)));
+            }
+            Err(_) => {
+                connection.settle_stderr().await;
+                return Err(HostError::from(connection.request_error(&what, "the connection closed before the result arrived".to_owned())));
+            }
         };
         match response {
             ServerResult::CallToolResult(result) => return Ok(result),

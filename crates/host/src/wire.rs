@@ -225,3 +225,14 @@ impl From<crate::ServerChange> for ServerChangedEvent {
         Self { server: change.server, list: change.list }
     }
 }
+
+/// A sign-in started: the authorization page was handed to the browser. The window shows that the
+/// sign-in waits for the browser, with the URL for a user whose browser did not open.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[ts(export)]
+pub struct SignInStartedEvent {
+    /// The server's configured name.
+    pub server: String,
+    /// The authorization page.
+    pub url: String,
+}

@@ -6,6 +6,7 @@ import type { ServerStatus } from "../wire/ServerStatus";
 import type { ServerView } from "../wire/ServerView";
 import type { ToolView } from "../wire/ToolView";
 import { ServerLogDialog } from "./ServerLogDialog";
+import { asksForSignIn, SignInRow } from "./SignInRow";
 import { SamplingLogDialog } from "./sampling/SamplingLogDialog";
 
 export interface ToolSelection {
@@ -206,6 +207,7 @@ function ServerTools({ server, status, query, selection, onSelect, onShowLog, on
         {stateWords}
         {status && status.state !== "running" && status.next_start_wait_s > 0 ? ` · next start in ${status.next_start_wait_s} s` : ""}
       </p>
+      {server.sign_in ? <SignInRow server={server.name} initial={server.sign_in} listing={listing + (state.kind === "failed" ? 0.5 : 0)} onSignedIn={() => setListing((n) => n + 1)} /> : null}
       <TimeoutSetting server={server} onError={setRestartError} />
       {problem || (status && status.failures > 0) ? (
         <details className="server-problem">
@@ -218,7 +220,9 @@ function ServerTools({ server, status, query, selection, onSelect, onShowLog, on
       ) : null}
       {restartError ? <p className="error small server-restart-error">{restartError}</p> : null}
       {state.kind === "loading" ? <p className="muted small">Connecting…</p> : null}
-      {state.kind === "failed" ? (
+      {state.kind === "failed" && server.sign_in && asksForSignIn(state.error) ? (
+        <p className="muted small">Sign in to list its tools.</p>
+      ) : state.kind === "failed" ? (
         <div className="error small">
           <p>{state.error}</p>
           <button type="button" onClick={() => setListing((n) => n + 1)}>

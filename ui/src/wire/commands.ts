@@ -26,6 +26,8 @@ import type { ServerChangedEvent } from "./ServerChangedEvent";
 import type { ServerStatus } from "./ServerStatus";
 import type { ServerView } from "./ServerView";
 import type { SettingsView } from "./SettingsView";
+import type { SignInStartedEvent } from "./SignInStartedEvent";
+import type { SignInView } from "./SignInView";
 import type { StorageUsage } from "./StorageUsage";
 import type { TabId } from "./TabId";
 import type { ToolView } from "./ToolView";
@@ -166,6 +168,19 @@ export function commands(invoke: Invoke) {
      */
     restartServer: (server: string): Promise<void> => invoke<void>("restart_server", { server }),
     /**
+     * A server's sign-in state (OAuth; null for servers that do not sign in).
+     */
+    signInState: (server: string): Promise<SignInView | null> => invoke<SignInView | null>("sign_in_state", { server }),
+    /**
+     * Signs in to a server in the system browser (`sign-in-started` carries the page's
+     * URL); resolves when the browser came back and the server accepted the token.
+     */
+    signIn: (server: string): Promise<SignInView> => invoke<SignInView>("sign_in", { server }),
+    /**
+     * Forgets a server's tokens.
+     */
+    signOut: (server: string): Promise<SignInView> => invoke<SignInView>("sign_out", { server }),
+    /**
      * The end of a server's log (64 KB at most).
      */
     serverLog: (server: string): Promise<string> => invoke<string>("server_log", { server }),
@@ -235,6 +250,10 @@ export type AppEvents = {
    */
   "app-tool-result": AppToolResultEvent;
   /**
+   * A sign-in to a server waits for the browser (the authorization page it was handed).
+   */
+  "sign-in-started": SignInStartedEvent;
+  /**
    * The canvas changed (a call's outcome, a user intent, an artifact opened or deleted): the
    * only way canvas state reaches the window after its first `canvas_view`.
    */
@@ -254,5 +273,6 @@ export const EVENTS = {
   serverChanged: "server-changed",
   proxiedCall: "proxied-call",
   appToolResult: "app-tool-result",
+  signInStarted: "sign-in-started",
   canvasChanged: "canvas-changed",
 } as const satisfies Record<string, keyof AppEvents>;
