@@ -611,6 +611,8 @@ impl Host {
                 self.health.lock().unwrap().entry(server.to_owned()).or_default().connected(now);
                 Arc::new(connection)
             }
+            // Waiting for the user to sign in is not a failure (no backoff before the next try).
+            Err(e @ mcp_canvas_client::ClientError::SignInRequired { .. }) => return Err(e.into()),
             Err(e) => {
                 self.health.lock().unwrap().entry(server.to_owned()).or_default().failed(now, &e.to_string());
                 return Err(e.into());

@@ -67,7 +67,7 @@ export function SignInRow({ server, initial, listing, onSignedIn }: Props) {
   }[state];
   return (
     <div className="sign-in" data-sign-in={state}>
-      <p className="sign-in-state small">
+      <p className="sign-in-state">
         <span className="sign-in-words">{busy === "in" ? "Signing in… finish in your browser" : words}</span>
         {view.signed_in || view.needed ? null : <span className="muted"> · signs in with OAuth when it asks</span>}
       </p>
