@@ -391,34 +391,29 @@ impl Host {
                 return Err(error);
             }
         };
-        let env = CallEnv {
+        let call_id = control.call_id.clone().unwrap_or_else(Self::fresh_call_id);
+        let result = crate::pipeline::call(self.call_env(server), &connection, tool, arguments.clone(), options, control.clone(), call_id).await;
+        let Err(error) = &result else { return result };
+        self.note_sign_in(server, Some(error));
+        // A signed-in server that wants more scope (or a new sign-in) mid-session: when the front
+        // end allows it, sign in once (the step-up) and make the call once more. The connection
+        // stays: its transport reads the stored token for every request.
+        let Some(challenge) = self.automatic_sign_in(error, true).map(str::to_owned) else { return result };
+        self.sign_in_with(server, Some(&challenge)).await?;
+        let call_id = control.call_id.clone().unwrap_or_else(Self::fresh_call_id);
+        crate::pipeline::call(self.call_env(server), &connection, tool, arguments, options, control, call_id).await
+    }
+
+    /// What a call on `server` needs from the host, taken as it starts.
+    fn call_env(&self, server: &str) -> CallEnv<'_> {
+        CallEnv {
             settings: self.settings(),
             ingest: self.ingest(),
             // The server's timeout as configured now (the user may have changed it since it started).
             timeout: self.server_timeout(server).unwrap_or(self.call_timeout),
             files: &self.file_server,
             housekeeping: &self.housekeeping,
-        };
-        let call_id = control.call_id.clone().unwrap_or_else(Self::fresh_call_id);
-        let result = crate::pipeline::call(env, &connection, tool, arguments.clone(), options, control.clone(), call_id).await;
-        let Err(error) = &result else { return result };
-        self.note_sign_in(server, Some(error));
-        // A signed-in server that wants more scope (or a new sign-in) mid-session: when the front
-        // end allows it, sign in once (the step-up) and make the call once more.
-        let Some(challenge) = self.automatic_sign_in(error, true).map(str::to_owned) else { return result };
-        drop(connection);
-        self.sign_in_with(server, Some(&challenge)).await?;
-        self.stop(server).await;
-        let connection = self.connection(server).await?;
-        let env = CallEnv {
-            settings: self.settings(),
-            ingest: self.ingest(),
-            timeout: self.server_timeout(server).unwrap_or(self.call_timeout),
-            files: &self.file_server,
-            housekeeping: &self.housekeeping,
-        };
-        let call_id = control.call_id.clone().unwrap_or_else(Self::fresh_call_id);
-        crate::pipeline::call(env, &connection, tool, arguments, options, control, call_id).await
+        }
     }
 
     /// A new call id (`call-<random>`), for a caller that names its call before it starts.
