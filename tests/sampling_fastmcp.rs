@@ -9,7 +9,7 @@
 //! `tool_result` with a server we did not write, not a model.
 
 use std::{
-    path::{Path, PathBuf},
+    path::Path,
     time::Duration,
 };
 

@@ -59,6 +59,8 @@ pub struct ServerConnection {
     pub call_timeout: Option<Duration>,
     /// An HTTP server's endpoint (none for stdio).
     pub url: Option<String>,
+    /// The OAuth manager its transport carries (HTTP servers).
+    auth: Option<Arc<tokio::sync::Mutex<rmcp::transport::auth::AuthorizationManager>>>,
 }
 
 /// What starting or connecting to one server needs from the host.
@@ -163,15 +165,17 @@ impl ServerConnection {
                 Some(store) => {
                     let settings = ctx.entry.oauth().map_err(|e| ClientError::Config(e.in_file(ctx.name, ctx.config_path)))?;
                     let manager = oauth::transport_manager(url, &settings, store).await.map_err(|reason| ClientError::SignIn { server: ctx.name.to_owned(), reason })?;
-                    Ok(http_handshake(&client, AuthClient::new(reqwest::Client::default(), manager), config, lifecycle).await)
+                    let auth = AuthClient::new(reqwest::Client::default(), manager);
+                    let managed = auth.auth_manager.clone();
+                    Ok((http_handshake(&client, auth, config, lifecycle).await, Some(managed)))
                 }
-                None => Ok(http_handshake(&client, reqwest::Client::default(), config, lifecycle).await),
+                None => Ok((http_handshake(&client, reqwest::Client::default(), config, lifecycle).await, None)),
             }
         };
-        let service = match tokio::time::timeout(HANDSHAKE_TIMEOUT, handshake).await {
+        let (service, auth) = match tokio::time::timeout(HANDSHAKE_TIMEOUT, handshake).await {
             Ok(Err(e)) => return Err(e),
-            Ok(Ok(Ok(service))) => service,
-            Ok(Ok(Err(e))) => {
+            Ok(Ok((Ok(service), auth))) => (service, auth),
+            Ok(Ok((Err(e), _))) => {
                 if let Some(challenge) = e.auth_challenge() {
                     return Err(ClientError::SignInRequired { server: ctx.name.to_owned(), more_scope: oauth::wants_more_scope(url, challenge), challenge: challenge.to_owned() });
                 }
@@ -179,7 +183,19 @@ impl ServerConnection {
             }
             Err(_) => return Err(ClientError::Handshake { server: ctx.name.to_owned(), reason: format!("no answer from {url} within {} s", HANDSHAKE_TIMEOUT.as_secs()), stderr_tail: Vec::new(), log: ctx.log_path }),
         };
-        Self::ready(ctx, service, client, None, stderr_tail, Some(url.to_owned())).await
+        let mut connection = Self::ready(ctx, service, client, None, stderr_tail, Some(url.to_owned())).await?;
+        connection.auth = auth;
+        Ok(connection)
+    }
+
+    /// After a sign-in while connected: the transport's manager is made again from the new
+    /// record (its client, metadata and secret), so the next refresh works; requests already read
+    /// the new token from the record.
+    pub async fn reload_sign_in(&self, settings: &mcp_canvas_config::servers::OAuthEntry, store: &oauth::TokenStore) -> Result<(), ClientError> {
+        let (Some(auth), Some(url)) = (&self.auth, &self.url) else { return Ok(()) };
+        let fresh = oauth::transport_manager(url, settings, store).await.map_err(|reason| ClientError::SignIn { server: self.name.clone(), reason })?;
+        *auth.lock().await = fresh;
+        Ok(())
     }
 
     /// After an answer that was cut off or unreadable, or a connection that closed: a moment
@@ -221,6 +237,7 @@ impl ServerConnection {
             client,
             call_timeout,
             url,
+            auth: None,
         };
         // Bounded: a server that never answers `tools/list` (or pages forever) must not hold the
         // connection slot, and every later call to it, forever.

@@ -398,8 +398,13 @@ impl Host {
         // A signed-in server that wants more scope (or a new sign-in) mid-session: when the front
         // end allows it, sign in once (the step-up) and make the call once more. The connection
         // stays: its transport reads the stored token for every request.
+        // Not for an App's own calls: a server's view must not open sign-in pages by itself.
+        if options.from_app {
+            return result;
+        }
         let Some(challenge) = self.automatic_sign_in(error, true).map(str::to_owned) else { return result };
         self.sign_in_with(server, Some(&challenge)).await?;
+        self.reload_sign_in(server, &connection).await?;
         let call_id = control.call_id.clone().unwrap_or_else(Self::fresh_call_id);
         crate::pipeline::call(self.call_env(server), &connection, tool, arguments, options, control, call_id).await
     }

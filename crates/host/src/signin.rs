@@ -29,8 +29,8 @@ pub(crate) struct SignIns {
     pub(crate) storage: TokenStorage,
     /// Servers whose last answer asked for a sign-in (`true`: for more scope).
     pub(crate) wanted: std::sync::Mutex<std::collections::HashMap<String, bool>>,
-    /// One sign-in at a time: two calls hitting the same 403 open one page, not two.
-    pub(crate) running: tokio::sync::Mutex<()>,
+    /// One sign-in per server at a time: two calls hitting the same 403 open one page, not two.
+    pub(crate) running: std::sync::Mutex<std::collections::HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
     pub(crate) limit: std::time::Duration,
 }
 
@@ -100,14 +100,17 @@ impl Host {
     /// with the new tokens. A server that lets us in without signing in is still signed in to
     /// when it publishes OAuth metadata.
     pub async fn sign_in(&self, server: &str) -> Result<SignInView, HostError> {
-        self.http_store(server)?;
+        let store = self.http_store(server)?;
         self.stop(server).await;
-        let challenge = match self.connect_once(server).await {
-            Err(HostError::Server(ClientError::SignInRequired { challenge, .. })) => Some(challenge),
+        let before = store.credentials().ok().flatten().and_then(|c| c.token_received_at);
+        match self.connect_once(server).await {
+            Err(HostError::Server(ClientError::SignInRequired { challenge, .. })) => self.sign_in_with(server, Some(&challenge)).await?,
             Err(other) => return Err(other),
-            Ok(()) => None,
-        };
-        self.sign_in_with(server, challenge.as_deref()).await?;
+            // Connected: unless the host just signed in by itself (its policy), sign in from the
+            // server's published metadata.
+            Ok(()) if store.credentials().ok().flatten().and_then(|c| c.token_received_at) == before => self.sign_in_with(server, None).await?,
+            Ok(()) => {}
+        }
         self.stop(server).await;
         self.restart(server).await?;
         Ok(self.sign_in_view(server).expect("an HTTP server"))
@@ -142,6 +145,15 @@ impl Host {
         }
     }
 
+    /// After a sign-in during a call: the connection's transport takes the new record.
+    pub(crate) async fn reload_sign_in(&self, server: &str, connection: &mcp_canvas_client::ServerConnection) -> Result<(), HostError> {
+        let config = self.config();
+        let Some(entry) = config.servers.get(server) else { return Ok(()) };
+        let settings = entry.oauth().map_err(|e| HostError::Config(e.in_file(server, &self.paths().servers_config())))?;
+        let Some(store) = self.token_store(server) else { return Ok(()) };
+        Ok(connection.reload_sign_in(&settings, &store).await?)
+    }
+
     /// Whether the policy lets the host sign in unasked after `error`, and with which challenge.
     pub(crate) fn automatic_sign_in<'e>(&self, error: &'e HostError, during_call: bool) -> Option<&'e str> {
         let HostError::Server(ClientError::SignInRequired { challenge, .. }) = error else { return None };
@@ -159,7 +171,15 @@ impl Host {
         let entry = config.servers.get(server).ok_or_else(|| self.unknown_server(server))?;
         let Ok(Endpoint::Http { url }) = entry.endpoint() else { unreachable!("http_store checked it") };
         let settings = entry.oauth().map_err(|e| HostError::Config(e.in_file(server, &self.paths().servers_config())))?;
-        let _one_at_a_time = self.sign_ins.running.lock().await;
+        // When another sign-in to this server finished while this one waited, its tokens are
+        // what this caller needed too.
+        let stamp = |store: &TokenStore| store.credentials().ok().flatten().and_then(|c| c.token_received_at.map(|t| (c.client_id, t)));
+        let before = stamp(&store);
+        let turn = self.sign_ins.running.lock().unwrap().entry(server.to_owned()).or_default().clone();
+        let _one_at_a_time = turn.lock().await;
+        if before.is_some() && stamp(&store) != before {
+            return Ok(());
+        }
         tracing::info!(server, "signing in");
         let signed_in = oauth::sign_in(oauth::SignIn { server, url, challenge, settings: &settings, store: &store, browser: browser.as_ref(), limit: self.sign_ins.limit }).await.map_err(failed)?;
         tracing::info!(server, scopes = ?signed_in.scopes, "signed in");

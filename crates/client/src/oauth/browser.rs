@@ -26,10 +26,11 @@ impl Browser for SystemBrowser {
             let mut command = match std::env::var("BROWSER").ok().filter(|b| !b.trim().is_empty()) {
                 Some(browser) => std::process::Command::new(browser.trim()),
                 None if cfg!(target_os = "macos") => std::process::Command::new("open"),
+                // No shell (`cmd /C start` would read `&` in the URL as a command separator).
                 None if cfg!(windows) => {
-                    let mut start = std::process::Command::new("cmd");
-                    start.args(["/C", "start", ""]);
-                    start
+                    let mut handler = std::process::Command::new("rundll32");
+                    handler.arg("url.dll,FileProtocolHandler");
+                    handler
                 }
                 None => std::process::Command::new("xdg-open"),
             };

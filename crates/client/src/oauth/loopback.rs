@@ -45,14 +45,18 @@ impl Loopback {
 
     /// Waits for the authorization response, answering anything else (a favicon, a stray
     /// connection) with 404 and going on waiting. `server` names the server on the page.
-    pub async fn callback(self, server: &str, limit: Duration) -> Result<Callback, String> {
+    pub async fn callback(self, server: &str, state: Option<&str>, limit: Duration) -> Result<Callback, String> {
         tokio::time::timeout(limit, async {
             loop {
-                let Ok((mut stream, _)) = self.listener.accept().await else { continue };
+                let Ok((mut stream, _)) = self.listener.accept().await else {
+                    // Out of file descriptors, say: do not spin.
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                };
                 let mut head = Vec::with_capacity(1024);
                 let mut buffer = [0u8; 4096];
                 // The request line is all we need; read until the end of the headers or 16 KiB.
-                let read = tokio::time::timeout(Duration::from_secs(10), async {
+                let read = tokio::time::timeout(Duration::from_secs(3), async {
                     while !head.windows(4).any(|w| w == b"\r\n\r\n") && head.len() < 16 * 1024 {
                         match stream.read(&mut buffer).await {
                             Ok(0) | Err(_) => break,
@@ -72,6 +76,12 @@ impl Loopback {
                 let url = format!("http://127.0.0.1:{}{target}", self.port);
                 let parsed = url::Url::parse(&url).map_err(|e| e.to_string())?;
                 let param = |name: &str| parsed.query_pairs().find(|(k, _)| k == name).map(|(_, v)| v.into_owned());
+                // Only the answer to this sign-in (its `state`) ends the wait: a stray or forged
+                // request from another local process is turned away.
+                if state.is_some() && param("state").as_deref() != state {
+                    let _ = stream.write_all(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n").await;
+                    continue;
+                }
                 let (answer, title, detail) = match param("error") {
                     Some(error) => {
                         let reason = match param("error_description") {
@@ -80,7 +90,7 @@ impl Loopback {
                         };
                         (Callback::Refused(reason.clone()), "Sign-in did not finish", reason)
                     }
-                    None => (Callback::Code(url), "Signed in", "MCP Canvas has what it needs. You can close this tab.".to_owned()),
+                    None => (Callback::Code(url), "Almost done", "MCP Canvas is finishing the sign-in; you can close this tab.".to_owned()),
                 };
                 let page = format!(
                     "<!doctype html><meta charset=utf-8><title>{title} — MCP Canvas</title><style>body{{font:16px system-ui;margin:4em auto;max-width:32em;color:#222}}</style><h1>{title}</h1><p>Server <b>{}</b>.</p><p>{}</p>",
@@ -122,10 +132,12 @@ mod tests {
         let loopback = Loopback::bind().await.unwrap();
         let port = loopback.port;
         assert_eq!(loopback.redirect_uri(), format!("http://127.0.0.1:{port}/callback"));
-        let waiting = tokio::spawn(async move { loopback.callback("<b>srv</b>", Duration::from_secs(20)).await });
+        let waiting = tokio::spawn(async move { loopback.callback("<b>srv</b>", Some("xyz"), Duration::from_secs(20)).await });
         assert!(get(port, "/favicon.ico").await.starts_with("HTTP/1.1 404"));
+        assert!(get(port, "/callback?code=forged&state=other").await.starts_with("HTTP/1.1 400"), "another sign-in's (or a forged) answer is turned away");
+        assert!(get(port, "/callback?error=access_denied").await.starts_with("HTTP/1.1 400"), "an answer without this state cannot end the wait");
         let page = get(port, "/callback?code=abc&state=xyz&iss=https%3A%2F%2Fas.example").await;
-        assert!(page.contains("Signed in") && page.contains("&lt;b&gt;srv&lt;/b&gt;"), "{page}");
+        assert!(page.contains("Almost done") && page.contains("&lt;b&gt;srv&lt;/b&gt;"), "{page}");
         assert_eq!(waiting.await.unwrap().unwrap(), Callback::Code(format!("http://127.0.0.1:{port}/callback?code=abc&state=xyz&iss=https%3A%2F%2Fas.example")));
     }
 
@@ -133,11 +145,11 @@ mod tests {
     async fn a_refusal_says_why_and_silence_times_out() {
         let loopback = Loopback::bind().await.unwrap();
         let port = loopback.port;
-        let waiting = tokio::spawn(async move { loopback.callback("srv", Duration::from_secs(20)).await });
-        get(port, "/callback?error=access_denied&error_description=user%20said%20no").await;
+        let waiting = tokio::spawn(async move { loopback.callback("srv", Some("s1"), Duration::from_secs(20)).await });
+        get(port, "/callback?error=access_denied&error_description=user%20said%20no&state=s1").await;
         assert_eq!(waiting.await.unwrap().unwrap(), Callback::Refused("access_denied: user said no".into()));
         let quiet = Loopback::bind().await.unwrap();
-        let err = quiet.callback("srv", Duration::from_millis(50)).await.unwrap_err();
+        let err = quiet.callback("srv", None, Duration::from_millis(50)).await.unwrap_err();
         assert!(err.contains("no answer from the browser"), "{err}");
     }
 }

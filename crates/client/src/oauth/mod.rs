@@ -105,9 +105,16 @@ pub async fn sign_in(request: SignIn<'_>) -> Result<SignedIn, String> {
     }
     let asked: Vec<String> = authorization.scopes.clone();
     let session = AuthorizationSession::new(manager, authorization).await.map_err(|(_, e)| e.to_string())?;
+    // The page goes to the user's browser: only a web page (https, or http on this machine),
+    // never a `file:` path or another app's URI scheme a hostile server might name.
+    let page = url::Url::parse(session.get_authorization_url()).map_err(|e| format!("the authorization server named an unusable authorization page: {e}"))?;
+    if !web_page(&page) {
+        return Err(format!("the authorization server named an authorization page that is not an https web page ({}://…); not opened", page.scheme()));
+    }
+    let state = page.query_pairs().find(|(k, _)| k == "state").map(|(_, v)| v.into_owned());
     // Both at once: the page's redirect reaches the listener while the browser is still busy.
-    let opened = async { browser.open(server, session.get_authorization_url()).await.map_err(|e| format!("cannot show the authorization page: {e}")) };
-    let (_, callback) = tokio::try_join!(opened, loopback.callback(server, limit))?;
+    let opened = async { browser.open(server, page.as_str()).await.map_err(|e| format!("cannot show the authorization page: {e}")) };
+    let (_, callback) = tokio::try_join!(opened, loopback.callback(server, state.as_deref(), limit))?;
     let callback_url = match callback {
         loopback::Callback::Code(url) => url,
         loopback::Callback::Refused(reason) => return Err(format!("the authorization server refused: {reason}")),
@@ -117,6 +124,20 @@ pub async fn sign_in(request: SignIn<'_>) -> Result<SignedIn, String> {
     let granted = serde_json::to_value(&tokens).ok().and_then(|t| t.get("scope").and_then(|s| s.as_str()).map(|s| s.split_whitespace().map(str::to_owned).collect()));
     let scopes = granted.unwrap_or(asked);
     Ok(SignedIn { scopes })
+}
+
+/// An https URL, or an http one on this machine.
+fn web_page(url: &url::Url) -> bool {
+    match url.scheme() {
+        "https" => true,
+        "http" => match url.host() {
+            Some(url::Host::Domain(domain)) => domain == "localhost",
+            Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+            Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+            None => false,
+        },
+        _ => false,
+    }
 }
 
 /// The manager a connection's transport carries: it reads the stored tokens on every request
@@ -143,4 +164,23 @@ pub async fn transport_manager(url: &str, settings: &OAuthEntry, store: &TokenSt
         manager.configure_client(OAuthClientConfig::new(client_id, "http://127.0.0.1/callback").with_client_secret(secret)).map_err(|e| e.to_string())?;
     }
     Ok(manager)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn only_web_pages_are_opened() {
+        for (url, ok) in [
+            ("https://as.example/authorize?x=1", true),
+            ("http://127.0.0.1:9/authorize", true),
+            ("http://localhost/authorize", true),
+            ("http://[::1]/a", true),
+            ("http://as.example/authorize", false),
+            ("file:///etc/passwd", false),
+            ("smb://host/share", false),
+            ("vscode://x", false),
+        ] {
+            assert_eq!(super::web_page(&url::Url::parse(url).unwrap()), ok, "{url}");
+        }
+    }
 }

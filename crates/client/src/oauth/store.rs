@@ -204,9 +204,19 @@ impl TokenStore {
         self.update(|record| record.client_secret = secret)
     }
 
-    /// Forgets the tokens (keeps a stored client secret: it belongs to the configuration).
+    /// Forgets the tokens (keeps a stored client secret: it belongs to the configuration). A
+    /// record that cannot be read is removed whole: signing out is the way out of it.
     pub fn sign_out(&self) -> Result<(), String> {
-        self.update(|record| record.credentials = None)
+        match self.read() {
+            Ok(mut record) => {
+                record.credentials = None;
+                self.write(&record)
+            }
+            Err(_) => {
+                self.remove_file()?;
+                self.write(&Record::default())
+            }
+        }
     }
 }
 
@@ -223,7 +233,11 @@ fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
         options.mode(0o600);
     }
-    let temp = path.with_extension(format!("tmp{}", std::process::id()));
+    // A name of its own per write: a refresh and a sign-in saving at once never share a file.
+    static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let temp = path.with_extension(format!("tmp{}-{n}", std::process::id()));
+    options.create_new(true);
     let mut file = options.open(&temp)?;
     file.write_all(bytes)?;
     file.sync_all()?;
@@ -309,6 +323,8 @@ mod tests {
         std::fs::write(&store.inner.file, "{not json").unwrap();
         let err = store.load().await.unwrap_err().to_string();
         assert!(err.contains("not readable") && err.contains("sign out and in again"), "{err}");
+        store.sign_out().expect("signing out is the way out of an unreadable record");
+        assert!(store.load().await.unwrap().is_none());
     }
 
     #[tokio::test]
