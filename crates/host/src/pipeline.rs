@@ -323,7 +323,7 @@ async fn send_call(connection: &ServerConnection, tool: &str, arguments: JsonObj
                 params.input_responses = (!responses.is_empty()).then_some(responses);
                 params.request_state = request_state;
             }
-            ServerResult::CreateTaskResult(_) => return Err(HostError::from(connection.request_error(&what, "the server turned the call into a task (tasks extension), which MCP Canvas does not follow yet".to_owned()))),
+            ServerResult::CreateTaskResult(created) => return crate::tasks::follow(connection, tool, created.task, control, context, &clock, &what).await,
             _ => return Err(HostError::from(connection.request_error(&what, "the server answered with something other than a tool result".to_owned()))),
         }
     }
@@ -333,8 +333,13 @@ async fn send_call(connection: &ServerConnection, tool: &str, arguments: JsonObj
 /// Answers the requests of an `input_required` result (2026-07-28): elicitation through the
 /// connection's handler, sampling through its sampler, roots as none.
 async fn answer_input(connection: &ServerConnection, input: InputRequiredResult, context: &Arc<CallContext>, what: &str) -> Result<InputResponses, HostError> {
+    answer_requests(connection, input.input_requests.unwrap_or_default(), context, what).await
+}
+
+/// Answers input requests (of an `input_required` result, or of a task that asks).
+pub(crate) async fn answer_requests(connection: &ServerConnection, requests: rmcp::model::InputRequests, context: &Arc<CallContext>, what: &str) -> Result<InputResponses, HostError> {
     let mut responses = InputResponses::new();
-    for (key, request) in input.input_requests.unwrap_or_default() {
+    for (key, request) in requests {
         let answer = match request {
             // Inside this call's own result: the question is exactly this call's.
             InputRequest::Elicitation(request) => serde_json::to_value(connection.client.elicitor.answer(request.params, std::slice::from_ref(context)).await),
@@ -372,7 +377,7 @@ impl Drop for AbandonGuard<'_> {
 
 /// A call's time limit, not counting time this call spent waiting for its user to answer the
 /// server (another call's open question does not stop it).
-struct CallClock {
+pub(crate) struct CallClock {
     limit: Duration,
     started: Instant,
     call: Arc<CallContext>,
@@ -388,12 +393,12 @@ impl CallClock {
     }
 
     /// The limit in whole seconds, rounded up (for messages).
-    fn seconds(&self) -> u64 {
+    pub(crate) fn seconds(&self) -> u64 {
         self.limit.as_millis().div_ceil(1000) as u64
     }
 
     /// Resolves once the limit is used up.
-    async fn expired(&self) {
+    pub(crate) async fn expired(&self) {
         loop {
             let used = self.used();
             if used >= self.limit && !self.call.is_asking() {

@@ -127,7 +127,12 @@ impl ClientHandler for CanvasClient {
         // MCP Apps: we render servers' `ui://` views (both protocol eras read this).
         let mut apps = rmcp::model::JsonObject::new();
         apps.insert("mimeTypes".to_owned(), serde_json::json!([APPS_MIME]));
-        capabilities.extensions = Some(rmcp::model::ExtensionCapabilities::from([(APPS_EXTENSION.to_owned(), apps)]));
+        // Tasks (SEP-2663): a call the server turns into a task is followed to its end
+        // (`mcp-canvas-host`'s `tasks.rs`).
+        capabilities.extensions = Some(rmcp::model::ExtensionCapabilities::from([
+            (APPS_EXTENSION.to_owned(), apps),
+            (rmcp::model::TASKS_EXTENSION_ID.to_owned(), rmcp::model::JsonObject::new()),
+        ]));
         let mut config = ClientConfig::new(capabilities, Implementation::new("mcp-canvas", env!("CARGO_PKG_VERSION")).with_title("MCP Canvas"));
         if let Some(version) = self.protocol.clone().filter(ProtocolVersion::has_initialize) {
             config.protocol_version = version;

@@ -8,6 +8,7 @@ mod sampling;
 mod arguments;
 mod documents;
 mod resources;
+mod tasks;
 #[path = "../pdf.rs"]
 mod pdf;
 
@@ -17,27 +18,44 @@ use rmcp::{
     tool_handler, ServerHandler,
 };
 
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct DemoServer {
     #[allow(dead_code, reason = "read by the code tool_handler generates")]
     tool_router: ToolRouter<Self>,
+    /// The tasks `research_report` started (SEP-2663).
+    tasks: rmcp::task_manager::TaskManager,
 }
 
 impl DemoServer {
     pub fn new() -> Self {
-        Self { tool_router: Self::chart_router() + Self::interactive_router() + Self::document_router() + Self::patterns_router() + Self::sampling_router() }
+        Self {
+            tool_router: Self::chart_router() + Self::interactive_router() + Self::document_router() + Self::patterns_router() + Self::sampling_router() + Self::task_router(),
+            tasks: rmcp::task_manager::TaskManager::new(),
+        }
     }
 }
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for DemoServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_resources().build())
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_resources().enable_tasks().build())
             .with_server_info(
                 Implementation::new("mcp-canvas-demo", env!("CARGO_PKG_VERSION"))
                     .with_title("MCP Canvas demo server"),
             )
             .with_instructions("Demo tools that return charts and text, for trying MCP Canvas.")
+    }
+
+    async fn get_task(&self, request: rmcp::model::GetTaskParams, _context: rmcp::service::RequestContext<rmcp::RoleServer>) -> Result<rmcp::model::GetTaskResult, rmcp::ErrorData> {
+        self.tasks.get_task(&request.task_id).map(rmcp::model::GetTaskResult::new)
+    }
+
+    async fn update_task(&self, request: rmcp::model::UpdateTaskParams, _context: rmcp::service::RequestContext<rmcp::RoleServer>) -> Result<(), rmcp::ErrorData> {
+        self.tasks.update_task(&request.task_id, request.input_responses)
+    }
+
+    async fn cancel_task(&self, request: rmcp::model::CancelTaskParams, _context: rmcp::service::RequestContext<rmcp::RoleServer>) -> Result<(), rmcp::ErrorData> {
+        self.tasks.cancel_task(&request.task_id)
     }
 
     async fn list_resources(

@@ -1,0 +1,94 @@
+//! A tool call the server turned into a task (the `io.modelcontextprotocol/tasks` extension,
+//! SEP-2663, which MCP Canvas declares): the call goes on as the task. Its status is polled with
+//! `tasks/get` at the interval the server suggests (within 0.1–5 s), each new status message is
+//! reported as the call's progress, the input it asks for (forms, LLM requests) is answered with
+//! `tasks/update`, and cancelling the call — or its timeout — sends `tasks/cancel`. The finished
+//! task's result is the call's result: stored and shown like any other.
+//!
+//! The task lives on the server; nothing here depends on a window or a tab, so closing the tab a
+//! call was started from does not touch it.
+
+use std::{sync::Arc, time::Duration};
+
+use rmcp::model::{CallToolResult, CancelTaskParams, GetTaskParams, Task, TaskPayload, UpdateTaskParams};
+
+use crate::{
+    error::HostError,
+    pipeline::{answer_requests, CallClock, CallControl, CallProgress},
+};
+use mcp_canvas_client::{CallContext, ServerConnection};
+
+/// How often to ask, whatever the server suggests.
+const POLL_AT_LEAST: Duration = Duration::from_millis(100);
+const POLL_AT_MOST: Duration = Duration::from_secs(5);
+
+fn interval(task: &Task) -> Duration {
+    task.poll_interval_ms.map(Duration::from_millis).unwrap_or(Duration::from_secs(1)).clamp(POLL_AT_LEAST, POLL_AT_MOST)
+}
+
+/// Follows the task `created` to its end.
+#[allow(clippy::too_many_arguments)]
+pub(crate) async fn follow(connection: &ServerConnection, tool: &str, created: Task, control: &CallControl, context: &Arc<CallContext>, clock: &CallClock, what: &str) -> Result<CallToolResult, HostError> {
+    let server = connection.name.as_str();
+    let id = created.task_id.clone();
+    let cancel = control.cancel.clone().unwrap_or_default();
+    let mut last_message = None;
+    let mut steps = 0.0;
+    let mut report = |task: &Task| {
+        if task.status_message.is_some() && task.status_message != last_message {
+            last_message = task.status_message.clone();
+            steps += 1.0;
+            if let Some(progress) = &control.progress {
+                progress(&CallProgress { progress: steps, total: None, message: task.status_message.clone() });
+            }
+        }
+    };
+    report(&created);
+    let mut wait = interval(&created);
+    let cancel_task = || async {
+        // Cooperative on the server's side; the call ends here either way.
+        let _ = tokio::time::timeout(Duration::from_secs(5), connection.peer.cancel_task(CancelTaskParams::new(id.clone()))).await;
+    };
+    loop {
+        tokio::select! {
+            () = tokio::time::sleep(wait) => {}
+            () = cancel.cancelled() => {
+                cancel_task().await;
+                return Err(HostError::Cancelled { server: server.to_owned(), tool: tool.to_owned(), reason: None });
+            }
+            () = clock.expired() => {
+                cancel_task().await;
+                return Err(HostError::Timeout { server: server.to_owned(), tool: tool.to_owned(), seconds: clock.seconds() });
+            }
+        }
+        let state = connection.peer.get_task(GetTaskParams::new(id.clone())).await.map_err(|e| HostError::from(connection.service_error(what, &e)))?;
+        let task = state.task;
+        report(&task.task);
+        wait = interval(&task.task);
+        match task.payload {
+            TaskPayload::Working => {}
+            TaskPayload::InputRequired { input_requests } => {
+                let responses = tokio::select! {
+                    responses = answer_requests(connection, input_requests, context, what) => responses?,
+                    () = cancel.cancelled() => {
+                        cancel_task().await;
+                        return Err(HostError::Cancelled { server: server.to_owned(), tool: tool.to_owned(), reason: None });
+                    }
+                };
+                connection.peer.update_task(UpdateTaskParams::new(id.clone(), responses)).await.map_err(|e| HostError::from(connection.service_error(what, &e)))?;
+                // Answered: look again at once rather than after a whole interval.
+                wait = POLL_AT_LEAST;
+            }
+            TaskPayload::Completed { result } => {
+                return serde_json::from_value(serde_json::Value::Object(result))
+                    .map_err(|e| HostError::from(connection.request_error(what, format!("the finished task's result is not a tool result: {e}"))));
+            }
+            TaskPayload::Failed { error } => {
+                let message = error.get("message").and_then(|m| m.as_str()).unwrap_or("no reason given");
+                return Err(HostError::from(connection.request_error(what, format!("the task failed: {message}"))));
+            }
+            TaskPayload::Cancelled => return Err(HostError::Cancelled { server: server.to_owned(), tool: tool.to_owned(), reason: Some("the server cancelled the task".into()) }),
+            _ => return Err(HostError::from(connection.request_error(what, "the task is in a state MCP Canvas does not know".to_owned()))),
+        }
+    }
+}

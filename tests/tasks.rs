@@ -1,0 +1,113 @@
+//! Calls the server turns into tasks (the `io.modelcontextprotocol/tasks` extension, SEP-2663):
+//! the demo's `research_report` answers with a task; the host follows it — status messages as
+//! progress, a form it asks for answered through `tasks/update`, `tasks/cancel` when the call is
+//! cancelled — in both protocol eras, and the finished task's result is stored like any other.
+
+use std::{
+    sync::{Arc, Mutex},
+    time::{Duration, Instant},
+};
+
+use mcp_canvas_e2e::binary;
+use mcp_canvas_host::{
+    elicitation::{BoxFuture, ElicitationHandler, ElicitationModes, FormAnswer, FormRequest, UrlAnswer, UrlRequest},
+    CallControl, CallOptions, CallProgress, CancellationToken, Host, HostError, HostOptions,
+};
+use serde_json::{json, Map, Value};
+
+/// Answers every form with a focus, and keeps the questions.
+#[derive(Default)]
+struct Focus {
+    asked: Mutex<Vec<String>>,
+}
+
+impl ElicitationHandler for Focus {
+    fn modes(&self) -> ElicitationModes {
+        ElicitationModes { form: true, url: false }
+    }
+    fn form<'a>(&'a self, request: &'a FormRequest) -> BoxFuture<'a, FormAnswer> {
+        self.asked.lock().unwrap().push(request.message.clone());
+        Box::pin(async { FormAnswer::Accept(Map::from_iter([("focus".to_owned(), json!("harbour safety"))])) })
+    }
+    fn url<'a>(&'a self, _request: &'a UrlRequest) -> BoxFuture<'a, UrlAnswer> {
+        Box::pin(async { UrlAnswer::Decline("no URLs here".into()) })
+    }
+}
+
+fn host(protocol: Option<&str>, focus: Arc<Focus>) -> (tempfile::TempDir, Host) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut entry = json!({ "command": binary("mcp-canvas-demo") });
+    if let Some(protocol) = protocol {
+        entry["protocol_version"] = json!(protocol);
+    }
+    std::fs::write(dir.path().join("servers.json"), json!({ "mcpServers": { "demo": entry } }).to_string()).unwrap();
+    let host = Host::open(HostOptions { data_dir: dir.path().to_owned(), call_timeout: Duration::from_secs(120), session: None }).unwrap().with_elicitation(focus);
+    (dir, host)
+}
+
+fn collecting() -> (Arc<Mutex<Vec<String>>>, CallControl) {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = seen.clone();
+    let control = CallControl { progress: Some(Arc::new(move |p: &CallProgress| sink.lock().unwrap().push(p.message.clone().unwrap_or_default()))), ..CallControl::default() };
+    (seen, control)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_is_followed_to_its_result_with_progress_and_input_in_both_eras() {
+    for protocol in [None, Some("2025-11-25")] {
+        let focus = Arc::new(Focus::default());
+        let (_dir, host) = host(protocol, focus.clone());
+        let (seen, control) = collecting();
+        let done = host
+            .call_tool_controlled("demo", "research_report", json!({ "topic": "tides", "steps": 4, "ask": true }), CallOptions::default(), control)
+            .await
+            .unwrap_or_else(|e| panic!("{protocol:?}: {e}"));
+        let text = done.outcome.texts.iter().map(|t| t.text.as_str()).collect::<String>();
+        let stored = done.outcome.artifacts.iter().map(|a| a.mime.as_str()).collect::<Vec<_>>();
+        assert!(text.contains("# Report: tides") || !stored.is_empty(), "{protocol:?}: {:#?}", done.outcome);
+        assert!(format!("{:?}", done.outcome).contains("focused on harbour safety"), "{protocol:?}: the answer reached the task: {:#?}", done.outcome);
+        assert_eq!(focus.asked.lock().unwrap().as_slice(), ["What should the report on tides focus on?"], "{protocol:?}");
+        let seen = seen.lock().unwrap().clone();
+        assert_eq!(seen.first().map(String::as_str), Some("Starting research on tides"), "{protocol:?}: {seen:?}");
+        assert!(seen.iter().any(|m| m.starts_with("Step ") && m.contains(" of 4: reading about tides")), "{protocol:?}: status messages arrive as progress: {seen:?}");
+        let audit = host.store().audit_log(5).unwrap();
+        assert_eq!(audit[0].tool, "research_report");
+        assert_eq!(audit[0].outcome, "ok", "{:?}", audit[0]);
+        host.shutdown().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancelling_the_call_cancels_the_task() {
+    let (_dir, host) = host(None, Arc::new(Focus::default()));
+    let cancel = CancellationToken::new();
+    let (seen, mut control) = collecting();
+    control.cancel = Some(cancel.clone());
+    let stop = cancel.clone();
+    let watcher = seen.clone();
+    tokio::spawn(async move {
+        while !watcher.lock().unwrap().iter().any(|m: &String| m.starts_with("Step 2 ")) {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        stop.cancel();
+    });
+    let started = Instant::now();
+    let err = host.call_tool_controlled("demo", "research_report", json!({ "topic": "tides", "steps": 50 }), CallOptions::default(), control).await.unwrap_err();
+    assert!(matches!(err, HostError::Cancelled { .. }), "{err}");
+    assert!(started.elapsed() < Duration::from_secs(15), "cancelled long before its 20 s of work: {:?}", started.elapsed());
+    // The server is still there for the next call.
+    let (_, control) = collecting();
+    let next = host.call_tool_controlled("demo", "research_report", json!({ "topic": "reefs", "steps": 1 }), CallOptions::default(), control).await.unwrap();
+    assert!(format!("{:?}", next.outcome).contains("Report: reefs"));
+    host.shutdown().await;
+}
+
+/// Without the extension (a plain MCP client) the tool says so instead of answering with a task
+/// the client could not follow.
+#[test]
+fn the_demo_refuses_a_task_to_a_client_without_the_extension() {
+    let mut demo = mcp_canvas_e2e::RawDemo::start();
+    let result: Value = demo.call("research_report", json!({ "topic": "tides" }));
+    assert_eq!(result["isError"], true, "{result}");
+    assert!(result["content"][0]["text"].as_str().unwrap().contains("runs only as a task"), "{result}");
+}
