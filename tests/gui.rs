@@ -148,6 +148,7 @@ async fn drive(driver: &WebDriver, data_dir: &Path, opened: &Path) {
     elicitation_step(driver).await;
     url_elicitation_step(driver, opened).await;
     progress_step(driver).await;
+    task_step(driver).await;
     proxy_step(driver, data_dir).await;
     history_step(driver).await;
     servers_step(driver).await;
@@ -563,6 +564,32 @@ async fn progress_step(driver: &WebDriver) {
         assert!(Instant::now() < deadline, "after Cancel, the newest result says cancelled and Call is enabled again: {state}");
         tokio::time::sleep(POLL).await;
     }
+}
+
+/// A call the server turns into a task (the demo's `research_report`): it shows as a running
+/// call with the task's status message and Cancel; the form the task asks for is a dialog; the
+/// answer reaches the task through `tasks/update` and the report is the call's result.
+async fn task_step(driver: &WebDriver) {
+    wait_for(driver, r#"button[data-tool="research_report"]"#).await.click().await.unwrap();
+    set_arguments(driver, r#"{"topic": "tides", "steps": 6, "ask": true}"#).await;
+    let before = result_count(driver).await;
+    wait_for(driver, "button.call-button").await.click().await.unwrap();
+    let message = wait_for_script(
+        driver,
+        "const m = document.querySelector('.call-progress-message'); return m && m.textContent.startsWith('Step ') ? m.textContent : null;",
+        vec![],
+    )
+    .await;
+    assert!(message.as_str().unwrap().ends_with("reading about tides"), "the task's status message: {message}");
+    wait_for(driver, "button.call-cancel").await;
+    screenshot(driver, "task_running.png").await;
+    let dialog = wait_for(driver, ".elicitation-dialog.form").await.text().await.unwrap();
+    assert!(dialog.contains("What should the report on tides focus on?"), "{dialog}");
+    let focus = wait_for(driver, "input#elicitation_focus").await;
+    replace_text(&focus, "harbour safety").await;
+    focus.send_keys(Key::Enter).await.unwrap();
+    let result = newest_result_after(driver, before).await;
+    assert!(result.contains("Report: tides") && result.contains("focused on harbour safety"), "{result}");
 }
 
 /// A server asks the user mid-call (form elicitation): the window shows a dialog with the

@@ -50,6 +50,7 @@ fn text(message: impl Into<String>) -> CallToolResult {
 impl DemoServer {
     #[tool(
         name = "research_report",
+        title = "Write a report (runs as a task)",
         description = "Writes a short report on a topic, as a task: it answers at once with a task \
             the client follows (status messages per step, cancellable), optionally asks the user \
             for the report's focus halfway, and ends with a markdown report. Needs a client that \
