@@ -139,11 +139,18 @@ fn which(program: &str) -> Option<PathBuf> {
 /// The first element matching `css`, waiting for it; on failure the window is saved as
 /// `failed_wait.png` for whoever reads the failure.
 pub async fn wait_for(driver: &WebDriver, css: &str) -> WebElement {
-    match driver.query(By::Css(css)).wait(WAIT, POLL).first().await {
-        Ok(element) => element,
-        Err(e) => {
-            screenshot(driver, "failed_wait.png").await;
-            panic!("`{css}` did not appear within {WAIT:?}: {e}")
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now()).max(POLL);
+        match driver.query(By::Css(css)).wait(left, POLL).first().await {
+            Ok(element) => return element,
+            // Found, then replaced by a re-render before it could be read (a busy machine makes
+            // this likelier): look again.
+            Err(e) if e.to_string().contains("stale") && Instant::now() < deadline => tokio::time::sleep(POLL).await,
+            Err(e) => {
+                screenshot(driver, "failed_wait.png").await;
+                panic!("`{css}` did not appear within {WAIT:?}: {e}")
+            }
         }
     }
 }

@@ -61,6 +61,17 @@ pub struct ServerConnection {
     pub url: Option<String>,
     /// The OAuth manager its transport carries (HTTP servers).
     auth: Option<Arc<tokio::sync::Mutex<rmcp::transport::auth::AuthorizationManager>>>,
+    /// The `subscriptions/listen` stream for list changes (2026-07-28), while connected.
+    _listening: Option<Listening>,
+}
+
+/// A background task that ends with the connection.
+struct Listening(tokio::task::JoinHandle<()>);
+
+impl Drop for Listening {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 /// What starting or connecting to one server needs from the host.
@@ -188,6 +199,52 @@ impl ServerConnection {
         Ok(connection)
     }
 
+    /// On 2026-07-28 a server sends no notification it was not asked for: list changes come
+    /// through a `subscriptions/listen` stream, opened here for the lists the server says change.
+    fn listen_for_changes(&self) -> Option<Listening> {
+        use rmcp::model::{ServerNotification, SubscriptionFilter};
+        let info = self.peer.peer_info()?;
+        if info.protocol_version.has_initialize() {
+            return None;
+        }
+        let capabilities = &info.capabilities;
+        let mut filter = SubscriptionFilter::builder();
+        let mut lists = Vec::new();
+        if capabilities.tools.as_ref().and_then(|c| c.list_changed) == Some(true) {
+            filter = filter.tools_list_changed();
+            lists.push("tools");
+        }
+        if capabilities.resources.as_ref().and_then(|c| c.list_changed) == Some(true) {
+            filter = filter.resources_list_changed();
+            lists.push("resources");
+        }
+        if capabilities.prompts.as_ref().and_then(|c| c.list_changed) == Some(true) {
+            filter = filter.prompts_list_changed();
+            lists.push("prompts");
+        }
+        if lists.is_empty() {
+            return None;
+        }
+        let (peer, client, server, filter) = (self.peer.clone(), self.client.clone(), self.name.clone(), filter.build());
+        Some(Listening(tokio::spawn(async move {
+            let mut subscription = match peer.listen(filter).await {
+                Ok(subscription) => subscription,
+                Err(e) => {
+                    tracing::warn!(server, "cannot listen for changes of its {}: {e}", lists.join(", "));
+                    return;
+                }
+            };
+            while let Ok(Some(notification)) = subscription.next().await {
+                match notification {
+                    ServerNotification::ToolListChangedNotification(_) => client.list_changed(crate::ChangedList::Tools),
+                    ServerNotification::ResourceListChangedNotification(_) => client.list_changed(crate::ChangedList::Resources),
+                    ServerNotification::PromptListChangedNotification(_) => client.list_changed(crate::ChangedList::Prompts),
+                    _ => {}
+                }
+            }
+        })))
+    }
+
     /// After a sign-in while connected: the transport's manager is made again from the new
     /// record (its client, metadata and secret), so the next refresh works; requests already read
     /// the new token from the record.
@@ -238,6 +295,7 @@ impl ServerConnection {
             call_timeout,
             url,
             auth: None,
+            _listening: None,
         };
         // Bounded: a server that never answers `tools/list` (or pages forever) must not hold the
         // connection slot, and every later call to it, forever.
@@ -247,6 +305,8 @@ impl ServerConnection {
             Err(_) => return Err(connection.request_error("listing tools", format!("no complete answer within {} s", limit.as_secs_f64()))),
         };
         *connection.tools.write().unwrap() = Arc::new(tools);
+        let mut connection = connection;
+        connection._listening = connection.listen_for_changes();
         Ok(connection)
     }
 

@@ -166,16 +166,15 @@ impl ClientHandler for CanvasClient {
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        self.tools_stale.store(true, Ordering::SeqCst);
-        self.announce(ChangedList::Tools);
+        self.list_changed(ChangedList::Tools);
     }
 
     async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        self.announce(ChangedList::Resources);
+        self.list_changed(ChangedList::Resources);
     }
 
     async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        self.announce(ChangedList::Prompts);
+        self.list_changed(ChangedList::Prompts);
     }
 
     async fn on_custom_notification(&self, notification: CustomNotification, _context: NotificationContext<RoleClient>) {
@@ -188,6 +187,16 @@ impl ClientHandler for CanvasClient {
 }
 
 impl CanvasClient {
+    /// A server said one of its lists changed (a notification before 2026-07-28, a
+    /// `subscriptions/listen` notification since): tools are listed again on next use, and
+    /// front ends hear of it.
+    pub(crate) fn list_changed(&self, list: ChangedList) {
+        if list == ChangedList::Tools {
+            self.tools_stale.store(true, Ordering::SeqCst);
+        }
+        self.announce(list);
+    }
+
     fn announce(&self, list: ChangedList) {
         // No receiver is fine: nobody is listening (the CLI's one-shot commands).
         let _ = self.changes.send(ServerChange { server: self.elicitor.server.clone(), list });

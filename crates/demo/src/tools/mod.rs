@@ -24,6 +24,8 @@ pub struct DemoServer {
     tool_router: ToolRouter<Self>,
     /// The tasks `research_report` started (SEP-2663).
     tasks: rmcp::task_manager::TaskManager,
+    /// Clients listening for list changes (`subscriptions/listen`, 2026-07-28).
+    listeners: std::sync::Arc<std::sync::Mutex<Vec<rmcp::service::SubscriptionSink>>>,
 }
 
 impl DemoServer {
@@ -31,6 +33,7 @@ impl DemoServer {
         Self {
             tool_router: Self::chart_router() + Self::interactive_router() + Self::document_router() + Self::patterns_router() + Self::sampling_router() + Self::task_router(),
             tasks: rmcp::task_manager::TaskManager::new(),
+            listeners: Default::default(),
         }
     }
 }
@@ -38,12 +41,24 @@ impl DemoServer {
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for DemoServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_resources().enable_tasks().build())
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_tool_list_changed().enable_resources().enable_tasks().build())
             .with_server_info(
                 Implementation::new("mcp-canvas-demo", env!("CARGO_PKG_VERSION"))
                     .with_title("MCP Canvas demo server"),
             )
             .with_instructions("Demo tools that return charts and text, for trying MCP Canvas.")
+    }
+
+    /// 2026-07-28: list changes go to clients through `subscriptions/listen`; the demo sends only
+    /// `tools/list_changed` (from `announce_tools_changed`).
+    fn accepted_subscription_filter(&self, requested: &rmcp::model::SubscriptionFilter) -> Option<rmcp::model::SubscriptionFilter> {
+        requested.tools_list_changed.filter(|wanted| *wanted).map(|_| rmcp::model::SubscriptionFilter::builder().tools_list_changed().build())
+    }
+
+    async fn listen(&self, context: rmcp::service::SubscriptionContext) -> Result<(), rmcp::ErrorData> {
+        self.listeners.lock().unwrap().push(context.sink().clone());
+        context.cancelled().await;
+        Ok(())
     }
 
     async fn get_task(&self, request: rmcp::model::GetTaskParams, _context: rmcp::service::RequestContext<rmcp::RoleServer>) -> Result<rmcp::model::GetTaskResult, rmcp::ErrorData> {

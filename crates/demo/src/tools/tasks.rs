@@ -3,6 +3,9 @@
 //! through its steps in the background (a status message per step), may ask the user which focus
 //! to take (`input_required`, answered with `tasks/update`), stops when `tasks/cancel` arrives,
 //! and ends with a short markdown report. rmcp's `TaskManager` keeps the tasks.
+//!
+//! Also `announce_tools_changed`: tells clients the tool list changed, through their
+//! `subscriptions/listen` stream (2026-07-28) or as a plain notification (before).
 
 use std::time::Duration;
 
@@ -71,6 +74,31 @@ impl DemoServer {
         let options = TaskOptions::new().with_poll_interval_ms(200).with_status_message(format!("Starting research on {}", args.topic));
         let task = self.tasks.spawn(options, move |task| Box::pin(research(task, args)));
         Ok(CreateTaskResult::new(task).into())
+    }
+
+    #[tool(
+        name = "announce_tools_changed",
+        description = "Sends notifications/tools/list_changed (the list itself stays the same), so a \
+            client's list-change handling can be tried: through subscriptions/listen on 2026-07-28, \
+            as a plain notification on older protocol versions. Says how many it reached.",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn announce_tools_changed(&self, context: RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {
+        if !super::interactive::uses_input_required(&context) {
+            let _ = context.peer.notify_tool_list_changed().await;
+            return Ok(text("Sent notifications/tools/list_changed to this client."));
+        }
+        let sinks: Vec<_> = std::mem::take(&mut *self.listeners.lock().unwrap());
+        let mut open = Vec::new();
+        for sink in sinks {
+            // A subscription that is closed goes.
+            if sink.notify_tool_list_changed().await.is_ok() {
+                open.push(sink);
+            }
+        }
+        let reached = open.len();
+        self.listeners.lock().unwrap().extend(open);
+        Ok(text(format!("Sent notifications/tools/list_changed to {reached} subscription(s).")))
     }
 }
 
