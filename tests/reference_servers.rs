@@ -38,6 +38,16 @@ async fn server_everything_over_stdio() {
     host.shutdown().await;
 }
 
+/// The same server at an older version the entry asks for (`initialize` at 2025-06-18): the
+/// host speaks whatever era and version the server is of.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn server_everything_over_stdio_at_an_older_version() {
+    let (node, script) = everything();
+    let (_dir, host) = host_with(json!({ "everything": {"command": node, "args": [script, "stdio"], "protocol_version": "2025-06-18"} }));
+    exercise(&host, "everything").await;
+    host.shutdown().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn server_everything_over_streamable_http() {
     let (node, script) = everything();
