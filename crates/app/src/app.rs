@@ -19,6 +19,7 @@ use mcp_canvas_host::{
     health::ServerStatus,
     settings_edit::SettingsView,
     oauth::{Browser, SystemBrowser},
+    opener,
     signin::SignInPolicy,
     wire::{CallOutcome, CallProgressEvent, ElicitationAnswer, ServerChangedEvent, ServerView, SignInStartedEvent, SignInView, ToolView},
     sampling_core::{
@@ -37,7 +38,7 @@ use crate::{
     calls::RunningCalls,
     dashboards::{Dashboards, NavigationGuard},
     elicitation::DialogElicitation,
-    layout, opener,
+    layout,
     questions::{Answer, Questions},
     sampling::DialogSampling,
     window::{AppEvent, SaveDialog, Window, WindowSlot},
@@ -228,7 +229,8 @@ impl App {
 
     fn configured(&self, server: &str) -> Result<&Host, String> {
         let host = self.host()?;
-        if host.servers().iter().any(|s| s.name == server) {
+        // Only whether it is configured: `servers()` would read every sign-in record.
+        if host.server_entry(server).is_some() {
             Ok(host)
         } else {
             Err(format!("there is no server named `{server}` in servers.json"))

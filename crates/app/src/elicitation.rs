@@ -11,8 +11,9 @@ use mcp_canvas_host::{
     wire::{ElicitationAnswer, ElicitationChoice},
 };
 
+use mcp_canvas_host::opener;
+
 use crate::{
-    opener,
     questions::{Answer, Asked, Question, Questions},
 };
 

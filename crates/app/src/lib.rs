@@ -16,7 +16,6 @@ pub mod calls;
 pub mod dashboards;
 pub mod elicitation;
 pub mod layout;
-pub mod opener;
 pub mod questions;
 pub mod sampling;
 pub mod window;

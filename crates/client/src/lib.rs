@@ -11,6 +11,7 @@
 //!   for the user), never shared between calls.
 //! - [`health`]: failures in a row and the wait before the next start.
 //! - [`validation`]: JSON Schema checks of arguments and answers.
+//! - [`opener`]: the platform's opener (a URL in the browser, a file in its application).
 //! - [`oauth`]: signing in to HTTP servers (rmcp's OAuth 2.1 flow; our token store, loopback
 //!   redirect and browser).
 //!
@@ -24,6 +25,7 @@ pub mod handler;
 pub mod health;
 pub mod transport;
 pub mod oauth;
+pub mod opener;
 pub mod validation;
 
 pub use call_context::{CallContext, InFlight};

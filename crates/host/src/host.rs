@@ -394,7 +394,9 @@ impl Host {
         let call_id = control.call_id.clone().unwrap_or_else(Self::fresh_call_id);
         let result = crate::pipeline::call(self.call_env(server), &connection, tool, arguments.clone(), options, control.clone(), call_id).await;
         let Err(error) = &result else { return result };
-        self.note_sign_in(server, Some(error));
+        if let HostError::Server(e) = error {
+            self.note_sign_in(server, Some(e));
+        }
         // A signed-in server that wants more scope (or a new sign-in) mid-session: when the front
         // end allows it, sign in once (the step-up) and make the call once more. The connection
         // stays: its transport reads the stored token for every request.
@@ -603,7 +605,7 @@ impl Host {
             }
         };
         if let Endpoint::Http { .. } = endpoint {
-            self.note_sign_in(server, connected.as_ref().err().map(|e| HostError::Server(clone_sign_in(e))).as_ref());
+            self.note_sign_in(server, connected.as_ref().err());
         }
         let now = std::time::Instant::now();
         let connection = match connected {
@@ -642,16 +644,6 @@ impl Host {
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_millis() as i64)
             .unwrap_or(0)
-    }
-}
-
-/// What a failed connection said about signing in, for [`Host::note_sign_in`] (other errors
-/// only count as "not a sign-in").
-fn clone_sign_in(error: &mcp_canvas_client::ClientError) -> mcp_canvas_client::ClientError {
-    use mcp_canvas_client::ClientError;
-    match error {
-        ClientError::SignInRequired { server, challenge, more_scope } => ClientError::SignInRequired { server: server.clone(), challenge: challenge.clone(), more_scope: *more_scope },
-        other => ClientError::SignIn { server: String::new(), reason: other.to_string() },
     }
 }
 

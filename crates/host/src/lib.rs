@@ -18,7 +18,7 @@ pub mod app_link;
 mod arguments;
 pub(crate) mod audit;
 pub use mcp_canvas_config::{data_dir, servers as config, import as config_import, settings, settings_edit};
-pub use mcp_canvas_client::{elicitation, health, oauth};
+pub use mcp_canvas_client::{elicitation, health, oauth, opener};
 /// Sampling (`mcp_canvas_sampling`): types, providers, policy, the sampler.
 pub use mcp_canvas_sampling as sampling_core;
 mod error;

@@ -102,13 +102,13 @@ impl Host {
     pub async fn sign_in(&self, server: &str) -> Result<SignInView, HostError> {
         let store = self.http_store(server)?;
         self.stop(server).await;
-        let before = store.credentials().ok().flatten().and_then(|c| c.token_received_at);
+        let before = issued(&store);
         match self.connect_once(server).await {
             Err(HostError::Server(ClientError::SignInRequired { challenge, .. })) => self.sign_in_with(server, Some(&challenge)).await?,
             Err(other) => return Err(other),
             // Connected: unless the host just signed in by itself (its policy), sign in from the
             // server's published metadata.
-            Ok(()) if store.credentials().ok().flatten().and_then(|c| c.token_received_at) == before => self.sign_in_with(server, None).await?,
+            Ok(()) if issued(&store) == before => self.sign_in_with(server, None).await?,
             Ok(()) => {}
         }
         self.stop(server).await;
@@ -132,10 +132,10 @@ impl Host {
     }
 
     /// Notes what a server's answer said about signing in (shown by [`Host::sign_in_view`]).
-    pub(crate) fn note_sign_in(&self, server: &str, error: Option<&HostError>) {
+    pub(crate) fn note_sign_in(&self, server: &str, error: Option<&ClientError>) {
         let mut wanted = self.sign_ins.wanted.lock().unwrap();
         match error {
-            Some(HostError::Server(ClientError::SignInRequired { more_scope, .. })) => {
+            Some(ClientError::SignInRequired { more_scope, .. }) => {
                 wanted.insert(server.to_owned(), *more_scope);
             }
             Some(_) => {}
@@ -173,11 +173,10 @@ impl Host {
         let settings = entry.oauth().map_err(|e| HostError::Config(e.in_file(server, &self.paths().servers_config())))?;
         // When another sign-in to this server finished while this one waited, its tokens are
         // what this caller needed too.
-        let stamp = |store: &TokenStore| store.credentials().ok().flatten().and_then(|c| c.token_received_at.map(|t| (c.client_id, t)));
-        let before = stamp(&store);
+        let before = issued(&store);
         let turn = self.sign_ins.running.lock().unwrap().entry(server.to_owned()).or_default().clone();
         let _one_at_a_time = turn.lock().await;
-        if before.is_some() && stamp(&store) != before {
+        if before.is_some() && issued(&store) != before {
             return Ok(());
         }
         tracing::info!(server, "signing in");
@@ -186,4 +185,10 @@ impl Host {
         self.note_sign_in(server, None);
         Ok(())
     }
+}
+
+/// Which tokens are stored (their client and when they were issued): a change means a sign-in
+/// (or a refresh) happened.
+fn issued(store: &TokenStore) -> Option<(String, u64)> {
+    store.credentials().ok().flatten().and_then(|c| c.token_received_at.map(|at| (c.client_id, at)))
 }

@@ -15,7 +15,7 @@ pub trait Browser: Send + Sync {
 }
 
 /// The user's browser: `$BROWSER` when set (the usual convention: a command the URL is passed
-/// to), else the desktop's default (`xdg-open`, `open`, `start`). The URL is also written to
+/// to), else the platform's opener ([`crate::opener`]). The URL is also written to
 /// stderr, for a terminal user whose browser is elsewhere.
 pub struct SystemBrowser;
 
@@ -23,30 +23,25 @@ impl Browser for SystemBrowser {
     fn open<'a>(&'a self, server: &'a str, url: &'a str) -> BoxFuture<'a, Result<(), String>> {
         Box::pin(async move {
             eprintln!("Signing in to `{server}`: opening {url}");
-            let mut command = match std::env::var("BROWSER").ok().filter(|b| !b.trim().is_empty()) {
-                Some(browser) => std::process::Command::new(browser.trim()),
-                None if cfg!(target_os = "macos") => std::process::Command::new("open"),
-                // No shell (`cmd /C start` would read `&` in the URL as a command separator).
-                None if cfg!(windows) => {
-                    let mut handler = std::process::Command::new("rundll32");
-                    handler.arg("url.dll,FileProtocolHandler");
-                    handler
-                }
-                None => std::process::Command::new("xdg-open"),
+            // `$BROWSER` when set, else the platform's opener (no shell either way).
+            let opened = match std::env::var("BROWSER").ok().filter(|b| !b.trim().is_empty()) {
+                Some(browser) => std::process::Command::new(browser.trim())
+                    .arg(url)
+                    .stdin(std::process::Stdio::null())
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::null())
+                    .spawn()
+                    .map(|mut child| {
+                        // Reaped in the background: a browser that stays open must not become a zombie.
+                        std::thread::spawn(move || child.wait());
+                    }),
+                None => crate::opener::open(url),
             };
-            command.arg(url).stdin(std::process::Stdio::null()).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null());
-            match command.spawn() {
-                // Reaped in the background: a browser that stays open must not become a zombie.
-                Ok(mut child) => {
-                    std::thread::spawn(move || child.wait());
-                    Ok(())
-                }
-                // The URL is on stderr: a user can still open it by hand.
-                Err(e) => {
-                    eprintln!("could not open a browser ({e}); open the URL above yourself");
-                    Ok(())
-                }
+            // The URL is on stderr: a user can still open it by hand.
+            if let Err(e) = opened {
+                eprintln!("could not open a browser ({e}); open the URL above yourself");
             }
+            Ok(())
         })
     }
 }

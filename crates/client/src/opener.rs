@@ -10,8 +10,10 @@ use std::{
 /// The program that opens things.
 #[cfg(target_os = "macos")]
 pub const OPENER: &str = "open";
+/// The program that opens things.
 #[cfg(target_os = "windows")]
 pub const OPENER: &str = "rundll32";
+/// The program that opens things.
 #[cfg(not(any(target_os = "macos", target_os = "windows")))]
 pub const OPENER: &str = "xdg-open";
 
