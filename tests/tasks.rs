@@ -2,6 +2,10 @@
 //! the demo's `research_report` answers with a task; the host follows it — status messages as
 //! progress, a form it asks for answered through `tasks/update`, `tasks/cancel` when the call is
 //! cancelled — in both protocol eras, and the finished task's result is stored like any other.
+//!
+//! The reference server-everything speaks 2025-11-25's tasks instead (the client asks with
+//! `task: {ttl}`, then `tasks/get` and `tasks/result`): its `simulate-research-query` runs only as
+//! a task, and is followed the same way — with progress, the question it asks, and Cancel.
 
 use std::{
     sync::{Arc, Mutex},
@@ -41,6 +45,15 @@ fn host(protocol: Option<&str>, focus: Arc<Focus>) -> (tempfile::TempDir, Host) 
         entry["protocol_version"] = json!(protocol);
     }
     std::fs::write(dir.path().join("servers.json"), json!({ "mcpServers": { "demo": entry } }).to_string()).unwrap();
+    let host = Host::open(HostOptions { data_dir: dir.path().to_owned(), call_timeout: Duration::from_secs(120), session: None }).unwrap().with_elicitation(focus);
+    (dir, host)
+}
+
+/// server-everything over stdio (a 2025-11-25 server).
+fn everything(focus: Arc<Focus>) -> (tempfile::TempDir, Host) {
+    let (node, script) = mcp_canvas_e2e::npm::everything();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("servers.json"), json!({ "mcpServers": { "everything": {"command": node, "args": [script, "stdio"]} } }).to_string()).unwrap();
     let host = Host::open(HostOptions { data_dir: dir.path().to_owned(), call_timeout: Duration::from_secs(120), session: None }).unwrap().with_elicitation(focus);
     (dir, host)
 }
@@ -109,4 +122,79 @@ fn the_demo_refuses_a_task_to_a_client_without_the_extension() {
     let result: Value = demo.call("research_report", json!({ "topic": "tides" }));
     assert_eq!(result["isError"], true, "{result}");
     assert!(result["content"][0]["text"].as_str().unwrap().contains("runs only as a task"), "{result}");
+}
+
+/// A tool that runs only as a task (`execution.taskSupport: "required"`, 2025-11-25): the plain
+/// call is refused with -32601, the host asks again for a task and follows it to its report.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn server_everything_task_tool_runs_as_a_2025_task_with_progress_and_a_question() {
+    let focus = Arc::new(Focus::default());
+    let (_dir, host) = everything(focus.clone());
+    let (seen, control) = collecting();
+    let done = host
+        .call_tool_controlled("everything", "simulate-research-query", json!({ "topic": "tides" }), CallOptions::default(), control)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let text = done.outcome.texts.iter().map(|t| t.text.as_str()).collect::<String>();
+    assert!(text.contains("# Research Report: tides"), "{:#?}", done.outcome);
+    let seen = seen.lock().unwrap().clone();
+    for stage in ["Gathering sources...", "Analyzing content...", "Generating report..."] {
+        assert!(seen.iter().any(|m| m == stage), "{stage} reaches progress: {seen:?}");
+    }
+    assert!(focus.asked.lock().unwrap().is_empty(), "an unambiguous query asks nothing");
+
+    // Ambiguous: the task asks (an elicitation naming the task, delivered while `tasks/result`
+    // waits); the answer is the user's (this handler's) and shapes the report.
+    let (seen, control) = collecting();
+    let done = host
+        .call_tool_controlled("everything", "simulate-research-query", json!({ "topic": "tides", "ambiguous": true }), CallOptions { as_task: true, ..CallOptions::default() }, control)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let asked = focus.asked.lock().unwrap().clone();
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert!(asked[0].contains("could have multiple interpretations"), "{asked:?}");
+    let text = done.outcome.texts.iter().map(|t| t.text.as_str()).collect::<String>();
+    // The handler answers `focus`, not the `interpretation` the form asks for: the server says so.
+    assert!(text.contains("Clarification"), "{text}");
+    assert!(seen.lock().unwrap().iter().any(|m| m.contains("Requesting clarification") || m.starts_with("Continuing with interpretation")), "{:?}", seen.lock().unwrap());
+    let audit = host.store().audit_log(5).unwrap();
+    assert_eq!(audit[0].tool, "simulate-research-query");
+    assert_eq!(audit[0].outcome, "ok", "{:?}", audit[0]);
+    host.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancelling_a_2025_task_cancels_it_on_the_server() {
+    let (_dir, host) = everything(Arc::new(Focus::default()));
+    let cancel = CancellationToken::new();
+    let (seen, mut control) = collecting();
+    control.cancel = Some(cancel.clone());
+    let stop = cancel.clone();
+    let watcher = seen.clone();
+    tokio::spawn(async move {
+        while !watcher.lock().unwrap().iter().any(|m: &String| m == "Analyzing content...") {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        stop.cancel();
+    });
+    let err = host.call_tool_controlled("everything", "simulate-research-query", json!({ "topic": "tides" }), CallOptions::default(), control).await.unwrap_err();
+    assert!(matches!(err, HostError::Cancelled { .. }), "{err}");
+    // The connection is fine for the next call.
+    let (_, control) = collecting();
+    let next = host.call_tool_controlled("everything", "echo", json!({ "message": "still here" }), CallOptions::default(), control).await.unwrap();
+    assert!(format!("{:?}", next.outcome).contains("still here"));
+    host.shutdown().await;
+}
+
+/// `mcp-canvas-cli call … --task` asks for the task itself and waits for it, with its status on
+/// stderr; the report is the call's output.
+#[test]
+fn the_cli_waits_for_a_2025_task_with_progress() {
+    let (node, script) = mcp_canvas_e2e::npm::everything();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("servers.json"), json!({ "mcpServers": { "everything": {"command": node, "args": [script, "stdio"]} } }).to_string()).unwrap();
+    let run = mcp_canvas_e2e::cli(dir.path(), &["call", "everything", "simulate-research-query", "--task", "--args", r#"{"topic": "tides"}"#]);
+    assert_eq!(run.code, 0, "stdout {} stderr {}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("Research Report: tides"), "{}", run.stdout);
+    assert!(run.stderr.lines().any(|l| l.starts_with("progress: ") && l.contains("Gathering sources...")), "the first status is shown: {}", run.stderr);
 }

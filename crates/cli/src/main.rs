@@ -71,6 +71,11 @@ enum Command {
         /// refused when there is none).
         #[arg(long)]
         yes: bool,
+        /// Ask the server to run the call as a task and wait for it, with its status as progress
+        /// (2025-11-25 servers, for tools that may run as tasks; a tool that must gets a task
+        /// anyway, and on 2026-07-28 the server decides).
+        #[arg(long)]
+        task: bool,
         /// Answers to the server's questions (elicitation), as JSON: an object used as the
         /// answer to every form, or {"form": [answers in order, or "decline"/"cancel"], "url":
         /// "accept"|"decline"|"cancel"}. Without it questions are asked on the terminal, and
@@ -277,7 +282,7 @@ async fn run(cli: Cli) -> ExitCode {
     let code = match cli.command {
         Command::Sampling { command } => sampling::run(&host, command),
         Command::Proxy { servers, http, .. } => return proxy::serve(host, servers, http).await,
-        Command::Call { server, tool, args, json, yes, timeout, .. } => call(&host, &server, &tool, &args, json, yes, timeout).await,
+        Command::Call { server, tool, args, json, yes, task, timeout, .. } => call(&host, &server, &tool, &args, json, CallOptions { confirmed: yes, as_task: task, ..CallOptions::default() }, timeout).await,
         Command::Artifacts { command } => artifacts::run(&host, command),
         Command::Sanitize { file, markdown } => preview::sanitize(file.as_deref(), markdown),
         Command::Preview { id, page, width, out } => preview::preview(&host, &id, page, width, &out),
@@ -334,7 +339,7 @@ fn open_host(explicit: Option<&std::path::Path>, timeout: u64, session: String) 
     Host::open(HostOptions { data_dir, call_timeout: Duration::from_secs(timeout), session: Some(session) })
 }
 
-async fn call(host: &Host, server: &str, tool: &str, args: &str, json: bool, yes: bool, timeout: Option<u64>) -> ExitCode {
+async fn call(host: &Host, server: &str, tool: &str, args: &str, json: bool, options: CallOptions, timeout: Option<u64>) -> ExitCode {
     let arguments = match Host::parse_arguments(server, tool, args) {
         Ok(arguments) => arguments,
         Err(e) => return fail(json, &e.to_string()),
@@ -355,9 +360,9 @@ async fn call(host: &Host, server: &str, tool: &str, args: &str, json: bool, yes
         progress: Some(Arc::new(|report| interactive::terminal().progress(report))),
         call_id: None,
     };
-    let mut outcome = host.call_tool_controlled(server, tool, arguments.clone(), CallOptions { confirmed: yes, ..CallOptions::default() }, control.clone()).await;
+    let mut outcome = host.call_tool_controlled(server, tool, arguments.clone(), options, control.clone()).await;
     if matches!(outcome, Err(HostError::NeedsConfirmation { .. })) && std::io::stdin().is_terminal() && ask_confirmation(server, tool, &arguments) {
-        outcome = host.call_tool_controlled(server, tool, arguments, CallOptions { confirmed: true, ..CallOptions::default() }, control).await;
+        outcome = host.call_tool_controlled(server, tool, arguments, CallOptions { confirmed: true, ..options }, control).await;
     }
     on_ctrl_c.abort();
     interactive::terminal().finish();

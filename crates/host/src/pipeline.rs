@@ -47,6 +47,9 @@ pub struct CallOptions {
     /// An MCP App of the same server asked for the call (`tools/call` over its bridge): only
     /// tools whose `_meta.ui.visibility` includes `app`, audited with the local identity.
     pub from_app: bool,
+    /// Ask for the call to run as a task where the protocol leaves that to the client
+    /// (2025-11-25; on 2026-07-28 the server decides). A tool that needs a task gets one anyway.
+    pub as_task: bool,
 }
 
 pub use mcp_canvas_client::{CallProgress, ProgressFn};
@@ -217,7 +220,7 @@ async fn call_unaudited(
     }
 
     let limit = control.timeout.unwrap_or(env.timeout);
-    let result = send_call(connection, tool, arguments, control, context, limit).await?;
+    let result = send_call(connection, tool, arguments, options.as_task, control, context, limit).await?;
     let raw = serde_json::to_value(&result).expect("a CallToolResult serializes");
     drop(result);
     let output_schema = definition.output_schema.as_ref().map(|s| Value::Object((**s).clone()));
@@ -257,12 +260,17 @@ async fn call_unaudited(
 
 /// Sends `tools/call` and waits for its result: progress to the caller, cancellation and the
 /// timeout as `notifications/cancelled`, `input_required` rounds answered and retried.
-async fn send_call(connection: &ServerConnection, tool: &str, arguments: JsonObject, control: &CallControl, context: &Arc<CallContext>, limit: Duration) -> Result<CallToolResult, HostError> {
+use crate::tasks::v2025::Refused;
+
+async fn send_call(connection: &ServerConnection, tool: &str, arguments: JsonObject, as_task: bool, control: &CallControl, context: &Arc<CallContext>, limit: Duration) -> Result<CallToolResult, HostError> {
     let server = connection.name.as_str();
     let what = format!("calling tool `{tool}`");
     let clock = CallClock::start(limit, context.clone());
     let cancel = control.cancel.clone().unwrap_or_default();
     let cancelled = || HostError::Cancelled { server: server.to_owned(), tool: tool.to_owned(), reason: None };
+    if as_task && crate::tasks::v2025::client_asks(connection) {
+        return crate::tasks::v2025::call(connection, tool, &arguments, Refused::Not, control, &clock, &what).await;
+    }
     let mut params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
     let mut state_only_rounds = 0u32;
     for _round in 0..DEFAULT_MRTR_MAX_ROUNDS {
@@ -289,6 +297,11 @@ async fn send_call(connection: &ServerConnection, tool: &str, arguments: JsonObj
         abandoned.id = None;
         let response = match response {
             Ok(Ok(response)) => response,
+            Ok(Err(e)) if crate::tasks::v2025::refused_without_task(connection, &e) => {
+                // A tool that runs only as a task (2025-11-25): ask again, for a task.
+                let arguments = params.arguments.clone().unwrap_or_default();
+                return crate::tasks::v2025::call(connection, tool, &arguments, Refused::Error(&e), control, &clock, &what).await;
+            }
             Ok(Err(e)) => {
                 // An unreadable answer or a lost connection: the server may be dying and saying why.
                 if matches!(&e, rmcp::ServiceError::McpError(error) if error.code == rmcp::model::ErrorCode::PARSE_ERROR) || matches!(e, rmcp::ServiceError::TransportClosed) {
@@ -302,6 +315,11 @@ async fn send_call(connection: &ServerConnection, tool: &str, arguments: JsonObj
             }
         };
         match response {
+            ServerResult::CallToolResult(result) if crate::tasks::v2025::result_says_task_required(connection, &result) => {
+                // The TypeScript SDK's way of refusing a task-only tool called plainly (2025-11-25).
+                let arguments = params.arguments.clone().unwrap_or_default();
+                return crate::tasks::v2025::call(connection, tool, &arguments, Refused::Result(result), control, &clock, &what).await;
+            }
             ServerResult::CallToolResult(result) => return Ok(result),
             ServerResult::InputRequiredResult(input) => {
                 let asked = input.input_requests.as_ref().is_some_and(|r| !r.is_empty());

@@ -8,6 +8,8 @@
 //! The task lives on the server; nothing here depends on a window or a tab, so closing the tab a
 //! call was started from does not touch it.
 
+pub(crate) mod v2025;
+
 use std::{sync::Arc, time::Duration};
 
 use rmcp::model::{CallToolResult, CancelTaskParams, GetTaskParams, Task, TaskPayload, UpdateTaskParams};
