@@ -165,9 +165,16 @@ enum Command {
         server: String,
         /// The resource URI (from `resources`, a template filled in, or a resource link).
         uri: String,
-        /// Print the outcome as JSON (summary, artifacts, warnings).
+        /// Print the outcome as JSON (summary, artifacts, warnings); with --watch one line each.
         #[arg(long)]
         json: bool,
+        /// Keep watching: read it again (and store what changed) each time the server says it
+        /// changed, until Ctrl-C. Needs a server that offers resource subscriptions.
+        #[arg(long)]
+        watch: bool,
+        /// With --watch: stop after this many changes.
+        #[arg(long, value_name = "N", requires = "watch")]
+        changes: Option<u32>,
     },
     /// Servers' sampling transcript: `log SERVER`, `export SERVER`.
     Sampling {
@@ -328,7 +335,8 @@ async fn run(cli: Cli) -> ExitCode {
         Command::Resources { server, json } => resources::list(&host, &server, json).await,
         Command::Prompts { server, json } => prompts::list(&host, &server, json).await,
         Command::Prompt { server, name, args, json } => prompts::get(&host, &server, &name, &args, json).await,
-        Command::Read { server, uri, json } => resources::read(&host, &server, &uri, json).await,
+        Command::Read { server, uri, json, watch: false, .. } => resources::read(&host, &server, &uri, json).await,
+        Command::Read { server, uri, json, watch: true, changes } => resources::watch(&host, &server, &uri, json, changes).await,
     };
     host.shutdown().await;
     code

@@ -1,4 +1,5 @@
-//! `mcp-canvas-cli resources SERVER [--json]` and `mcp-canvas-cli read SERVER URI [--json]`.
+//! `mcp-canvas-cli resources SERVER [--json]` and `mcp-canvas-cli read SERVER URI [--json]
+//! [--watch]`.
 //!
 //! `resources` lists a server's resources and resource templates (every page). `read` reads one
 //! resource, stores its contents (text or blob) as artifacts exactly as `call` stores a tool's
@@ -79,6 +80,47 @@ pub async fn read(host: &Host, server: &str, uri: &str, json: bool) -> ExitCode 
             ExitCode::SUCCESS
         }
     }
+}
+
+/// `read SERVER URI --watch [--changes N] [--json]`: the first read, then one more each time the
+/// server says the resource changed (each stored; unchanged contents are the same artifact).
+pub async fn watch(host: &Host, server: &str, uri: &str, json: bool, changes: Option<u32>) -> ExitCode {
+    // Watch first, then read: a change between the two is not missed.
+    let mut watch = match host.watch_resource(server, uri).await {
+        Ok(watch) => watch,
+        Err(e) => return fail(json, &e.to_string()),
+    };
+    let show = |read: &mcp_canvas_host::resources::ResourceRead| {
+        if json {
+            outln!("{}", serde_json::to_string(read).expect("read outcome serializes"));
+        } else {
+            outln!("{}", read.outcome.summary);
+        }
+    };
+    match host.read_resource(server, uri).await {
+        Ok(read) => show(&read),
+        Err(e) => return fail(json, &e.to_string()),
+    }
+    if !json {
+        eprintln!("watching {uri} on {server}; Ctrl-C stops");
+    }
+    let mut seen = 0u32;
+    while changes.is_none_or(|n| seen < n) {
+        tokio::select! {
+            changed = watch.changed() => {
+                if changed.is_none() {
+                    return fail(json, &format!("server `{server}` stopped the watch of `{uri}` (the connection ended)"));
+                }
+            }
+            _ = tokio::signal::ctrl_c() => return ExitCode::SUCCESS,
+        }
+        seen += 1;
+        match host.read_resource(server, uri).await {
+            Ok(read) => show(&read),
+            Err(e) => eprintln!("warning: {uri} changed but reading it failed: {e}"),
+        }
+    }
+    ExitCode::SUCCESS
 }
 
 /// After a call's summary: the `resource_link`s it returned can be read (stderr, so stdout stays

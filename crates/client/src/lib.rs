@@ -9,6 +9,7 @@
 //! - [`connection`]: one live connection (spawn or connect, handshake, tools, shutdown).
 //! - [`call_context`]: what belongs to one call and travels with it (its notes, its time waiting
 //!   for the user), never shared between calls.
+//! - [`watch`]: watching one resource for changes (`subscriptions/listen` or `resources/subscribe`).
 //! - [`health`]: failures in a row and the wait before the next start.
 //! - [`validation`]: JSON Schema checks of arguments and answers.
 //! - [`opener`]: the platform's opener (a URL in the browser, a file in its application).
@@ -27,8 +28,10 @@ pub mod transport;
 pub mod oauth;
 pub mod opener;
 pub mod validation;
+pub mod watch;
 
 pub use call_context::{CallContext, InFlight};
 pub use connection::{ServerConnection, SpawnContext, MAX_MESSAGE_BYTES};
 pub use error::ClientError;
+pub use watch::ResourceWatch;
 pub use handler::{elicitation, CallProgress, CanvasClient, ChangedList, ProgressFn, ServerChange, ServerMessage, ServerMessages};

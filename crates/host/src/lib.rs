@@ -37,5 +37,5 @@ pub mod wire;
 
 pub use error::HostError;
 pub use host::{Host, HostOptions};
-pub use mcp_canvas_client::{validation::needs_confirmation, ChangedList, ClientError, ServerChange, ServerMessage};
+pub use mcp_canvas_client::{validation::needs_confirmation, ChangedList, ClientError, ResourceWatch, ServerChange, ServerMessage};
 pub use pipeline::{AppCall, CallControl, CallDetail, CallOptions, CallProgress, CancellationToken, ProgressFn};

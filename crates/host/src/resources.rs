@@ -9,7 +9,8 @@
 //!
 //! `resource_link` blocks in a tool result reach the outcome as texts (`Resource link: name <uri>`);
 //! [`resource_links`] finds them again so a front end can offer reading them with
-//! [`Host::read_resource`].
+//! [`Host::read_resource`]. [`Host::watch_resource`] says when one changed (`subscriptions/listen`
+//! on 2026-07-28, `resources/subscribe` before).
 
 use mcp_canvas_contract::ToolOutcome;
 use rmcp::{
@@ -20,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use ts_rs::TS;
 
-use mcp_canvas_client::{ClientError, ServerConnection};
+use mcp_canvas_client::{ClientError, ResourceWatch, ServerConnection};
 
 use crate::{audit, error::HostError, host::Host, ids};
 
@@ -198,6 +199,17 @@ impl Host {
             Ok(Ok(result)) => Ok(result),
             Ok(Err(e)) => Err(HostError::from(connection.request_error(&what, e.to_string()))),
             Err(_) => Err(HostError::Timeout { server: server.to_owned(), tool: format!("{READ_RESOURCE_TOOL} {uri}"), seconds: self.call_timeout.as_secs() }),
+        }
+    }
+
+    /// Watches `uri` on `server`: [`ResourceWatch::changed`] returns each time the server says it
+    /// changed (read it again with [`Host::read_resource`]); ends with the connection. Fails when
+    /// the server does not offer resource subscriptions. Bounded by the call timeout.
+    pub async fn watch_resource(&self, server: &str, uri: &str) -> Result<ResourceWatch, HostError> {
+        let connection = self.connection(server).await?;
+        match tokio::time::timeout(self.call_timeout, connection.watch_resource(uri)).await {
+            Ok(watch) => Ok(watch?),
+            Err(_) => Err(HostError::Timeout { server: server.to_owned(), tool: format!("watching {uri}"), seconds: self.call_timeout.as_secs() }),
         }
     }
 

@@ -50,6 +50,8 @@ pub struct CanvasClient {
     /// The protocol version asked for in servers.json (`protocol_version`), if any.
     protocol: Option<ProtocolVersion>,
     changes: tokio::sync::broadcast::Sender<ServerChange>,
+    /// The URIs of `notifications/resources/updated` (2025 era; see [`crate::watch`]).
+    pub(crate) resource_updates: tokio::sync::broadcast::Sender<String>,
 }
 
 impl CanvasClient {
@@ -68,6 +70,7 @@ impl CanvasClient {
             messages: ctx.messages.clone(),
             protocol,
             changes: ctx.changes.clone(),
+            resource_updates: tokio::sync::broadcast::channel(64).0,
         })
     }
 
@@ -171,6 +174,11 @@ impl ClientHandler for CanvasClient {
 
     async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.list_changed(ChangedList::Resources);
+    }
+
+    async fn on_resource_updated(&self, params: rmcp::model::ResourceUpdatedNotificationParam, _context: NotificationContext<RoleClient>) {
+        // Nobody watching is fine.
+        let _ = self.resource_updates.send(params.uri);
     }
 
     async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {

@@ -9,6 +9,7 @@ mod arguments;
 mod documents;
 mod resources;
 mod tasks;
+mod notes;
 #[path = "../pdf.rs"]
 mod pdf;
 
@@ -26,14 +27,23 @@ pub struct DemoServer {
     tasks: rmcp::task_manager::TaskManager,
     /// Clients listening for list changes (`subscriptions/listen`, 2026-07-28).
     listeners: std::sync::Arc<std::sync::Mutex<Vec<rmcp::service::SubscriptionSink>>>,
+    /// The scratch note (`demo://notes/scratch`, one per process) and who watches it.
+    notes: std::sync::Arc<std::sync::Mutex<notes::Notes>>,
+    /// This connection's number (its `resources/subscribe` subscriptions are its own).
+    connection: u64,
 }
 
 impl DemoServer {
     pub fn new() -> Self {
         Self {
-            tool_router: Self::chart_router() + Self::interactive_router() + Self::document_router() + Self::patterns_router() + Self::sampling_router() + Self::task_router(),
+            tool_router: Self::chart_router() + Self::interactive_router() + Self::document_router() + Self::patterns_router() + Self::sampling_router() + Self::task_router() + Self::notes_router(),
             tasks: rmcp::task_manager::TaskManager::new(),
             listeners: Default::default(),
+            notes: notes::shared(),
+            connection: {
+                static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+                NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            },
         }
     }
 }
@@ -41,7 +51,7 @@ impl DemoServer {
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for DemoServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_tool_list_changed().enable_resources().enable_tasks().build())
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_tool_list_changed().enable_resources().enable_resources_subscribe().enable_tasks().build())
             .with_server_info(
                 Implementation::new("mcp-canvas-demo", env!("CARGO_PKG_VERSION"))
                     .with_title("MCP Canvas demo server"),
@@ -49,14 +59,41 @@ impl ServerHandler for DemoServer {
             .with_instructions("Demo tools that return charts and text, for trying MCP Canvas.")
     }
 
-    /// 2026-07-28: list changes go to clients through `subscriptions/listen`; the demo sends only
-    /// `tools/list_changed` (from `announce_tools_changed`).
+    /// 2026-07-28: list changes and resource updates go to clients through `subscriptions/listen`;
+    /// the demo sends `tools/list_changed` (from `announce_tools_changed`) and updates of the
+    /// scratch note (from `write_note`).
     fn accepted_subscription_filter(&self, requested: &rmcp::model::SubscriptionFilter) -> Option<rmcp::model::SubscriptionFilter> {
-        requested.tools_list_changed.filter(|wanted| *wanted).map(|_| rmcp::model::SubscriptionFilter::builder().tools_list_changed().build())
+        let mut accepted = rmcp::model::SubscriptionFilter::builder();
+        let tools = requested.tools_list_changed == Some(true);
+        if tools {
+            accepted = accepted.tools_list_changed();
+        }
+        let notes = notes::accepted(requested);
+        if let Some(uris) = &notes {
+            accepted = accepted.resource_subscriptions(uris.clone());
+        }
+        (tools || notes.is_some()).then(|| accepted.build())
+    }
+
+    #[allow(deprecated, reason = "resources/subscribe is how clients before 2026-07-28 watch a resource")]
+    async fn subscribe(&self, request: rmcp::model::SubscribeRequestParams, context: rmcp::service::RequestContext<rmcp::RoleServer>) -> Result<(), rmcp::ErrorData> {
+        self.subscribe_to_note(&request.uri, context.peer)
+    }
+
+    #[allow(deprecated, reason = "see subscribe")]
+    async fn unsubscribe(&self, _request: rmcp::model::UnsubscribeRequestParams, _context: rmcp::service::RequestContext<rmcp::RoleServer>) -> Result<(), rmcp::ErrorData> {
+        self.unsubscribe_from_note();
+        Ok(())
     }
 
     async fn listen(&self, context: rmcp::service::SubscriptionContext) -> Result<(), rmcp::ErrorData> {
-        self.listeners.lock().unwrap().push(context.sink().clone());
+        let sink = context.sink().clone();
+        if notes::watches(&sink) {
+            self.watch_note(sink.clone());
+        }
+        if sink.accepted().tools_list_changed == Some(true) {
+            self.listeners.lock().unwrap().push(sink);
+        }
         context.cancelled().await;
         Ok(())
     }
@@ -78,7 +115,9 @@ impl ServerHandler for DemoServer {
         _request: Option<rmcp::model::PaginatedRequestParams>,
         _context: rmcp::service::RequestContext<rmcp::RoleServer>,
     ) -> Result<rmcp::model::ListResourcesResult, rmcp::ErrorData> {
-        Ok(resources::list())
+        let mut list = resources::list();
+        list.resources.push(notes::resource(&self.notes.lock().unwrap()));
+        Ok(list)
     }
 
     async fn list_resource_templates(
@@ -94,6 +133,9 @@ impl ServerHandler for DemoServer {
         request: rmcp::model::ReadResourceRequestParams,
         _context: rmcp::service::RequestContext<rmcp::RoleServer>,
     ) -> Result<rmcp::model::ReadResourceResponse, rmcp::ErrorData> {
+        if request.uri == notes::NOTE_URI {
+            return Ok(notes::read(&self.notes.lock().unwrap()).into());
+        }
         resources::read(&request.uri).map(Into::into)
     }
 }
