@@ -96,8 +96,8 @@ async fn a_watched_resource_says_when_it_changed_in_both_eras() {
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
         // A resource the server does not let anyone watch: a clear error naming it.
-        let err = host.watch_resource("demo", "demo://guide").await.err().expect("refused");
-        assert!(err.to_string().contains("demo://guide"), "{protocol:?}: {err}");
+        let err = host.watch_resource("demo", "demo://guide.md").await.err().expect("refused");
+        assert!(err.to_string().contains("demo://guide.md"), "{protocol:?}: {err}");
         host.shutdown().await;
     }
 }

@@ -59,7 +59,7 @@ async fn the_demo_lists_its_resources_and_its_template() {
     let list = host.resources("demo").await.unwrap();
     assert!(list.supported);
     let uris: Vec<&str> = list.resources.iter().map(|r| r.uri.as_str()).collect();
-    assert_eq!(uris, ["demo://guide.md", "demo://chart.png", "demo://sample.pdf"]);
+    assert_eq!(uris, ["demo://guide.md", "demo://chart.png", "demo://sample.pdf", "demo://notes/scratch"]);
     let chart = &list.resources[1];
     assert_eq!((chart.name.as_str(), chart.mime.as_deref(), chart.title.as_deref()), ("chart.png", Some("image/png"), Some("Bar chart")));
     assert!(chart.size.is_some_and(|s| s > 1000));
@@ -218,7 +218,7 @@ fn the_cli_lists_and_reads_resources() {
     let run = cli(dir.path(), &["resources", "demo", "--json"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let list: Value = serde_json::from_str(&run.stdout).unwrap();
-    assert_eq!(list["resources"].as_array().unwrap().len(), 3);
+    assert_eq!(list["resources"].as_array().unwrap().len(), 4);
     assert_eq!(list["templates"][0]["uri_template"], "demo://chart/{values}");
 
     let run = cli(dir.path(), &["read", "demo", "demo://chart.png"]);

@@ -37,8 +37,9 @@ impl ArtifactProbe for ImageHeaderProbe {
     }
 }
 
-/// PDF page counts through pdfium (`mcp-canvas-render`). Without the library it answers nothing,
-/// and the summary simply omits the count.
+/// PDF page counts through pdfium (`mcp-canvas-render`), bounded: only for a file whose trailer
+/// points at its cross-reference section, read lazily from the file. Without the library, or for
+/// a file that would need its table rebuilt, it answers nothing and the summary omits the count.
 pub struct PdfPageProbe;
 
 impl ArtifactProbe for PdfPageProbe {
@@ -46,9 +47,10 @@ impl ArtifactProbe for PdfPageProbe {
         if mime != "application/pdf" {
             return None;
         }
+        // On the path that acknowledges the call: bounded (a malformed file gets no count rather
+        // than a scan of every byte; the viewer counts pages when the PDF is opened).
         let renderer = mcp_canvas_render::PdfRenderer::shared().ok()?;
-        let info = renderer.page_count_and_title(mcp_canvas_render::PdfSource::Path(path)).ok()?;
-        Some(ProbeFacts { pages: Some(info.page_count), ..Default::default() })
+        Some(ProbeFacts { pages: renderer.quick_page_count(path), ..Default::default() })
     }
 }
 

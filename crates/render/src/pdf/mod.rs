@@ -7,6 +7,7 @@ mod library;
 mod locate;
 mod renderer;
 mod source;
+mod trailer;
 
 pub use cache::CacheStats;
 pub use locate::pdfium_search_paths;

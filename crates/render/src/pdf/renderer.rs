@@ -139,6 +139,24 @@ impl PdfRenderer {
         })
     }
 
+    /// The page count for a summary line, found without holding the caller up: only when the
+    /// file's trailer says where its cross-reference section is (else `None`: PDFium would
+    /// rebuild the table by scanning the whole file), read from the file lazily (PDFium reads the
+    /// trailer, the table and the page tree, not the pages). A malformed or huge file costs what
+    /// a small sound one does.
+    pub fn quick_page_count(&self, path: &Path) -> Option<u32> {
+        if !super::trailer::looks_intact(path) {
+            return None;
+        }
+        let pdfium = self.library.lock();
+        catch_unwind(AssertUnwindSafe(|| {
+            let document = pdfium.load_pdf_from_file(path, None).ok()?;
+            Some(page_count(&document))
+        }))
+        .ok()
+        .flatten()
+    }
+
     /// Page `page_index` (from 0) as a PNG `width_px` pixels wide (1 to [`MAX_RENDER_WIDTH`]),
     /// white background, forms and annotations drawn. Repeated requests for the same bytes, page
     /// and width come from the cache.
