@@ -236,7 +236,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+        .worker_threads(if matches!(cli.command, Command::Proxy { .. }) { 1 } else { 2 })
         .enable_all()
         .build()
         .expect("tokio runtime starts");

@@ -42,7 +42,7 @@ pub async fn serve(host: Host, servers: Vec<String>, http: Option<u16>) -> ExitC
     };
     let upstream = Arc::new(Upstream::default());
     let app = Arc::new(AppLink::new(host.data_dir()));
-    let host = host.with_elicitation(Arc::new(ProxyElicitation { upstream: upstream.clone(), app: app.clone() }));
+    let host = host.with_audit_after_answer().with_elicitation(Arc::new(ProxyElicitation { upstream: upstream.clone(), app: app.clone() }));
     let sampling = ProxySampling::new(&host, upstream.clone(), app);
     let host = Arc::new(host.with_sampling_service(Arc::new(sampling)));
     let options = ProxyOptions { servers, policy, upstream };

@@ -2,6 +2,8 @@
 //! (errors say which field and why), structured results against its `outputSchema` after (a
 //! mismatch is a warning, not a failure).
 
+use std::sync::{Arc, Mutex};
+
 use serde_json::{Map, Value};
 
 /// The schema itself is not a valid JSON Schema, so nothing can be checked against it.
@@ -24,8 +26,41 @@ impl jsonschema::Retrieve for NoFetch {
 /// The schema is used exactly as the server sent it, in the dialect its `$schema` declares
 /// (2020-12 when it declares none).
 pub fn problems(schema: &Map<String, Value>, instance: &Value) -> Result<Vec<String>, InvalidSchema> {
+    report(&compile(schema)?, instance)
+}
+
+/// [`problems`] for a tool's own schema (shared by its listed definition): compiled once while it
+/// is among the last [`COMPILED_KEPT`] schemas used, not on every call.
+pub fn problems_in(schema: &Arc<Map<String, Value>>, instance: &Value) -> Result<Vec<String>, InvalidSchema> {
+    let cached = COMPILED.lock().unwrap().iter().find(|(s, _)| Arc::ptr_eq(s, schema)).map(|(_, v)| v.clone());
+    let validator = match cached {
+        Some(validator) => validator,
+        None => {
+            let validator = Arc::new(compile(schema)?);
+            let mut compiled = COMPILED.lock().unwrap();
+            if compiled.len() >= COMPILED_KEPT {
+                compiled.remove(0);
+            }
+            // The schema is kept with it, so its address cannot be taken by another.
+            compiled.push((schema.clone(), validator.clone()));
+            validator
+        }
+    };
+    report(&validator, instance)
+}
+
+/// How many compiled schemas [`problems_in`] keeps.
+const COMPILED_KEPT: usize = 64;
+
+type Compiled = Vec<(Arc<Map<String, Value>>, Arc<jsonschema::Validator>)>;
+static COMPILED: Mutex<Compiled> = Mutex::new(Vec::new());
+
+fn compile(schema: &Map<String, Value>) -> Result<jsonschema::Validator, InvalidSchema> {
     let schema = Value::Object(schema.clone());
-    let validator = jsonschema::options().with_retriever(NoFetch).build(&schema).map_err(|e| InvalidSchema(e.to_string()))?;
+    jsonschema::options().with_retriever(NoFetch).build(&schema).map_err(|e| InvalidSchema(e.to_string()))
+}
+
+fn report(validator: &jsonschema::Validator, instance: &Value) -> Result<Vec<String>, InvalidSchema> {
     let mut found: Vec<String> = validator
         .iter_errors(instance)
         .map(|error| {

@@ -58,6 +58,8 @@ pub struct Host {
     probes: Arc<Vec<Box<dyn ArtifactProbe>>>,
     store: Arc<ArtifactStore>,
     housekeeping: Housekeeping,
+    /// Calls' audit rows written after the answer (see [`Host::with_audit_after_answer`]).
+    audit_rows: Option<crate::housekeeping::AuditRows>,
     /// One slot per server, so connecting to a slow server never blocks calls to the others.
     connections: std::sync::Mutex<HashMap<String, Arc<ConnectionSlot>>>,
     session_id: String,
@@ -103,6 +105,7 @@ impl Host {
             config: std::sync::RwLock::new(Arc::new(config)),
             extraction: Arc::new(extraction),
             housekeeping: Housekeeping::new(store.clone(), settings.clone()),
+            audit_rows: None,
             settings,
             probes: Arc::new(vec![Box::new(ImageHeaderProbe), Box::new(PdfPageProbe)]),
             store,
@@ -206,6 +209,15 @@ impl Host {
             .get_or_try_init(|| FileServer::start(self.store.clone()))
             .await
             .map_err(|e| HostError::DataDir(format!("cannot start the loopback file server: {e}")))
+    }
+
+    /// Writes each call's audit row after the call answered instead of before (on a blocking
+    /// thread, in order; [`Host::shutdown`] waits for them): for the proxy, where an AI host
+    /// waits for every answer. A row can then be missing if the process is killed within
+    /// milliseconds of an answer.
+    pub fn with_audit_after_answer(mut self) -> Self {
+        self.audit_rows = Some(Default::default());
+        self
     }
 
     /// Adds a probe consulted before the built-in ones (the render crate's PDF probe, say).
@@ -420,6 +432,7 @@ impl Host {
             timeout: self.server_timeout(server).unwrap_or(self.call_timeout),
             files: &self.file_server,
             housekeeping: &self.housekeeping,
+            audit_rows: self.audit_rows.as_ref(),
         }
     }
 
@@ -442,6 +455,9 @@ impl Host {
     /// housekeeping.
     pub async fn shutdown(&self) {
         self.housekeeping.flush().await;
+        if let Some(rows) = &self.audit_rows {
+            rows.flush().await;
+        }
         let slots: Vec<_> = self.connections.lock().unwrap().drain().map(|(_, slot)| slot).collect();
         for slot in slots {
             if let Some(connection) = slot.lock().await.take() {

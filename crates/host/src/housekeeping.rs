@@ -1,4 +1,5 @@
-//! Keeping the store within its quota and age limit, off the call path.
+//! Work off the call path: keeping the store within its quota and age limit, and (for the
+//! proxy) writing calls' audit rows after their answers went out ([`AuditRows`]).
 //!
 //! A call that stored artifacts asks for a run ([`Housekeeping::after_store`]); runs are
 //! coalesced (at most one running and one waiting, however many calls finish meanwhile) and
@@ -72,6 +73,74 @@ impl Housekeeping {
     }
 }
 
+/// Audit rows written on a blocking thread after the call answered, in the order they came
+/// (the proxy: an AI host waits for each answer, and a row costs a SQLite write with the write
+/// lock another process may hold). [`AuditRows::flush`] waits for them (`Host::shutdown`). Not
+/// used where a front end reads the log right after its own call (the app, the CLI's `call`).
+#[derive(Default)]
+pub(crate) struct AuditRows {
+    queue: Arc<Mutex<RowQueue>>,
+    worker: Mutex<Option<tokio::task::JoinHandle<()>>>,
+}
+
+#[derive(Default)]
+struct RowQueue {
+    rows: std::collections::VecDeque<mcp_canvas_store::AuditRecord>,
+    running: bool,
+}
+
+impl AuditRows {
+    /// Queues `record`; a worker writes it soon.
+    pub fn push(&self, store: &Arc<ArtifactStore>, record: mcp_canvas_store::AuditRecord) {
+        {
+            let mut queue = self.queue.lock().unwrap();
+            queue.rows.push_back(record);
+            if queue.running {
+                return;
+            }
+            queue.running = true;
+        }
+        let (store, queue) = (store.clone(), self.queue.clone());
+        let work = move || loop {
+            let next = {
+                let mut queue = queue.lock().unwrap();
+                let next = queue.rows.pop_front();
+                if next.is_none() {
+                    queue.running = false;
+                }
+                next
+            };
+            let Some(record) = next else { return };
+            if let Err(e) = store.audit(&record) {
+                tracing::warn!("writing the audit log failed: {e}");
+            }
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                let previous = self.worker.lock().unwrap().replace(runtime.spawn_blocking(work));
+                // A finished worker's handle; nothing to wait for.
+                drop(previous);
+            }
+            Err(_) => work(),
+        }
+    }
+
+    /// Waits until every queued row is written.
+    pub async fn flush(&self) {
+        loop {
+            let worker = self.worker.lock().unwrap().take();
+            match worker {
+                Some(worker) => {
+                    let _ = worker.await;
+                }
+                None if !self.queue.lock().unwrap().running => return,
+                // A worker is being started by `push` right now.
+                None => tokio::task::yield_now().await,
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -102,5 +171,42 @@ mod tests {
         assert!(!housekeeping.state.lock().unwrap().running, "no worker left running after flush");
         assert!(store.total_bytes().unwrap() <= 1000, "the quota was applied after the last store: {} bytes", store.total_bytes().unwrap());
         assert!(store.verify().unwrap().is_clean(), "evicted blobs are gone with their rows");
+    }
+}
+
+#[cfg(test)]
+mod audit_rows {
+    use super::*;
+
+    fn record(n: usize) -> mcp_canvas_store::AuditRecord {
+        mcp_canvas_store::AuditRecord {
+            call_id: format!("call-{n}"),
+            session_id: "s".into(),
+            server: "demo".into(),
+            tool: "echo".into(),
+            arguments: serde_json::json!({}),
+            identity: None,
+            started_ms: n as i64,
+            duration_ms: 1,
+            outcome: "ok".into(),
+            detail: None,
+            artifact_ids: Vec::new(),
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn queued_rows_are_all_written_in_order_by_the_time_flush_returns() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Arc::new(ArtifactStore::open(dir.path()).unwrap());
+        let rows = AuditRows::default();
+        for n in 0..200 {
+            rows.push(&store, record(n));
+        }
+        rows.flush().await;
+        let log = store.audit_log(500).unwrap();
+        assert_eq!(log.len(), 200);
+        // Newest first.
+        assert_eq!(log.first().unwrap().call_id, "call-199");
+        assert_eq!(log.last().unwrap().call_id, "call-0");
     }
 }

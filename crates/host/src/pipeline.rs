@@ -141,6 +141,10 @@ pub(crate) async fn call(env: CallEnv<'_>, connection: &ServerConnection, tool: 
         detail: detail.map(|d| audit::redact_text(&d)),
         artifact_ids,
     };
+    if let Some(rows) = env.audit_rows {
+        rows.push(&env.ingest.store, record);
+        return result.map(|call| CallDetail { call, structured_content: sent.structured, structured_valid: sent.structured_valid, app: sent.app });
+    }
     // SQLite may wait for another process's write lock: not on an async worker.
     let store = env.ingest.store.clone();
     match tokio::task::spawn_blocking(move || store.audit(&record)).await {
@@ -201,7 +205,7 @@ async fn call_unaudited(
     let schema = &definition.input_schema;
     let left_out = arguments::drop_null_optionals(schema, &mut arguments);
     let checked = arguments::as_sent_for_validation(schema, &arguments, &env.settings.identity.username);
-    let problems = validation::problems(schema, &Value::Object(checked))
+    let problems = validation::problems_in(schema, &Value::Object(checked))
         .map_err(|e| HostError::InvalidArguments { server: server.to_owned(), tool: tool.to_owned(), reason: e.to_string() })?;
     if !problems.is_empty() {
         return Err(HostError::ArgumentsRejected { server: server.to_owned(), tool: tool.to_owned(), problems });
@@ -243,7 +247,7 @@ async fn call_unaudited(
         sent.app = Some(AppCall { resource_uri, tool_title: crate::apps::tool_title(definition), arguments: sent.arguments.clone(), result });
     }
     if let (Some(schema), Some(structured)) = (&definition.output_schema, &structured) {
-        match validation::problems(schema, structured) {
+        match validation::problems_in(schema, structured) {
             Ok(problems) => {
                 sent.structured_valid = Some(problems.is_empty());
                 outcome.warnings.extend(problems.into_iter().map(|p| format!("structuredContent does not match the tool's outputSchema: {p}")));
@@ -442,6 +446,8 @@ pub(crate) struct CallEnv<'a> {
     pub files: &'a tokio::sync::OnceCell<FileServer>,
     /// Applies the quota after artifacts were stored, in the background.
     pub housekeeping: &'a Housekeeping,
+    /// Where audit rows go when they are written after the answer (the proxy).
+    pub audit_rows: Option<&'a crate::housekeeping::AuditRows>,
 }
 
 impl CallEnv<'_> {
@@ -470,6 +476,37 @@ impl ArgumentContext for ArgumentsFromHost<'_> {
     }
 }
 
+/// Whether a raw result is small enough that it cannot hold anything worth storing as a file: at
+/// most [`INLINE_BYTES`] of strings in all, and no block of a binary kind. Walks at most that much.
+fn holds_no_binary(raw: &Value) -> bool {
+    fn walk(value: &Value, budget: &mut usize) -> bool {
+        match value {
+            Value::String(s) => {
+                *budget = budget.saturating_sub(s.len() + 1);
+                *budget > 0
+            }
+            Value::Array(items) => items.iter().all(|v| walk(v, budget)),
+            Value::Object(map) => {
+                if matches!(map.get("type").and_then(Value::as_str), Some("image" | "audio" | "resource" | "resource_link")) {
+                    return false;
+                }
+                map.iter().all(|(k, v)| {
+                    *budget = budget.saturating_sub(k.len());
+                    walk(v, budget)
+                })
+            }
+            _ => {
+                *budget = budget.saturating_sub(8);
+                *budget > 0
+            }
+        }
+    }
+    walk(raw, &mut INLINE_BYTES.clone())
+}
+
+/// See [`holds_no_binary`].
+const INLINE_BYTES: usize = 16 * 1024;
+
 /// What turning a raw result into a stored outcome needs, and nothing else: the store, the
 /// probes, the extraction rules and the session. Cheap to clone; moved onto a blocking thread.
 #[derive(Clone)]
@@ -484,11 +521,17 @@ impl Ingest {
     /// [`Self::store_and_finish`] on a blocking thread (decoding, hashing, fsync and probes
     /// block), then the quota applied in the background.
     pub async fn store(&self, server: &str, tool: &str, raw: Value, output_schema: Option<Value>, call_id: &str, housekeeping: &Housekeeping) -> Result<ToolOutcome, HostError> {
-        let ingest = self.clone();
-        let (server_name, tool_name, id) = (server.to_owned(), tool.to_owned(), call_id.to_owned());
-        let outcome = tokio::task::spawn_blocking(move || ingest.store_and_finish(&server_name, &tool_name, raw, output_schema.as_ref(), &id))
-            .await
-            .map_err(|e| HostError::DataDir(format!("storing the result of `{server}`/`{tool}` failed: {e}")))??;
+        let outcome = if holds_no_binary(&raw) {
+            // Text and small JSON: nothing to decode, hash or sync, so no hand-off to another
+            // thread (two wake-ups, most of a small call's cost through the proxy).
+            self.store_and_finish(server, tool, raw, output_schema.as_ref(), call_id)?
+        } else {
+            let ingest = self.clone();
+            let (server_name, tool_name, id) = (server.to_owned(), tool.to_owned(), call_id.to_owned());
+            tokio::task::spawn_blocking(move || ingest.store_and_finish(&server_name, &tool_name, raw, output_schema.as_ref(), &id))
+                .await
+                .map_err(|e| HostError::DataDir(format!("storing the result of `{server}`/`{tool}` failed: {e}")))??
+        };
         if !outcome.artifacts.is_empty() {
             housekeeping.after_store();
         }
