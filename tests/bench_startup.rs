@@ -10,6 +10,10 @@
 //!
 //! Baseline in the same run: `mcp-canvas-cli tools demo` on a fresh data dir, the same work
 //! (first-run config, start the demo server, list its tools) without a window.
+//!
+//! Then, idle: 3 s after the tools are listed (empty canvas, demo connected), the resident memory
+//! (RSS, from /proc) of the app and every process under it — WebKit's web and network processes,
+//! the demo server — each and in total.
 
 use std::{
     path::PathBuf,
@@ -49,7 +53,7 @@ async fn main() {
     assert!(app.is_file() && cli.is_file(), "{} and mcp-canvas-cli next to it are needed: scripts/bench-startup.sh builds them", app.display());
     println!("app: {}", app.display());
 
-    let (mut window, mut painted, mut demo, mut baseline) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut window, mut painted, mut demo, mut baseline, mut idle) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     // One warm-up run each (page cache, fontconfig), not counted.
     for run in 0..=runs {
         let dir = tempfile::tempdir().unwrap();
@@ -69,12 +73,17 @@ async fn main() {
         let painted_ms = started.elapsed().as_secs_f64() * 1000.0;
         wait_css(&driver, r#"[data-server="demo"] button[data-tool="render_chart"]"#).await;
         let demo_ms = started.elapsed().as_secs_f64() * 1000.0;
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        let footprint = idle_footprint(&app);
         let _ = driver.quit().await;
         drop(tauri_driver);
         if run == 0 {
             continue;
         }
         println!("run {run}: window {window_ms:.0} ms, painted {painted_ms:.0} ms, demo tools listed {demo_ms:.0} ms; cli tools demo {cli_ms:.0} ms");
+        let total: u64 = footprint.iter().map(|(_, kb)| kb).sum();
+        println!("       idle RSS {} MB: {}", total / 1024, footprint.iter().map(|(name, kb)| format!("{name} {}", kb / 1024)).collect::<Vec<_>>().join(", "));
+        idle.push(total as f64 / 1024.0);
         window.push(window_ms);
         painted.push(painted_ms);
         demo.push(demo_ms);
@@ -88,4 +97,31 @@ async fn main() {
     println!("demo server connected, tools listed            {d:>8.0}");
     println!("baseline: mcp-canvas-cli tools demo            {b:>8.0}");
     println!("the window's own cost (demo listed − baseline) {:>8.0}", d - b);
+    println!("idle, all processes (RSS, MB)                  {:>8.0}", median(&mut idle));
+}
+
+/// RSS in KiB of the running `app` and each process under it, by name (largest first).
+fn idle_footprint(app: &std::path::Path) -> Vec<(String, u64)> {
+    let app = std::fs::canonicalize(app).unwrap_or_else(|_| app.to_owned());
+    let mut processes = Vec::new(); // (pid, ppid, name, rss KiB)
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
+        let Ok(status) = std::fs::read_to_string(entry.path().join("status")) else { continue };
+        let field = |key: &str| status.lines().find_map(|l| l.strip_prefix(key)).map(|v| v.trim().to_owned());
+        let ppid = field("PPid:").and_then(|v| v.parse::<u32>().ok()).unwrap_or(0);
+        let rss = field("VmRSS:").and_then(|v| v.trim_end_matches(" kB").trim().parse::<u64>().ok()).unwrap_or(0);
+        let name = field("Name:").unwrap_or_default();
+        let exe = std::fs::read_link(entry.path().join("exe")).ok();
+        processes.push((pid, ppid, name, rss, exe));
+    }
+    let mut tree: Vec<u32> = processes.iter().filter(|p| p.4.as_deref() == Some(app.as_path())).map(|p| p.0).collect();
+    let mut i = 0;
+    while i < tree.len() {
+        let parent = tree[i];
+        tree.extend(processes.iter().filter(|p| p.1 == parent).map(|p| p.0));
+        i += 1;
+    }
+    let mut found: Vec<(String, u64)> = processes.iter().filter(|p| tree.contains(&p.0)).map(|p| (p.2.clone(), p.3)).collect();
+    found.sort_by(|a, b| b.1.cmp(&a.1));
+    found
 }

@@ -155,3 +155,27 @@ async fn the_cli_watches_a_resource() {
     assert_eq!(blob(&second), "Written by another client.");
     writer.shutdown().await;
 }
+
+/// A server with an open `subscriptions/listen` stream exits by itself when the host shuts down:
+/// the host cancels the stream first (a server, like the demo, that waits for its open requests
+/// before exiting would otherwise sit until it is killed 2 s later, and every one-shot CLI
+/// command would take 2 s longer). The host writes in the server's log when it had to kill it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutting_down_ends_the_listen_stream_so_the_server_exits_by_itself() {
+    let (dir, host) = demo_host(None);
+    host.tools("demo").await.unwrap();
+    // Wait until the demo holds the listen stream.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let done = host.call_tool("demo", "announce_tools_changed", json!({})).await.unwrap();
+        if format!("{:?}", done.outcome).contains("to 1 subscription(s)") {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the listen stream never opened");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    host.shutdown().await;
+    let log = host.server_log_tail("demo", 1 << 20).unwrap();
+    assert!(!log.contains("killed"), "the demo had to be killed: {log}");
+    drop(dir);
+}

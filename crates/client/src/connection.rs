@@ -62,15 +62,19 @@ pub struct ServerConnection {
     /// The OAuth manager its transport carries (HTTP servers).
     auth: Option<Arc<tokio::sync::Mutex<rmcp::transport::auth::AuthorizationManager>>>,
     /// The `subscriptions/listen` stream for list changes (2026-07-28), while connected.
-    _listening: Option<Listening>,
+    listening: std::sync::Mutex<Option<Listening>>,
 }
 
-/// A background task that ends with the connection.
-struct Listening(tokio::task::JoinHandle<()>);
+/// The background task reading a `subscriptions/listen` stream; ends with the connection.
+struct Listening {
+    task: tokio::task::JoinHandle<()>,
+    /// Asks the task to cancel the subscription with the server (and end).
+    stop: Arc<tokio::sync::Notify>,
+}
 
 impl Drop for Listening {
     fn drop(&mut self) {
-        self.0.abort();
+        self.task.abort();
     }
 }
 
@@ -226,15 +230,32 @@ impl ServerConnection {
             return None;
         }
         let (peer, client, server, filter) = (self.peer.clone(), self.client.clone(), self.name.clone(), filter.build());
-        Some(Listening(tokio::spawn(async move {
-            let mut subscription = match peer.listen(filter).await {
-                Ok(subscription) => subscription,
-                Err(e) => {
-                    tracing::warn!(server, "cannot listen for changes of its {}: {e}", lists.join(", "));
-                    return;
-                }
+        let stop = Arc::new(tokio::sync::Notify::new());
+        let stopped = stop.clone();
+        let task = tokio::spawn(async move {
+            let mut subscription = tokio::select! {
+                subscription = peer.listen(filter) => match subscription {
+                    Ok(subscription) => subscription,
+                    Err(e) => {
+                        tracing::warn!(server, "cannot listen for changes of its {}: {e}", lists.join(", "));
+                        return;
+                    }
+                },
+                () = stopped.notified() => return,
             };
-            while let Ok(Some(notification)) = subscription.next().await {
+            loop {
+                let notification = tokio::select! {
+                    next = subscription.next() => match next {
+                        Ok(Some(notification)) => notification,
+                        _ => return,
+                    },
+                    () = stopped.notified() => {
+                        // Tell the server, so a server that waits for its open requests before
+                        // exiting is not left waiting for this one.
+                        let _ = subscription.cancel_with_reason(Some("the client is disconnecting".to_owned())).await;
+                        return;
+                    }
+                };
                 match notification {
                     ServerNotification::ToolListChangedNotification(_) => client.list_changed(crate::ChangedList::Tools),
                     ServerNotification::ResourceListChangedNotification(_) => client.list_changed(crate::ChangedList::Resources),
@@ -242,7 +263,8 @@ impl ServerConnection {
                     _ => {}
                 }
             }
-        })))
+        });
+        Some(Listening { task, stop })
     }
 
     /// After a sign-in while connected: the transport's manager is made again from the new
@@ -295,7 +317,7 @@ impl ServerConnection {
             call_timeout,
             url,
             auth: None,
-            _listening: None,
+            listening: std::sync::Mutex::new(None),
         };
         // Bounded: a server that never answers `tools/list` (or pages forever) must not hold the
         // connection slot, and every later call to it, forever.
@@ -305,8 +327,7 @@ impl ServerConnection {
             Err(_) => return Err(connection.request_error("listing tools", format!("no complete answer within {} s", limit.as_secs_f64()))),
         };
         *connection.tools.write().unwrap() = Arc::new(tools);
-        let mut connection = connection;
-        connection._listening = connection.listen_for_changes();
+        *connection.listening.lock().unwrap() = connection.listen_for_changes();
         Ok(connection)
     }
 
@@ -340,12 +361,25 @@ impl ServerConnection {
     /// Closes the session (stdin closes, as the MCP stdio shutdown asks), waits briefly for the
     /// server to exit, then kills it.
     pub async fn shutdown(&self) {
+        let listening = self.listening.lock().unwrap().take();
+        if let Some(mut listening) = listening {
+            // A stored permit: the task sees it whenever it next waits.
+            listening.stop.notify_one();
+            let _ = tokio::time::timeout(Duration::from_secs(1), &mut listening.task).await;
+        }
         if let Some(mut service) = self.service.lock().await.take() {
             let _ = service.close_with_timeout(Duration::from_secs(3)).await;
         }
         if let Some(mut child) = self.child.lock().await.take() {
             if tokio::time::timeout(Duration::from_secs(2), child.wait()).await.is_err() {
                 let _ = child.kill().await;
+                // Said in its log: a server that outlives its input is worth knowing about.
+                use std::io::Write as _;
+                let _ = std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(&self.log_path)
+                    .and_then(|mut log| writeln!(log, "[mcp-canvas] the server did not exit within 2 s of its input closing; killed"));
             }
         }
     }
