@@ -233,16 +233,30 @@ impl ServerConnection {
         let stop = Arc::new(tokio::sync::Notify::new());
         let stopped = stop.clone();
         let task = tokio::spawn(async move {
-            let mut subscription = tokio::select! {
-                subscription = peer.listen(filter) => match subscription {
-                    Ok(subscription) => subscription,
-                    Err(e) => {
-                        tracing::warn!(server, "cannot listen for changes of its {}: {e}", lists.join(", "));
-                        return;
-                    }
+            let listen = peer.listen(filter);
+            tokio::pin!(listen);
+            let (opened, stopping) = tokio::select! {
+                opened = &mut listen => (opened, false),
+                // Stopping while the stream opens: let it open (briefly) so it can be cancelled;
+                // a request the server got but never hears the end of keeps some servers alive.
+                () = stopped.notified() => match tokio::time::timeout(Duration::from_millis(500), &mut listen).await {
+                    Ok(opened) => (opened, true),
+                    Err(_) => return,
                 },
-                () = stopped.notified() => return,
             };
+            let mut subscription = match opened {
+                Ok(subscription) => subscription,
+                Err(e) => {
+                    if !stopping {
+                        tracing::warn!(server, "cannot listen for changes of its {}: {e}", lists.join(", "));
+                    }
+                    return;
+                }
+            };
+            if stopping {
+                let _ = subscription.cancel_with_reason(Some("the client is disconnecting".to_owned())).await;
+                return;
+            }
             loop {
                 let notification = tokio::select! {
                     next = subscription.next() => match next {
