@@ -16,13 +16,7 @@ use serde_json::json;
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tool_list_changes_arrive_in_both_eras() {
     for (protocol, said) in [(None, "to 1 subscription(s)"), (Some("2025-11-25"), "to this client")] {
-        let dir = tempfile::tempdir().unwrap();
-        let mut entry = json!({ "command": binary("mcp-canvas-demo") });
-        if let Some(protocol) = protocol {
-            entry["protocol_version"] = json!(protocol);
-        }
-        std::fs::write(dir.path().join("servers.json"), json!({ "mcpServers": { "demo": entry } }).to_string()).unwrap();
-        let host = Host::open(HostOptions { data_dir: dir.path().to_owned(), call_timeout: Duration::from_secs(60), session: None }).unwrap();
+        let (_dir, host) = demo_host(protocol);
         let mut changes = host.changes();
         host.tools("demo").await.unwrap();
         // The listen stream is opened in the background as the connection is made; the demo

@@ -105,6 +105,9 @@ pub async fn watch(host: &Host, server: &str, uri: &str, json: bool, changes: Op
         eprintln!("watching {uri} on {server}; Ctrl-C stops");
     }
     let mut seen = 0u32;
+    // One Ctrl-C future for the whole watch, so one pressed during a read is not lost.
+    let ctrl_c = tokio::signal::ctrl_c();
+    tokio::pin!(ctrl_c);
     while changes.is_none_or(|n| seen < n) {
         tokio::select! {
             changed = watch.changed() => {
@@ -112,12 +115,15 @@ pub async fn watch(host: &Host, server: &str, uri: &str, json: bool, changes: Op
                     return fail(json, &format!("server `{server}` stopped the watch of `{uri}` (the connection ended)"));
                 }
             }
-            _ = tokio::signal::ctrl_c() => return ExitCode::SUCCESS,
+            _ = &mut ctrl_c => return ExitCode::SUCCESS,
         }
         seen += 1;
-        match host.read_resource(server, uri).await {
-            Ok(read) => show(&read),
-            Err(e) => eprintln!("warning: {uri} changed but reading it failed: {e}"),
+        tokio::select! {
+            read = host.read_resource(server, uri) => match read {
+                Ok(read) => show(&read),
+                Err(e) => eprintln!("warning: {uri} changed but reading it failed: {e}"),
+            },
+            _ = &mut ctrl_c => return ExitCode::SUCCESS,
         }
     }
     ExitCode::SUCCESS

@@ -54,9 +54,21 @@ impl ServerConnection {
             // Subscribe only after listening, so no update between the two is missed.
             let mut heard = self.client.resource_updates.subscribe();
             let wanted = uri.to_owned();
+            let peer = self.peer.clone();
             let task = tokio::spawn(async move {
                 loop {
-                    match heard.recv().await {
+                    // The sender lives as long as the connection object; the connection itself
+                    // may end first (the server exited): looked at once a second.
+                    let heard = tokio::select! {
+                        heard = heard.recv() => heard,
+                        () = tokio::time::sleep(std::time::Duration::from_secs(1)) => {
+                            if peer.is_transport_closed() {
+                                return;
+                            }
+                            continue;
+                        }
+                    };
+                    match heard {
                         Ok(uri) if uri == wanted => {
                             let _ = tx.try_send(());
                         }

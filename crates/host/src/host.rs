@@ -464,6 +464,10 @@ impl Host {
                 connection.shutdown().await;
             }
         }
+        // Calls that ended as their connections closed.
+        if let Some(rows) = &self.audit_rows {
+            rows.flush().await;
+        }
     }
 
     /// Where each configured server stands (running, exited, failed, not started yet), with

@@ -89,6 +89,17 @@ struct RowQueue {
     running: bool,
 }
 
+/// Clears `running` when dropped by a panic (see [`AuditRows::push`]).
+struct StopMark(Arc<Mutex<RowQueue>>);
+
+impl Drop for StopMark {
+    fn drop(&mut self) {
+        if let Ok(mut queue) = self.0.lock() {
+            queue.running = false;
+        }
+    }
+}
+
 impl AuditRows {
     /// Queues `record`; a worker writes it soon.
     pub fn push(&self, store: &Arc<ArtifactStore>, record: mcp_canvas_store::AuditRecord) {
@@ -102,6 +113,8 @@ impl AuditRows {
         }
         let (store, queue) = (store.clone(), self.queue.clone());
         let work = move || loop {
+            // Should writing a row panic, the queue is not left marked as being written.
+            let guard = StopMark(queue.clone());
             let next = {
                 let mut queue = queue.lock().unwrap();
                 let next = queue.rows.pop_front();
@@ -110,10 +123,14 @@ impl AuditRows {
                 }
                 next
             };
-            let Some(record) = next else { return };
+            let Some(record) = next else {
+                std::mem::forget(guard);
+                return;
+            };
             if let Err(e) = store.audit(&record) {
                 tracing::warn!("writing the audit log failed: {e}");
             }
+            std::mem::forget(guard);
         };
         match tokio::runtime::Handle::try_current() {
             Ok(runtime) => {

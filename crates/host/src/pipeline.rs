@@ -477,13 +477,17 @@ impl ArgumentContext for ArgumentsFromHost<'_> {
 }
 
 /// Whether a raw result is small enough that it cannot hold anything worth storing as a file: at
-/// most [`INLINE_BYTES`] of strings in all, and no block of a binary kind. Walks at most that much.
+/// most [`INLINE_BYTES`] in all (below the size safety net), no string of 256 characters or more
+/// (the shortest base64 the contract extracts), no `data:` URL, no block of a binary kind. Walks
+/// at most that much.
 fn holds_no_binary(raw: &Value) -> bool {
     fn walk(value: &Value, budget: &mut usize) -> bool {
         match value {
+            // A string the contract could store (base64 from 256 characters, a `data:` URL)
+            // goes the blocking way.
             Value::String(s) => {
                 *budget = budget.saturating_sub(s.len() + 1);
-                *budget > 0
+                *budget > 0 && s.len() < 256 && !s.contains("data:")
             }
             Value::Array(items) => items.iter().all(|v| walk(v, budget)),
             Value::Object(map) => {
@@ -505,7 +509,7 @@ fn holds_no_binary(raw: &Value) -> bool {
 }
 
 /// See [`holds_no_binary`].
-const INLINE_BYTES: usize = 16 * 1024;
+const INLINE_BYTES: usize = 8 * 1024;
 
 /// What turning a raw result into a stored outcome needs, and nothing else: the store, the
 /// probes, the extraction rules and the session. Cheap to clone; moved onto a blocking thread.

@@ -26,8 +26,9 @@ pub(super) struct Notes {
     /// Connections (by [`DemoServer`]'s `connection` number) that sent `resources/subscribe` for
     /// the note (before 2026-07-28).
     subscribers: Vec<(u64, Peer<RoleServer>)>,
-    /// `subscriptions/listen` streams that name the note (2026-07-28).
-    sinks: Vec<SubscriptionSink>,
+    /// `subscriptions/listen` streams that name the note (2026-07-28), numbered (request ids
+    /// repeat across sessions).
+    sinks: Vec<(u64, SubscriptionSink)>,
 }
 
 /// The process's note.
@@ -74,7 +75,11 @@ impl DemoServer {
         if uri != NOTE_URI {
             return Err(ErrorData::invalid_params(format!("only {NOTE_URI} changes; `{uri}` cannot be subscribed to"), None));
         }
-        self.notes.lock().unwrap().subscribers.push((self.connection, peer));
+        let mut notes = self.notes.lock().unwrap();
+        // Subscribing twice is one subscription.
+        if !notes.subscribers.iter().any(|(c, _)| *c == self.connection) {
+            notes.subscribers.push((self.connection, peer));
+        }
         Ok(())
     }
 
@@ -84,7 +89,9 @@ impl DemoServer {
     }
 
     pub(super) fn watch_note(&self, sink: SubscriptionSink) {
-        self.notes.lock().unwrap().sinks.push(sink);
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let number = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.notes.lock().unwrap().sinks.push((number, sink));
     }
 }
 
@@ -113,7 +120,7 @@ impl DemoServer {
         let (subscribers, sinks) = {
             let mut notes = self.notes.lock().unwrap();
             notes.text = args.text;
-            (notes.subscribers.clone(), std::mem::take(&mut notes.sinks))
+            (notes.subscribers.clone(), notes.sinks.clone())
         };
         let mut told = 0;
         for (_, peer) in subscribers {
@@ -121,15 +128,16 @@ impl DemoServer {
                 told += 1;
             }
         }
-        let mut open = Vec::new();
-        for sink in sinks {
-            // A closed stream goes.
+        let mut closed = Vec::new();
+        for (number, sink) in sinks {
             if sink.notify_resource_updated(NOTE_URI).await.is_ok() {
                 told += 1;
-                open.push(sink);
+            } else {
+                closed.push(number);
             }
         }
-        self.notes.lock().unwrap().sinks.extend(open);
+        // A closed stream goes.
+        self.notes.lock().unwrap().sinks.retain(|(number, _)| !closed.contains(number));
         Ok(CallToolResult::success(vec![ContentBlock::text(format!("Wrote the note; told {told} watcher(s)."))]))
     }
 }

@@ -82,7 +82,10 @@ pub(crate) async fn call(connection: &ServerConnection, tool: &str, arguments: &
         answer = request(connection, "tools/call", params) => match (answer, refused) {
             (Ok(answer), _) => answer,
             (Err(_), Refused::Result(result)) => return Ok(result),
-            (Err(_), Refused::Error(first)) => return Err(HostError::from(connection.service_error(what, first))),
+            (Err(again), Refused::Error(first)) => {
+                let asked = format!("{what} (asked again as a task: {again})");
+                return Err(HostError::from(connection.service_error(&asked, first)));
+            }
             (Err(e), Refused::Not) => return Err(HostError::from(connection.service_error(what, &e))),
         },
         () = cancel.cancelled() => return Err(cancelled()),

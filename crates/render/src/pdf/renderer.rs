@@ -142,8 +142,9 @@ impl PdfRenderer {
     /// The page count for a summary line, found without holding the caller up: only when the
     /// file's trailer says where its cross-reference section is (else `None`: PDFium would
     /// rebuild the table by scanning the whole file), read from the file lazily (PDFium reads the
-    /// trailer, the table and the page tree, not the pages). A malformed or huge file costs what
-    /// a small sound one does.
+    /// trailer, the table and the page tree, not the pages). A file without a usable trailer
+    /// costs a few small reads; one whose trailer points at a damaged table can still make
+    /// PDFium rebuild it (not seen from servers, but possible).
     pub fn quick_page_count(&self, path: &Path) -> Option<u32> {
         if !super::trailer::looks_intact(path) {
             return None;
