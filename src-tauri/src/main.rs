@@ -5,7 +5,7 @@
 //! app's `Window` over Tauri — events, theme, save dialogs (`window.rs`), the `artifact:` scheme
 //! handed to `App::artifact_response`, the navigation guard plugin around
 //! `App::navigation_guard`, the app link served for the proxy (`app_link.rs`), and the window's
-//! size and place (`window_state.rs`), WebKit's memory settings (`webkit.rs`).
+//! size and place (`window_state.rs`).
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 #[macro_use]
@@ -13,7 +13,6 @@ mod command_list;
 mod app_link;
 mod commands;
 mod window;
-mod webkit;
 mod window_state;
 
 use std::{sync::Arc, time::Duration};
@@ -68,10 +67,6 @@ fn main() {
                 // The view may have to be read from its server first.
                 tauri::async_runtime::spawn(async move { responder.respond(app.app_response(&request).await) });
             }
-        })
-        .setup(|app| {
-            webkit::tune(app);
-            Ok(())
         })
         .invoke_handler(commands::handler())
         .build(tauri::generate_context!("../tauri.conf.json"))

@@ -89,13 +89,16 @@ struct RowQueue {
     running: bool,
 }
 
-/// Clears `running` when dropped by a panic (see [`AuditRows::push`]).
-struct StopMark(Arc<Mutex<RowQueue>>);
+/// Clears `running` when the worker unwinds from a panic (see [`AuditRows::push`]); a normal
+/// end clears it under the lock itself.
+struct StopMark<'a>(&'a Mutex<RowQueue>);
 
-impl Drop for StopMark {
+impl Drop for StopMark<'_> {
     fn drop(&mut self) {
-        if let Ok(mut queue) = self.0.lock() {
-            queue.running = false;
+        if std::thread::panicking() {
+            if let Ok(mut queue) = self.0.lock() {
+                queue.running = false;
+            }
         }
     }
 }
@@ -114,7 +117,7 @@ impl AuditRows {
         let (store, queue) = (store.clone(), self.queue.clone());
         let work = move || loop {
             // Should writing a row panic, the queue is not left marked as being written.
-            let guard = StopMark(queue.clone());
+            let _unwinding = StopMark(&queue);
             let next = {
                 let mut queue = queue.lock().unwrap();
                 let next = queue.rows.pop_front();
@@ -123,14 +126,10 @@ impl AuditRows {
                 }
                 next
             };
-            let Some(record) = next else {
-                std::mem::forget(guard);
-                return;
-            };
+            let Some(record) = next else { return };
             if let Err(e) = store.audit(&record) {
                 tracing::warn!("writing the audit log failed: {e}");
             }
-            std::mem::forget(guard);
         };
         match tokio::runtime::Handle::try_current() {
             Ok(runtime) => {

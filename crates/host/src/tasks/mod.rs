@@ -24,8 +24,35 @@ use mcp_canvas_client::{CallContext, ServerConnection};
 const POLL_AT_LEAST: Duration = Duration::from_millis(100);
 const POLL_AT_MOST: Duration = Duration::from_secs(5);
 
-fn interval(task: &Task) -> Duration {
-    task.poll_interval_ms.map(Duration::from_millis).unwrap_or(Duration::from_secs(1)).clamp(POLL_AT_LEAST, POLL_AT_MOST)
+/// A task's status as last seen, for both kinds of task: each new status message becomes the
+/// call's progress, and the interval the server suggests (kept until it names another) sets
+/// when to ask again.
+#[derive(Default)]
+pub(crate) struct Status {
+    message: Option<String>,
+    steps: f64,
+    poll_ms: Option<u64>,
+}
+
+impl Status {
+    pub(crate) fn report(&mut self, message: Option<&str>, poll_ms: Option<u64>, control: &CallControl) {
+        self.poll_ms = poll_ms.or(self.poll_ms);
+        if message.is_some() && message != self.message.as_deref() {
+            self.message = message.map(str::to_owned);
+            self.steps += 1.0;
+            if let Some(progress) = &control.progress {
+                progress(&CallProgress { progress: self.steps, total: None, message: self.message.clone() });
+            }
+        }
+    }
+
+    pub(crate) fn interval(&self) -> Duration {
+        self.poll_ms.map(Duration::from_millis).unwrap_or(Duration::from_secs(1)).clamp(POLL_AT_LEAST, POLL_AT_MOST)
+    }
+
+    fn seen(&mut self, task: &Task, control: &CallControl) {
+        self.report(task.status_message.as_deref(), task.poll_interval_ms, control);
+    }
 }
 
 /// Follows the task `created` to its end.
@@ -34,19 +61,9 @@ pub(crate) async fn follow(connection: &ServerConnection, tool: &str, created: T
     let server = connection.name.as_str();
     let id = created.task_id.clone();
     let cancel = control.cancel.clone().unwrap_or_default();
-    let mut last_message = None;
-    let mut steps = 0.0;
-    let mut report = |task: &Task| {
-        if task.status_message.is_some() && task.status_message != last_message {
-            last_message = task.status_message.clone();
-            steps += 1.0;
-            if let Some(progress) = &control.progress {
-                progress(&CallProgress { progress: steps, total: None, message: task.status_message.clone() });
-            }
-        }
-    };
-    report(&created);
-    let mut wait = interval(&created);
+    let mut status = Status::default();
+    status.seen(&created, control);
+    let mut wait = status.interval();
     let cancel_task = || async {
         // Cooperative on the server's side; the call ends here either way.
         let _ = tokio::time::timeout(Duration::from_secs(5), connection.peer.cancel_task(CancelTaskParams::new(id.clone()))).await;
@@ -65,8 +82,8 @@ pub(crate) async fn follow(connection: &ServerConnection, tool: &str, created: T
         }
         let state = connection.peer.get_task(GetTaskParams::new(id.clone())).await.map_err(|e| HostError::from(connection.service_error(what, &e)))?;
         let task = state.task;
-        report(&task.task);
-        wait = interval(&task.task);
+        status.seen(&task.task, control);
+        wait = status.interval();
         match task.payload {
             TaskPayload::Working => {}
             TaskPayload::InputRequired { input_requests } => {

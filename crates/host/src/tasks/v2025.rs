@@ -23,7 +23,8 @@ use serde_json::{json, Value};
 
 use crate::{
     error::HostError,
-    pipeline::{CallClock, CallControl, CallProgress},
+    pipeline::{CallClock, CallControl},
+    tasks::Status,
 };
 use mcp_canvas_client::ServerConnection;
 
@@ -100,7 +101,7 @@ pub(crate) async fn call(connection: &ServerConnection, tool: &str, arguments: &
         return Err(HostError::from(connection.request_error(what, "the server's task has no taskId".to_owned())));
     };
     let mut status = Status::default();
-    status.report(&task, control);
+    report(&mut status, &task, control);
     let cancel_task = || async {
         // Cooperative on the server's side; the call ends here either way.
         let _ = tokio::time::timeout(SIDE_REQUEST, request(connection, "tasks/cancel", json!({"taskId": id}))).await;
@@ -124,7 +125,7 @@ pub(crate) async fn call(connection: &ServerConnection, tool: &str, arguments: &
             () = tokio::time::sleep(wait) => {
                 if let Ok(Ok(task)) = tokio::time::timeout(SIDE_REQUEST, request(connection, "tasks/get", json!({"taskId": id}))).await {
                     let task = serde_json::to_value(&task).unwrap_or_default();
-                    status.report(&task, control);
+                    report(&mut status, &task, control);
                     wait = status.interval();
                 }
             }
@@ -163,36 +164,17 @@ fn tool_result(answer: ServerResult) -> Result<CallToolResult, serde_json::Error
     }
 }
 
-/// The task's status as last seen: new status messages become the call's progress.
-#[derive(Default)]
-struct Status {
-    message: Option<String>,
-    steps: f64,
-    poll_ms: Option<u64>,
-}
-
-impl Status {
-    fn report(&mut self, task: &Value, control: &CallControl) {
-        // The 2025-11-25 name, and rmcp's when it read the answer as its own task type.
-        self.poll_ms = task.get("pollInterval").or_else(|| task.get("pollIntervalMs")).and_then(Value::as_u64).or(self.poll_ms);
-        let message = task.get("statusMessage").and_then(Value::as_str).map(str::to_owned);
-        if message.is_some() && message != self.message {
-            self.message = message;
-            self.steps += 1.0;
-            if let Some(progress) = &control.progress {
-                progress(&CallProgress { progress: self.steps, total: None, message: self.message.clone() });
-            }
-        }
-    }
-
-    fn interval(&self) -> Duration {
-        self.poll_ms.map(Duration::from_millis).unwrap_or(Duration::from_secs(1)).clamp(super::POLL_AT_LEAST, super::POLL_AT_MOST)
-    }
+/// Reports a 2025-11-25 task's JSON status (`pollInterval` is that version's name; rmcp's, when
+/// it read the answer as its own task type, is `pollIntervalMs`).
+fn report(status: &mut Status, task: &Value, control: &CallControl) {
+    let poll_ms = task.get("pollInterval").or_else(|| task.get("pollIntervalMs")).and_then(Value::as_u64);
+    status.report(task.get("statusMessage").and_then(Value::as_str), poll_ms, control);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pipeline::CallProgress;
     use std::sync::Arc;
 
     #[test]
@@ -217,11 +199,11 @@ mod tests {
         let sink = seen.clone();
         let control = CallControl { progress: Some(Arc::new(move |p: &CallProgress| sink.lock().unwrap().push((p.progress, p.message.clone())))), ..CallControl::default() };
         let mut status = Status::default();
-        status.report(&json!({"status": "working", "statusMessage": "Gathering", "pollInterval": 50}), &control);
-        status.report(&json!({"status": "working", "statusMessage": "Gathering"}), &control);
-        status.report(&json!({"status": "working", "statusMessage": "Analyzing"}), &control);
+        report(&mut status, &json!({"status": "working", "statusMessage": "Gathering", "pollInterval": 50}), &control);
+        report(&mut status, &json!({"status": "working", "statusMessage": "Gathering"}), &control);
+        report(&mut status, &json!({"status": "working", "statusMessage": "Analyzing"}), &control);
         assert_eq!(*seen.lock().unwrap(), vec![(1.0, Some("Gathering".to_owned())), (2.0, Some("Analyzing".to_owned()))]);
         // 50 ms suggested: clamped to the floor, and kept when a later status names none.
-        assert_eq!(status.interval(), super::super::POLL_AT_LEAST);
+        assert_eq!(status.interval(), crate::tasks::POLL_AT_LEAST);
     }
 }
