@@ -392,20 +392,14 @@ fn ask_confirmation(server: &str, tool: &str, arguments: &serde_json::Value) -> 
 }
 
 fn normalize(host: &Host, server: &str, tool: &str, file: Option<&std::path::Path>, json: bool) -> ExitCode {
-    let (label, text) = match file.filter(|f| f.as_os_str() != "-") {
-        Some(path) => (path.display().to_string(), std::fs::read_to_string(path)),
-        None => ("stdin".to_owned(), std::io::read_to_string(std::io::stdin())),
+    let outcome = match file.filter(|f| f.as_os_str() != "-") {
+        Some(path) => match std::fs::File::open(path) {
+            Ok(file) => host.normalize_reader(server, tool, file, &path.display().to_string()),
+            Err(e) => return fail(json, &format!("cannot read {}: {e}", path.display())),
+        },
+        None => host.normalize_reader(server, tool, std::io::stdin().lock(), "stdin"),
     };
-    let text = match text {
-        Ok(text) => text,
-        Err(e) => return fail(json, &format!("cannot read {label}: {e}")),
-    };
-    let raw: serde_json::Value = match serde_json::from_str(&text) {
-        Ok(raw) => raw,
-        Err(e) => return fail(json, &format!("{label} is not valid JSON: {e}")),
-    };
-    drop(text);
-    report(host.normalize_raw(server, tool, raw), json)
+    report(outcome, json)
 }
 
 /// Prints an outcome: the summary (or the whole outcome with `--json`). Exit code 2 when the

@@ -99,6 +99,15 @@ pub fn normalize_tool_result(raw: RawToolResult<'_>) -> Result<Normalized, Contr
     Normalizer::new(&ExtractionConfig::default()).normalize(raw)
 }
 
+/// How the contract reads `text` as base64: `None` when it is not whole base64 (either alphabet,
+/// padding optional), else whether its decoded head is confidently a binary or document — what
+/// makes a base64 JSON field or text block an artifact. Only the first 32 KiB of characters
+/// decide the second part.
+pub fn base64_verdict(text: &str) -> Option<bool> {
+    base64_scan::check_base64(text)?;
+    Some(base64_scan::identify_base64(text).is_some())
+}
+
 /// "a string", "an object", ... for messages about JSON values of the wrong type.
 pub fn json_type_name(value: &Value) -> &'static str {
     match value {

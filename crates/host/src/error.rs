@@ -8,6 +8,10 @@ pub enum HostError {
     /// The data dir could not be determined or prepared.
     #[error("data directory: {0}")]
     DataDir(String),
+    /// A result handed in from outside a connection (a file, stdin) could not be read or is not
+    /// JSON; the message names where it came from.
+    #[error("{0}")]
+    Input(String),
     /// A config file (`servers.json`, `settings.toml`, `extraction.toml`) is unreadable or
     /// invalid, or a change to it was refused.
     #[error(transparent)]

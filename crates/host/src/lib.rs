@@ -27,6 +27,7 @@ mod housekeeping;
 mod host;
 mod ids;
 mod pipeline;
+mod spill;
 mod tasks;
 pub mod probe;
 pub mod prompts;

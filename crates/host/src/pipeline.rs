@@ -12,7 +12,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use mcp_canvas_contract::{ExtractionConfig, Normalizer, RawToolResult, StoredArtifact, ToolOutcome};
+use mcp_canvas_contract::{ExtractionConfig, Normalizer, Payload, RawToolResult, StoredArtifact, ToolOutcome};
 use mcp_canvas_store::{ArtifactStore, NewArtifact, Persistence};
 use rmcp::{
     model::{
@@ -32,6 +32,7 @@ use crate::{
     error::HostError,
     file_server::{FileServer, DEFAULT_TOKEN_TTL},
     host::Host,
+    spill,
     housekeeping::Housekeeping,
     settings::Settings,
     probe::{self, ArtifactProbe},
@@ -546,29 +547,61 @@ impl Ingest {
     /// A binary that fails to store becomes a warning; the others are kept. Blocking: call it
     /// from a blocking thread. The quota is not applied here (see [`crate::housekeeping`]).
     pub fn store_and_finish(&self, server: &str, tool: &str, raw: Value, output_schema: Option<&Value>, call_id: &str) -> Result<ToolOutcome, HostError> {
+        self.store_and_finish_spilled(server, tool, raw, None, output_schema, call_id)
+    }
+
+    /// [`Self::store_and_finish`] for a message read through a [`spill::Scanner`]: runs the
+    /// contract must see whole are put back first, spilled binaries are adopted, not written
+    /// again (see `spill/mod.rs`).
+    pub fn store_and_finish_spilled(&self, server: &str, tool: &str, mut raw: Value, spills: Option<spill::Spills>, output_schema: Option<&Value>, call_id: &str) -> Result<ToolOutcome, HostError> {
         let config: &ExtractionConfig = &self.extraction;
+        let mut spills = spills;
+        let spill_error = |e: mcp_canvas_store::StoreError| HostError::DataDir(format!("reading back the result of `{server}`/`{tool}`: {e}"));
+        if let Some(spills) = spills.as_mut() {
+            spill::prepare(&mut raw, spills, config).map_err(spill_error)?;
+        }
         let normalized = Normalizer::new(config).normalize(RawToolResult { server, tool, result: raw, output_schema })?;
         let now_ms = Host::now_ms();
-        let stored: Vec<Result<StoredArtifact, String>> = normalized
-            .pending
-            .iter()
-            .map(|pending| {
-                let new = NewArtifact {
-                    name: &pending.name,
-                    mime: &pending.mime,
-                    server,
-                    tool,
-                    call_id,
-                    session_id: &self.session_id,
-                    description: pending.description.as_deref(),
-                    persistence: Persistence::Session,
-                    now_ms,
-                };
-                let record = self.store.put(new, pending.payload.reader()).map_err(|e| e.to_string())?;
+        let mut stored: Vec<Result<StoredArtifact, String>> = Vec::with_capacity(normalized.pending.len());
+        for pending in &normalized.pending {
+            let new = NewArtifact {
+                name: &pending.name,
+                mime: &pending.mime,
+                server,
+                tool,
+                call_id,
+                session_id: &self.session_id,
+                description: pending.description.as_deref(),
+                persistence: Persistence::Session,
+                now_ms,
+            };
+            let record = match (&pending.payload, spills.as_mut()) {
+                (Payload::Base64 { text, url_safe: false }, Some(spills)) if spills.marks(text) => match spills.adopt(&self.store, text, new.clone()) {
+                    Some(record) => record,
+                    None => spills
+                        .restore_text(text)
+                        .and_then(|text| self.store.put(new, Payload::Base64 { text, url_safe: false }.reader())),
+                },
+                (Payload::Text(text) | Payload::Base64 { text, .. }, Some(spills)) if spills.marks(text) => {
+                    let restored = spills.restore_text(text).map_err(spill_error)?;
+                    let payload = match &pending.payload {
+                        Payload::Text(_) => Payload::Text(restored),
+                        Payload::Base64 { url_safe, .. } => Payload::Base64 { text: restored, url_safe: *url_safe },
+                        _ => unreachable!("matched above"),
+                    };
+                    self.store.put(new, payload.reader())
+                }
+                (payload, _) => self.store.put(new, payload.reader()),
+            };
+            stored.push(record.map_err(|e| e.to_string()).map(|record| {
                 let facts = probe::probe_all(&self.probes, &self.store.blob_path(&record.sha256), &record.mime);
-                Ok(StoredArtifact { id: record.id, sha256: record.sha256, size: record.size, pages: facts.pages, width: facts.width, height: facts.height })
-            })
-            .collect();
-        Ok(normalized.finish(stored, config))
+                StoredArtifact { id: record.id, sha256: record.sha256, size: record.size, pages: facts.pages, width: facts.width, height: facts.height }
+            }));
+        }
+        let outcome = normalized.finish(stored, config);
+        match spills.as_mut() {
+            Some(spills) => spill::restore_outcome(outcome, spills).map_err(spill_error),
+            None => Ok(outcome),
+        }
     }
 }

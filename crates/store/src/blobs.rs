@@ -84,6 +84,24 @@ impl BlobDir {
         }
     }
 
+    /// A new spill file in the temp directory (named like every temp file, so an abandoned one is
+    /// removed like them).
+    pub fn start_spill(&self) -> Result<SpillFile, StoreError> {
+        let path = self.temp_path();
+        let file = File::create(&path).map_err(io("creating", &path))?;
+        Ok(SpillFile { file: io::BufWriter::with_capacity(CHUNK, file), path, hasher: Sha256::new(), size: 0 })
+    }
+
+    /// Appends `tail` to a spill and makes it durable: the same state [`Self::write_temp`] leaves.
+    pub fn finish_spill(&self, mut spill: SpillFile, tail: &[u8]) -> Result<TempBlob, StoreError> {
+        spill.write(tail)?;
+        spill.file.flush().map_err(io("writing", &spill.path))?;
+        spill.file.get_ref().sync_all().map_err(io("syncing", &spill.path))?;
+        let written = WrittenBlob { sha256: hex(&std::mem::take(&mut spill.hasher).finalize()), size: spill.size };
+        let path = std::mem::take(&mut spill.path); // the file is the temp blob's now
+        Ok(TempBlob { path, written })
+    }
+
     /// Moves a temp blob into place durably (or drops it when the same bytes are already there).
     /// The caller has reserved its hash, so no gc removes the file between this check and the
     /// row that will reference it.
@@ -183,6 +201,45 @@ impl BlobDir {
 pub(crate) struct TempBlob {
     path: PathBuf,
     pub written: WrittenBlob,
+}
+
+/// A blob still arriving: bytes written to a temp file as they come (a base64 run spilled from a
+/// message while it is read), hashed on the way. [`BlobDir::finish_spill`] makes it a
+/// [`TempBlob`]; dropped unfinished, the file is removed.
+pub struct SpillFile {
+    path: PathBuf,
+    file: io::BufWriter<File>,
+    hasher: Sha256,
+    size: u64,
+}
+
+impl SpillFile {
+    /// Appends `bytes`.
+    pub fn write(&mut self, bytes: &[u8]) -> Result<(), StoreError> {
+        self.hasher.update(bytes);
+        self.file.write_all(bytes).map_err(io("writing", &self.path))?;
+        self.size += bytes.len() as u64;
+        Ok(())
+    }
+
+    /// The number of bytes written so far.
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// Everything written so far (to put the bytes back where they came from).
+    pub fn read_back(&mut self) -> Result<Vec<u8>, StoreError> {
+        self.file.flush().map_err(io("writing", &self.path))?;
+        fs::read(&self.path).map_err(io("reading", &self.path))
+    }
+}
+
+impl Drop for SpillFile {
+    fn drop(&mut self) {
+        if !self.path.as_os_str().is_empty() {
+            let _ = fs::remove_file(&self.path);
+        }
+    }
 }
 
 impl TempBlob {

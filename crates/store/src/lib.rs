@@ -22,6 +22,7 @@ mod sampling;
 mod verify;
 
 pub use audit::AuditRecord;
+pub use blobs::SpillFile;
 pub use error::StoreError;
 pub use lifecycle::{Eviction, Limits};
 pub use query::{ArtifactPage, ArtifactQuery, ArtifactSource, MimeFamily, SortKey, StorageUsage};
@@ -66,6 +67,22 @@ impl ArtifactStore {
     /// in the transaction that inserts the row; gc deletes only blobs it finds neither.
     pub fn put(&self, new: NewArtifact<'_>, bytes: impl Read) -> Result<ArtifactRecord, StoreError> {
         let temp = self.blobs.write_temp(bytes)?;
+        self.put_temp(new, temp)
+    }
+
+    /// A file to write an artifact's bytes into while they arrive (see [`Self::put_spilled`]).
+    pub fn start_spill(&self) -> Result<SpillFile, StoreError> {
+        self.blobs.start_spill()
+    }
+
+    /// Like [`Self::put`] for bytes already written to `spill`, followed by `tail`: the bytes are
+    /// not copied again.
+    pub fn put_spilled(&self, new: NewArtifact<'_>, spill: SpillFile, tail: &[u8]) -> Result<ArtifactRecord, StoreError> {
+        let temp = self.blobs.finish_spill(spill, tail)?;
+        self.put_temp(new, temp)
+    }
+
+    fn put_temp(&self, new: NewArtifact<'_>, temp: blobs::TempBlob) -> Result<ArtifactRecord, StoreError> {
         let token = blobs::reservation_token();
         if let Err(e) = catalog::reserve(&self.conn(), &token, &temp.written.sha256) {
             temp.discard();

@@ -1,0 +1,174 @@
+//! Long base64 runs taken out of a message while it is read, so that what is parsed is small and
+//! each byte of a large binary is touched once: decoded, hashed and written to a temp file in the
+//! store as it arrives, and adopted as the artifact's blob without being written again.
+//!
+//! A run of ≥ [`THRESHOLD`] standard-alphabet characters inside a JSON string (`\/` read as `/`)
+//! becomes a *compact* string: its first [`HEAD_CHARS`] characters as they were (everything the
+//! contract reads to decide what a base64 string is), a [`Marker`] (base64-alphabet characters,
+//! a multiple of four, naming this message's nonce and the spill), and the 0–3 characters after
+//! the last whole 4-character group, followed by whatever came after the run (padding, the
+//! closing quote). The compact is itself valid base64 exactly when the original was, with the
+//! same head, the same alphabet and the same padding.
+//!
+//! Before the contract sees the parsed message, [`resolve::prepare`] puts every run back whose
+//! outcome could differ because it was shortened (anything but a whole base64 string the contract
+//! will take as a binary); after it, the host adopts the spill of each pending artifact whose
+//! payload is a compact ([`Spills::adopt`]) and [`Spills::restore_text`] puts back any run still
+//! in the outcome. Runs are put back exactly: only whole 4-character groups are spilled, and for
+//! those decoding and encoding again is the identity.
+//!
+//! Pieces: `scan.rs` (the raw-byte state machine), `resolve.rs` (what to keep, what to put back).
+
+mod resolve;
+mod scan;
+
+pub(crate) use resolve::{prepare, restore_outcome};
+pub(crate) use scan::Scanner;
+
+use base64::Engine as _;
+use mcp_canvas_store::{ArtifactRecord, ArtifactStore, NewArtifact, SpillFile, StoreError};
+
+/// Runs shorter than this stay in the message (a 48 KiB binary).
+pub(crate) const THRESHOLD: usize = 64 * 1024;
+/// Characters of a spilled run kept in the message: the 24 KiB the contract sniffs.
+pub(crate) const HEAD_CHARS: usize = 32 * 1024;
+
+const TAG: &str = "McpCanvasSpill";
+/// `TAG`, 16 hex digits of nonce, 8 of index, `Zz`: 40 characters.
+const MARKER_LEN: usize = TAG.len() + 16 + 8 + 2;
+
+/// One spilled run's stand-in in the message.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Marker {
+    nonce: u64,
+    index: u32,
+}
+
+impl Marker {
+    fn encode(self) -> String {
+        format!("{TAG}{:016x}{:08x}Zz", self.nonce, self.index)
+    }
+
+    /// The first marker with `nonce` in `text`: its byte range and index.
+    fn find(text: &str, nonce: u64) -> Option<(std::ops::Range<usize>, u32)> {
+        let mut from = 0;
+        while let Some(at) = text[from..].find(TAG).map(|at| from + at) {
+            from = at + TAG.len();
+            let Some(fields) = text.get(from..at + MARKER_LEN) else { break };
+            let (n, rest) = fields.split_at(16);
+            if u64::from_str_radix(n, 16).ok() == Some(nonce) && rest.ends_with("Zz") {
+                if let Ok(index) = u32::from_str_radix(&rest[..8], 16) {
+                    return Some((at..at + MARKER_LEN, index));
+                }
+            }
+        }
+        None
+    }
+}
+
+/// A spill still to be adopted, or where an adopted one's bytes now are.
+enum Slot {
+    Open(SpillFile),
+    Adopted { blob: std::path::PathBuf, size: u64 },
+    Gone,
+}
+
+/// The runs spilled from one message. Dropping it removes the temp files not adopted.
+pub(crate) struct Spills {
+    nonce: u64,
+    slots: Vec<Slot>,
+}
+
+impl Spills {
+    /// Whether any run was spilled.
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    /// Whether `text` holds a marker of this message.
+    pub fn marks(&self, text: &str) -> bool {
+        !self.slots.is_empty() && Marker::find(text, self.nonce).is_some()
+    }
+
+    /// Stores the payload `text` (a compact: head, marker, last characters) as an artifact from
+    /// its spill. `None` when `text` is not exactly one compact of this message.
+    pub fn adopt(&mut self, store: &ArtifactStore, text: &str, new: NewArtifact<'_>) -> Option<Result<ArtifactRecord, StoreError>> {
+        let (range, index) = Marker::find(text, self.nonce)?;
+        let slot = self.slots.get_mut(index as usize)?;
+        let tail = &text[range.end..];
+        if range.start != HEAD_CHARS || tail.len() > 5 || Marker::find(tail, self.nonce).is_some() || !matches!(slot, Slot::Open(_)) {
+            return None;
+        }
+        let tail = match base64::engine::GeneralPurpose::new(&base64::alphabet::STANDARD, lenient()).decode(tail) {
+            Ok(tail) => tail,
+            Err(_) => return None,
+        };
+        let Slot::Open(file) = std::mem::replace(slot, Slot::Gone) else { unreachable!() };
+        let size = file.size();
+        let record = store.put_spilled(new, file, &tail);
+        if let Ok(record) = &record {
+            *slot = Slot::Adopted { blob: store.blob_path(&record.sha256), size };
+        }
+        Some(record)
+    }
+
+    /// The indices of this message's markers in `text`.
+    pub fn indices_in(&self, text: &str) -> Vec<u32> {
+        let mut found = Vec::new();
+        let mut rest = text;
+        while let Some((range, index)) = Marker::find(rest, self.nonce) {
+            found.push(index);
+            rest = &rest[range.end..];
+        }
+        found
+    }
+
+    /// `text` with every marker of this message replaced by the characters it stands for.
+    pub fn restore_text(&mut self, text: &str) -> Result<String, StoreError> {
+        self.restore_text_where(text, |_| true)
+    }
+
+    /// `text` with the markers whose index passes `which` replaced by their characters.
+    pub fn restore_text_where(&mut self, text: &str, which: impl Fn(u32) -> bool) -> Result<String, StoreError> {
+        let mut out = String::new();
+        let mut rest = text;
+        while let Some((range, index)) = Marker::find(rest, self.nonce) {
+            out.push_str(&rest[..range.start]);
+            if !which(index) {
+                out.push_str(&rest[range.clone()]);
+                rest = &rest[range.end..];
+                continue;
+            }
+            let bytes = match self.slots.get_mut(index as usize) {
+                Some(Slot::Open(file)) => file.read_back()?,
+                Some(Slot::Adopted { blob, size }) => {
+                    let mut bytes = std::fs::read(&*blob).map_err(|e| StoreError::Io { action: "reading", path: blob.clone(), source: e })?;
+                    bytes.truncate(*size as usize);
+                    bytes
+                }
+                _ => Vec::new(),
+            };
+            let encoded = base64::engine::general_purpose::STANDARD.encode(bytes);
+            out.push_str(encoded.get(HEAD_CHARS..).unwrap_or_default());
+            rest = &rest[range.end..];
+        }
+        out.push_str(rest);
+        Ok(out)
+    }
+}
+
+fn lenient() -> base64::engine::GeneralPurposeConfig {
+    base64::engine::GeneralPurposeConfig::new().with_decode_padding_mode(base64::engine::DecodePaddingMode::Indifferent)
+}
+
+fn nonce() -> u64 {
+    let mut bytes = [0u8; 8];
+    if getrandom::fill(&mut bytes).is_err() {
+        // No OS randomness: a per-process random hasher key still tells messages apart.
+        use std::hash::{BuildHasher, Hasher};
+        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+        hasher.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0));
+        return hasher.finish();
+    }
+    u64::from_le_bytes(bytes)
+}

@@ -1,0 +1,178 @@
+//! What to keep spilled and what to put back, so that the contract decides exactly as it would
+//! on the whole message.
+//!
+//! A compact stays only where the contract takes the whole string as a binary without looking
+//! at its length: an image/audio block's `data` or a resource's `blob` that is valid base64 (or
+//! a base64 `data:` URL), and elsewhere (JSON fields at any depth, inside JSON text blocks, a
+//! whole text block) a base64 string the contract identifies as a binary by its head — unless it
+//! sits in `meta_data` (measured as a whole), beside a numeric `size` (compared with the decoded
+//! length) or near the depth limit. Every other marker is put back before the contract runs.
+
+use mcp_canvas_contract::{base64_verdict, ExtractionConfig, ToolOutcome};
+use mcp_canvas_store::StoreError;
+use serde_json::Value;
+
+use super::{Marker, Spills, HEAD_CHARS};
+
+/// Puts back every spilled run of `raw` the contract must see whole (see the module docs).
+pub(crate) fn prepare(raw: &mut Value, spills: &mut Spills, config: &ExtractionConfig) -> Result<(), StoreError> {
+    if spills.is_empty() {
+        return Ok(());
+    }
+    let Value::Object(map) = raw else { return restore_all(raw, spills) };
+    for (key, value) in map.iter_mut() {
+        match (key.as_str(), value) {
+            ("content", Value::Array(blocks)) => {
+                for block in blocks {
+                    prepare_block(block, spills, config)?;
+                }
+            }
+            (key, value) => prepare_tree(value, spills, config, 0, key == "meta_data")?,
+        }
+    }
+    Ok(())
+}
+
+/// After the contract: any run still in the outcome put back (a compact the contract kept
+/// instead of storing; none is expected).
+pub(crate) fn restore_outcome(outcome: ToolOutcome, spills: &mut Spills) -> Result<ToolOutcome, StoreError> {
+    if spills.is_empty() {
+        return Ok(outcome);
+    }
+    let serialized = serde_json::to_string(&outcome).expect("an outcome serializes");
+    if !spills.marks(&serialized) {
+        return Ok(outcome);
+    }
+    tracing::warn!("a spilled run reached the outcome; putting it back");
+    let mut value = serde_json::to_value(outcome).expect("an outcome serializes");
+    restore_all(&mut value, spills)?;
+    Ok(serde_json::from_value(value).expect("an outcome with its strings restored is an outcome"))
+}
+
+fn prepare_block(block: &mut Value, spills: &mut Spills, config: &ExtractionConfig) -> Result<(), StoreError> {
+    let Value::Object(map) = block else { return restore_all(block, spills) };
+    let kind = map.get("type").and_then(Value::as_str).unwrap_or_default().to_owned();
+    for (key, value) in map.iter_mut() {
+        match (kind.as_str(), key.as_str(), value) {
+            ("image" | "audio", "data", Value::String(data)) if spills.marks(data) => {
+                if !is_stored_whole(data, spills) {
+                    *data = spills.restore_text(data)?;
+                }
+            }
+            ("resource", "resource", Value::Object(resource)) => {
+                for (key, value) in resource.iter_mut() {
+                    match (key.as_str(), value) {
+                        ("blob", Value::String(blob)) if spills.marks(blob) && whole_at(blob, 0, spills) && base64_verdict(blob).is_some() => {}
+                        (_, value) => restore_all(value, spills)?,
+                    }
+                }
+            }
+            ("text", "text", Value::String(text)) if spills.marks(text) => prepare_text(text, spills, config)?,
+            (_, _, value) => restore_all(value, spills)?,
+        }
+    }
+    Ok(())
+}
+
+/// A text block: JSON (parsed again by the contract) or a whole binary, else put back.
+fn prepare_text(text: &mut String, spills: &mut Spills, config: &ExtractionConfig) -> Result<(), StoreError> {
+    let trimmed = text.trim_start();
+    if trimmed.starts_with('{') || trimmed.starts_with('[') {
+        if let Ok(mut inner) = serde_json::from_str::<Value>(text) {
+            let mut restore = Vec::new();
+            collect_restores(&mut inner, spills, config, 0, false, false, &mut restore);
+            *text = spills.restore_text_where(text, |index| restore.contains(&index))?;
+            return Ok(());
+        }
+    }
+    if !is_identified_whole(text.trim(), spills) {
+        *text = spills.restore_text(text)?;
+    }
+    Ok(())
+}
+
+/// JSON outside content blocks: each string kept when it is a binary the contract will store.
+fn prepare_tree(value: &mut Value, spills: &mut Spills, config: &ExtractionConfig, depth: usize, in_meta: bool) -> Result<(), StoreError> {
+    let mut restore = Vec::new();
+    collect_restores(value, spills, config, depth, in_meta, false, &mut restore);
+    if restore.is_empty() {
+        return Ok(());
+    }
+    restore_where(value, spills, &restore)
+}
+
+/// The markers in `value` that must be put back (see the module docs).
+fn collect_restores(value: &Value, spills: &Spills, config: &ExtractionConfig, depth: usize, in_meta: bool, sized: bool, out: &mut Vec<u32>) {
+    match value {
+        Value::String(text) if spills.marks(text) => {
+            let keep = !in_meta && !sized && depth + 2 < config.max_depth && is_identified_whole(text, spills);
+            if !keep {
+                out.extend(spills.indices_in(text));
+            }
+        }
+        Value::Object(map) => {
+            let sized = map.get("size").is_some_and(Value::is_number);
+            for (key, child) in map {
+                collect_restores(child, spills, config, depth + 1, in_meta || key == "meta_data", sized, out);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|child| collect_restores(child, spills, config, depth + 1, in_meta, false, out)),
+        _ => {}
+    }
+}
+
+fn restore_where(value: &mut Value, spills: &mut Spills, indices: &[u32]) -> Result<(), StoreError> {
+    match value {
+        Value::String(text) if spills.marks(text) => *text = spills.restore_text_where(text, |i| indices.contains(&i))?,
+        Value::Object(map) => map.values_mut().try_for_each(|v| restore_where(v, spills, indices))?,
+        Value::Array(items) => items.iter_mut().try_for_each(|v| restore_where(v, spills, indices))?,
+        _ => {}
+    }
+    Ok(())
+}
+
+fn restore_all(value: &mut Value, spills: &mut Spills) -> Result<(), StoreError> {
+    match value {
+        Value::String(text) if spills.marks(text) => *text = spills.restore_text(text)?,
+        Value::Object(map) => map.values_mut().try_for_each(|v| restore_all(v, spills))?,
+        Value::Array(items) => items.iter_mut().try_for_each(|v| restore_all(v, spills))?,
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Image/audio `data`: base64 or a base64 `data:` URL, valid either way.
+fn is_stored_whole(data: &str, spills: &Spills) -> bool {
+    match data_url_body(data) {
+        Some(start) => whole_at(data, start, spills) && base64_verdict(&data[start..]).is_some(),
+        None => whole_at(data, 0, spills) && base64_verdict(data).is_some(),
+    }
+}
+
+/// A JSON field or whole text block the contract stores: a valid base64 `data:` URL, or base64
+/// it identifies as a binary.
+fn is_identified_whole(text: &str, spills: &Spills) -> bool {
+    match data_url_body(text) {
+        Some(start) => whole_at(text, start, spills) && base64_verdict(&text[start..]).is_some(),
+        None => whole_at(text, 0, spills) && base64_verdict(text) == Some(true),
+    }
+}
+
+/// Where the base64 of `data:<type>/<subtype>;base64,` starts (this plain form only).
+fn data_url_body(text: &str) -> Option<usize> {
+    let rest = text.strip_prefix("data:")?;
+    let comma = rest.find(',')?;
+    let media = rest[..comma].strip_suffix(";base64")?;
+    let token = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"!#$&^_.+-".contains(&b));
+    let (kind, sub) = media.split_once('/')?;
+    (token(kind) && token(sub)).then_some(5 + comma + 1)
+}
+
+/// Whether `text[start..]` is exactly one compact: the head, one marker, at most five characters.
+fn whole_at(text: &str, start: usize, spills: &Spills) -> bool {
+    let Some(body) = text.get(start..) else { return false };
+    match Marker::find(body, spills.nonce) {
+        Some((range, _)) => range.start == HEAD_CHARS && body.len() - range.end <= 5 && spills.indices_in(body).len() == 1,
+        None => false,
+    }
+}
