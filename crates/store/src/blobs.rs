@@ -227,6 +227,11 @@ impl SpillFile {
         self.size
     }
 
+    /// The SHA-256 of what was written so far (to find two spills of the same bytes).
+    pub fn digest_so_far(&self) -> [u8; 32] {
+        self.hasher.clone().finalize().into()
+    }
+
     /// Everything written so far (to put the bytes back where they came from).
     pub fn read_back(&mut self) -> Result<Vec<u8>, StoreError> {
         self.file.flush().map_err(io("writing", &self.path))?;

@@ -172,3 +172,6 @@ fn nonce() -> u64 {
     }
     u64::from_le_bytes(bytes)
 }
+
+#[cfg(test)]
+mod tests;

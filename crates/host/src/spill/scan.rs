@@ -42,6 +42,9 @@ pub(crate) struct Scanner<'a> {
     run: Vec<u8>,
     spilling: Option<Spilling>,
     slots: Vec<Slot>,
+    /// Size and hash of each slot's bytes: the same run spilled twice gets the same marker, so
+    /// two copies of one payload (a JSON text block and its `structuredContent`) stay equal.
+    seen: Vec<(u64, [u8; 32])>,
     decoded: Vec<u8>,
 }
 
@@ -63,6 +66,7 @@ impl<'a> Scanner<'a> {
             run: Vec::new(),
             spilling: None,
             slots: Vec::new(),
+            seen: Vec::new(),
             decoded: Vec::new(),
         }
     }
@@ -177,10 +181,18 @@ impl<'a> Scanner<'a> {
                 self.run.clear();
             }
             Some(Spilling { file, partial }) => {
-                let index = u32::try_from(self.slots.len()).expect("fewer than 4 billion runs in one message");
+                let key = (file.size(), file.digest_so_far());
+                let index = match self.seen.iter().position(|seen| *seen == key) {
+                    Some(earlier) => earlier, // `file` is dropped, and with it its temp file
+                    None => {
+                        self.seen.push(key);
+                        self.slots.push(Slot::Open(file));
+                        self.slots.len() - 1
+                    }
+                };
+                let index = u32::try_from(index).expect("fewer than 4 billion runs in one message");
                 self.out.extend_from_slice(Marker { nonce: self.nonce, index }.encode().as_bytes());
                 self.out.extend_from_slice(&partial);
-                self.slots.push(Slot::Open(file));
             }
         }
         Ok(())
