@@ -532,3 +532,50 @@ fn a_refused_llm_request_of_the_initialize_era_is_reported_by_the_tool() {
     assert_eq!(run.code, 2, "the tool reports the refusal: {} {}", run.stdout, run.stderr);
     assert!(run.stdout.contains("no LLM provider is configured") && run.stdout.contains("Settings → Sampling"), "{}", run.stdout);
 }
+
+/// `normalize` reads a result file through the spill: a 600 KB PDF in a JSON text block and a
+/// PNG in an image block are stored byte for byte, the summary names both, no temp file stays;
+/// a file that is not JSON says so, naming the file.
+#[test]
+fn normalize_stores_large_payloads_from_a_file_byte_for_byte() {
+    use base64::Engine as _;
+    let dir = tempfile::tempdir().unwrap();
+    let mut pdf = b"%PDF-1.7\n".to_vec();
+    let mut state = 7u32;
+    pdf.extend((0..600_000).map(|_| {
+        state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        (state >> 24) as u8
+    }));
+    let png = demo_images_raw("render_chart", json!({"values": [1, 2, 3]})).remove(0);
+    let mut big_png = png.clone();
+    big_png.extend(std::iter::repeat_n(0u8, 100_001)); // trailing bytes: still a PNG by its header
+    let b64 = |bytes: &[u8]| base64::engine::general_purpose::STANDARD.encode(bytes);
+    let meta = json!({"content": b64(&pdf), "name": "Quarterly report"});
+    let result = json!({"content": [
+        {"type": "text", "text": meta.to_string()},
+        {"type": "image", "mimeType": "image/png", "data": b64(&big_png)},
+    ]});
+    let file = dir.path().join("result.json");
+    std::fs::write(&file, result.to_string().replace('/', "\\/")).unwrap();
+    let run = cli(dir.path(), &["normalize", "--server", "files", "--tool", "export", file.to_str().unwrap(), "--json"]);
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    let outcome: Value = serde_json::from_str(&run.stdout).unwrap();
+    let artifacts = outcome["artifacts"].as_array().unwrap();
+    assert_eq!(artifacts.len(), 2, "{outcome}");
+    for (bytes, name) in [(&pdf, "Quarterly report.pdf"), (&big_png, "export.png")] {
+        let artifact = artifacts.iter().find(|a| a["name"] == name).unwrap_or_else(|| panic!("{name} in {outcome}"));
+        let sha = artifact["sha256"].as_str().unwrap();
+        assert_eq!(sha, format!("{:x}", Sha256::digest(bytes)));
+        let blob = dir.path().join("artifacts/blobs").join(&sha[..2]).join(&sha[2..4]).join(sha);
+        assert!(std::fs::read(&blob).unwrap() == **bytes, "{name} stored as sent");
+    }
+    let summary = outcome["summary"].as_str().unwrap();
+    assert!(summary.contains("'Quarterly report.pdf' (585.9 KB)") && summary.len() < 1000, "{summary}");
+    assert_eq!(std::fs::read_dir(dir.path().join("artifacts/tmp")).unwrap().count(), 0, "no temp file stays");
+
+    std::fs::write(&file, format!("{{\"content\": [{{\"type\": \"text\", \"text\": \"{}\"", b64(&pdf))).unwrap();
+    let run = cli(dir.path(), &["normalize", "--server", "files", "--tool", "export", file.to_str().unwrap()]);
+    assert_eq!(run.code, 1, "stdout: {}", run.stdout);
+    assert!(run.stderr.contains(&format!("{} is not valid JSON", file.display())), "{}", run.stderr);
+    assert_eq!(std::fs::read_dir(dir.path().join("artifacts/tmp")).unwrap().count(), 0, "the spilled run of a refused file is removed");
+}
