@@ -63,6 +63,8 @@ pub struct ServerConnection {
     auth: Option<Arc<tokio::sync::Mutex<rmcp::transport::auth::AuthorizationManager>>>,
     /// The `subscriptions/listen` stream for list changes (2026-07-28), while connected.
     listening: std::sync::Mutex<Option<Listening>>,
+    /// Spilled runs of `tools/call` answers, for their calls to take (stdio with a spill).
+    spilled: crate::transport::spill::SpillTable,
 }
 
 /// The background task reading a `subscriptions/listen` stream; ends with the connection.
@@ -98,6 +100,9 @@ pub struct SpawnContext<'a> {
     pub changes: tokio::sync::broadcast::Sender<ServerChange>,
     /// An HTTP server's sign-in record (its tokens go with every request; none for stdio).
     pub tokens: Option<oauth::TokenStore>,
+    /// Takes long base64 runs out of a stdio server's messages while they are read (the host's
+    /// store); none reads every message whole.
+    pub spill: Option<Arc<dyn crate::transport::spill::MessageSpill>>,
 }
 
 impl ServerConnection {
@@ -133,7 +138,11 @@ impl ServerConnection {
             tracing::warn!("{line}");
             let _ = std::fs::OpenOptions::new().create(true).append(true).open(&complain_to).and_then(|mut log| writeln!(log, "[mcp-canvas] {line}"));
         });
-        let transport = LineTransport::new(BufReader::with_capacity(256 * 1024, stdout), stdin, max_line.unwrap_or(MAX_MESSAGE_BYTES), complain);
+        let mut transport = LineTransport::new(BufReader::with_capacity(256 * 1024, stdout), stdin, max_line.unwrap_or(MAX_MESSAGE_BYTES), complain);
+        let spilled = crate::transport::spill::SpillTable::default();
+        if let Some(spill) = &ctx.spill {
+            transport = transport.with_spill(spill.clone(), spilled.clone());
+        }
 
         let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
         let stderr_done = Arc::new(tokio::sync::Mutex::new(stderr.map(|stderr| tokio::spawn(capture_stderr(stderr, ctx.log_path.clone(), stderr_tail.clone())))));
@@ -157,6 +166,7 @@ impl ServerConnection {
         };
         let mut connection = Self::ready(ctx, service, client, Some(child), stderr_tail, None).await?;
         connection.stderr_done = stderr_done;
+        connection.spilled = spilled;
         Ok(connection)
     }
 
@@ -291,6 +301,11 @@ impl ServerConnection {
         Ok(())
     }
 
+    /// The spilled runs of the `tools/call` answer whose markers carry `nonce`.
+    pub fn take_spilled(&self, nonce: u64) -> Option<Box<dyn crate::transport::spill::SpilledRuns>> {
+        self.spilled.take(nonce)
+    }
+
     /// After an answer that was cut off or unreadable, or a connection that closed: a moment
     /// (at most 500 ms) for the stderr reader to take in what an exiting server printed, so the
     /// error quotes its last words also when the machine is busy.
@@ -332,6 +347,7 @@ impl ServerConnection {
             url,
             auth: None,
             listening: std::sync::Mutex::new(None),
+            spilled: Default::default(),
         };
         // Bounded: a server that never answers `tools/list` (or pages forever) must not hold the
         // connection slot, and every later call to it, forever.

@@ -304,7 +304,7 @@ impl Host {
     /// [`Ingest::store_and_finish`] on a blocking thread (decoding, hashing, fsync and probes
     /// block), then the quota applied in the background.
     pub(crate) async fn store_result(&self, server: &str, tool: &str, raw: Value, output_schema: Option<Value>, call_id: &str) -> Result<mcp_canvas_contract::ToolOutcome, HostError> {
-        self.ingest().store(server, tool, raw, output_schema, call_id, &self.housekeeping).await
+        self.ingest().store(server, tool, raw, None, output_schema, call_id, &self.housekeeping).await
     }
 
     /// Normalizes a raw `CallToolResult` that did not come through a connection (read from a
@@ -324,7 +324,7 @@ impl Host {
     pub fn normalize_reader(&self, server: &str, tool: &str, mut reader: impl std::io::Read, label: &str) -> Result<CallOutcome, HostError> {
         let ingest = self.ingest();
         let stored = |e: mcp_canvas_store::StoreError| HostError::DataDir(format!("storing what {label} holds: {e}"));
-        let mut scanner = crate::spill::Scanner::new(&ingest.store);
+        let mut scanner = crate::spill::Scanner::new(ingest.store.clone());
         let mut buffer = vec![0u8; 1 << 20];
         loop {
             match reader.read(&mut buffer) {
@@ -629,6 +629,7 @@ impl Host {
             messages: messages.clone(),
             changes: self.changes.clone(),
             tokens: self.token_store(server),
+            spill: Some(Arc::new(crate::spill::StoreSpill(self.store.clone()))),
         };
         let connected = match endpoint {
             Endpoint::Stdio { command } => ServerConnection::start(context(), resolve_program(command)).await,

@@ -228,14 +228,25 @@ async fn call_unaudited(
     let result = send_call(connection, tool, arguments, options.as_task, control, context, limit).await?;
     let raw = serde_json::to_value(&result).expect("a CallToolResult serializes");
     drop(result);
+    // Long base64 runs of the answer went to the store while it was read (stdio); what is used
+    // besides the normalized outcome gets them back.
+    let mut spills = spill::take_for(&raw, connection);
     let output_schema = definition.output_schema.as_ref().map(|s| Value::Object((**s).clone()));
-    let structured = raw.get("structuredContent").filter(|v| !v.is_null()).cloned();
+    let mut structured = raw.get("structuredContent").filter(|v| !v.is_null()).cloned();
     let resource_uri = ui.and_then(|ui| ui.resource_uri);
     let app_result = (options.from_app || resource_uri.is_some()).then(|| {
-        let small = serde_json::to_vec(&raw).map(|bytes| bytes.len() <= APP_RESULT_MAX_BYTES).unwrap_or(false);
+        let spilled = spills.as_ref().map_or(0, |spills| spills.spilled_chars());
+        let small = serde_json::to_vec(&raw).map(|bytes| bytes.len() as u64 + spilled <= APP_RESULT_MAX_BYTES as u64).unwrap_or(false);
         small.then(|| raw.clone())
     });
-    let mut outcome = env.ingest.store(server, tool, raw, output_schema, &call_id, env.housekeeping).await?;
+    let app_result = match (app_result, spills.as_mut()) {
+        (Some(Some(mut whole)), Some(spills)) => Some(spills.restore_value(&mut whole).map(|()| whole).ok()),
+        (app_result, _) => app_result,
+    };
+    if let (Some(value), Some(spills)) = (structured.as_mut(), spills.as_mut()) {
+        spills.restore_value(value).map_err(|e| HostError::DataDir(format!("reading back the result of `{server}`/`{tool}`: {e}")))?;
+    }
+    let mut outcome = env.ingest.store(server, tool, raw, spills, output_schema, &call_id, env.housekeeping).await?;
     outcome.warnings.extend(left_out);
     if let Some(result) = app_result {
         let result = result.unwrap_or_else(|| {
@@ -525,15 +536,15 @@ pub(crate) struct Ingest {
 impl Ingest {
     /// [`Self::store_and_finish`] on a blocking thread (decoding, hashing, fsync and probes
     /// block), then the quota applied in the background.
-    pub async fn store(&self, server: &str, tool: &str, raw: Value, output_schema: Option<Value>, call_id: &str, housekeeping: &Housekeeping) -> Result<ToolOutcome, HostError> {
-        let outcome = if holds_no_binary(&raw) {
+    pub async fn store(&self, server: &str, tool: &str, raw: Value, spills: Option<spill::Spills>, output_schema: Option<Value>, call_id: &str, housekeeping: &Housekeeping) -> Result<ToolOutcome, HostError> {
+        let outcome = if spills.is_none() && holds_no_binary(&raw) {
             // Text and small JSON: nothing to decode, hash or sync, so no hand-off to another
             // thread (two wake-ups, most of a small call's cost through the proxy).
             self.store_and_finish(server, tool, raw, output_schema.as_ref(), call_id)?
         } else {
             let ingest = self.clone();
             let (server_name, tool_name, id) = (server.to_owned(), tool.to_owned(), call_id.to_owned());
-            tokio::task::spawn_blocking(move || ingest.store_and_finish(&server_name, &tool_name, raw, output_schema.as_ref(), &id))
+            tokio::task::spawn_blocking(move || ingest.store_and_finish_spilled(&server_name, &tool_name, raw, spills, output_schema.as_ref(), &id))
                 .await
                 .map_err(|e| HostError::DataDir(format!("storing the result of `{server}`/`{tool}` failed: {e}")))??
         };

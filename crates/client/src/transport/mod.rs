@@ -3,4 +3,5 @@
 //! reqwest transport, configured in [`crate::connection`].
 
 pub mod stderr;
+pub mod spill;
 pub mod stdio;

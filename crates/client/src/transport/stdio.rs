@@ -16,6 +16,9 @@
 //! - a notification, or a line with no id, is skipped, as rmcp and the other SDKs do.
 //!
 //! The connection stays open through all of it: the next message is read normally.
+//!
+//! With a [`MessageSpill`] (the host gives one), each line is read through it: long base64 runs
+//! go to the store as they arrive and the line that is parsed is small (see `spill.rs`).
 
 use std::{borrow::Cow, future::Future, sync::Arc};
 
@@ -27,6 +30,8 @@ use rmcp::{
 };
 use serde_json::Value;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
+
+use super::spill::{MessageSpill, SpillTable, SpilledRuns, SpillingMessage};
 
 /// What the transport tells the server's log about lines it could not read.
 pub(crate) type Complaint = Arc<dyn Fn(&str) + Send + Sync>;
@@ -41,6 +46,11 @@ pub struct LineTransport<R, W> {
     /// Set while the rest of an oversized line is skipped; its scanner still looks for the id.
     oversized: Option<IdScanner>,
     complain: Complaint,
+    /// Spilling, when the host asked for it: the pass over the line being read, its length so
+    /// far, and where the runs of `tools/call` answers wait.
+    spill: Option<(Arc<dyn MessageSpill>, SpillTable)>,
+    spilling: Option<Box<dyn SpillingMessage>>,
+    line_len: usize,
 }
 
 impl<R, W> LineTransport<R, W>
@@ -50,7 +60,13 @@ where
 {
     /// A transport over `read`/`write`, accepting lines up to `max_line` bytes; `complain` hears what could not be read.
     pub fn new(read: R, write: W, max_line: usize, complain: Complaint) -> Self {
-        Self { read, write: Arc::new(tokio::sync::Mutex::new(Some(write))), max_line, line: Vec::new(), oversized: None, complain }
+        Self { read, write: Arc::new(tokio::sync::Mutex::new(Some(write))), max_line, line: Vec::new(), oversized: None, complain, spill: None, spilling: None, line_len: 0 }
+    }
+
+    /// Reads each line through `spill`; runs of `tools/call` answers wait in `table`.
+    pub fn with_spill(mut self, spill: Arc<dyn MessageSpill>, table: SpillTable) -> Self {
+        self.spill = Some((spill, table));
+        self
     }
 
     /// Reads to the end of the current line. `Ok(true)`: a whole line is in `self.line` (or an
@@ -60,7 +76,7 @@ where
             let available = self.read.fill_buf().await?;
             if available.is_empty() {
                 // A last message without its newline is still a message.
-                return Ok(!self.line.is_empty() || self.oversized.is_some());
+                return Ok(!self.line.is_empty() || self.oversized.is_some() || self.spilling.is_some());
             }
             let newline = memchr(available);
             let (chunk, done) = match newline {
@@ -69,19 +85,95 @@ where
             };
             if let Some(scanner) = self.oversized.as_mut() {
                 scanner.feed(chunk);
-            } else if self.line.len() + chunk.len() > self.max_line {
+            } else if self.line_len + chunk.len() > self.max_line {
                 let mut scanner = IdScanner::default();
+                if let Some(spilling) = self.spilling.take() {
+                    // What was read, its runs replaced: enough to find the id in.
+                    if let Ok((compact, _runs)) = spilling.finish() {
+                        scanner.feed(&compact);
+                    }
+                }
                 scanner.feed(&self.line);
                 scanner.feed(chunk);
                 self.line = Vec::new();
+                self.line_len = 0;
                 self.oversized = Some(scanner);
+            } else if let Some((spill, _)) = &self.spill {
+                self.line_len += chunk.len();
+                let spilling = self.spilling.get_or_insert_with(|| spill.start());
+                if let Err(e) = spilling.feed(chunk) {
+                    // The store cannot take the runs: read this line whole instead.
+                    (self.complain)(&format!("spilling a large message to the store failed ({e}); reading it whole"));
+                    let spilling = self.spilling.take().expect("spilling");
+                    self.spill = None;
+                    match spilling.finish() {
+                        Ok((compact, Some(runs))) => {
+                            let mut value = serde_json::from_slice::<Value>(&compact).unwrap_or(Value::Null);
+                            let _ = runs.restore(&mut value);
+                            self.line = serde_json::to_vec(&value).unwrap_or_default();
+                        }
+                        Ok((compact, None)) => self.line = compact,
+                        Err(_) => {}
+                    }
+                    self.line.extend_from_slice(chunk);
+                }
             } else {
+                self.line_len += chunk.len();
                 self.line.extend_from_slice(chunk);
             }
             self.read.consume(done);
             if newline.is_some() {
                 return Ok(true);
             }
+        }
+    }
+
+    /// A line whose runs were spilled: an answer to `tools/call` keeps them (for the call to
+    /// take), any other message gets them back before it goes on.
+    fn spilled_message(&mut self, line: &[u8], runs: Box<dyn SpilledRuns>) -> Option<RxJsonRpcMessage<RoleClient>> {
+        let table = self.spill.as_ref().map(|(_, table)| table.clone()).unwrap_or_default();
+        let mut value = match serde_json::from_slice::<Value>(line) {
+            Ok(value) => value,
+            Err(e) => {
+                let mut scan = IdScanner::default();
+                scan.feed(line);
+                let problem = describe(&e, line);
+                return self.unreadable(&scan, ErrorCode::PARSE_ERROR, problem);
+            }
+        };
+        let id = value.get("id").and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok());
+        let answers_call = value.get("result").is_some() && value.get("method").is_none() && id.as_ref().is_some_and(|id| table.answers_call(id));
+        if answers_call {
+            table.keep(runs);
+        } else if let Err(e) = runs.restore(&mut value) {
+            (self.complain)(&format!("MCP Canvas skipped a message from the server: its large parts could not be read back ({e})"));
+            return None;
+        }
+        match serde_json::from_value::<RxJsonRpcMessage<RoleClient>>(value) {
+            Ok(message) => {
+                self.answered(&message);
+                Some(message)
+            }
+            Err(e) => {
+                let mut scan = IdScanner::default();
+                scan.feed(line);
+                self.unreadable(&scan, ErrorCode::INVALID_REQUEST, e.to_string())
+            }
+        }
+    }
+
+    /// Forgets a `tools/call` once its answer (or error) has come.
+    fn answered(&self, message: &RxJsonRpcMessage<RoleClient>) {
+        if let Some((_, table)) = &self.spill {
+            let id = match message {
+                rmcp::model::JsonRpcMessage::Response(response) => &response.id,
+                rmcp::model::JsonRpcMessage::Error(error) => match &error.id {
+                    Some(id) => id,
+                    None => return,
+                },
+                _ => return,
+            };
+            table.answers_call(id);
         }
     }
 
@@ -121,6 +213,11 @@ where
     }
 
     fn send(&mut self, item: TxJsonRpcMessage<RoleClient>) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        if let (Some((_, table)), rmcp::model::JsonRpcMessage::Request(request)) = (&self.spill, &item) {
+            if matches!(request.request, rmcp::model::ClientRequest::CallToolRequest(_)) {
+                table.call_sent(request.id.clone());
+            }
+        }
         let write = self.write.clone();
         async move {
             let mut line = serde_json::to_vec(&item).map_err(std::io::Error::other)?;
@@ -151,14 +248,33 @@ where
                     None => continue,
                 }
             }
-            let line = std::mem::take(&mut self.line);
+            self.line_len = 0;
+            let (line, runs) = match self.spilling.take() {
+                None => (std::mem::take(&mut self.line), None),
+                Some(spilling) => match spilling.finish() {
+                    Ok(finished) => finished,
+                    Err(e) => {
+                        (self.complain)(&format!("MCP Canvas skipped a line from the server: its large parts could not be stored ({e})"));
+                        continue;
+                    }
+                },
+            };
+            if let Some(runs) = runs {
+                match self.spilled_message(&line, runs) {
+                    Some(message) => return Some(message),
+                    None => continue,
+                }
+            }
             let text = line.strip_suffix(b"\r").unwrap_or(&line);
             let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
             if text.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
             match serde_json::from_slice::<RxJsonRpcMessage<RoleClient>>(text) {
-                Ok(message) => return Some(message),
+                Ok(message) => {
+                    self.answered(&message);
+                    return Some(message);
+                }
                 Err(e) => {
                     let mut scan = IdScanner::default();
                     scan.feed(text);

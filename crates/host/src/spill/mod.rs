@@ -25,6 +25,11 @@ mod scan;
 pub(crate) use resolve::{prepare, restore_outcome};
 pub(crate) use scan::Scanner;
 
+use std::sync::Arc;
+
+use mcp_canvas_client::transport::spill::{MessageSpill, SpilledRuns, SpillingMessage};
+use serde_json::Value;
+
 use base64::Engine as _;
 use mcp_canvas_store::{ArtifactRecord, ArtifactStore, NewArtifact, SpillFile, StoreError};
 
@@ -112,6 +117,24 @@ impl Spills {
         Some(record)
     }
 
+    /// How many base64 characters were taken out (for size limits on the whole message).
+    pub fn spilled_chars(&self) -> u64 {
+        self.slots
+            .iter()
+            .map(|slot| match slot {
+                Slot::Open(file) => file.size(),
+                Slot::Adopted { size, .. } => *size,
+                Slot::Gone => 0,
+            })
+            .map(|bytes| bytes / 3 * 4)
+            .sum()
+    }
+
+    /// Puts every run in `value` back.
+    pub fn restore_value(&mut self, value: &mut Value) -> Result<(), StoreError> {
+        resolve::restore_all(value, self)
+    }
+
     /// The indices of this message's markers in `text`.
     pub fn indices_in(&self, text: &str) -> Vec<u32> {
         let mut found = Vec::new();
@@ -155,6 +178,57 @@ impl Spills {
         out.push_str(rest);
         Ok(out)
     }
+}
+
+/// Spilling for a stdio connection: into this store.
+pub(crate) struct StoreSpill(pub Arc<ArtifactStore>);
+
+impl MessageSpill for StoreSpill {
+    fn start(&self) -> Box<dyn SpillingMessage> {
+        Box::new(Scanner::new(self.0.clone()))
+    }
+}
+
+impl SpillingMessage for Scanner {
+    fn feed(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        Scanner::feed(self, bytes).map_err(std::io::Error::other)
+    }
+
+    fn finish(self: Box<Self>) -> std::io::Result<(Vec<u8>, Option<Box<dyn SpilledRuns>>)> {
+        let (message, spills) = Scanner::finish(*self).map_err(std::io::Error::other)?;
+        Ok((message, (!spills.is_empty()).then(|| Box::new(spills) as Box<dyn SpilledRuns>)))
+    }
+}
+
+impl SpilledRuns for Spills {
+    fn nonce(&self) -> u64 {
+        self.nonce
+    }
+
+    fn restore(mut self: Box<Self>, value: &mut Value) -> std::io::Result<()> {
+        resolve::restore_all(value, &mut self).map_err(std::io::Error::other)
+    }
+
+    fn into_any(self: Box<Self>) -> Box<dyn std::any::Any + Send> {
+        self
+    }
+}
+
+/// The spilled runs of a call's `raw` result, taken from the connection that read it. Every
+/// tag in its strings is tried (a server may write the tag itself; only a real nonce is found).
+pub(crate) fn take_for(raw: &Value, connection: &mcp_canvas_client::ServerConnection) -> Option<Spills> {
+    fn find(value: &Value, connection: &mcp_canvas_client::ServerConnection) -> Option<Box<dyn SpilledRuns>> {
+        match value {
+            Value::String(text) => text.match_indices(TAG).find_map(|(at, _)| {
+                let hex = text.get(at + TAG.len()..at + TAG.len() + 16)?;
+                connection.take_spilled(u64::from_str_radix(hex, 16).ok()?)
+            }),
+            Value::Array(items) => items.iter().find_map(|v| find(v, connection)),
+            Value::Object(map) => map.values().find_map(|v| find(v, connection)),
+            _ => None,
+        }
+    }
+    find(raw, connection)?.into_any().downcast::<Spills>().ok().map(|spills| *spills)
 }
 
 fn lenient() -> base64::engine::GeneralPurposeConfig {

@@ -131,7 +131,7 @@ fn restore_where(value: &mut Value, spills: &mut Spills, indices: &[u32]) -> Res
     Ok(())
 }
 
-fn restore_all(value: &mut Value, spills: &mut Spills) -> Result<(), StoreError> {
+pub(super) fn restore_all(value: &mut Value, spills: &mut Spills) -> Result<(), StoreError> {
     match value {
         Value::String(text) if spills.marks(text) => *text = spills.restore_text(text)?,
         Value::Object(map) => map.values_mut().try_for_each(|v| restore_all(v, spills))?,

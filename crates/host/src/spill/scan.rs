@@ -3,6 +3,8 @@
 //! the run so far) carries over between them.
 
 use base64::Engine as _;
+use std::sync::Arc;
+
 use mcp_canvas_store::{ArtifactStore, SpillFile, StoreError};
 
 use super::{nonce, Marker, Slot, Spills, HEAD_CHARS, THRESHOLD};
@@ -28,8 +30,8 @@ struct Spilling {
 }
 
 /// Copies a message through, spilling runs of at least `threshold` characters into `store`.
-pub(crate) struct Scanner<'a> {
-    store: &'a ArtifactStore,
+pub(crate) struct Scanner {
+    store: Arc<ArtifactStore>,
     threshold: usize,
     nonce: u64,
     out: Vec<u8>,
@@ -48,13 +50,13 @@ pub(crate) struct Scanner<'a> {
     decoded: Vec<u8>,
 }
 
-impl<'a> Scanner<'a> {
-    pub fn new(store: &'a ArtifactStore) -> Self {
+impl Scanner {
+    pub fn new(store: Arc<ArtifactStore>) -> Self {
         Self::with_threshold(store, THRESHOLD)
     }
 
     /// A scanner spilling runs of `threshold` characters or more (at least the head plus one group).
-    pub fn with_threshold(store: &'a ArtifactStore, threshold: usize) -> Self {
+    pub fn with_threshold(store: Arc<ArtifactStore>, threshold: usize) -> Self {
         Scanner {
             store,
             threshold: threshold.max(HEAD_CHARS + 4),

@@ -70,7 +70,7 @@ fn outcome_of(ingest: &Ingest, message: &[u8], chunk: Option<usize>) -> (Value, 
             (as_value(ingest.store_and_finish("demo", "fixture", raw, None, "call")), message.len())
         }
         Some(size) => {
-            let mut scanner = Scanner::with_threshold(&ingest.store, HEAD_CHARS + 4);
+            let mut scanner = Scanner::with_threshold(ingest.store.clone(), HEAD_CHARS + 4);
             for piece in message.chunks(size) {
                 scanner.feed(piece).unwrap();
             }
@@ -136,7 +136,7 @@ fn a_run_is_spilled_whole_groups_only_and_put_back_exactly() {
     let run: String = (0..50_001).map(|i| b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"[(i * 7) % 64] as char).collect();
     let text = format!("before \\u00e9{run}= after \\\"{run}\\\" end");
     let message = serde_json::to_vec(&serde_json::json!({ "content": [{ "type": "text", "text": text }] })).unwrap();
-    let mut scanner = Scanner::with_threshold(&ingest.store, HEAD_CHARS + 4);
+    let mut scanner = Scanner::with_threshold(ingest.store.clone(), HEAD_CHARS + 4);
     scanner.feed(&message).unwrap();
     let (compact, mut spills) = scanner.finish().unwrap();
     assert!(compact.len() < message.len() - 30_000, "runs spilled");
