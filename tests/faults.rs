@@ -359,3 +359,38 @@ async fn timeouts_change_at_run_time_and_stopped_servers_start_on_next_use() {
     assert_eq!(demo_state().await, ServerState::Running);
     host.shutdown().await;
 }
+
+/// A large answer goes to the store while it arrives: halfway through the line (the server
+/// waits), its decoded bytes are already in a temp file of the store; once the rest comes, that
+/// file is the artifact and no temp file stays.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_large_answer_is_stored_while_it_arrives() {
+    let (dir, host) = patient_host(json!({}));
+    let release = dir.path().join("release");
+    let call = tokio::spawn({
+        let host = host.clone();
+        let release = release.display().to_string();
+        async move { host.call_tool("faulty", "paused_big", json!({"release": release})).await }
+    });
+    let temp = dir.path().join("artifacts/tmp");
+    // Half the line is there at once; two minutes is for a very busy machine.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let spilled = loop {
+        let parts: Vec<u64> = std::fs::read_dir(&temp).map(|d| d.filter_map(|e| e.ok()?.metadata().ok().map(|m| m.len())).collect()).unwrap_or_default();
+        if let Some(size) = parts.into_iter().find(|size| *size > 0) {
+            break size;
+        }
+        assert!(Instant::now() < deadline && !call.is_finished(), "no spill file appeared while the answer was arriving");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert!(spilled < 2_000_000, "only part of the payload has arrived ({spilled} bytes)");
+    std::fs::write(&release, "").unwrap();
+    let outcome = call.await.unwrap().unwrap().outcome;
+    assert_eq!(outcome.artifacts.len(), 1, "{outcome:#?}");
+    let artifact = &outcome.artifacts[0];
+    assert_eq!((artifact.mime.as_str(), artifact.size, artifact.width), ("image/png", 2_000_000 + 74, Some(7)), "{artifact:#?}");
+    let stored = std::fs::read(host.store().blob_path(&artifact.sha256)).unwrap();
+    assert_eq!(hex(&sha2::Sha256::digest(&stored)), artifact.sha256);
+    assert_eq!(std::fs::read_dir(&temp).unwrap().count(), 0, "the spill became the blob");
+    host.shutdown().await;
+}

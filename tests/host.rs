@@ -60,3 +60,27 @@ async fn streamable_http_servers_are_called_like_stdio_ones() {
     let err = host.tools("down").await.unwrap_err().to_string();
     assert!(err.contains("server `down`") && err.contains("http://127.0.0.1:9/mcp"), "{err}");
 }
+
+/// Answers with long base64 runs are read through the spill (stdio): each call's outcome equals
+/// the outcome of the same answer, read off the wire by hand, normalized whole.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_large_answer_stored_while_it_arrives_gives_the_outcome_of_the_whole_answer() {
+    let (_dir, host) = host_with(json!({ "demo": {"command": binary("mcp-canvas-demo")} }));
+    let mut wire = mcp_canvas_e2e::RawDemo::start();
+    let cases = [
+        ("big_output", json!({"kind": "binary", "size": 700_000, "format": "pdf"})),
+        ("big_output", json!({"kind": "binary", "size": 300_001, "format": "png", "seed": 5})),
+        ("big_output", json!({"kind": "text", "size": 200_000})),
+        ("render_chart", json!({"values": [1, 2, 3]})),
+    ];
+    for (tool, arguments) in cases {
+        let called = host.call_tool("demo", tool, arguments.clone()).await.unwrap();
+        let answer = wire.request("tools/call", json!({"name": tool, "arguments": arguments}));
+        let whole = host.normalize_raw("demo", tool, answer["result"].clone()).unwrap();
+        assert_eq!(serde_json::to_value(&called.outcome).unwrap(), serde_json::to_value(&whole.outcome).unwrap(), "{tool} {arguments}");
+        assert!(!called.outcome.artifacts.is_empty() || tool == "big_output", "{tool}");
+    }
+    let temp = std::fs::read_dir(_dir.path().join("artifacts/tmp")).unwrap().count();
+    assert_eq!(temp, 0, "no spill file stays");
+    host.shutdown().await;
+}

@@ -15,6 +15,8 @@ Tools (each misbehaves in one way when called):
   big_garbage     prints one ~50 MB line of non-JSON, then answers normally
   flood           sends 20,000 notifications (log messages and progress) before the answer
   bad_result      answers with the right id but a result that is not a CallToolResult
+  paused_big      writes the first half of a ~2.7 MB answer (a PNG padded with zeros in an image
+                  block), waits until the file `release` (an argument) exists, then the rest
   embedded_blob   answers with embedded `resource` blocks: a PNG blob and a text resource
   exit_after_answer  answers normally, then exits (the next call finds the server gone)
   announce_changes   sends tools/resources/prompts list_changed notifications, then answers
@@ -29,7 +31,9 @@ Options:
 
 import base64
 import json
+import os
 import sys
+import time
 import zlib
 import struct
 
@@ -58,7 +62,7 @@ def png(width, height):
 
 # The payload of `big_line`: a 7x5 PNG followed by zeros, 37.5 MB decoded (50 MB as base64).
 BIG_DECODED_LEN = 37_500_000
-TOOLS = ["echo", "exit_after_answer", "exit_mid_call", "never_answer", "garbage", "big_line", "big_garbage", "flood", "bad_result", "embedded_blob", "announce_changes",
+TOOLS = ["paused_big", "echo", "exit_after_answer", "exit_mid_call", "never_answer", "garbage", "big_line", "big_garbage", "flood", "bad_result", "embedded_blob", "announce_changes",
          "deep_result", "cut_result", "oversized_result", "deep_request"]
 
 RESOURCES = [
@@ -112,6 +116,19 @@ def call(msg_id, name, arguments):
         send({"jsonrpc": "2.0", "id": msg_id, "result": {"content": [
             {"type": "text", "text": "a big picture"},
             {"type": "image", "mimeType": "image/png", "data": data}]}})
+    elif name == "paused_big":
+        image = png(7, 5)
+        data = base64.b64encode(image + b"\x00" * 2_000_000).decode()
+        line = json.dumps({"jsonrpc": "2.0", "id": msg_id, "result": {"content": [
+            {"type": "text", "text": "a picture, slowly"},
+            {"type": "image", "mimeType": "image/png", "data": data}]}}, separators=(",", ":")).encode() + b"\n"
+        half = len(line) // 2
+        OUT.write(line[:half])
+        OUT.flush()
+        while not os.path.exists(arguments.get("release", "")):
+            time.sleep(0.02)
+        OUT.write(line[half:])
+        OUT.flush()
     elif name == "big_garbage":
         block = b"not json at all " * 65536
         for _ in range(50):

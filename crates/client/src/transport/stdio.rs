@@ -454,4 +454,84 @@ mod tests {
         assert_eq!(scan("not json at all").id, None);
         assert_eq!(scan(r#"{"jsonrpc":"2.0","method":"notifications/x","params":{"id":1}}"#).id, None, "nested ids are not the message's");
     }
+
+    /// A spill that stands "XXXX" in for "BIG" (and back), so routing can be seen.
+    struct Swap;
+    struct SwapLine(Vec<u8>);
+    struct SwapRuns;
+
+    impl MessageSpill for Swap {
+        fn start(&self) -> Box<dyn SpillingMessage> {
+            Box::new(SwapLine(Vec::new()))
+        }
+    }
+
+    impl SpillingMessage for SwapLine {
+        fn feed(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+            self.0.extend_from_slice(bytes);
+            Ok(())
+        }
+        fn finish(self: Box<Self>) -> std::io::Result<(Vec<u8>, Option<Box<dyn SpilledRuns>>)> {
+            let text = String::from_utf8(self.0).unwrap();
+            let spilled = text.contains("BIG");
+            Ok((text.replace("BIG", "XXXX").into_bytes(), spilled.then(|| Box::new(SwapRuns) as Box<dyn SpilledRuns>)))
+        }
+    }
+
+    impl SpilledRuns for SwapRuns {
+        fn nonce(&self) -> u64 {
+            7
+        }
+        fn restore(self: Box<Self>, value: &mut Value) -> std::io::Result<()> {
+            *value = serde_json::from_str(&value.to_string().replace("XXXX", "BIG")).unwrap();
+            Ok(())
+        }
+        fn into_any(self: Box<Self>) -> Box<dyn std::any::Any + Send> {
+            self
+        }
+    }
+
+    #[tokio::test]
+    async fn only_the_answer_to_a_tool_call_keeps_its_runs_spilled() {
+        let (ours, theirs) = tokio::io::duplex(1 << 16);
+        let (read, write) = tokio::io::split(ours);
+        let table = SpillTable::default();
+        let mut transport = LineTransport::new(tokio::io::BufReader::new(read), write, 1 << 20, Arc::new(|_: &str| {})).with_spill(Arc::new(Swap), table.clone());
+        let (mut server_read, mut server_write) = tokio::io::split(theirs);
+
+        let call = serde_json::from_value::<TxJsonRpcMessage<RoleClient>>(serde_json::json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "t", "arguments": {}}})).unwrap();
+        transport.send(call).await.unwrap();
+        let mut sent = vec![0u8; 4096];
+        let n = tokio::io::AsyncReadExt::read(&mut server_read, &mut sent).await.unwrap();
+        assert!(String::from_utf8_lossy(&sent[..n]).contains("tools/call"));
+
+        // A request of the server's, then an answer to another id, then the call's answer.
+        let lines = [
+            r#"{"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"BIG"}}],"maxTokens":5}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"BIG"}]}}"#,
+            r#"{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"BIG"}]}}"#,
+        ];
+        for line in lines {
+            server_write.write_all(format!("{line}\n").as_bytes()).await.unwrap();
+        }
+        let texts: Vec<String> = futures_text(&mut transport, 3).await;
+        assert!(texts[0].contains("BIG") && !texts[0].contains("XXXX"), "a request gets its runs back: {}", texts[0]);
+        assert!(texts[1].contains("BIG"), "an answer to something else gets them back: {}", texts[1]);
+        assert!(texts[2].contains("XXXX"), "the call's answer keeps them: {}", texts[2]);
+        assert!(table.take(7).is_some(), "and they wait for the call");
+        assert!(table.take(7).is_none(), "once");
+    }
+
+    async fn futures_text<R, W>(transport: &mut LineTransport<R, W>, n: usize) -> Vec<String>
+    where
+        R: AsyncBufRead + Unpin + Send,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let mut out = Vec::new();
+        for _ in 0..n {
+            let message = transport.receive().await.expect("a message");
+            out.push(serde_json::to_string(&message).unwrap());
+        }
+        out
+    }
 }
