@@ -109,6 +109,35 @@ def machine_limit(path, outdir):
     return {"summary": "", "artifacts": [{"sha256": digest, "size": len(payload)}], "error": None}
 
 
+def replay_server(path):
+    """A stdio MCP server whose one tool answers with the CallToolResult in `path`, streamed from
+    the file in 1 MiB pieces (so its own memory stays small): the `call` side's server."""
+    out = sys.stdout.buffer
+    def send(message):
+        out.write(json.dumps(message).encode() + b"\n")
+        out.flush()
+    for line in sys.stdin.buffer:
+        message = json.loads(line)
+        method, msg_id, params = message.get("method"), message.get("id"), message.get("params") or {}
+        if method is None or msg_id is None:
+            continue
+        if method == "initialize":
+            send({"jsonrpc": "2.0", "id": msg_id, "result": {"protocolVersion": params.get("protocolVersion"),
+                  "capabilities": {"tools": {}}, "serverInfo": {"name": "replay", "version": "1"}}})
+        elif method == "tools/list":
+            send({"jsonrpc": "2.0", "id": msg_id, "result": {"tools": [
+                {"name": "download_workbook", "inputSchema": {"type": "object"}}]}})
+        elif method == "tools/call":
+            out.write(b'{"jsonrpc":"2.0","id":' + json.dumps(msg_id).encode() + b',"result":')
+            with open(path, "rb") as f:
+                while piece := f.read(1 << 20):
+                    out.write(piece)
+            out.write(b"}\n")
+            out.flush()
+        else:
+            send({"jsonrpc": "2.0", "id": msg_id, "error": {"code": -32601, "message": f"Method not found: {method}"}})
+
+
 # ---------------------------------------------------------------- input generation
 def pdf_chunks(total, seed):
     """~total bytes of PDF-looking data: a real header, then half random, half repetitive text."""
@@ -214,10 +243,14 @@ def main():
     ap.add_argument("--tmp", help="parent dir for the temp dir (default: system temp)")
     ap.add_argument("--python-worker", nargs=2, metavar=("FILE", "OUTDIR"), help=argparse.SUPPRESS)
     ap.add_argument("--limit-worker", nargs=2, metavar=("FILE", "OUTDIR"), help=argparse.SUPPRESS)
+    ap.add_argument("--replay-server", metavar="FILE", help=argparse.SUPPRESS)
     args = ap.parse_args()
     sys.stdout.reconfigure(line_buffering=True)
     if args.python_worker:
         print(json.dumps(python_normalize(*args.python_worker)))
+        return 0
+    if args.replay_server:
+        replay_server(args.replay_server)
         return 0
     if args.limit_worker:
         print(json.dumps(machine_limit(*args.limit_worker)))
@@ -251,6 +284,12 @@ def main():
             if rust_note is None:
                 sides["rust"] = lambda d: [str(cli), "--data-dir", d, "normalize", "--server", "bench",
                                            "--tool", "download_workbook", str(raw), "--json"]
+                def call(d):
+                    servers = {"mcpServers": {"bench": {"command": sys.executable, "args": [__file__, "--replay-server", str(raw)],
+                                                        "max_message_bytes": 1 << 30, "timeout_seconds": 3600}}}
+                    Path(d, "servers.json").write_text(json.dumps(servers))
+                    return [str(cli), "--data-dir", d, "call", "bench", "download_workbook", "--json", "--timeout", "3600"]
+                sides["call"] = call
             samples = {side: [] for side in sides}
             for run in range(args.runs):  # interleaved so drift hits both sides alike
                 for side, make in sides.items():
@@ -278,7 +317,9 @@ def main():
             raw.unlink()
 
     print(f"\nMedian of {args.runs} run(s); MB = 10^6 bytes; times include process start-up. 'limit': read, decode,"
-          f" hash, write and fsync the payload alone with C primitives (no JSON), the machine's floor for the same bytes.")
+          f" hash, write and fsync the payload alone with C primitives (no JSON), the machine's floor for the same bytes."
+          f" 'rust': `mcp-canvas-cli normalize FILE`; 'call': `mcp-canvas-cli call` of a stdio server that streams the"
+          f" same result from the file.")
     print(f"{'impl':8}{'variant':12}{'input MB':>9}{'median s':>10}{'MB/s':>9}{'peak RSS MB':>13}  check")
     for side, variant, mb, secs, rate, rss, verdict in rows:
         print(f"{side:8}{variant:12}{mb:9.1f}{secs:10.2f}{rate:9.1f}{rss:13.1f}  {verdict}")
@@ -286,6 +327,10 @@ def main():
     for variant in args.variants.split(","):
         py, rs, limit = by_key.get(("python", variant)), by_key.get(("rust", variant)), by_key.get(("limit", variant))
         if py and rs:
+            call = by_key.get(("call", variant))
+            if call:
+                print(f"Call over stdio [{variant}]: {call[3]:.2f} s (server start and handshake included), peak RSS "
+                      f"{call[5]:.1f} MB ({call[5] / call[2]:.2f}x the input; the replay server's own is in it)")
             print(f"Rust/Python [{variant}]: speed {rs[4] / py[4]:.2f}x (MB/s), peak RSS {rs[5] / py[5]:.2f}x; "
                   f"Rust time / machine limit {rs[3] / limit[3]:.2f}x; peak RSS / input {rs[5] / rs[2]:.2f}x")
     if rust_note:
