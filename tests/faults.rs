@@ -394,3 +394,22 @@ async fn a_large_answer_is_stored_while_it_arrives() {
     assert_eq!(std::fs::read_dir(&temp).unwrap().count(), 0, "the spill became the blob");
     host.shutdown().await;
 }
+
+/// structuredContent with a large binary, read through the spill: a front end that passes it on
+/// (`call_tool_detailed`, the proxy) gets it exactly as sent; the artifact is stored either way.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn structured_content_read_through_the_spill_is_given_back_as_sent() {
+    use base64::Engine as _;
+    let (_dir, host) = patient_host(json!({}));
+    let mut bytes = b"\x89PNG\r\n\x1a\n".to_vec();
+    bytes.resize(8 + 200_000, 0);
+    let sent = base64::engine::general_purpose::STANDARD.encode(&bytes);
+    let detail = host.call_tool_detailed("faulty", "big_structured", json!({}), Default::default(), Default::default()).await.unwrap();
+    assert_eq!(detail.structured_content, Some(json!({"file": {"name": "tile.png", "data": sent}})));
+    let sha = hex(&sha2::Sha256::digest(&bytes));
+    assert_eq!(detail.call.outcome.artifacts.iter().map(|a| (a.name.as_str(), a.sha256.as_str())).collect::<Vec<_>>(), [("tile.png", sha.as_str())]);
+    let plain = host.call_tool("faulty", "big_structured", json!({})).await.unwrap();
+    assert_eq!(plain.outcome.artifacts.len(), 1);
+    assert_eq!(plain.outcome.artifacts[0].sha256, sha);
+    host.shutdown().await;
+}

@@ -15,6 +15,8 @@ Tools (each misbehaves in one way when called):
   big_garbage     prints one ~50 MB line of non-JSON, then answers normally
   flood           sends 20,000 notifications (log messages and progress) before the answer
   bad_result      answers with the right id but a result that is not a CallToolResult
+  big_structured  answers with structuredContent {"file": {"name": "tile.png", "data": <base64 of a
+                  PNG signature and 200,000 zero bytes>}} beside a text block
   paused_big      writes the first half of a ~2.7 MB answer (a PNG padded with zeros in an image
                   block), waits until the file `release` (an argument) exists, then the rest
   embedded_blob   answers with embedded `resource` blocks: a PNG blob and a text resource
@@ -62,7 +64,7 @@ def png(width, height):
 
 # The payload of `big_line`: a 7x5 PNG followed by zeros, 37.5 MB decoded (50 MB as base64).
 BIG_DECODED_LEN = 37_500_000
-TOOLS = ["paused_big", "echo", "exit_after_answer", "exit_mid_call", "never_answer", "garbage", "big_line", "big_garbage", "flood", "bad_result", "embedded_blob", "announce_changes",
+TOOLS = ["big_structured", "paused_big", "echo", "exit_after_answer", "exit_mid_call", "never_answer", "garbage", "big_line", "big_garbage", "flood", "bad_result", "embedded_blob", "announce_changes",
          "deep_result", "cut_result", "oversized_result", "deep_request"]
 
 RESOURCES = [
@@ -116,6 +118,10 @@ def call(msg_id, name, arguments):
         send({"jsonrpc": "2.0", "id": msg_id, "result": {"content": [
             {"type": "text", "text": "a big picture"},
             {"type": "image", "mimeType": "image/png", "data": data}]}})
+    elif name == "big_structured":
+        data = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\x00" * 200_000).decode()
+        send({"jsonrpc": "2.0", "id": msg_id, "result": {"content": [{"type": "text", "text": "a tile"}],
+                                                           "structuredContent": {"file": {"name": "tile.png", "data": data}}}})
     elif name == "paused_big":
         image = png(7, 5)
         data = base64.b64encode(image + b"\x00" * 2_000_000).decode()

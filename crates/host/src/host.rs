@@ -403,12 +403,18 @@ impl Host {
     /// [`Self::call_tool_with`], with live controls: progress reports, cancellation, and a
     /// timeout that overrides the default and the server's `timeout_seconds`.
     pub async fn call_tool_controlled(&self, server: &str, tool: &str, arguments: Value, options: CallOptions, control: CallControl) -> Result<CallOutcome, HostError> {
-        self.call_tool_detailed(server, tool, arguments, options, control).await.map(|detail| detail.call)
+        self.call_detailed(server, tool, arguments, options, control, false).await.map(|detail| detail.call)
     }
 
     /// [`Self::call_tool_controlled`], also returning the result's `structuredContent` as the
     /// server sent it (for front ends that pass it on: the proxy).
     pub async fn call_tool_detailed(&self, server: &str, tool: &str, arguments: Value, options: CallOptions, control: CallControl) -> Result<CallDetail, HostError> {
+        self.call_detailed(server, tool, arguments, options, control, true).await
+    }
+
+    /// `wants_structured`: the caller reads [`CallDetail::structured_content`] (else it may be
+    /// left out when putting it together would cost memory; see `spill/mod.rs`).
+    async fn call_detailed(&self, server: &str, tool: &str, arguments: Value, options: CallOptions, control: CallControl, wants_structured: bool) -> Result<CallDetail, HostError> {
         let started_ms = Self::now_ms();
         let connection = match self.connection(server).await {
             Ok(connection) => connection,
@@ -432,7 +438,7 @@ impl Host {
             }
         };
         let call_id = control.call_id.clone().unwrap_or_else(Self::fresh_call_id);
-        let result = crate::pipeline::call(self.call_env(server), &connection, tool, arguments.clone(), options, control.clone(), call_id).await;
+        let result = crate::pipeline::call(self.call_env(server), &connection, tool, arguments.clone(), options, control.clone(), call_id, wants_structured).await;
         let Err(error) = &result else { return result };
         if let HostError::Server(e) = error {
             self.note_sign_in(server, Some(e));
@@ -448,7 +454,7 @@ impl Host {
         self.sign_in_with(server, Some(&challenge)).await?;
         self.reload_sign_in(server, &connection).await?;
         let call_id = control.call_id.clone().unwrap_or_else(Self::fresh_call_id);
-        crate::pipeline::call(self.call_env(server), &connection, tool, arguments, options, control, call_id).await
+        crate::pipeline::call(self.call_env(server), &connection, tool, arguments, options, control, call_id, wants_structured).await
     }
 
     /// What a call on `server` needs from the host, taken as it starts.

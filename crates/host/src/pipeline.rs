@@ -110,10 +110,11 @@ pub struct AppCall {
 pub const APP_RESULT_MAX_BYTES: usize = 8 * 1024 * 1024;
 
 /// Runs one call and records it in the audit log, whatever happens.
-pub(crate) async fn call(env: CallEnv<'_>, connection: &ServerConnection, tool: &str, arguments: Value, options: CallOptions, control: CallControl, call_id: String) -> Result<CallDetail, HostError> {
+#[allow(clippy::too_many_arguments)]
+pub(crate) async fn call(env: CallEnv<'_>, connection: &ServerConnection, tool: &str, arguments: Value, options: CallOptions, control: CallControl, call_id: String, wants_structured: bool) -> Result<CallDetail, HostError> {
     let started_ms = Host::now_ms();
     let clock = std::time::Instant::now();
-    let mut sent = Sent { arguments: arguments.clone(), identity: None, structured: None, structured_valid: None, app: None };
+    let mut sent = Sent { arguments: arguments.clone(), identity: None, wants_structured, structured: None, structured_valid: None, app: None };
     let context = Arc::new(CallContext::default());
     let in_flight = connection.client.in_flight.enter(context.clone());
     let mut result = call_unaudited(&env, connection, tool, arguments, options, &control, &context, call_id.clone(), &mut sent).await;
@@ -158,6 +159,8 @@ pub(crate) async fn call(env: CallEnv<'_>, connection: &ServerConnection, tool: 
 
 /// What was actually sent (for the audit log) and what came back besides the outcome.
 struct Sent {
+    /// The front end reads the structured content (see `Host::call_detailed`).
+    wants_structured: bool,
     arguments: Value,
     identity: Option<String>,
     structured: Option<Value>,
@@ -244,7 +247,13 @@ async fn call_unaudited(
         (app_result, _) => app_result,
     };
     if let (Some(value), Some(spills)) = (structured.as_mut(), spills.as_mut()) {
-        spills.restore_value(value).map_err(|e| HostError::DataDir(format!("reading back the result of `{server}`/`{tool}`: {e}")))?;
+        // Whole again only for someone who reads it: the schema check, the front end (the
+        // proxy passes it on); otherwise leaving it out saves holding the binary twice.
+        if sent.wants_structured || definition.output_schema.is_some() || app_result.is_some() {
+            spills.restore_value(value).map_err(|e| HostError::DataDir(format!("reading back the result of `{server}`/`{tool}`: {e}")))?;
+        } else {
+            structured = None;
+        }
     }
     let mut outcome = env.ingest.store(server, tool, raw, spills, output_schema, &call_id, env.housekeeping).await?;
     outcome.warnings.extend(left_out);

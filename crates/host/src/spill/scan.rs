@@ -33,7 +33,8 @@ struct Spilling {
 pub(crate) struct Scanner {
     store: Arc<ArtifactStore>,
     threshold: usize,
-    nonce: u64,
+    /// Drawn when the first run is spilled (most messages have none: no system call for them).
+    nonce: Option<u64>,
     out: Vec<u8>,
     in_string: bool,
     /// The previous byte was a backslash inside a string (not yet copied).
@@ -60,7 +61,7 @@ impl Scanner {
         Scanner {
             store,
             threshold: threshold.max(HEAD_CHARS + 4),
-            nonce: nonce(),
+            nonce: None,
             out: Vec::new(),
             in_string: false,
             escape: false,
@@ -132,7 +133,7 @@ impl Scanner {
             self.out.push(b'\\');
         }
         self.end_run()?;
-        Ok((std::mem::take(&mut self.out), Spills { nonce: self.nonce, slots: std::mem::take(&mut self.slots) }))
+        Ok((std::mem::take(&mut self.out), Spills { nonce: self.nonce.unwrap_or(0), slots: std::mem::take(&mut self.slots) }))
     }
 
     fn in_run(&self) -> bool {
@@ -193,7 +194,8 @@ impl Scanner {
                     }
                 };
                 let index = u32::try_from(index).expect("fewer than 4 billion runs in one message");
-                self.out.extend_from_slice(Marker { nonce: self.nonce, index }.encode().as_bytes());
+                let nonce = *self.nonce.get_or_insert_with(nonce);
+                self.out.extend_from_slice(Marker { nonce, index }.encode().as_bytes());
                 self.out.extend_from_slice(&partial);
             }
         }
