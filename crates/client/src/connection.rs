@@ -306,6 +306,11 @@ impl ServerConnection {
         self.spilled.take(nonce)
     }
 
+    /// Whether spilled runs of some answer wait to be taken.
+    pub fn has_spilled(&self) -> bool {
+        !self.spilled.is_empty()
+    }
+
     /// After an answer that was cut off or unreadable, or a connection that closed: a moment
     /// (at most 500 ms) for the stderr reader to take in what an exiting server printed, so the
     /// error quotes its last words also when the machine is busy.

@@ -280,6 +280,11 @@ impl AppLink {
 
     #[cfg(unix)]
     async fn ask(&self, request: &AppRequest) -> Option<AppReply> {
+        // No socket file, no app: a stat instead of a socket, a failed connect and a close (the
+        // proxy asks after every call).
+        if !self.socket.exists() {
+            return None;
+        }
         let stream = tokio::time::timeout(CONNECT_TIMEOUT, tokio::net::UnixStream::connect(&self.socket)).await.ok()?.ok()?;
         let (read, mut write) = stream.into_split();
         let mut text = serde_json::to_string(request).expect("requests serialize");

@@ -50,9 +50,27 @@ fn state(host: Arc<Host>, options: ProxyOptions) -> Result<Arc<ProxyState>, Stri
 /// Serves one upstream client on stdin/stdout until it disconnects.
 pub async fn serve_stdio(host: Arc<Host>, options: ProxyOptions) -> Result<(), String> {
     let state = state(host, options)?;
-    let service = ProxyServer::new(state).serve(crate::stdio_guard::guard(tokio::io::stdin(), tokio::io::stdout())).await.map_err(|e| format!("the MCP handshake with the AI host failed: {e}"))?;
+    let (input, output) = stdio();
+    let service = ProxyServer::new(state).serve(crate::stdio_guard::Guarded::new(input, output)).await.map_err(|e| format!("the MCP handshake with the AI host failed: {e}"))?;
     let _ = service.waiting().await;
     Ok(())
+}
+
+/// Stdin and stdout. When they are pipes (as an AI host starts us), they are read and written
+/// through the runtime's event loop; tokio's own `stdin()`/`stdout()` hand every read and write
+/// to a blocking thread, two thread hops per call. A terminal or a file keeps those.
+fn stdio() -> (Box<dyn tokio::io::AsyncRead + Send + Unpin>, Box<dyn tokio::io::AsyncWrite + Send + Unpin>) {
+    use std::os::fd::AsFd as _;
+    use tokio::net::unix::pipe;
+    let input: Box<dyn tokio::io::AsyncRead + Send + Unpin> = match std::io::stdin().as_fd().try_clone_to_owned().map(pipe::Receiver::from_owned_fd) {
+        Ok(Ok(pipe)) => Box::new(pipe),
+        _ => Box::new(tokio::io::stdin()),
+    };
+    let output: Box<dyn tokio::io::AsyncWrite + Send + Unpin> = match std::io::stdout().as_fd().try_clone_to_owned().map(pipe::Sender::from_owned_fd) {
+        Ok(Ok(pipe)) => Box::new(pipe),
+        _ => Box::new(tokio::io::stdout()),
+    };
+    (input, output)
 }
 
 /// Serves Streamable HTTP at `http://127.0.0.1:<port>/mcp` until the process ends; `ready` gets

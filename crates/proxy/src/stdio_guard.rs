@@ -1,90 +1,134 @@
-//! Stdin/stdout for the stdio proxy, with a guard in front: rmcp skips a line it cannot parse
-//! without a word, but an AI host that sends garbage deserves a JSON-RPC error. Every line from
-//! the AI host is checked first; a line that is not JSON gets `-32700 Parse error`, JSON that is
-//! not a JSON-RPC message MCP knows gets `-32600 Invalid Request` (with its `id` when it has
-//! one), and only the rest reaches rmcp. One task writes stdout, so replies never interleave.
+//! Stdin/stdout for the stdio proxy, as rmcp's transport, with a guard in front: rmcp skips a
+//! line it cannot parse without a word, but an AI host that sends garbage deserves a JSON-RPC
+//! error. Every line from the AI host is checked as it is parsed (once); a line that is not JSON
+//! gets `-32700 Parse error`, JSON that is not a JSON-RPC message MCP knows gets `-32600 Invalid
+//! Request` (with its `id` when it has one), and only the rest reaches rmcp. Each reply is
+//! written whole under one lock, so replies never interleave.
 
-use rmcp::model::ClientJsonRpcMessage;
+use std::{borrow::Cow, future::Future, sync::Arc};
+
+use rmcp::{
+    model::ClientJsonRpcMessage,
+    service::{RxJsonRpcMessage, TxJsonRpcMessage},
+    transport::Transport,
+    RoleServer,
+};
 use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt as _, AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _, BufReader};
+use tokio::io::{AsyncBufReadExt as _, AsyncRead, AsyncWrite, AsyncWriteExt as _, BufReader};
 
 /// Longest line accepted from the AI host (requests are small; this only bounds memory).
 const MAX_LINE: usize = 64 << 20;
 
-/// The reader and writer to give rmcp, guarding `input` and writing to `output`.
-pub fn guard<R, W>(input: R, output: W) -> (impl AsyncRead + Send + Unpin + 'static, impl AsyncWrite + Send + Unpin + 'static)
+/// rmcp's transport over the AI host's stdin and stdout, guarded (see the module docs).
+pub struct Guarded<R, W> {
+    read: BufReader<R>,
+    write: Arc<tokio::sync::Mutex<Option<W>>>,
+    /// The line being read; kept across cancelled `receive` calls (rmcp polls it in a `select!`).
+    line: Vec<u8>,
+    /// The rest of an over-long line is being skipped (it was answered already).
+    skipping: bool,
+}
+
+impl<R: AsyncRead + Send + Unpin, W: AsyncWrite + Send + Unpin + 'static> Guarded<R, W> {
+    /// The transport over `input` and `output`.
+    pub fn new(input: R, output: W) -> Self {
+        Self { read: BufReader::with_capacity(64 * 1024, input), write: Arc::new(tokio::sync::Mutex::new(Some(output))), line: Vec::new(), skipping: false }
+    }
+
+    /// Reads to the end of the current line; `false` at the end of input.
+    async fn read_line(&mut self) -> std::io::Result<bool> {
+        loop {
+            let available = self.read.fill_buf().await?;
+            if available.is_empty() {
+                return Ok(!self.line.is_empty());
+            }
+            let newline = available.iter().position(|&b| b == b'\n');
+            let end = newline.map_or(available.len(), |at| at + 1);
+            if !self.skipping {
+                self.line.extend_from_slice(&available[..end]);
+            }
+            self.read.consume(end);
+            if newline.is_some() {
+                if std::mem::take(&mut self.skipping) {
+                    continue;
+                }
+                return Ok(true);
+            }
+            if self.line.len() >= MAX_LINE {
+                // Too long: answer once and drop the rest of the line.
+                self.line.clear();
+                self.skipping = true;
+                self.reply(error_line(Value::Null, -32600, &format!("Invalid Request: a message longer than {MAX_LINE} bytes")));
+            }
+        }
+    }
+
+    /// Writes `line` on its own task: a cancelled `receive` must not cut a reply in half.
+    fn reply(&self, line: Vec<u8>) {
+        let write = self.write.clone();
+        tokio::spawn(async move { write_line(&write, &line).await });
+    }
+}
+
+async fn write_line<W: AsyncWrite + Unpin>(write: &tokio::sync::Mutex<Option<W>>, line: &[u8]) -> std::io::Result<()> {
+    let mut write = write.lock().await;
+    let Some(write) = write.as_mut() else {
+        return Err(std::io::Error::new(std::io::ErrorKind::NotConnected, "stdout is closed"));
+    };
+    write.write_all(line).await?;
+    write.flush().await
+}
+
+impl<R, W> Transport<RoleServer> for Guarded<R, W>
 where
-    R: AsyncRead + Send + Unpin + 'static,
+    R: AsyncRead + Send + Unpin,
     W: AsyncWrite + Send + Unpin + 'static,
 {
-    let (to_rmcp, rmcp_reads) = tokio::io::duplex(1 << 20);
-    let (rmcp_writes, from_rmcp) = tokio::io::duplex(1 << 20);
-    let (lines, mut outgoing) = tokio::sync::mpsc::unbounded_channel::<Vec<u8>>();
+    type Error = std::io::Error;
 
-    // rmcp's replies → the single writer.
-    let replies = lines.clone();
-    tokio::spawn(async move {
-        let mut reader = BufReader::new(from_rmcp);
-        loop {
-            let mut line = Vec::new();
-            match reader.read_until(b'\n', &mut line).await {
-                Ok(0) | Err(_) => break,
-                Ok(_) => {
-                    if replies.send(line).is_err() {
-                        break;
-                    }
-                }
-            }
+    fn name() -> Cow<'static, str> {
+        "stdio".into()
+    }
+
+    fn send(&mut self, item: TxJsonRpcMessage<RoleServer>) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let write = self.write.clone();
+        async move {
+            let mut line = serde_json::to_vec(&item).map_err(std::io::Error::other)?;
+            line.push(b'\n');
+            write_line(&write, &line).await
         }
-    });
-    // The single writer.
-    tokio::spawn(async move {
-        let mut output = output;
-        while let Some(line) = outgoing.recv().await {
-            if output.write_all(&line).await.is_err() || output.flush().await.is_err() {
-                break;
-            }
-        }
-    });
-    // The AI host's lines → checked → rmcp, or an error reply.
-    tokio::spawn(async move {
-        let mut to_rmcp = to_rmcp;
-        let mut reader = BufReader::new(input);
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
-            let mut line = Vec::new();
-            let read = (&mut reader).take(MAX_LINE as u64).read_until(b'\n', &mut line).await;
-            match read {
-                Ok(0) | Err(_) => break,
-                Ok(_) => {}
+            match self.read_line().await {
+                Ok(true) => {}
+                Ok(false) | Err(_) => return None,
             }
-            if line.len() >= MAX_LINE && !line.ends_with(b"\n") {
-                // Too long: answer once and drop the rest of the line.
-                let _ = lines.send(error_line(Value::Null, -32600, &format!("Invalid Request: a message longer than {MAX_LINE} bytes")));
-                let mut rest = Vec::new();
-                let _ = reader.read_until(b'\n', &mut rest).await;
+            let line = std::mem::take(&mut self.line);
+            if line.len() > MAX_LINE {
+                self.reply(error_line(Value::Null, -32600, &format!("Invalid Request: a message longer than {MAX_LINE} bytes")));
                 continue;
             }
             match check(&line) {
                 Check::Blank => {}
-                Check::Pass => {
-                    if to_rmcp.write_all(&line).await.is_err() {
-                        break;
-                    }
-                }
-                Check::Reply(reply) => {
-                    let _ = lines.send(reply);
-                }
+                Check::Pass(message) => return Some(*message),
+                Check::Reply(reply) => self.reply(reply),
             }
         }
-        // The AI host closed stdin: rmcp sees the end too and the session ends.
-        let _ = to_rmcp.shutdown().await;
-    });
-    (rmcp_reads, rmcp_writes)
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        if let Some(mut write) = self.write.lock().await.take() {
+            let _ = write.shutdown().await;
+        }
+        Ok(())
+    }
 }
 
 enum Check {
     Blank,
-    Pass,
+    Pass(Box<ClientJsonRpcMessage>),
     Reply(Vec<u8>),
 }
 
@@ -97,12 +141,10 @@ fn check(line: &[u8]) -> Check {
         Ok(value) => value,
         Err(e) => return Check::Reply(error_line(Value::Null, -32700, &format!("Parse error: {e}"))),
     };
-    match serde_json::from_value::<ClientJsonRpcMessage>(value.clone()) {
-        Ok(_) => Check::Pass,
-        Err(e) => {
-            let id = value.get("id").filter(|id| id.is_string() || id.is_number()).cloned().unwrap_or(Value::Null);
-            Check::Reply(error_line(id, -32600, &format!("Invalid Request: not a JSON-RPC message MCP knows ({e})")))
-        }
+    let id = value.get("id").filter(|id| id.is_string() || id.is_number()).cloned().unwrap_or(Value::Null);
+    match serde_json::from_value::<ClientJsonRpcMessage>(value) {
+        Ok(message) => Check::Pass(Box::new(message)),
+        Err(e) => Check::Reply(error_line(id, -32600, &format!("Invalid Request: not a JSON-RPC message MCP knows ({e})"))),
     }
 }
 
@@ -120,7 +162,7 @@ mod tests {
     fn reply(line: &str) -> Option<Value> {
         match check(line.as_bytes()) {
             Check::Reply(bytes) => Some(serde_json::from_slice(&bytes).unwrap()),
-            Check::Pass | Check::Blank => None,
+            Check::Pass(_) | Check::Blank => None,
         }
     }
 

@@ -51,6 +51,11 @@ pub struct SpillTable {
 impl SpillTable {
     const KEPT: usize = 4;
 
+    /// Whether any runs wait (most calls: none, and nothing to look for).
+    pub fn is_empty(&self) -> bool {
+        self.waiting.lock().unwrap().is_empty()
+    }
+
     /// The runs of the message with `nonce`.
     pub fn take(&self, nonce: u64) -> Option<Box<dyn SpilledRuns>> {
         let mut waiting = self.waiting.lock().unwrap();

@@ -228,6 +228,9 @@ pub(crate) fn take_for(raw: &Value, connection: &mcp_canvas_client::ServerConnec
             _ => None,
         }
     }
+    if !connection.has_spilled() {
+        return None;
+    }
     find(raw, connection)?.into_any().downcast::<Spills>().ok().map(|spills| *spills)
 }
 
