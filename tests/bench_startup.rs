@@ -11,6 +11,13 @@
 //! Baseline in the same run: `mcp-canvas-cli tools demo` on a fresh data dir, the same work
 //! (first-run config, start the demo server, list its tools) without a window.
 //!
+//! Where the time goes, from the page's own Performance entries (read through WebDriver once
+//! the tools are listed), each from the same clock as the above: the page's time origin (the
+//! process and WebKit started, navigation began), the HTML and each script and style sheet
+//! fetched (with their sizes), DOMContentLoaded (the bundle parsed and run), the first paint, the
+//! first IPC answer (`ipc://` requests) and the last one before the tools were listed, and the
+//! fonts fetched (a stage the page does not report is left out).
+//!
 //! Then, idle: 3 s after the tools are listed (empty canvas, demo connected), the resident memory
 //! (RSS, from /proc) of the app and every process under it — WebKit's web and network processes,
 //! the demo server — each and in total.
@@ -54,6 +61,7 @@ async fn main() {
     println!("app: {}", app.display());
 
     let (mut window, mut painted, mut demo, mut baseline, mut idle) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut stages: std::collections::BTreeMap<String, Vec<f64>> = Default::default();
     // One warm-up run each (page cache, fontconfig), not counted.
     for run in 0..=runs {
         let dir = tempfile::tempdir().unwrap();
@@ -67,12 +75,14 @@ async fn main() {
         let mut capabilities = Capabilities::new();
         capabilities.set("tauri:options", json!({ "application": app })).unwrap();
         let started = Instant::now();
+        let started_epoch_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs_f64() * 1000.0;
         let driver = WebDriver::new(tauri_driver.url(), capabilities).await.expect("WebDriver session starts");
         let window_ms = started.elapsed().as_secs_f64() * 1000.0;
         wait_css(&driver, ".app").await;
         let painted_ms = started.elapsed().as_secs_f64() * 1000.0;
         wait_css(&driver, r#"[data-server="demo"] button[data-tool="render_chart"]"#).await;
         let demo_ms = started.elapsed().as_secs_f64() * 1000.0;
+        let timeline = page_timeline(&driver).await;
         tokio::time::sleep(Duration::from_secs(3)).await;
         let footprint = idle_footprint(&app);
         let _ = driver.quit().await;
@@ -82,6 +92,21 @@ async fn main() {
         }
         println!("run {run}: window {window_ms:.0} ms, painted {painted_ms:.0} ms, demo tools listed {demo_ms:.0} ms; cli tools demo {cli_ms:.0} ms");
         let total: u64 = footprint.iter().map(|(_, kb)| kb).sum();
+        let origin = timeline["origin"].as_f64().unwrap_or(0.0) - started_epoch_ms;
+        let mut line = vec![format!("page time origin {origin:.0}")];
+        for (key, label) in STAGES {
+            if let Some(at) = timeline[key].as_f64() {
+                stages.entry((*label).to_owned()).or_default().push(origin + at);
+                line.push(format!("{label} {:.0}", origin + at));
+            }
+        }
+        stages.entry("page time origin (the app's page starts to load)".into()).or_default().push(origin);
+        println!("       {}", line.join(", "));
+        if run == 1 {
+            for resource in timeline["resources"].as_array().into_iter().flatten() {
+                println!("       fetched {} ({} KB) by {:.0} ms", resource["name"].as_str().unwrap_or("?"), resource["size"].as_f64().unwrap_or(0.0) as u64 / 1024, origin + resource["end"].as_f64().unwrap_or(0.0));
+            }
+        }
         println!("       idle RSS {} MB: {}", total / 1024, footprint.iter().map(|(name, kb)| format!("{name} {}", kb / 1024)).collect::<Vec<_>>().join(", "));
         idle.push(total as f64 / 1024.0);
         window.push(window_ms);
@@ -92,12 +117,69 @@ async fn main() {
     let (w, p, d, b) = (median(&mut window), median(&mut painted), median(&mut demo), median(&mut baseline));
     println!();
     println!("median of {runs} runs (after one warm-up)            ms");
-    println!("window up (session created, page loaded)       {w:>8.0}");
+    println!("window up (WebDriver session created)          {w:>8.0}");
     println!("shell painted (.app drawn)                     {p:>8.0}");
     println!("demo server connected, tools listed            {d:>8.0}");
     println!("baseline: mcp-canvas-cli tools demo            {b:>8.0}");
     println!("the window's own cost (demo listed − baseline) {:>8.0}", d - b);
     println!("idle, all processes (RSS, MB)                  {:>8.0}", median(&mut idle));
+    println!();
+    println!("where the time goes (median ms from the WebDriver request, the same clock as above)");
+    let mut rows: Vec<(String, f64)> = stages.into_iter().map(|(label, mut values)| (label, median(&mut values))).collect();
+    rows.sort_by(|a, b| a.1.total_cmp(&b.1));
+    for (label, at) in rows {
+        println!("  {at:>6.0}  {label}");
+    }
+    println!("  {p:>6.0}  shell painted (.app drawn)");
+    println!("  {d:>6.0}  demo tools listed");
+    let assets = app.parent().and_then(|_| std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../ui/dist/assets")).ok());
+    let mut sizes: Vec<(String, u64)> = assets.into_iter().flatten().flatten().filter_map(|e| Some((e.file_name().to_string_lossy().into_owned(), e.metadata().ok()?.len()))).collect();
+    sizes.sort_by(|a, b| b.1.cmp(&a.1));
+    let total: u64 = sizes.iter().map(|(_, n)| n).sum();
+    println!("bundle (ui/dist/assets, what the page parses): {} KB in {} files, largest {}", total / 1024, sizes.len(), sizes.iter().take(3).map(|(n, s)| format!("{n} {} KB", s / 1024)).collect::<Vec<_>>().join(", "));
+}
+
+/// The page's stages, as keys of [`page_timeline`]'s answer and their labels.
+const STAGES: &[(&str, &str)] = &[
+    ("html", "HTML fetched"),
+    ("scripts", "scripts and styles fetched"),
+    ("dom", "DOMContentLoaded (bundle parsed and run)"),
+    ("paint", "first paint"),
+    ("ipc_first", "first IPC answer"),
+    ("fonts", "fonts fetched"),
+    ("ipc_last", "last IPC answer before the tools were listed"),
+];
+
+/// The page's Performance entries, relative to its time origin (`origin`, epoch ms).
+async fn page_timeline(driver: &WebDriver) -> serde_json::Value {
+    let script = r#"
+        const nav = performance.getEntriesByType("navigation")[0] || performance.timing;
+        const res = performance.getEntriesByType("resource");
+        const assets = res.filter(r => /\.(js|css)(\?|$)/.test(r.name));
+        const fonts = res.filter(r => /\.(woff2?|ttf|otf)(\?|$)/.test(r.name));
+        const ipc = res.filter(r => r.name.startsWith("ipc:") || r.name.includes("ipc.localhost"));
+        const paint = performance.getEntriesByType("paint")[0];
+        const last = (list) => list.length ? Math.max(...list.map(r => r.responseEnd)) : null;
+        return {
+            origin: performance.timeOrigin,
+            html: nav.responseEnd,
+            scripts: last(assets),
+            dom: nav.domContentLoadedEventEnd,
+            paint: paint ? paint.startTime : null,
+            ipc_first: ipc.length ? Math.min(...ipc.map(r => r.responseEnd)) : null,
+            ipc_last: last(ipc),
+            fonts: last(fonts),
+            ipc_count: ipc.length,
+            resources: assets.concat(fonts).map(r => ({ name: r.name.split("/").pop(), size: r.decodedBodySize || r.encodedBodySize || 0, end: r.responseEnd })),
+        };
+    "#;
+    match driver.execute(script, Vec::new()).await {
+        Ok(value) => value.json().clone(),
+        Err(e) => {
+            eprintln!("the page's Performance entries could not be read: {e}");
+            json!({})
+        }
+    }
 }
 
 /// RSS in KiB of the running `app` and each process under it, by name (largest first).

@@ -14,7 +14,7 @@ use std::{
 
 use mcp_canvas_config::{servers::ServerEntry, ConfigError};
 use rmcp::{
-    model::Tool,
+    model::{RequestId, Tool},
     service::{ClientLifecycleMode, RunningService},
     transport::{
         auth::AuthClient,
@@ -301,14 +301,14 @@ impl ServerConnection {
         Ok(())
     }
 
-    /// The spilled runs of the `tools/call` answer whose markers carry `nonce`.
-    pub fn take_spilled(&self, nonce: u64) -> Option<Box<dyn crate::transport::spill::SpilledRuns>> {
-        self.spilled.take(nonce)
+    /// The spilled runs of the answer to `tools/call` request `id` (stdio with a spill).
+    pub fn take_spilled(&self, id: &RequestId) -> Option<Box<dyn crate::transport::spill::SpilledRuns>> {
+        self.spilled.take(id)
     }
 
-    /// Whether spilled runs of some answer wait to be taken.
-    pub fn has_spilled(&self) -> bool {
-        !self.spilled.is_empty()
+    /// The `tools/call` request `id` ended without its answer: a late answer is not kept.
+    pub fn forget_spilled(&self, id: &RequestId) {
+        self.spilled.forget(id);
     }
 
     /// After an answer that was cut off or unreadable, or a connection that closed: a moment

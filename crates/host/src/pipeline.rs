@@ -21,7 +21,6 @@ use rmcp::{
         DEFAULT_MRTR_MAX_ROUNDS,
     },
     service::PeerRequestOptions,
-    Peer, RoleClient,
 };
 pub use tokio_util::sync::CancellationToken;
 use serde_json::Value;
@@ -54,6 +53,8 @@ pub struct CallOptions {
 }
 
 pub use mcp_canvas_client::{CallProgress, ProgressFn};
+
+type Spilled = Box<dyn mcp_canvas_client::transport::spill::SpilledRuns>;
 
 /// Live controls of one call: where its progress goes, how to cancel it, how long it may take.
 #[derive(Clone, Default)]
@@ -228,17 +229,17 @@ async fn call_unaudited(
     }
 
     let limit = control.timeout.unwrap_or(env.timeout);
-    let result = send_call(connection, tool, arguments, options.as_task, control, context, limit).await?;
+    let (result, spilled) = send_call(connection, tool, arguments, options.as_task, control, context, limit).await?;
     let raw = serde_json::to_value(&result).expect("a CallToolResult serializes");
     drop(result);
     // Long base64 runs of the answer went to the store while it was read (stdio); what is used
     // besides the normalized outcome gets them back.
-    let mut spills = spill::take_for(&raw, connection);
+    let mut spills = spilled.and_then(spill::own);
     let output_schema = definition.output_schema.as_ref().map(|s| Value::Object((**s).clone()));
     let mut structured = raw.get("structuredContent").filter(|v| !v.is_null()).cloned();
     let resource_uri = ui.and_then(|ui| ui.resource_uri);
     let app_result = (options.from_app || resource_uri.is_some()).then(|| {
-        let spilled = spills.as_ref().map_or(0, |spills| spills.spilled_chars());
+        let spilled = spills.as_ref().map_or(0, |spills| spills.restored_growth(&raw));
         let small = serde_json::to_vec(&raw).map(|bytes| bytes.len() as u64 + spilled <= APP_RESULT_MAX_BYTES as u64).unwrap_or(false);
         small.then(|| raw.clone())
     });
@@ -287,14 +288,15 @@ async fn call_unaudited(
 /// timeout as `notifications/cancelled`, `input_required` rounds answered and retried.
 use crate::tasks::v2025::Refused;
 
-async fn send_call(connection: &ServerConnection, tool: &str, arguments: JsonObject, as_task: bool, control: &CallControl, context: &Arc<CallContext>, limit: Duration) -> Result<CallToolResult, HostError> {
+/// With the result, the runs spilled from it while it was read (see `spill/mod.rs`).
+async fn send_call(connection: &ServerConnection, tool: &str, arguments: JsonObject, as_task: bool, control: &CallControl, context: &Arc<CallContext>, limit: Duration) -> Result<(CallToolResult, Option<Spilled>), HostError> {
     let server = connection.name.as_str();
     let what = format!("calling tool `{tool}`");
     let clock = CallClock::start(limit, context.clone());
     let cancel = control.cancel.clone().unwrap_or_default();
     let cancelled = || HostError::Cancelled { server: server.to_owned(), tool: tool.to_owned(), reason: None };
     if as_task && crate::tasks::v2025::client_asks(connection) {
-        return crate::tasks::v2025::call(connection, tool, &arguments, Refused::Not, control, &clock, &what).await;
+        return crate::tasks::v2025::call(connection, tool, &arguments, Refused::Not, control, &clock, &what).await.map(|r| (r, None));
     }
     let mut params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
     let mut state_only_rounds = 0u32;
@@ -305,27 +307,31 @@ async fn send_call(connection: &ServerConnection, tool: &str, arguments: JsonObj
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params.clone()));
         let mut handle = connection.peer.send_cancellable_request(request, PeerRequestOptions::no_options()).await.map_err(|e| HostError::from(connection.service_error(&what, &e)))?;
         let _route = control.progress.clone().map(|to| connection.client.progress.route(handle.progress_token.clone(), to));
-        let mut abandoned = AbandonGuard { peer: &connection.peer, id: Some(handle.id.clone()) };
+        let mut abandoned = AbandonGuard { connection, id: Some(handle.id.clone()) };
         let response = tokio::select! {
             response = &mut handle.rx => response,
             () = cancel.cancelled() => {
                 abandoned.id = None;
+                connection.forget_spilled(&handle.id);
                 let _ = handle.cancel(Some("cancelled by the user".to_owned())).await;
                 return Err(cancelled());
             }
             () = clock.expired() => {
                 abandoned.id = None;
+                connection.forget_spilled(&handle.id);
                 let _ = handle.cancel(Some(format!("no result within {} s", clock.seconds()))).await;
                 return Err(HostError::Timeout { server: server.to_owned(), tool: tool.to_owned(), seconds: clock.seconds() });
             }
         };
         abandoned.id = None;
+        // Taken whatever the answer: runs of an answer that is not a final result go nowhere.
+        let spilled = connection.take_spilled(&handle.id);
         let response = match response {
             Ok(Ok(response)) => response,
             Ok(Err(e)) if crate::tasks::v2025::refused_without_task(connection, &e) => {
                 // A tool that runs only as a task (2025-11-25): ask again, for a task.
                 let arguments = params.arguments.clone().unwrap_or_default();
-                return crate::tasks::v2025::call(connection, tool, &arguments, Refused::Error(&e), control, &clock, &what).await;
+                return crate::tasks::v2025::call(connection, tool, &arguments, Refused::Error(&e), control, &clock, &what).await.map(|r| (r, None));
             }
             Ok(Err(e)) => {
                 // An unreadable answer or a lost connection: the server may be dying and saying why.
@@ -343,9 +349,9 @@ async fn send_call(connection: &ServerConnection, tool: &str, arguments: JsonObj
             ServerResult::CallToolResult(result) if crate::tasks::v2025::result_says_task_required(connection, &result) => {
                 // The TypeScript SDK's way of refusing a task-only tool called plainly (2025-11-25).
                 let arguments = params.arguments.clone().unwrap_or_default();
-                return crate::tasks::v2025::call(connection, tool, &arguments, Refused::Result(result), control, &clock, &what).await;
+                return crate::tasks::v2025::call(connection, tool, &arguments, Refused::Result(result), control, &clock, &what).await.map(|r| (r, None));
             }
-            ServerResult::CallToolResult(result) => return Ok(result),
+            ServerResult::CallToolResult(result) => return Ok((result, spilled)),
             ServerResult::InputRequiredResult(input) => {
                 let asked = input.input_requests.as_ref().is_some_and(|r| !r.is_empty());
                 if !asked && input.request_state.is_none() {
@@ -366,7 +372,7 @@ async fn send_call(connection: &ServerConnection, tool: &str, arguments: JsonObj
                 params.input_responses = (!responses.is_empty()).then_some(responses);
                 params.request_state = request_state;
             }
-            ServerResult::CreateTaskResult(created) => return crate::tasks::follow(connection, tool, created.task, control, context, &clock, &what).await,
+            ServerResult::CreateTaskResult(created) => return crate::tasks::follow(connection, tool, created.task, control, context, &clock, &what).await.map(|r| (r, None)),
             _ => return Err(HostError::from(connection.request_error(&what, "the server answered with something other than a tool result".to_owned()))),
         }
     }
@@ -403,14 +409,17 @@ pub(crate) async fn answer_requests(connection: &ServerConnection, requests: rmc
 /// Tells the server a request was abandoned when the call's future is dropped mid-flight (the
 /// front end went away): `notifications/cancelled`, best effort.
 struct AbandonGuard<'a> {
-    peer: &'a Peer<RoleClient>,
+    connection: &'a ServerConnection,
     id: Option<RequestId>,
 }
 
 impl Drop for AbandonGuard<'_> {
     fn drop(&mut self) {
+        if let Some(id) = &self.id {
+            self.connection.forget_spilled(id);
+        }
         let (Some(id), Ok(runtime)) = (self.id.take(), tokio::runtime::Handle::try_current()) else { return };
-        let peer = self.peer.clone();
+        let peer = self.connection.peer.clone();
         runtime.spawn(async move {
             let params = CancelledNotificationParam::new(Some(id), Some("request abandoned by the caller".to_owned()));
             let _ = peer.send_notification(ClientNotification::CancelledNotification(CancelledNotification::new(params))).await;

@@ -59,6 +59,13 @@ pub async fn serve_stdio(host: Arc<Host>, options: ProxyOptions) -> Result<(), S
 /// Stdin and stdout. When they are pipes (as an AI host starts us), they are read and written
 /// through the runtime's event loop; tokio's own `stdin()`/`stdout()` hand every read and write
 /// to a blocking thread, two thread hops per call. A terminal or a file keeps those.
+#[cfg(not(unix))]
+fn stdio() -> (Box<dyn tokio::io::AsyncRead + Send + Unpin>, Box<dyn tokio::io::AsyncWrite + Send + Unpin>) {
+    (Box::new(tokio::io::stdin()), Box::new(tokio::io::stdout()))
+}
+
+/// (Unix: the pipes are set non-blocking, which the AI host's ends do not notice.)
+#[cfg(unix)]
 fn stdio() -> (Box<dyn tokio::io::AsyncRead + Send + Unpin>, Box<dyn tokio::io::AsyncWrite + Send + Unpin>) {
     use std::os::fd::AsFd as _;
     use tokio::net::unix::pipe;

@@ -8,7 +8,7 @@
 
 use std::{
     any::Any,
-    collections::{HashSet, VecDeque},
+    collections::{HashMap, HashSet},
     sync::{Arc, Mutex},
 };
 
@@ -31,52 +31,49 @@ pub trait SpillingMessage: Send {
 
 /// The runs spilled from one message.
 pub trait SpilledRuns: Send {
-    /// Their message's nonce (what its markers carry).
-    fn nonce(&self) -> u64;
     /// Puts every run back into `value`.
     fn restore(self: Box<Self>, value: &mut Value) -> std::io::Result<()>;
     /// For the host to take its own type back.
     fn into_any(self: Box<Self>) -> Box<dyn Any + Send>;
 }
 
-/// Runs of `tools/call` answers, until their calls take them. Bounded: an answer nobody takes
-/// (its call was cancelled) is dropped, and with it its temp files, after [`Self::KEPT`] newer ones.
+/// Runs of `tools/call` answers, by request id, until their calls take them. A call that ends
+/// without its answer (cancelled, timed out, abandoned) forgets its id, so a late answer is put
+/// back (and dropped by rmcp) instead of waiting here.
 #[derive(Clone, Default)]
 pub struct SpillTable {
-    waiting: Arc<Mutex<VecDeque<Box<dyn SpilledRuns>>>>,
+    waiting: Arc<Mutex<HashMap<RequestId, Box<dyn SpilledRuns>>>>,
     /// Ids of `tools/call` requests sent and not yet answered.
     calls: Arc<Mutex<HashSet<RequestId>>>,
 }
 
 impl SpillTable {
-    const KEPT: usize = 4;
-
-    /// Whether any runs wait (most calls: none, and nothing to look for).
+    /// Whether any runs wait.
     pub fn is_empty(&self) -> bool {
         self.waiting.lock().unwrap().is_empty()
     }
 
-    /// The runs of the message with `nonce`.
-    pub fn take(&self, nonce: u64) -> Option<Box<dyn SpilledRuns>> {
-        let mut waiting = self.waiting.lock().unwrap();
-        let at = waiting.iter().position(|runs| runs.nonce() == nonce)?;
-        waiting.remove(at)
+    /// The runs of the answer to request `id`.
+    pub fn take(&self, id: &RequestId) -> Option<Box<dyn SpilledRuns>> {
+        self.waiting.lock().unwrap().remove(id)
+    }
+
+    /// The call with request `id` ended without taking its answer: drops what it would have got.
+    pub fn forget(&self, id: &RequestId) {
+        self.calls.lock().unwrap().remove(id);
+        self.waiting.lock().unwrap().remove(id);
     }
 
     pub(crate) fn call_sent(&self, id: RequestId) {
         self.calls.lock().unwrap().insert(id);
     }
 
-    /// Whether `id` answers a `tools/call` (forgotten once asked).
+    /// Whether `id` answers a `tools/call` still waiting (forgotten once asked).
     pub(crate) fn answers_call(&self, id: &RequestId) -> bool {
         self.calls.lock().unwrap().remove(id)
     }
 
-    pub(crate) fn keep(&self, runs: Box<dyn SpilledRuns>) {
-        let mut waiting = self.waiting.lock().unwrap();
-        waiting.push_back(runs);
-        while waiting.len() > Self::KEPT {
-            waiting.pop_front();
-        }
+    pub(crate) fn keep(&self, id: RequestId, runs: Box<dyn SpilledRuns>) {
+        self.waiting.lock().unwrap().insert(id, runs);
     }
 }

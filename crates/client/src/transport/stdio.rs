@@ -51,6 +51,8 @@ pub struct LineTransport<R, W> {
     spill: Option<(Arc<dyn MessageSpill>, SpillTable)>,
     spilling: Option<Box<dyn SpillingMessage>>,
     line_len: usize,
+    /// Why the line being skipped is skipped, when it is not its size.
+    skip_reason: Option<String>,
 }
 
 impl<R, W> LineTransport<R, W>
@@ -60,7 +62,7 @@ where
 {
     /// A transport over `read`/`write`, accepting lines up to `max_line` bytes; `complain` hears what could not be read.
     pub fn new(read: R, write: W, max_line: usize, complain: Complaint) -> Self {
-        Self { read, write: Arc::new(tokio::sync::Mutex::new(Some(write))), max_line, line: Vec::new(), oversized: None, complain, spill: None, spilling: None, line_len: 0 }
+        Self { read, write: Arc::new(tokio::sync::Mutex::new(Some(write))), max_line, line: Vec::new(), oversized: None, complain, spill: None, spilling: None, line_len: 0, skip_reason: None }
     }
 
     /// Reads each line through `spill`; runs of `tools/call` answers wait in `table`.
@@ -102,20 +104,16 @@ where
                 self.line_len += chunk.len();
                 let spilling = self.spilling.get_or_insert_with(|| spill.start());
                 if let Err(e) = spilling.feed(chunk) {
-                    // The store cannot take the runs: read this line whole instead.
-                    (self.complain)(&format!("spilling a large message to the store failed ({e}); reading it whole"));
-                    let spilling = self.spilling.take().expect("spilling");
-                    self.spill = None;
-                    match spilling.finish() {
-                        Ok((compact, Some(runs))) => {
-                            let mut value = serde_json::from_slice::<Value>(&compact).unwrap_or(Value::Null);
-                            let _ = runs.restore(&mut value);
-                            self.line = serde_json::to_vec(&value).unwrap_or_default();
-                        }
-                        Ok((compact, None)) => self.line = compact,
-                        Err(_) => {}
+                    // The store cannot take the runs: this line cannot be read; its id (if the
+                    // part read shows it) gets an error saying why, as for an oversized line.
+                    let mut scanner = IdScanner::default();
+                    if let Ok((compact, _runs)) = self.spilling.take().expect("spilling").finish() {
+                        scanner.feed(&compact);
                     }
-                    self.line.extend_from_slice(chunk);
+                    scanner.feed(chunk);
+                    self.line_len = 0;
+                    self.oversized = Some(scanner);
+                    self.skip_reason = Some(format!("its large parts could not be stored ({e})"));
                 }
             } else {
                 self.line_len += chunk.len();
@@ -142,9 +140,15 @@ where
             }
         };
         let id = value.get("id").and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok());
-        let answers_call = value.get("result").is_some() && value.get("method").is_none() && id.as_ref().is_some_and(|id| table.answers_call(id));
-        if answers_call {
-            table.keep(runs);
+        // A final tool result only: the runs of an `input_required` round (its sampling requests,
+        // its state) or of a task go on whole.
+        let final_result = value.get("result").is_some_and(|r| ["inputRequests", "requestState", "task", "resultType"].iter().all(|k| r.get(k).is_none()));
+        let kept = match id {
+            Some(id) if final_result && value.get("method").is_none() && table.answers_call(&id) => Some(id),
+            _ => None,
+        };
+        if let Some(id) = kept {
+            table.keep(id, runs);
         } else if let Err(e) = runs.restore(&mut value) {
             (self.complain)(&format!("MCP Canvas skipped a message from the server: its large parts could not be read back ({e})"));
             return None;
@@ -242,7 +246,7 @@ where
                 }
             }
             if let Some(scan) = self.oversized.take() {
-                let problem = format!("the message is larger than the limit of {} bytes (`max_message_bytes` in servers.json)", self.max_line);
+                let problem = self.skip_reason.take().unwrap_or_else(|| format!("the message is larger than the limit of {} bytes (`max_message_bytes` in servers.json)", self.max_line));
                 match self.unreadable(&scan, ErrorCode::PARSE_ERROR, problem) {
                     Some(message) => return Some(message),
                     None => continue,
@@ -479,9 +483,6 @@ mod tests {
     }
 
     impl SpilledRuns for SwapRuns {
-        fn nonce(&self) -> u64 {
-            7
-        }
         fn restore(self: Box<Self>, value: &mut Value) -> std::io::Result<()> {
             *value = serde_json::from_str(&value.to_string().replace("XXXX", "BIG")).unwrap();
             Ok(())
@@ -518,8 +519,9 @@ mod tests {
         assert!(texts[0].contains("BIG") && !texts[0].contains("XXXX"), "a request gets its runs back: {}", texts[0]);
         assert!(texts[1].contains("BIG"), "an answer to something else gets them back: {}", texts[1]);
         assert!(texts[2].contains("XXXX"), "the call's answer keeps them: {}", texts[2]);
-        assert!(table.take(7).is_some(), "and they wait for the call");
-        assert!(table.take(7).is_none(), "once");
+        assert!(table.take(&NumberOrString::Number(4)).is_some(), "and they wait for the call");
+        assert!(table.take(&NumberOrString::Number(4)).is_none(), "once");
+        assert!(table.is_empty(), "the others were not kept");
     }
 
     async fn futures_text<R, W>(transport: &mut LineTransport<R, W>, n: usize) -> Vec<String>
@@ -533,5 +535,37 @@ mod tests {
             out.push(serde_json::to_string(&message).unwrap());
         }
         out
+    }
+
+    /// A spill whose store is full.
+    struct Full;
+    struct FullLine;
+
+    impl MessageSpill for Full {
+        fn start(&self) -> Box<dyn SpillingMessage> {
+            Box::new(FullLine)
+        }
+    }
+
+    impl SpillingMessage for FullLine {
+        fn feed(&mut self, _bytes: &[u8]) -> std::io::Result<()> {
+            Err(std::io::Error::other("no space left on device"))
+        }
+        fn finish(self: Box<Self>) -> std::io::Result<(Vec<u8>, Option<Box<dyn SpilledRuns>>)> {
+            Ok((br#"{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"#.to_vec(), None))
+        }
+    }
+
+    #[tokio::test]
+    async fn an_answer_the_store_cannot_take_answers_its_call_with_the_reason() {
+        let (ours, theirs) = tokio::io::duplex(1 << 16);
+        let (read, write) = tokio::io::split(ours);
+        let mut transport = LineTransport::new(tokio::io::BufReader::new(read), write, 1 << 20, Arc::new(|_: &str| {})).with_spill(Arc::new(Full), SpillTable::default());
+        let (_server_read, mut server_write) = tokio::io::split(theirs);
+        server_write.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"BIG\"}]}}\n").await.unwrap();
+        let message = serde_json::to_value(transport.receive().await.expect("an answer")).unwrap();
+        assert_eq!(message["id"], 4, "{message}");
+        let text = message["error"]["message"].as_str().unwrap_or_default();
+        assert!(text.contains("could not be stored") && text.contains("no space left"), "{message}");
     }
 }

@@ -56,13 +56,15 @@ impl Marker {
 
     /// The first marker with `nonce` in `text`: its byte range and index.
     fn find(text: &str, nonce: u64) -> Option<(std::ops::Range<usize>, u32)> {
-        let mut from = 0;
-        while let Some(at) = text[from..].find(TAG).map(|at| from + at) {
-            from = at + TAG.len();
-            let Some(fields) = text.get(from..at + MARKER_LEN) else { break };
+        fn hex(bytes: &[u8]) -> Option<&str> {
+            std::str::from_utf8(bytes).ok().filter(|t| t.bytes().all(|b| b.is_ascii_hexdigit()))
+        }
+        for (at, _) in text.match_indices(TAG) {
+            let Some(fields) = text.as_bytes().get(at + TAG.len()..at + MARKER_LEN) else { break };
             let (n, rest) = fields.split_at(16);
-            if u64::from_str_radix(n, 16).ok() == Some(nonce) && rest.ends_with("Zz") {
-                if let Ok(index) = u32::from_str_radix(&rest[..8], 16) {
+            let (index, end) = rest.split_at(8);
+            if end == b"Zz" && hex(n).and_then(|n| u64::from_str_radix(n, 16).ok()) == Some(nonce) {
+                if let Some(index) = hex(index).and_then(|i| u32::from_str_radix(i, 16).ok()) {
                     return Some((at..at + MARKER_LEN, index));
                 }
             }
@@ -117,17 +119,24 @@ impl Spills {
         Some(record)
     }
 
-    /// How many base64 characters were taken out (for size limits on the whole message).
-    pub fn spilled_chars(&self) -> u64 {
-        self.slots
-            .iter()
-            .map(|slot| match slot {
-                Slot::Open(file) => file.size(),
-                Slot::Adopted { size, .. } => *size,
-                Slot::Gone => 0,
-            })
-            .map(|bytes| bytes / 3 * 4)
-            .sum()
+    /// How many characters putting every run of `value` back would add (for size limits on
+    /// the whole message): each marker counts, also when two stand for the same run.
+    pub fn restored_growth(&self, value: &Value) -> u64 {
+        match value {
+            Value::String(text) => self
+                .indices_in(text)
+                .into_iter()
+                .map(|index| match self.slots.get(index as usize) {
+                    Some(Slot::Open(file)) => file.size(),
+                    Some(Slot::Adopted { size, .. }) => *size,
+                    _ => 0,
+                })
+                .map(|bytes| (bytes / 3 * 4).saturating_sub((HEAD_CHARS + MARKER_LEN) as u64))
+                .sum(),
+            Value::Array(items) => items.iter().map(|v| self.restored_growth(v)).sum(),
+            Value::Object(map) => map.iter().map(|(k, v)| self.restored_growth(&Value::String(k.clone())) * u64::from(self.marks(k)) + self.restored_growth(v)).sum(),
+            _ => 0,
+        }
     }
 
     /// Puts every run in `value` back.
@@ -169,7 +178,13 @@ impl Spills {
                     bytes.truncate(*size as usize);
                     bytes
                 }
-                _ => Vec::new(),
+                _ => {
+                    return Err(StoreError::Io {
+                        action: "putting back",
+                        path: std::path::PathBuf::from(format!("spilled run {index}")),
+                        source: std::io::Error::other("its bytes are no longer there (storing them failed)"),
+                    })
+                }
             };
             let encoded = base64::engine::general_purpose::STANDARD.encode(bytes);
             out.push_str(encoded.get(HEAD_CHARS..).unwrap_or_default());
@@ -201,10 +216,6 @@ impl SpillingMessage for Scanner {
 }
 
 impl SpilledRuns for Spills {
-    fn nonce(&self) -> u64 {
-        self.nonce
-    }
-
     fn restore(mut self: Box<Self>, value: &mut Value) -> std::io::Result<()> {
         resolve::restore_all(value, &mut self).map_err(std::io::Error::other)
     }
@@ -214,24 +225,9 @@ impl SpilledRuns for Spills {
     }
 }
 
-/// The spilled runs of a call's `raw` result, taken from the connection that read it. Every
-/// tag in its strings is tried (a server may write the tag itself; only a real nonce is found).
-pub(crate) fn take_for(raw: &Value, connection: &mcp_canvas_client::ServerConnection) -> Option<Spills> {
-    fn find(value: &Value, connection: &mcp_canvas_client::ServerConnection) -> Option<Box<dyn SpilledRuns>> {
-        match value {
-            Value::String(text) => text.match_indices(TAG).find_map(|(at, _)| {
-                let hex = text.get(at + TAG.len()..at + TAG.len() + 16)?;
-                connection.take_spilled(u64::from_str_radix(hex, 16).ok()?)
-            }),
-            Value::Array(items) => items.iter().find_map(|v| find(v, connection)),
-            Value::Object(map) => map.values().find_map(|v| find(v, connection)),
-            _ => None,
-        }
-    }
-    if !connection.has_spilled() {
-        return None;
-    }
-    find(raw, connection)?.into_any().downcast::<Spills>().ok().map(|spills| *spills)
+/// The host's own runs back from the connection's table.
+pub(crate) fn own(runs: Box<dyn SpilledRuns>) -> Option<Spills> {
+    runs.into_any().downcast::<Spills>().ok().map(|spills| *spills)
 }
 
 fn lenient() -> base64::engine::GeneralPurposeConfig {

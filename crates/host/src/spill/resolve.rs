@@ -20,6 +20,22 @@ pub(crate) fn prepare(raw: &mut Value, spills: &mut Spills, config: &ExtractionC
         return Ok(());
     }
     let Value::Object(map) = raw else { return restore_all(raw, spills) };
+    // The contract compares a JSON text block with `structuredContent`: a run spilled in one but
+    // not in the other (escaped differently) must be put back, or they would differ.
+    let texts: Vec<&str> = match map.get("content") {
+        Some(Value::Array(blocks)) => blocks.iter().filter_map(|b| b.get("text").and_then(Value::as_str)).collect(),
+        _ => Vec::new(),
+    };
+    let json_text = texts.iter().any(|t| t.trim_start().starts_with(['{', '[']));
+    let in_text_blocks: Vec<u32> = texts.iter().flat_map(|t| spills.indices_in(t)).collect();
+    if let Some(structured) = map.get_mut("structuredContent").filter(|_| json_text) {
+        let mut only_here = Vec::new();
+        collect_all(structured, spills, &mut only_here);
+        only_here.retain(|index| !in_text_blocks.contains(index));
+        if !only_here.is_empty() {
+            restore_where(structured, spills, &only_here)?;
+        }
+    }
     for (key, value) in map.iter_mut() {
         match (key.as_str(), value) {
             ("content", Value::Array(blocks)) => {
@@ -121,6 +137,18 @@ fn collect_restores(value: &Value, spills: &Spills, config: &ExtractionConfig, d
     }
 }
 
+fn collect_all(value: &Value, spills: &Spills, out: &mut Vec<u32>) {
+    match value {
+        Value::String(text) => out.extend(spills.indices_in(text)),
+        Value::Object(map) => map.iter().for_each(|(k, v)| {
+            out.extend(spills.indices_in(k));
+            collect_all(v, spills, out)
+        }),
+        Value::Array(items) => items.iter().for_each(|v| collect_all(v, spills, out)),
+        _ => {}
+    }
+}
+
 fn restore_where(value: &mut Value, spills: &mut Spills, indices: &[u32]) -> Result<(), StoreError> {
     match value {
         Value::String(text) if spills.marks(text) => *text = spills.restore_text_where(text, |i| indices.contains(&i))?,
@@ -134,6 +162,14 @@ fn restore_where(value: &mut Value, spills: &mut Spills, indices: &[u32]) -> Res
 pub(super) fn restore_all(value: &mut Value, spills: &mut Spills) -> Result<(), StoreError> {
     match value {
         Value::String(text) if spills.marks(text) => *text = spills.restore_text(text)?,
+        Value::Object(map) if map.keys().any(|k| spills.marks(k)) => {
+            let entries = std::mem::take(map);
+            for (key, mut child) in entries {
+                restore_all(&mut child, spills)?;
+                let key = if spills.marks(&key) { spills.restore_text(&key)? } else { key };
+                map.insert(key, child);
+            }
+        }
         Value::Object(map) => map.values_mut().try_for_each(|v| restore_all(v, spills))?,
         Value::Array(items) => items.iter_mut().try_for_each(|v| restore_all(v, spills))?,
         _ => {}
@@ -172,7 +208,12 @@ fn data_url_body(text: &str) -> Option<usize> {
 fn whole_at(text: &str, start: usize, spills: &Spills) -> bool {
     let Some(body) = text.get(start..) else { return false };
     match Marker::find(body, spills.nonce) {
-        Some((range, _)) => range.start == HEAD_CHARS && body.len() - range.end <= 5 && spills.indices_in(body).len() == 1,
+        Some((range, _)) => {
+            let tail = &body[range.end..];
+            // The characters after the marker: the standard alphabet and padding only, so the
+            // compact is valid in exactly the alphabet the original is.
+            range.start == HEAD_CHARS && tail.len() <= 5 && tail.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=')) && spills.indices_in(body).len() == 1
+        }
         None => false,
     }
 }

@@ -95,7 +95,8 @@ impl Scanner {
             if self.escape {
                 self.escape = false;
                 chunk = &chunk[1..];
-                if b == b'/' && self.in_run() {
+                if b == b'/' {
+                    // `\/` is `/`: part of a run (and written as `/`, the same JSON).
                     self.push_run(b"/")?;
                 } else {
                     self.end_run()?;
@@ -136,18 +137,15 @@ impl Scanner {
         Ok((std::mem::take(&mut self.out), Spills { nonce: self.nonce.unwrap_or(0), slots: std::mem::take(&mut self.slots) }))
     }
 
-    fn in_run(&self) -> bool {
-        self.spilling.is_some() || !self.run.is_empty()
-    }
-
     fn push_run(&mut self, chars: &[u8]) -> Result<(), StoreError> {
         if self.spilling.is_none() {
             self.run.extend_from_slice(chars);
             if self.run.len() < self.threshold {
                 return Ok(());
             }
+            let file = self.store.start_spill()?;
             self.out.extend_from_slice(&self.run[..HEAD_CHARS]);
-            self.spilling = Some(Spilling { file: self.store.start_spill()?, partial: Vec::with_capacity(4) });
+            self.spilling = Some(Spilling { file, partial: Vec::with_capacity(4) });
             let run = std::mem::take(&mut self.run);
             return self.spill(&run);
         }

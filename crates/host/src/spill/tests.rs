@@ -101,6 +101,23 @@ fn spilled_results_give_the_same_outcome_as_whole_ones() {
         inflate(&mut result);
         let whole = serde_json::to_vec(&result).unwrap();
         let escaped = String::from_utf8(whole.clone()).unwrap().replace('/', "\\/").into_bytes();
+        // PHP's json_encode: `/` escaped in the JSON text blocks too, so there `\\\/` ends runs.
+        let php = {
+            let mut result = result.clone();
+            for block in result.get_mut("content").and_then(Value::as_array_mut).into_iter().flatten() {
+                if let Some(Value::String(text)) = block.get_mut("text") {
+                    if serde_json::from_str::<Value>(text).is_ok() {
+                        *text = text.replace('/', "\\/");
+                    }
+                }
+            }
+            String::from_utf8(serde_json::to_vec(&result).unwrap()).unwrap().replace('/', "\\/").into_bytes()
+        };
+        let php_dir = tempfile::tempdir().unwrap();
+        let (php_expected, _) = outcome_of(&ingest(php_dir.path()), &php, None);
+        let php_spilled_dir = tempfile::tempdir().unwrap();
+        let (php_outcome, _) = outcome_of(&ingest(php_spilled_dir.path()), &php, Some(8191));
+        assert_eq!(php_outcome, php_expected, "{} with PHP's escaping", path.display());
         let plain_dir = tempfile::tempdir().unwrap();
         let (expected, _) = outcome_of(&ingest(plain_dir.path()), &whole, None);
         for (message, chunk) in [(&whole, 1 << 20), (&whole, 4093), (&whole, 1), (&escaped, 61)] {
@@ -143,4 +160,48 @@ fn a_run_is_spilled_whole_groups_only_and_put_back_exactly() {
     let parsed: Value = serde_json::from_slice(&compact).unwrap();
     let restored = spills.restore_text(parsed["content"][0]["text"].as_str().unwrap()).unwrap();
     assert_eq!(restored, text);
+}
+
+#[test]
+fn an_escaped_jpeg_is_spilled_from_its_first_character_and_adopted() {
+    let dir = tempfile::tempdir().unwrap();
+    let ingest = ingest(dir.path());
+    let mut jpeg = vec![0xFF, 0xD8, 0xFF, 0xE0, 0, 16, b'J', b'F', b'I', b'F', 0];
+    jpeg.extend((0..90_000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8));
+    let data = base64::engine::general_purpose::STANDARD.encode(&jpeg);
+    assert!(data.starts_with("/9j/"));
+    let message = format!(r#"{{"content":[{{"type":"image","mimeType":"image/jpeg","data":"{}"}}]}}"#, data.replace('/', "\\/"));
+    let mut scanner = Scanner::new(ingest.store.clone());
+    for piece in message.as_bytes().chunks(1000) {
+        scanner.feed(piece).unwrap();
+    }
+    let (compact, mut spills) = scanner.finish().unwrap();
+    let mut raw: Value = serde_json::from_slice(&compact).unwrap();
+    super::prepare(&mut raw, &mut spills, &ExtractionConfig::default()).unwrap();
+    let stand_in = raw["content"][0]["data"].as_str().unwrap().to_owned();
+    assert!(stand_in.len() < 40_000 && stand_in.starts_with("/9j/"), "kept spilled, from its first character");
+    let new = mcp_canvas_store::NewArtifact {
+        name: "photo.jpg",
+        mime: "image/jpeg",
+        server: "demo",
+        tool: "t",
+        call_id: "c",
+        session_id: "s",
+        description: None,
+        persistence: mcp_canvas_store::Persistence::Session,
+        now_ms: 0,
+    };
+    let record = spills.adopt(&ingest.store, &stand_in, new).expect("a compact of this message").unwrap();
+    assert_eq!(record.size, jpeg.len() as u64);
+    assert_eq!(std::fs::read(ingest.store.blob_path(&record.sha256)).unwrap(), jpeg);
+}
+
+#[test]
+fn a_store_that_cannot_take_a_run_is_an_error_not_a_wrong_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let ingest = ingest(dir.path());
+    std::fs::remove_dir_all(dir.path().join("artifacts/tmp")).unwrap();
+    let message = format!(r#"{{"text":"{}"}}"#, "QUJD".repeat(30_000));
+    let mut scanner = Scanner::new(ingest.store.clone());
+    assert!(scanner.feed(message.as_bytes()).is_err(), "no temp dir: the spill cannot start");
 }
