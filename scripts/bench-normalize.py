@@ -34,6 +34,16 @@ def human_size(n):
         n /= 1024
 
 
+def store_durably(outdir, data):
+    """sha256, then the bytes written under it and fsynced; returns the hex digest."""
+    digest = hashlib.sha256(data).hexdigest()
+    with open(os.path.join(outdir, digest), "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    return digest
+
+
 def python_normalize(path, outdir, namespace="bench"):
     """RFC 003 layer 2: find signature-prefixed base64 strings, store them, replace with references."""
     artifacts, warnings, lines = [], [], []  # lines: one summary line per stored artifact
@@ -44,11 +54,7 @@ def python_normalize(path, outdir, namespace="bench"):
         except ValueError as e:
             warnings.append(f"field '{key}': invalid base64 ({e}); kept as is")
             return value
-        digest = hashlib.sha256(data).hexdigest()
-        with open(os.path.join(outdir, digest), "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
+        digest = store_durably(outdir, data)
         stem = parent.get("name") if isinstance(parent, dict) and isinstance(parent.get("name"), str) else key
         name = stem if stem.lower().endswith("." + ext) else f"{stem}.{ext}"
         art = {"id": f"{namespace}_{digest[:12]}", "name": name, "mime": mime, "size": len(data), "sha256": digest}
@@ -101,11 +107,7 @@ def machine_limit(path, outdir):
     end = min(i for i in (data.find(b'"', start), data.find(b"\\", start), len(data)) if i >= 0)
     payload = binascii.a2b_base64(data[start:end])
     del data
-    digest = hashlib.sha256(payload).hexdigest()
-    with open(os.path.join(outdir, digest), "wb") as f:
-        f.write(payload)
-        f.flush()
-        os.fsync(f.fileno())
+    digest = store_durably(outdir, payload)
     return {"summary": "", "artifacts": [{"sha256": digest, "size": len(payload)}], "error": None}
 
 
