@@ -321,25 +321,9 @@ impl Host {
     /// [`Self::normalize_raw`] for a result read from `reader` (named `label` in errors): long
     /// base64 runs are decoded, hashed and written into the store while they are read, so the
     /// message is never held whole and each of their bytes is touched once (see `spill/mod.rs`).
-    pub fn normalize_reader(&self, server: &str, tool: &str, mut reader: impl std::io::Read, label: &str) -> Result<CallOutcome, HostError> {
-        let ingest = self.ingest();
-        let stored = |e: mcp_canvas_store::StoreError| HostError::DataDir(format!("storing what {label} holds: {e}"));
-        let mut scanner = crate::spill::Scanner::new(ingest.store.clone());
-        let mut buffer = vec![0u8; 1 << 20];
-        loop {
-            match reader.read(&mut buffer) {
-                Ok(0) => break,
-                Ok(n) => scanner.feed(&buffer[..n]).map_err(stored)?,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(HostError::Input(format!("cannot read {label}: {e}"))),
-            }
-        }
-        let (message, spills) = scanner.finish().map_err(stored)?;
-        drop(buffer);
-        let raw: Value = serde_json::from_slice(&message).map_err(|e| HostError::Input(format!("{label} is not valid JSON: {e}")))?;
-        drop(message);
+    pub fn normalize_reader(&self, server: &str, tool: &str, reader: impl std::io::Read, label: &str) -> Result<CallOutcome, HostError> {
         let call_id = ids::fresh("call");
-        let outcome = ingest.store_and_finish_spilled(server, tool, raw, Some(spills), None, &call_id)?;
+        let outcome = self.ingest().read_and_store(server, tool, reader, label, &call_id)?;
         if !outcome.artifacts.is_empty() {
             self.housekeeping.after_store();
         }

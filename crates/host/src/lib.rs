@@ -26,6 +26,7 @@ pub mod file_server;
 mod housekeeping;
 mod host;
 mod ids;
+mod ingest;
 mod pipeline;
 mod spill;
 mod tasks;

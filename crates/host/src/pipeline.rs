@@ -1,5 +1,5 @@
-//! The tool-call pipeline: find the tool → call with a timeout → normalize → store → summarize.
-//! `mcp-canvas-cli normalize` enters at [`store_and_finish`] with a result read from a file.
+//! The tool-call pipeline: find the tool → call with a timeout → normalize → store → summarize
+//! (the last three: [`Ingest`], `ingest.rs`).
 //!
 //! The call step itself ([`send_call`]) sends `tools/call` as a cancellable request: its progress
 //! notifications go to the caller's [`ProgressFn`], the caller's cancel token or the timeout
@@ -12,8 +12,6 @@ use std::{
     time::{Duration, Instant},
 };
 
-use mcp_canvas_contract::{ExtractionConfig, Normalizer, Payload, RawToolResult, StoredArtifact, ToolOutcome};
-use mcp_canvas_store::{ArtifactStore, NewArtifact, Persistence};
 use rmcp::{
     model::{
         CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotification, CancelledNotificationParam, ClientNotification,
@@ -34,9 +32,9 @@ use crate::{
     spill,
     housekeeping::Housekeeping,
     settings::Settings,
-    probe::{self, ArtifactProbe},
     wire::CallOutcome,
 };
+pub(crate) use crate::ingest::Ingest;
 use mcp_canvas_client::{validation, CallContext, ClientError, ServerConnection};
 
 /// Choices the caller makes for one call.
@@ -503,134 +501,5 @@ impl ArgumentContext for ArgumentsFromHost<'_> {
         let server = self.file_server?;
         let record = self.env.ingest.store.find_in_session(&self.env.ingest.session_id, id_or_name).ok().flatten()?;
         Some(server.grant(&record.id, DEFAULT_TOKEN_TTL))
-    }
-}
-
-/// Whether a raw result is small enough that it cannot hold anything worth storing as a file: at
-/// most [`INLINE_BYTES`] in all (below the size safety net), no string of 256 characters or more
-/// (the shortest base64 the contract extracts), no `data:` URL, no block of a binary kind. Walks
-/// at most that much.
-fn holds_no_binary(raw: &Value) -> bool {
-    fn walk(value: &Value, budget: &mut usize) -> bool {
-        match value {
-            // A string the contract could store (base64 from 256 characters, a `data:` URL)
-            // goes the blocking way.
-            Value::String(s) => {
-                *budget = budget.saturating_sub(s.len() + 1);
-                *budget > 0 && s.len() < 256 && !s.contains("data:")
-            }
-            Value::Array(items) => items.iter().all(|v| walk(v, budget)),
-            Value::Object(map) => {
-                if matches!(map.get("type").and_then(Value::as_str), Some("image" | "audio" | "resource" | "resource_link")) {
-                    return false;
-                }
-                map.iter().all(|(k, v)| {
-                    *budget = budget.saturating_sub(k.len());
-                    walk(v, budget)
-                })
-            }
-            _ => {
-                *budget = budget.saturating_sub(8);
-                *budget > 0
-            }
-        }
-    }
-    walk(raw, &mut INLINE_BYTES.clone())
-}
-
-/// See [`holds_no_binary`].
-const INLINE_BYTES: usize = 8 * 1024;
-
-/// What turning a raw result into a stored outcome needs, and nothing else: the store, the
-/// probes, the extraction rules and the session. Cheap to clone; moved onto a blocking thread.
-#[derive(Clone)]
-pub(crate) struct Ingest {
-    pub store: Arc<ArtifactStore>,
-    pub probes: Arc<Vec<Box<dyn ArtifactProbe>>>,
-    pub extraction: Arc<ExtractionConfig>,
-    pub session_id: Arc<str>,
-}
-
-impl Ingest {
-    /// [`Self::store_and_finish`] on a blocking thread (decoding, hashing, fsync and probes
-    /// block), then the quota applied in the background.
-    pub async fn store(&self, server: &str, tool: &str, raw: Value, spills: Option<spill::Spills>, output_schema: Option<Value>, call_id: &str, housekeeping: &Housekeeping) -> Result<ToolOutcome, HostError> {
-        let outcome = if spills.is_none() && holds_no_binary(&raw) {
-            // Text and small JSON: nothing to decode, hash or sync, so no hand-off to another
-            // thread (two wake-ups, most of a small call's cost through the proxy).
-            self.store_and_finish(server, tool, raw, output_schema.as_ref(), call_id)?
-        } else {
-            let ingest = self.clone();
-            let (server_name, tool_name, id) = (server.to_owned(), tool.to_owned(), call_id.to_owned());
-            tokio::task::spawn_blocking(move || ingest.store_and_finish_spilled(&server_name, &tool_name, raw, spills, output_schema.as_ref(), &id))
-                .await
-                .map_err(|e| HostError::DataDir(format!("storing the result of `{server}`/`{tool}` failed: {e}")))??
-        };
-        if !outcome.artifacts.is_empty() {
-            housekeeping.after_store();
-        }
-        Ok(outcome)
-    }
-
-    /// Normalizes a raw result, streams its binaries into the store, and builds the outcome.
-    /// A binary that fails to store becomes a warning; the others are kept. Blocking: call it
-    /// from a blocking thread. The quota is not applied here (see [`crate::housekeeping`]).
-    pub fn store_and_finish(&self, server: &str, tool: &str, raw: Value, output_schema: Option<&Value>, call_id: &str) -> Result<ToolOutcome, HostError> {
-        self.store_and_finish_spilled(server, tool, raw, None, output_schema, call_id)
-    }
-
-    /// [`Self::store_and_finish`] for a message read through a [`spill::Scanner`]: runs the
-    /// contract must see whole are put back first, spilled binaries are adopted, not written
-    /// again (see `spill/mod.rs`).
-    pub fn store_and_finish_spilled(&self, server: &str, tool: &str, mut raw: Value, spills: Option<spill::Spills>, output_schema: Option<&Value>, call_id: &str) -> Result<ToolOutcome, HostError> {
-        let config: &ExtractionConfig = &self.extraction;
-        let mut spills = spills;
-        let spill_error = |e: mcp_canvas_store::StoreError| HostError::DataDir(format!("reading back the result of `{server}`/`{tool}`: {e}"));
-        if let Some(spills) = spills.as_mut() {
-            spill::prepare(&mut raw, spills, config).map_err(spill_error)?;
-        }
-        let normalized = Normalizer::new(config).normalize(RawToolResult { server, tool, result: raw, output_schema })?;
-        let now_ms = Host::now_ms();
-        let mut stored: Vec<Result<StoredArtifact, String>> = Vec::with_capacity(normalized.pending.len());
-        for pending in &normalized.pending {
-            let new = NewArtifact {
-                name: &pending.name,
-                mime: &pending.mime,
-                server,
-                tool,
-                call_id,
-                session_id: &self.session_id,
-                description: pending.description.as_deref(),
-                persistence: Persistence::Session,
-                now_ms,
-            };
-            let record = match (&pending.payload, spills.as_mut()) {
-                (Payload::Base64 { text, url_safe: false }, Some(spills)) if spills.marks(text) => match spills.adopt(&self.store, text, new.clone()) {
-                    Some(record) => record,
-                    None => spills
-                        .restore_text(text)
-                        .and_then(|text| self.store.put(new, Payload::Base64 { text, url_safe: false }.reader())),
-                },
-                (Payload::Text(text) | Payload::Base64 { text, .. }, Some(spills)) if spills.marks(text) => {
-                    let restored = spills.restore_text(text).map_err(spill_error)?;
-                    let payload = match &pending.payload {
-                        Payload::Text(_) => Payload::Text(restored),
-                        Payload::Base64 { url_safe, .. } => Payload::Base64 { text: restored, url_safe: *url_safe },
-                        _ => unreachable!("matched above"),
-                    };
-                    self.store.put(new, payload.reader())
-                }
-                (payload, _) => self.store.put(new, payload.reader()),
-            };
-            stored.push(record.map_err(|e| e.to_string()).map(|record| {
-                let facts = probe::probe_all(&self.probes, &self.store.blob_path(&record.sha256), &record.mime);
-                StoredArtifact { id: record.id, sha256: record.sha256, size: record.size, pages: facts.pages, width: facts.width, height: facts.height }
-            }));
-        }
-        let outcome = normalized.finish(stored, config);
-        match spills.as_mut() {
-            Some(spills) => spill::restore_outcome(outcome, spills).map_err(spill_error),
-            None => Ok(outcome),
-        }
     }
 }
