@@ -579,3 +579,19 @@ fn normalize_stores_large_payloads_from_a_file_byte_for_byte() {
     assert!(run.stderr.contains(&format!("{} is not valid JSON", file.display())), "{}", run.stderr);
     assert_eq!(std::fs::read_dir(dir.path().join("artifacts/tmp")).unwrap().count(), 0, "the spilled run of a refused file is removed");
 }
+
+/// A one-shot command opens no `subscriptions/listen` stream: a server may wait for an open
+/// request before it exits, and every such command then took 2 s more (the demo, killed). What
+/// the CLI sends is recorded on the way (`tee`) and read back.
+#[test]
+fn one_shot_commands_leave_no_listen_request_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let sent = dir.path().join("sent.jsonl");
+    let script = format!("tee {} | exec {}", sent.display(), binary("mcp-canvas-demo").display());
+    write_servers(dir.path(), json!({ "demo": {"command": "sh", "args": ["-c", script]} }));
+    let run = cli(dir.path(), &["tools", "demo"]);
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    let sent = std::fs::read_to_string(&sent).unwrap();
+    assert!(sent.contains("tools/list"), "{sent}");
+    assert!(!sent.contains("subscriptions/listen"), "a one-shot command asked for list changes: {sent}");
+}

@@ -265,6 +265,12 @@ async fn run(cli: Cli) -> ExitCode {
         Ok(host) => host,
         Err(e) => return fail(json, &e.to_string()),
     };
+    // Only the proxy lives long enough for servers' list changes; a one-shot command leaves no
+    // `subscriptions/listen` request open behind it (a server may wait for it before exiting).
+    let host = match &cli.command {
+        Command::Proxy { .. } => host,
+        _ => host.without_list_changes(),
+    };
     // `call` answers the server's questions: from --answers FILE, else on the terminal, else it
     // declines and says why.
     let host = match &cli.command {

@@ -103,6 +103,8 @@ pub struct SpawnContext<'a> {
     /// Takes long base64 runs out of a stdio server's messages while they are read (the host's
     /// store); none reads every message whole.
     pub spill: Option<Arc<dyn crate::transport::spill::MessageSpill>>,
+    /// Open a `subscriptions/listen` stream for list changes (2026-07-28 servers).
+    pub list_changes: bool,
 }
 
 impl ServerConnection {
@@ -338,6 +340,7 @@ impl ServerConnection {
     ) -> Result<Self, ClientError> {
         let peer = service.peer().clone();
         let call_timeout = ctx.entry.timeout().map_err(|e| e.in_file(ctx.name, ctx.config_path))?;
+        let list_changes = ctx.list_changes;
         let connection = Self {
             name: ctx.name.to_owned(),
             peer,
@@ -362,7 +365,9 @@ impl ServerConnection {
             Err(_) => return Err(connection.request_error("listing tools", format!("no complete answer within {} s", limit.as_secs_f64()))),
         };
         *connection.tools.write().unwrap() = Arc::new(tools);
-        *connection.listening.lock().unwrap() = connection.listen_for_changes();
+        if list_changes {
+            *connection.listening.lock().unwrap() = connection.listen_for_changes();
+        }
         Ok(connection)
     }
 

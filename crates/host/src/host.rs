@@ -60,6 +60,8 @@ pub struct Host {
     housekeeping: Housekeeping,
     /// Calls' audit rows written after the answer (see [`Host::with_audit_after_answer`]).
     audit_rows: Option<crate::housekeeping::AuditRows>,
+    /// Connections listen for the servers' list changes (see [`Host::without_list_changes`]).
+    list_changes: bool,
     /// One slot per server, so connecting to a slow server never blocks calls to the others.
     connections: std::sync::Mutex<HashMap<String, Arc<ConnectionSlot>>>,
     session_id: String,
@@ -106,6 +108,7 @@ impl Host {
             extraction: Arc::new(extraction),
             housekeeping: Housekeeping::new(store.clone(), settings.clone()),
             audit_rows: None,
+            list_changes: true,
             settings,
             probes: Arc::new(vec![Box::new(ImageHeaderProbe), Box::new(PdfPageProbe)]),
             store,
@@ -217,6 +220,14 @@ impl Host {
     /// milliseconds of an answer.
     pub fn with_audit_after_answer(mut self) -> Self {
         self.audit_rows = Some(Default::default());
+        self
+    }
+
+    /// Connections do not open a `subscriptions/listen` stream for list changes (2026-07-28):
+    /// for a front end that does one thing and exits (the CLI's one-shot commands), so no
+    /// request is still open with the server when it shuts down.
+    pub fn without_list_changes(mut self) -> Self {
+        self.list_changes = false;
         self
     }
 
@@ -620,6 +631,7 @@ impl Host {
             changes: self.changes.clone(),
             tokens: self.token_store(server),
             spill: Some(Arc::new(crate::spill::StoreSpill(self.store.clone()))),
+            list_changes: self.list_changes,
         };
         let connected = match endpoint {
             Endpoint::Stdio { command } => ServerConnection::start(context(), resolve_program(command)).await,
