@@ -136,23 +136,21 @@ impl Ingest {
                 persistence: Persistence::Session,
                 now_ms,
             };
-            let record = match (&pending.payload, spills.as_mut()) {
-                (Payload::Base64 { text, url_safe: false }, Some(spills)) if spills.marks(text) => match spills.adopt(&self.store, text, new.clone()) {
-                    Some(record) => record,
-                    None => spills
-                        .restore_text(text)
-                        .and_then(|text| self.store.put(new, Payload::Base64 { text, url_safe: false }.reader())),
+            let adopted = match (&pending.payload, spills.as_mut()) {
+                (Payload::Base64 { text, url_safe: false }, Some(spills)) if spills.marks(text) => spills.adopt(&self.store, text, new.clone()),
+                _ => None,
+            };
+            let record = match (adopted, spills.as_mut()) {
+                (Some(record), _) => record,
+                // A payload holding runs it could not adopt (or text holding them): put back, then stored as usual.
+                (None, Some(spills)) => match &pending.payload {
+                    Payload::Text(text) if spills.marks(text) => spills.restore_text(text).and_then(|text| self.store.put(new, Payload::Text(text).reader())),
+                    Payload::Base64 { text, url_safe } if spills.marks(text) => {
+                        spills.restore_text(text).and_then(|text| self.store.put(new, Payload::Base64 { text, url_safe: *url_safe }.reader()))
+                    }
+                    payload => self.store.put(new, payload.reader()),
                 },
-                (Payload::Text(text) | Payload::Base64 { text, .. }, Some(spills)) if spills.marks(text) => {
-                    let restored = spills.restore_text(text).map_err(spill_error)?;
-                    let payload = match &pending.payload {
-                        Payload::Text(_) => Payload::Text(restored),
-                        Payload::Base64 { url_safe, .. } => Payload::Base64 { text: restored, url_safe: *url_safe },
-                        _ => unreachable!("matched above"),
-                    };
-                    self.store.put(new, payload.reader())
-                }
-                (payload, _) => self.store.put(new, payload.reader()),
+                (None, None) => self.store.put(new, pending.payload.reader()),
             };
             stored.push(record.map_err(|e| e.to_string()).map(|record| {
                 let facts = probe::probe_all(&self.probes, &self.store.blob_path(&record.sha256), &record.mime);

@@ -88,32 +88,15 @@ where
             if let Some(scanner) = self.oversized.as_mut() {
                 scanner.feed(chunk);
             } else if self.line_len + chunk.len() > self.max_line {
-                let mut scanner = IdScanner::default();
-                if let Some(spilling) = self.spilling.take() {
-                    // What was read, its runs replaced: enough to find the id in.
-                    if let Ok((compact, _runs)) = spilling.finish() {
-                        scanner.feed(&compact);
-                    }
-                }
-                scanner.feed(&self.line);
-                scanner.feed(chunk);
-                self.line = Vec::new();
-                self.line_len = 0;
-                self.oversized = Some(scanner);
+                self.oversized = Some(skipped(self.spilling.take(), std::mem::take(&mut self.line), chunk));
+                (self.line_len, self.skip_reason) = (0, None);
             } else if let Some((spill, _)) = &self.spill {
                 self.line_len += chunk.len();
                 let spilling = self.spilling.get_or_insert_with(|| spill.start());
                 if let Err(e) = spilling.feed(chunk) {
-                    // The store cannot take the runs: this line cannot be read; its id (if the
-                    // part read shows it) gets an error saying why, as for an oversized line.
-                    let mut scanner = IdScanner::default();
-                    if let Ok((compact, _runs)) = self.spilling.take().expect("spilling").finish() {
-                        scanner.feed(&compact);
-                    }
-                    scanner.feed(chunk);
-                    self.line_len = 0;
-                    self.oversized = Some(scanner);
-                    self.skip_reason = Some(format!("its large parts could not be stored ({e})"));
+                    // The store cannot take the runs: this line cannot be read.
+                    self.oversized = Some(skipped(self.spilling.take(), std::mem::take(&mut self.line), chunk));
+                    (self.line_len, self.skip_reason) = (0, Some(format!("its large parts could not be stored ({e})")));
                 }
             } else {
                 self.line_len += chunk.len();
@@ -305,6 +288,19 @@ where
         }
         Ok(())
     }
+}
+
+/// Giving up on a line (too long, or its runs cannot be stored): the scanner that skips the
+/// rest while looking for its id, fed what was read so far — the spilled part with its runs
+/// replaced, enough to find the id in.
+fn skipped(spilling: Option<Box<dyn SpillingMessage>>, line: Vec<u8>, chunk: &[u8]) -> IdScanner {
+    let mut scanner = IdScanner::default();
+    if let Some(Ok((compact, _runs))) = spilling.map(|spilling| spilling.finish()) {
+        scanner.feed(&compact);
+    }
+    scanner.feed(&line);
+    scanner.feed(chunk);
+    scanner
 }
 
 /// What was wrong with a line, for a person.

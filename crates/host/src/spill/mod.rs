@@ -123,20 +123,23 @@ impl Spills {
     /// the whole message): each marker counts, also when two stand for the same run.
     pub fn restored_growth(&self, value: &Value) -> u64 {
         match value {
-            Value::String(text) => self
-                .indices_in(text)
-                .into_iter()
-                .map(|index| match self.slots.get(index as usize) {
-                    Some(Slot::Open(file)) => file.size(),
-                    Some(Slot::Adopted { size, .. }) => *size,
-                    _ => 0,
-                })
-                .map(|bytes| (bytes / 3 * 4).saturating_sub((HEAD_CHARS + MARKER_LEN) as u64))
-                .sum(),
+            Value::String(text) => self.growth_of(text),
             Value::Array(items) => items.iter().map(|v| self.restored_growth(v)).sum(),
-            Value::Object(map) => map.iter().map(|(k, v)| self.restored_growth(&Value::String(k.clone())) * u64::from(self.marks(k)) + self.restored_growth(v)).sum(),
+            Value::Object(map) => map.iter().map(|(k, v)| self.growth_of(k) + self.restored_growth(v)).sum(),
             _ => 0,
         }
+    }
+
+    fn growth_of(&self, text: &str) -> u64 {
+        self.indices_in(text)
+            .into_iter()
+            .map(|index| match self.slots.get(index as usize) {
+                Some(Slot::Open(file)) => file.size(),
+                Some(Slot::Adopted { size, .. }) => *size,
+                _ => 0,
+            })
+            .map(|bytes| (bytes / 3 * 4).saturating_sub((HEAD_CHARS + MARKER_LEN) as u64))
+            .sum()
     }
 
     /// Puts every run in `value` back.
@@ -157,11 +160,11 @@ impl Spills {
 
     /// `text` with every marker of this message replaced by the characters it stands for.
     pub fn restore_text(&mut self, text: &str) -> Result<String, StoreError> {
-        self.restore_text_where(text, |_| true)
+        self.restore_text_where(text, &|_| true)
     }
 
     /// `text` with the markers whose index passes `which` replaced by their characters.
-    pub fn restore_text_where(&mut self, text: &str, which: impl Fn(u32) -> bool) -> Result<String, StoreError> {
+    pub fn restore_text_where(&mut self, text: &str, which: &dyn Fn(u32) -> bool) -> Result<String, StoreError> {
         let mut out = String::new();
         let mut rest = text;
         while let Some((range, index)) = Marker::find(rest, self.nonce) {
@@ -235,15 +238,8 @@ fn lenient() -> base64::engine::GeneralPurposeConfig {
 }
 
 fn nonce() -> u64 {
-    let mut bytes = [0u8; 8];
-    if getrandom::fill(&mut bytes).is_err() {
-        // No OS randomness: a per-process random hasher key still tells messages apart.
-        use std::hash::{BuildHasher, Hasher};
-        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-        hasher.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0));
-        return hasher.finish();
-    }
-    u64::from_le_bytes(bytes)
+    // Without OS randomness the clock still tells this process's messages apart.
+    getrandom::u64().unwrap_or_else(|_| std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64))
 }
 
 #[cfg(test)]

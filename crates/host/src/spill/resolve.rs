@@ -97,7 +97,7 @@ fn prepare_text(text: &mut String, spills: &mut Spills, config: &ExtractionConfi
         if let Ok(mut inner) = serde_json::from_str::<Value>(text) {
             let mut restore = Vec::new();
             collect_restores(&mut inner, spills, config, 0, false, false, &mut restore);
-            *text = spills.restore_text_where(text, |index| restore.contains(&index))?;
+            *text = spills.restore_text_where(text, &|index| restore.contains(&index))?;
             return Ok(());
         }
     }
@@ -150,28 +150,26 @@ fn collect_all(value: &Value, spills: &Spills, out: &mut Vec<u32>) {
 }
 
 fn restore_where(value: &mut Value, spills: &mut Spills, indices: &[u32]) -> Result<(), StoreError> {
-    match value {
-        Value::String(text) if spills.marks(text) => *text = spills.restore_text_where(text, |i| indices.contains(&i))?,
-        Value::Object(map) => map.values_mut().try_for_each(|v| restore_where(v, spills, indices))?,
-        Value::Array(items) => items.iter_mut().try_for_each(|v| restore_where(v, spills, indices))?,
-        _ => {}
-    }
-    Ok(())
+    restore_matching(value, spills, &|index| indices.contains(&index))
 }
 
 pub(super) fn restore_all(value: &mut Value, spills: &mut Spills) -> Result<(), StoreError> {
+    restore_matching(value, spills, &|_| true)
+}
+
+/// Puts back the runs whose index passes `which`, in strings and object keys at any depth.
+fn restore_matching(value: &mut Value, spills: &mut Spills, which: &dyn Fn(u32) -> bool) -> Result<(), StoreError> {
     match value {
-        Value::String(text) if spills.marks(text) => *text = spills.restore_text(text)?,
+        Value::String(text) if spills.marks(text) => *text = spills.restore_text_where(text, which)?,
         Value::Object(map) if map.keys().any(|k| spills.marks(k)) => {
-            let entries = std::mem::take(map);
-            for (key, mut child) in entries {
-                restore_all(&mut child, spills)?;
-                let key = if spills.marks(&key) { spills.restore_text(&key)? } else { key };
+            for (key, mut child) in std::mem::take(map) {
+                restore_matching(&mut child, spills, which)?;
+                let key = if spills.marks(&key) { spills.restore_text_where(&key, which)? } else { key };
                 map.insert(key, child);
             }
         }
-        Value::Object(map) => map.values_mut().try_for_each(|v| restore_all(v, spills))?,
-        Value::Array(items) => items.iter_mut().try_for_each(|v| restore_all(v, spills))?,
+        Value::Object(map) => map.values_mut().try_for_each(|v| restore_matching(v, spills, which))?,
+        Value::Array(items) => items.iter_mut().try_for_each(|v| restore_matching(v, spills, which))?,
         _ => {}
     }
     Ok(())
