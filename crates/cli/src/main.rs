@@ -235,11 +235,12 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(if matches!(cli.command, Command::Proxy { .. }) { 1 } else { 2 })
-        .enable_all()
-        .build()
-        .expect("tokio runtime starts");
+    let runtime = if matches!(cli.command, Command::Proxy { .. }) {
+        tokio::runtime::Builder::new_current_thread().enable_all().build()
+    } else {
+        tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()
+    }
+    .expect("tokio runtime starts");
     let code = runtime.block_on(run(cli));
     // A terminal prompt cancelled by Ctrl-C may still be blocked reading stdin; do not wait for it.
     runtime.shutdown_timeout(Duration::from_millis(200));

@@ -73,77 +73,89 @@ impl Housekeeping {
     }
 }
 
-/// Audit rows written on a blocking thread after the call answered, in the order they came
-/// (the proxy: an AI host waits for each answer, and a row costs a SQLite write with the write
-/// lock another process may hold). [`AuditRows::flush`] waits for them (`Host::shutdown`). Not
+/// Audit rows written after the call answered, a few milliseconds later and together (the
+/// proxy: an AI host waits for each answer, and a row costs a SQLite write with the write lock
+/// another process may hold — one transaction for every row of a [`BATCH`] instead of one per
+/// call, and no thread woken per call). Written in the order they came, on a blocking thread.
+/// [`AuditRows::flush`] writes what is queued at once and waits for it (`Host::shutdown`). Not
 /// used where a front end reads the log right after its own call (the app, the CLI's `call`).
 #[derive(Default)]
 pub(crate) struct AuditRows {
     queue: Arc<Mutex<RowQueue>>,
+    /// Cuts the worker's wait short.
+    hurry: Arc<tokio::sync::Notify>,
     worker: Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
 
+/// How long queued rows wait for more before they are written.
+pub(crate) const BATCH: std::time::Duration = std::time::Duration::from_millis(20);
+
 #[derive(Default)]
 struct RowQueue {
-    rows: std::collections::VecDeque<mcp_canvas_store::AuditRecord>,
+    rows: Vec<mcp_canvas_store::AuditRecord>,
     running: bool,
 }
 
-/// Clears `running` when the worker unwinds from a panic (see [`AuditRows::push`]); a normal
-/// end clears it under the lock itself.
-struct StopMark<'a>(&'a Mutex<RowQueue>);
-
-impl Drop for StopMark<'_> {
-    fn drop(&mut self) {
-        if std::thread::panicking() {
-            if let Ok(mut queue) = self.0.lock() {
-                queue.running = false;
-            }
-        }
-    }
-}
-
 impl AuditRows {
-    /// Queues `record`; a worker writes it soon.
+    /// Queues `record`; a worker writes it within [`BATCH`].
     pub fn push(&self, store: &Arc<ArtifactStore>, record: mcp_canvas_store::AuditRecord) {
         {
             let mut queue = self.queue.lock().unwrap();
-            queue.rows.push_back(record);
+            queue.rows.push(record);
             if queue.running {
                 return;
             }
             queue.running = true;
         }
-        let (store, queue) = (store.clone(), self.queue.clone());
-        let work = move || loop {
-            // Should writing a row panic, the queue is not left marked as being written.
-            let _unwinding = StopMark(&queue);
-            let next = {
-                let mut queue = queue.lock().unwrap();
-                let next = queue.rows.pop_front();
-                if next.is_none() {
-                    queue.running = false;
-                }
-                next
-            };
-            let Some(record) = next else { return };
-            if let Err(e) = store.audit(&record) {
-                tracing::warn!("writing the audit log failed: {e}");
+        let (store, queue, hurry) = (store.clone(), self.queue.clone(), self.hurry.clone());
+        let take = move || {
+            let mut queue = queue.lock().unwrap();
+            let rows = std::mem::take(&mut queue.rows);
+            queue.running = !rows.is_empty();
+            rows
+        };
+        let write = move |rows: Vec<mcp_canvas_store::AuditRecord>| {
+            if let Err(e) = store.audit_all(&rows) {
+                tracing::warn!("writing {} audit row(s) failed: {e}", rows.len());
             }
         };
         match tokio::runtime::Handle::try_current() {
             Ok(runtime) => {
-                let previous = self.worker.lock().unwrap().replace(runtime.spawn_blocking(work));
+                let worker = runtime.spawn(async move {
+                    tokio::select! {
+                        () = tokio::time::sleep(BATCH) => {}
+                        () = hurry.notified() => {}
+                    }
+                    // Rows queued while a batch is written go next, without waiting again.
+                    loop {
+                        let rows = take();
+                        if rows.is_empty() {
+                            return;
+                        }
+                        let write = write.clone();
+                        // Should writing panic, those rows are lost but the queue goes on.
+                        let _ = tokio::task::spawn_blocking(move || write(rows)).await;
+                    }
+                });
                 // A finished worker's handle; nothing to wait for.
-                drop(previous);
+                drop(self.worker.lock().unwrap().replace(worker));
             }
-            Err(_) => work(),
+            Err(_) => {
+                loop {
+                    let rows = take();
+                    if rows.is_empty() {
+                        break;
+                    }
+                    write(rows);
+                }
+            }
         }
     }
 
-    /// Waits until every queued row is written.
+    /// Writes every queued row now and waits until they are written.
     pub async fn flush(&self) {
         loop {
+            self.hurry.notify_one();
             let worker = self.worker.lock().unwrap().take();
             match worker {
                 Some(worker) => {
@@ -224,5 +236,33 @@ mod audit_rows {
         // Newest first.
         assert_eq!(log.first().unwrap().call_id, "call-199");
         assert_eq!(log.last().unwrap().call_id, "call-0");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn rows_are_written_without_a_flush_and_later_ones_start_a_new_batch() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Arc::new(ArtifactStore::open(dir.path()).unwrap());
+        let rows = AuditRows::default();
+        let written = |n: usize| {
+            let store = store.clone();
+            async move {
+                let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+                while store.audit_log(500).unwrap().len() < n {
+                    assert!(std::time::Instant::now() < deadline, "{n} row(s) written without a flush");
+                    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+                }
+            }
+        };
+        rows.push(&store, record(0));
+        written(1).await;
+        // The first worker is done: the next row starts another.
+        while rows.queue.lock().unwrap().running {
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+        for n in 1..50 {
+            rows.push(&store, record(n));
+        }
+        written(50).await;
+        assert_eq!(store.audit_log(1).unwrap()[0].call_id, "call-49");
     }
 }

@@ -56,28 +56,44 @@ pub async fn serve_stdio(host: Arc<Host>, options: ProxyOptions) -> Result<(), S
     Ok(())
 }
 
-/// Stdin and stdout. When they are pipes (as an AI host starts us), they are read and written
-/// through the runtime's event loop; tokio's own `stdin()`/`stdout()` hand every read and write
-/// to a blocking thread, two thread hops per call. A terminal or a file keeps those.
+/// Stdin and stdout. When they are pipes or sockets (as an AI host starts us: Node's and
+/// Electron's `child_process` hand a child Unix socket pairs, most others pipes), they are read and
+/// written through the runtime's event loop; tokio's own `stdin()`/`stdout()` hand every read and
+/// write to a blocking thread, two thread hops per call. A terminal or a file keeps those.
 #[cfg(not(unix))]
 fn stdio() -> (Box<dyn tokio::io::AsyncRead + Send + Unpin>, Box<dyn tokio::io::AsyncWrite + Send + Unpin>) {
     (Box::new(tokio::io::stdin()), Box::new(tokio::io::stdout()))
 }
 
-/// (Unix: the pipes are set non-blocking, which the AI host's ends do not notice.)
+/// (Unix: the pipe or socket is set non-blocking, which the AI host's end does not notice.)
 #[cfg(unix)]
 fn stdio() -> (Box<dyn tokio::io::AsyncRead + Send + Unpin>, Box<dyn tokio::io::AsyncWrite + Send + Unpin>) {
     use std::os::fd::AsFd as _;
     use tokio::net::unix::pipe;
-    let input: Box<dyn tokio::io::AsyncRead + Send + Unpin> = match std::io::stdin().as_fd().try_clone_to_owned().map(pipe::Receiver::from_owned_fd) {
-        Ok(Ok(pipe)) => Box::new(pipe),
+    let input: Box<dyn tokio::io::AsyncRead + Send + Unpin> = match std::io::stdin().as_fd().try_clone_to_owned().map(socket_or_fd) {
+        Ok(Ok(socket)) => Box::new(socket),
+        Ok(Err(Some(fd))) => pipe::Receiver::from_owned_fd(fd).map_or_else(|_| Box::new(tokio::io::stdin()) as Box<_>, |p| Box::new(p) as Box<_>),
         _ => Box::new(tokio::io::stdin()),
     };
-    let output: Box<dyn tokio::io::AsyncWrite + Send + Unpin> = match std::io::stdout().as_fd().try_clone_to_owned().map(pipe::Sender::from_owned_fd) {
-        Ok(Ok(pipe)) => Box::new(pipe),
+    let output: Box<dyn tokio::io::AsyncWrite + Send + Unpin> = match std::io::stdout().as_fd().try_clone_to_owned().map(socket_or_fd) {
+        Ok(Ok(socket)) => Box::new(socket),
+        Ok(Err(Some(fd))) => pipe::Sender::from_owned_fd(fd).map_or_else(|_| Box::new(tokio::io::stdout()) as Box<_>, |p| Box::new(p) as Box<_>),
         _ => Box::new(tokio::io::stdout()),
     };
     (input, output)
+}
+
+/// The socket `fd` is, registered with the event loop; `Err(Some(fd))` when it is no socket,
+/// `Err(None)` when it is one that could not be registered.
+#[cfg(unix)]
+fn socket_or_fd(fd: std::os::fd::OwnedFd) -> Result<tokio::net::UnixStream, Option<std::os::fd::OwnedFd>> {
+    use std::os::unix::fs::FileTypeExt as _;
+    let file = std::fs::File::from(fd);
+    if !file.metadata().is_ok_and(|m| m.file_type().is_socket()) {
+        return Err(Some(file.into()));
+    }
+    let stream = std::os::unix::net::UnixStream::from(std::os::fd::OwnedFd::from(file));
+    stream.set_nonblocking(true).ok().and_then(|()| tokio::net::UnixStream::from_std(stream).ok()).ok_or(None)
 }
 
 /// Serves Streamable HTTP at `http://127.0.0.1:<port>/mcp` until the process ends; `ready` gets

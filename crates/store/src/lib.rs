@@ -255,6 +255,17 @@ impl ArtifactStore {
         audit::insert(&self.conn(), record)
     }
 
+    /// Records several calls in one transaction (one commit for all of them), in order.
+    pub fn audit_all(&self, records: &[AuditRecord]) -> Result<(), StoreError> {
+        let conn = self.conn();
+        let transaction = conn.unchecked_transaction()?;
+        for record in records {
+            audit::insert(&transaction, record)?;
+        }
+        transaction.commit()?;
+        Ok(())
+    }
+
     /// The most recent audited calls, newest first.
     pub fn audit_log(&self, limit: u32) -> Result<Vec<AuditRecord>, StoreError> {
         audit::recent(&self.conn(), limit)
