@@ -289,7 +289,10 @@ async fn run(cli: Cli) -> ExitCode {
     };
     // Servers' sampling requests: asked on the terminal when there is one (with --sampling ask
     // or settings' `ask`); without one, `ask` means `never` (not offered), `always` still answers.
-    let host = match sampling::approver() {
+    // Not for the proxy: its stdin is the AI host's stream (and its sampling goes to the AI host
+    // or the app), and a terminal prompt would block its single-threaded runtime.
+    let terminal = if matches!(cli.command, Command::Proxy { .. }) { None } else { sampling::approver() };
+    let host = match terminal {
         Some(approver) => host.with_sampling(approver, cli.sampling),
         None => host.with_unattended_sampling(cli.sampling),
     };
