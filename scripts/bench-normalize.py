@@ -12,7 +12,7 @@ reported. Both sides must store one artifact whose sha256 equals the generated P
 stored bytes must hash to it. Standard library only; Linux (ru_maxrss in KiB). This is a
 benchmark, not a test: it exits 0 unless the Python side fails.
 """
-import argparse, base64, binascii, hashlib, json, os, random, re, shlex, statistics, subprocess, sys, tempfile, time
+import argparse, base64, binascii, collections, hashlib, json, os, random, re, shlex, statistics, subprocess, sys, tempfile, threading, time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -136,6 +136,8 @@ def replay_server(path):
                     out.write(piece)
             out.write(b"}\n")
             out.flush()
+            # When the last byte was handed to the pipe (the `call` side's "from the last byte").
+            Path(str(path) + ".last-byte").write_text(repr(time.monotonic()))
         else:
             send({"jsonrpc": "2.0", "id": msg_id, "error": {"code": -32601, "message": f"Method not found: {method}"}})
 
@@ -195,16 +197,27 @@ def generate(path, mb, seed, variant):
 
 # ---------------------------------------------------------------- measuring
 def measure(cmd, workdir):
-    """Runs cmd as a child; returns (seconds, peak RSS MB, exit code, stdout, stderr)."""
-    out, err = Path(workdir, "stdout"), Path(workdir, "stderr")
-    with open(out, "wb") as o, open(err, "wb") as e:
+    """Runs cmd as a child; returns (seconds, peak RSS MB, exit code, stdout, stderr, when its
+    first output came on the time.monotonic() clock)."""
+    err = Path(workdir, "stderr")
+    with open(err, "wb") as e:
         start = time.perf_counter()
-        child = subprocess.Popen(cmd, stdout=o, stderr=e, cwd=ROOT)
+        child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=e, cwd=ROOT)
+        chunks, first = [], []
+        def drain():
+            while piece := child.stdout.read1(1 << 16):
+                if not first:
+                    first.append(time.monotonic())
+                chunks.append(piece)
+        reader = threading.Thread(target=drain)
+        reader.start()
         _, status, usage = os.wait4(child.pid, 0)  # this child's own rusage, not a running max
         seconds = time.perf_counter() - start
+        reader.join()
     child.returncode = os.waitstatus_to_exitcode(status)
     rss = usage.ru_maxrss * (1 if sys.platform == "darwin" else 1024) / MB
-    return seconds, rss, child.returncode, out.read_text(errors="replace"), err.read_text(errors="replace")
+    out = b"".join(chunks).decode(errors="replace")
+    return seconds, rss, child.returncode, out, err.read_text(errors="replace"), (first or [None])[0]
 
 
 def check(outcome, sha, size, store_dir):
@@ -273,6 +286,7 @@ def main():
     print(f"Rust CLI: {cli} ({origin}{debug})" if rust_note is None else f"Rust side SKIPPED: {rust_note}")
 
     rows, commands, failed = [], [], False
+    after_last = collections.defaultdict(list)  # variant -> seconds from the server's last byte to the answer
     with tempfile.TemporaryDirectory(prefix="bench-normalize-", dir=args.tmp) as tmp:
         for variant in args.variants.split(","):
             raw = Path(tmp, f"download_workbook-{variant}.json")
@@ -299,7 +313,11 @@ def main():
                     cmd = make(store)
                     if run == 0:
                         commands.append(shlex.join(cmd))
-                    seconds, rss, code, out, err = measure(cmd, tmp)
+                    last_byte = Path(str(raw) + ".last-byte")
+                    last_byte.unlink(missing_ok=True)
+                    seconds, rss, code, out, err, answered = measure(cmd, tmp)
+                    if side == "call" and answered is not None and last_byte.exists():
+                        after_last[variant].append(answered - float(last_byte.read_text()))
                     try:
                         outcome = json.loads(out) if out.strip() else {"error": f"no output, exit {code}"}
                     except ValueError:
@@ -333,6 +351,10 @@ def main():
             if call:
                 print(f"Call over stdio [{variant}]: {call[3]:.2f} s (server start and handshake included), peak RSS "
                       f"{call[5]:.1f} MB ({call[5] / call[2]:.2f}x the input; the replay server's own is in it)")
+                if after_last[variant]:
+                    tail = statistics.median(after_last[variant])
+                    print(f"  from the server's last byte to the stored, acknowledged answer: {tail * 1000:.0f} ms "
+                          f"= {tail / limit[3]:.2f}x the machine limit's whole run ({limit[3]:.2f} s)")
             print(f"Rust/Python [{variant}]: speed {rs[4] / py[4]:.2f}x (MB/s), peak RSS {rs[5] / py[5]:.2f}x; "
                   f"Rust time / machine limit {rs[3] / limit[3]:.2f}x; peak RSS / input {rs[5] / rs[2]:.2f}x")
     if rust_note:

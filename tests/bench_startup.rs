@@ -20,7 +20,9 @@
 //!
 //! Then, idle: 3 s after the tools are listed (empty canvas, demo connected), the resident memory
 //! (RSS, from /proc) of the app and every process under it — WebKit's web and network processes,
-//! the demo server — each and in total.
+//! the demo server — each and in total, and their proportional share (PSS, from
+//! `/proc/PID/smaps_rollup`: a page shared by three processes counts a third in each, so the
+//! total is the memory they take together; RSS counts it three times).
 
 use std::{
     path::PathBuf,
@@ -60,7 +62,7 @@ async fn main() {
     assert!(app.is_file() && cli.is_file(), "{} and mcp-canvas-cli next to it are needed: scripts/bench-startup.sh builds them", app.display());
     println!("app: {}", app.display());
 
-    let (mut window, mut painted, mut demo, mut baseline, mut idle) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut window, mut painted, mut demo, mut baseline, mut idle, mut idle_pss) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut stages: std::collections::BTreeMap<String, Vec<f64>> = Default::default();
     // One warm-up run each (page cache, fontconfig), not counted.
     for run in 0..=runs {
@@ -91,7 +93,7 @@ async fn main() {
             continue;
         }
         println!("run {run}: window {window_ms:.0} ms, painted {painted_ms:.0} ms, demo tools listed {demo_ms:.0} ms; cli tools demo {cli_ms:.0} ms");
-        let total: u64 = footprint.iter().map(|(_, kb)| kb).sum();
+        let total: u64 = footprint.iter().map(|(_, kb, _)| kb).sum();
         let origin = timeline["origin"].as_f64().unwrap_or(0.0) - started_epoch_ms;
         let mut line = vec![format!("page time origin {origin:.0}")];
         for (key, label) in STAGES {
@@ -107,8 +109,11 @@ async fn main() {
                 println!("       fetched {} ({} KB) by {:.0} ms", resource["name"].as_str().unwrap_or("?"), resource["size"].as_f64().unwrap_or(0.0) as u64 / 1024, origin + resource["end"].as_f64().unwrap_or(0.0));
             }
         }
-        println!("       idle RSS {} MB: {}", total / 1024, footprint.iter().map(|(name, kb)| format!("{name} {}", kb / 1024)).collect::<Vec<_>>().join(", "));
+        let proportional: u64 = footprint.iter().map(|(_, _, kb)| kb).sum();
+        println!("       idle RSS {} MB: {}", total / 1024, footprint.iter().map(|(name, kb, _)| format!("{name} {}", kb / 1024)).collect::<Vec<_>>().join(", "));
+        println!("       idle PSS {} MB: {}", proportional / 1024, footprint.iter().map(|(name, _, kb)| format!("{name} {}", kb / 1024)).collect::<Vec<_>>().join(", "));
         idle.push(total as f64 / 1024.0);
+        idle_pss.push(proportional as f64 / 1024.0);
         window.push(window_ms);
         painted.push(painted_ms);
         demo.push(demo_ms);
@@ -123,6 +128,9 @@ async fn main() {
     println!("baseline: mcp-canvas-cli tools demo            {b:>8.0}");
     println!("the window's own cost (demo listed − baseline) {:>8.0}", d - b);
     println!("idle, all processes (RSS, MB)                  {:>8.0}", median(&mut idle));
+    println!("idle, all processes (PSS, MB)                  {:>8.0}", median(&mut idle_pss));
+    println!("  (RSS counts a shared library's pages once in every process that maps them — WebKit's");
+    println!("   libraries are in three; PSS divides each shared page among them: the memory taken)");
     println!();
     println!("where the time goes (median ms from the WebDriver request, the same clock as above)");
     let mut rows: Vec<(String, f64)> = stages.into_iter().map(|(label, mut values)| (label, median(&mut values))).collect();
@@ -182,8 +190,9 @@ async fn page_timeline(driver: &WebDriver) -> serde_json::Value {
     }
 }
 
-/// RSS in KiB of the running `app` and each process under it, by name (largest first).
-fn idle_footprint(app: &std::path::Path) -> Vec<(String, u64)> {
+/// RSS and PSS in KiB of the running `app` and each process under it, by name (largest RSS
+/// first).
+fn idle_footprint(app: &std::path::Path) -> Vec<(String, u64, u64)> {
     let app = std::fs::canonicalize(app).unwrap_or_else(|_| app.to_owned());
     let mut processes = Vec::new(); // (pid, ppid, name, rss KiB)
     for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
@@ -203,7 +212,11 @@ fn idle_footprint(app: &std::path::Path) -> Vec<(String, u64)> {
         tree.extend(processes.iter().filter(|p| p.1 == parent).map(|p| p.0));
         i += 1;
     }
-    let mut found: Vec<(String, u64)> = processes.iter().filter(|p| tree.contains(&p.0)).map(|p| (p.2.clone(), p.3)).collect();
+    let pss = |pid: u32| {
+        let rollup = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).unwrap_or_default();
+        rollup.lines().find_map(|l| l.strip_prefix("Pss:")).and_then(|v| v.trim().trim_end_matches(" kB").trim().parse::<u64>().ok()).unwrap_or(0)
+    };
+    let mut found: Vec<(String, u64, u64)> = processes.iter().filter(|p| tree.contains(&p.0)).map(|p| (p.2.clone(), p.3, pss(p.0))).collect();
     found.sort_by(|a, b| b.1.cmp(&a.1));
     found
 }
