@@ -27,12 +27,15 @@ pub struct Guarded<R, W> {
     line: Vec<u8>,
     /// The rest of an over-long line is being skipped (it was answered already).
     skipping: bool,
+    /// Error replies still being written; `close` waits for them (the AI host's last line may
+    /// be garbage followed by the end of its input).
+    replies: Vec<tokio::task::JoinHandle<()>>,
 }
 
 impl<R: AsyncRead + Send + Unpin, W: AsyncWrite + Send + Unpin + 'static> Guarded<R, W> {
     /// The transport over `input` and `output`.
     pub fn new(input: R, output: W) -> Self {
-        Self { read: BufReader::with_capacity(64 * 1024, input), write: Arc::new(tokio::sync::Mutex::new(Some(output))), line: Vec::new(), skipping: false }
+        Self { read: BufReader::with_capacity(64 * 1024, input), write: Arc::new(tokio::sync::Mutex::new(Some(output))), line: Vec::new(), skipping: false, replies: Vec::new() }
     }
 
     /// Reads to the end of the current line; `false` at the end of input.
@@ -64,9 +67,12 @@ impl<R: AsyncRead + Send + Unpin, W: AsyncWrite + Send + Unpin + 'static> Guarde
     }
 
     /// Writes `line` on its own task: a cancelled `receive` must not cut a reply in half.
-    fn reply(&self, line: Vec<u8>) {
+    fn reply(&mut self, line: Vec<u8>) {
         let write = self.write.clone();
-        tokio::spawn(async move { write_line(&write, &line).await });
+        self.replies.retain(|reply| !reply.is_finished());
+        self.replies.push(tokio::spawn(async move {
+            let _ = write_line(&write, &line).await;
+        }));
     }
 }
 
@@ -119,6 +125,9 @@ where
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {
+        for reply in std::mem::take(&mut self.replies) {
+            let _ = reply.await;
+        }
         if let Some(mut write) = self.write.lock().await.take() {
             let _ = write.shutdown().await;
         }
@@ -176,5 +185,20 @@ mod tests {
         assert!(matches!(check(b"  \n"), Check::Blank));
         assert!(reply(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#).is_none());
         assert!(reply(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).is_none());
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn garbage_right_before_the_end_of_input_is_still_answered() {
+        let (mut host_in, proxy_in) = tokio::io::duplex(1024);
+        let (proxy_out, mut host_out) = tokio::io::duplex(1024);
+        let mut guarded = Guarded::new(proxy_in, proxy_out);
+        host_in.write_all(b"not json\n").await.unwrap();
+        drop(host_in);
+        assert!(Transport::<RoleServer>::receive(&mut guarded).await.is_none(), "the end of input");
+        Transport::<RoleServer>::close(&mut guarded).await.unwrap();
+        let mut written = String::new();
+        tokio::io::AsyncReadExt::read_to_string(&mut host_out, &mut written).await.unwrap();
+        let answer: Value = serde_json::from_str(written.trim()).unwrap_or_else(|e| panic!("one reply, got {written:?}: {e}"));
+        assert_eq!(answer["error"]["code"], -32700, "{answer}");
     }
 }
