@@ -259,6 +259,7 @@ def main():
     ap.add_argument("--python-worker", nargs=2, metavar=("FILE", "OUTDIR"), help=argparse.SUPPRESS)
     ap.add_argument("--limit-worker", nargs=2, metavar=("FILE", "OUTDIR"), help=argparse.SUPPRESS)
     ap.add_argument("--replay-server", metavar="FILE", help=argparse.SUPPRESS)
+    ap.add_argument("--generate-only", metavar="FILE", help="write the first variant's result of --mb MB to FILE, print its PDF's sha256 and size, and stop (other benchmarks' input)")
     args = ap.parse_args()
     sys.stdout.reconfigure(line_buffering=True)
     if args.python_worker:
@@ -269,6 +270,10 @@ def main():
         return 0
     if args.limit_worker:
         print(json.dumps(machine_limit(*args.limit_worker)))
+        return 0
+    if args.generate_only:
+        sha, size = generate(Path(args.generate_only), args.mb, args.seed, args.variants.split(",")[0])
+        print(json.dumps({"sha256": sha, "size": size}))
         return 0
 
     cli, origin = find_cli(args.cli)

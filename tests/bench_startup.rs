@@ -30,7 +30,10 @@ use std::{
     time::{Duration, Instant},
 };
 
-use mcp_canvas_e2e::{target_dir, webdriver::TauriDriver};
+use mcp_canvas_e2e::{
+    target_dir,
+    webdriver::{idle_footprint, TauriDriver},
+};
 use serde_json::json;
 use thirtyfour::prelude::*;
 
@@ -190,33 +193,3 @@ async fn page_timeline(driver: &WebDriver) -> serde_json::Value {
     }
 }
 
-/// RSS and PSS in KiB of the running `app` and each process under it, by name (largest RSS
-/// first).
-fn idle_footprint(app: &std::path::Path) -> Vec<(String, u64, u64)> {
-    let app = std::fs::canonicalize(app).unwrap_or_else(|_| app.to_owned());
-    let mut processes = Vec::new(); // (pid, ppid, name, rss KiB)
-    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
-        let Ok(status) = std::fs::read_to_string(entry.path().join("status")) else { continue };
-        let field = |key: &str| status.lines().find_map(|l| l.strip_prefix(key)).map(|v| v.trim().to_owned());
-        let ppid = field("PPid:").and_then(|v| v.parse::<u32>().ok()).unwrap_or(0);
-        let rss = field("VmRSS:").and_then(|v| v.trim_end_matches(" kB").trim().parse::<u64>().ok()).unwrap_or(0);
-        let name = field("Name:").unwrap_or_default();
-        let exe = std::fs::read_link(entry.path().join("exe")).ok();
-        processes.push((pid, ppid, name, rss, exe));
-    }
-    let mut tree: Vec<u32> = processes.iter().filter(|p| p.4.as_deref() == Some(app.as_path())).map(|p| p.0).collect();
-    let mut i = 0;
-    while i < tree.len() {
-        let parent = tree[i];
-        tree.extend(processes.iter().filter(|p| p.1 == parent).map(|p| p.0));
-        i += 1;
-    }
-    let pss = |pid: u32| {
-        let rollup = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).unwrap_or_default();
-        rollup.lines().find_map(|l| l.strip_prefix("Pss:")).and_then(|v| v.trim().trim_end_matches(" kB").trim().parse::<u64>().ok()).unwrap_or(0)
-    };
-    let mut found: Vec<(String, u64, u64)> = processes.iter().filter(|p| tree.contains(&p.0)).map(|p| (p.2.clone(), p.3, pss(p.0))).collect();
-    found.sort_by(|a, b| b.1.cmp(&a.1));
-    found
-}
