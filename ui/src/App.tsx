@@ -22,7 +22,6 @@ import {
   canvasIntent,
   canvasView,
   errorText,
-  listServers,
   onConfirmClosed,
   onCanvasChanged,
   onConfirmRequest,
@@ -31,6 +30,7 @@ import {
   onProxiedCall,
 } from "./ipc";
 import { shortcutFor } from "./shortcuts";
+import { takeServers } from "./startup";
 import { emitZoom } from "./viewers/zoom";
 import type { CanvasIntent } from "./wire/CanvasIntent";
 import type { CanvasView } from "./wire/CanvasView";
@@ -102,7 +102,7 @@ export function App() {
   // calls, intents, artifacts opened or deleted, the proxy's calls). A push that overtakes the
   // first read wins over it.
   useEffect(() => {
-    listServers().then(setServers, (e) => setLoadError(errorText(e)));
+    takeServers().then(setServers, (e) => setLoadError(errorText(e)));
     let pushed = false;
     const stop = onCanvasChanged((view) => {
       pushed = true;

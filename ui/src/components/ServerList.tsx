@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from "react";
 import { errorText, listTools, onServerChanged, restartServer, serverStatuses, setServerTimeout, stopServer } from "../ipc";
+import { takeTools } from "../startup";
 import { filterTools } from "../toolSearch";
 import type { ServerState } from "../wire/ServerState";
 import type { ServerStatus } from "../wire/ServerStatus";
@@ -116,7 +117,8 @@ function ServerTools({ server, status, query, selection, onSelect, onShowLog, on
     let live = true;
     // A re-list keeps showing the tools it has until the new list arrives.
     setState((s) => (s.kind === "ready" ? s : { kind: "loading" }));
-    listTools(server.name)
+    // The first listing may have been asked for at start-up (startup.ts).
+    (listing === 0 ? takeTools(server.name) : listTools(server.name))
       .then(
         (tools) => live && setState({ kind: "ready", tools }),
         (error) => live && setState({ kind: "failed", error: errorText(error) }),
