@@ -275,6 +275,6 @@ pub fn idle_footprint(app: &std::path::Path) -> Vec<(String, u64, u64)> {
         rollup.lines().find_map(|l| l.strip_prefix("Pss:")).and_then(|v| v.trim().trim_end_matches(" kB").trim().parse::<u64>().ok()).unwrap_or(0)
     };
     let mut found: Vec<(String, u64, u64)> = processes.iter().filter(|p| tree.contains(&p.0)).map(|p| (p.2.clone(), p.3, pss(p.0))).collect();
-    found.sort_by(|a, b| b.1.cmp(&a.1));
+    found.sort_by_key(|p| std::cmp::Reverse(p.1));
     found
 }

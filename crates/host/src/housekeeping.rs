@@ -73,10 +73,11 @@ impl Housekeeping {
     }
 }
 
-/// Audit rows written after the call answered, a few milliseconds later and together (the
-/// proxy: an AI host waits for each answer, and a row costs a SQLite write with the write lock
-/// another process may hold — one transaction for every row of a [`BATCH`] instead of one per
-/// call, and no thread woken per call). Written in the order they came, on a blocking thread.
+/// Audit rows written after the call answered, [`BATCH`] later and together (the proxy: an AI
+/// host waits for each answer, and a row costs a SQLite write with the write lock another process
+/// may hold — one transaction for the rows of calls that come within [`BATCH`] of each other
+/// instead of one per call, and one blocking thread woken per batch instead of per call).
+/// Written in the order they came, on a blocking thread.
 /// [`AuditRows::flush`] writes what is queued at once and waits for it (`Host::shutdown`). Not
 /// used where a front end reads the log right after its own call (the app, the CLI's `call`).
 #[derive(Default)]
@@ -97,7 +98,7 @@ struct RowQueue {
 }
 
 impl AuditRows {
-    /// Queues `record`; a worker writes it within [`BATCH`].
+    /// Queues `record`; a worker writes it [`BATCH`] later (with the rows queued meanwhile).
     pub fn push(&self, store: &Arc<ArtifactStore>, record: mcp_canvas_store::AuditRecord) {
         {
             let mut queue = self.queue.lock().unwrap();
@@ -115,8 +116,13 @@ impl AuditRows {
             rows
         };
         let write = move |rows: Vec<mcp_canvas_store::AuditRecord>| {
-            if let Err(e) = store.audit_all(&rows) {
-                tracing::warn!("writing {} audit row(s) failed: {e}", rows.len());
+            if store.audit_all(&rows).is_err() {
+                // The batch was rolled back: each row on its own, so one bad row loses only itself.
+                for row in &rows {
+                    if let Err(e) = store.audit(row) {
+                        tracing::warn!("writing the audit row of call {} failed: {e}", row.call_id);
+                    }
+                }
             }
         };
         match tokio::runtime::Handle::try_current() {
@@ -155,10 +161,12 @@ impl AuditRows {
     /// Writes every queued row now and waits until they are written.
     pub async fn flush(&self) {
         loop {
-            self.hurry.notify_one();
             let worker = self.worker.lock().unwrap().take();
             match worker {
                 Some(worker) => {
+                    // Wakes a worker waiting out its batch (no permit is left for a later one;
+                    // a worker not waiting yet writes after its batch as usual).
+                    self.hurry.notify_waiters();
                     let _ = worker.await;
                 }
                 None if !self.queue.lock().unwrap().running => return,

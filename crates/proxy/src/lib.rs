@@ -28,5 +28,6 @@ pub use server::{ProxyServer, ProxyState};
 /// A problem worth the user's attention, on stderr (AI hosts keep their MCP servers' stderr in
 /// their logs; stdout is the protocol).
 pub(crate) fn warn(message: std::fmt::Arguments<'_>) {
-    eprintln!("mcp-canvas proxy: {message}");
+    // Not `eprintln!`: a stderr that cannot take the line (closed, full) must not end the proxy.
+    let _ = std::io::Write::write_fmt(&mut std::io::stderr().lock(), format_args!("mcp-canvas proxy: {message}\n"));
 }

@@ -65,35 +65,69 @@ fn stdio() -> (Box<dyn tokio::io::AsyncRead + Send + Unpin>, Box<dyn tokio::io::
     (Box::new(tokio::io::stdin()), Box::new(tokio::io::stdout()))
 }
 
-/// (Unix: the pipe or socket is set non-blocking, which the AI host's end does not notice.)
+/// (Unix: the pipe or socket is set non-blocking, which the AI host's end does not notice. Not
+/// one stderr writes to as well — `2>&1` —: a write to stderr would then fail with EAGAIN.)
 #[cfg(unix)]
 fn stdio() -> (Box<dyn tokio::io::AsyncRead + Send + Unpin>, Box<dyn tokio::io::AsyncWrite + Send + Unpin>) {
     use std::os::fd::AsFd as _;
     use tokio::net::unix::pipe;
-    let input: Box<dyn tokio::io::AsyncRead + Send + Unpin> = match std::io::stdin().as_fd().try_clone_to_owned().map(socket_or_fd) {
-        Ok(Ok(socket)) => Box::new(socket),
-        Ok(Err(Some(fd))) => pipe::Receiver::from_owned_fd(fd).map_or_else(|_| Box::new(tokio::io::stdin()) as Box<_>, |p| Box::new(p) as Box<_>),
-        _ => Box::new(tokio::io::stdin()),
+    let stderr = identity(std::io::stderr().as_fd());
+    let input: Box<dyn tokio::io::AsyncRead + Send + Unpin> = match evented(std::io::stdin().as_fd(), stderr) {
+        Some(Evented::Socket(socket)) => Box::new(socket),
+        Some(Evented::Pipe(fd)) => pipe::Receiver::from_owned_fd(fd).map_or_else(|_| Box::new(tokio::io::stdin()) as Box<_>, |p| Box::new(p) as Box<_>),
+        None => Box::new(tokio::io::stdin()),
     };
-    let output: Box<dyn tokio::io::AsyncWrite + Send + Unpin> = match std::io::stdout().as_fd().try_clone_to_owned().map(socket_or_fd) {
-        Ok(Ok(socket)) => Box::new(socket),
-        Ok(Err(Some(fd))) => pipe::Sender::from_owned_fd(fd).map_or_else(|_| Box::new(tokio::io::stdout()) as Box<_>, |p| Box::new(p) as Box<_>),
-        _ => Box::new(tokio::io::stdout()),
+    let output: Box<dyn tokio::io::AsyncWrite + Send + Unpin> = match evented(std::io::stdout().as_fd(), stderr) {
+        Some(Evented::Socket(socket)) => Box::new(socket),
+        Some(Evented::Pipe(fd)) => pipe::Sender::from_owned_fd(fd).map_or_else(|_| Box::new(tokio::io::stdout()) as Box<_>, |p| Box::new(p) as Box<_>),
+        None => Box::new(tokio::io::stdout()),
     };
     (input, output)
 }
 
-/// The socket `fd` is, registered with the event loop; `Err(Some(fd))` when it is no socket,
-/// `Err(None)` when it is one that could not be registered.
 #[cfg(unix)]
-fn socket_or_fd(fd: std::os::fd::OwnedFd) -> Result<tokio::net::UnixStream, Option<std::os::fd::OwnedFd>> {
-    use std::os::unix::fs::FileTypeExt as _;
-    let file = std::fs::File::from(fd);
-    if !file.metadata().is_ok_and(|m| m.file_type().is_socket()) {
-        return Err(Some(file.into()));
+enum Evented {
+    /// Registered with the event loop.
+    Socket(tokio::net::UnixStream),
+    /// A pipe, for tokio's `pipe` to register.
+    Pipe(std::os::fd::OwnedFd),
+}
+
+/// The device and inode `fd` refers to.
+#[cfg(unix)]
+fn identity(fd: std::os::fd::BorrowedFd<'_>) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt as _;
+    let metadata = std::fs::File::from(fd.try_clone_to_owned().ok()?).metadata().ok()?;
+    Some((metadata.dev(), metadata.ino()))
+}
+
+/// A duplicate of `fd` the event loop can wait on, when it is a socket or a pipe that stderr does
+/// not write to (`stderr`: its [`identity`]); `None` for anything else.
+#[cfg(unix)]
+fn evented(fd: std::os::fd::BorrowedFd<'_>, stderr: Option<(u64, u64)>) -> Option<Evented> {
+    use std::os::unix::fs::{FileTypeExt as _, MetadataExt as _};
+    let file = std::fs::File::from(fd.try_clone_to_owned().ok()?);
+    let metadata = file.metadata().ok()?;
+    if stderr == Some((metadata.dev(), metadata.ino())) {
+        return None;
+    }
+    if metadata.file_type().is_fifo() {
+        return Some(Evented::Pipe(file.into()));
+    }
+    if !metadata.file_type().is_socket() {
+        return None;
     }
     let stream = std::os::unix::net::UnixStream::from(std::os::fd::OwnedFd::from(file));
-    stream.set_nonblocking(true).ok().and_then(|()| tokio::net::UnixStream::from_std(stream).ok()).ok_or(None)
+    let restore = stream.try_clone().ok()?;
+    stream.set_nonblocking(true).ok()?;
+    match tokio::net::UnixStream::from_std(stream) {
+        Ok(socket) => Some(Evented::Socket(socket)),
+        Err(_) => {
+            // tokio's blocking stdio reads it instead: blocking again.
+            let _ = restore.set_nonblocking(false);
+            None
+        }
+    }
 }
 
 /// Serves Streamable HTTP at `http://127.0.0.1:<port>/mcp` until the process ends; `ready` gets
