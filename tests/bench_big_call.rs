@@ -118,8 +118,11 @@ async fn main() {
         let window_s = started.elapsed().as_secs_f64();
         let result = newest_result_after(&driver, before).await;
         let swapped = swapped_out_pages() - swapped_before;
-        let stored = walk(&data_dir.join("artifacts")).into_iter().any(|p| p.file_name().is_some_and(|n| n.to_string_lossy() == expected_sha));
-        assert!(stored, "the PDF is in the store under its sha256; the window said: {result}");
+        // The store as another process sees it (the app keeps it open).
+        let run = mcp_canvas_e2e::cli(&data_dir, &["artifacts", "list", "--server", "bench", "--json"]);
+        let listed: Value = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {} {}", run.stdout, run.stderr));
+        let stored = listed["items"].as_array().into_iter().flatten().any(|a| a["sha256"] == expected_sha.as_str());
+        assert!(stored, "the PDF is in the store under its sha256; the window said: {result}; the store lists {listed}");
         println!();
         println!("                                              MCP Canvas window   baseline");
         println!("call to answer shown (s)                      {window_s:>17.2}   {cli_s:>8.2}  (mcp-canvas-cli call, no window)");
@@ -137,11 +140,3 @@ async fn main() {
     .await;
 }
 
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let path = entry.path();
-        if path.is_dir() { found.extend(walk(&path)) } else { found.push(path) }
-    }
-    found
-}

@@ -181,6 +181,24 @@ fn file_names_reach_tools_as_capability_urls() {
 }
 
 #[test]
+fn artifacts_list_shows_every_session_unless_one_is_named() {
+    // The app, the proxy and the CLI share a data dir, each in its own session: the CLI lists
+    // them all (the global `--session` default once leaked into the listing as a filter).
+    let dir = tempfile::tempdir().unwrap();
+    let stored = cli(dir.path(), &["--session", "app-like", "call", "demo", "render_chart", "--args", r#"{"values": [3, 1]}"#]);
+    assert_eq!(stored.code, 0, "{}", stored.stderr);
+    let ids = |args: &[&str]| -> Vec<String> {
+        let run = cli(dir.path(), args);
+        let page: Value = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {} {}", run.stdout, run.stderr));
+        page["items"].as_array().unwrap().iter().map(|a| a["id"].as_str().unwrap().to_owned()).collect()
+    };
+    let all = ids(&["artifacts", "list", "--json"]);
+    assert_eq!(all.len(), 1, "another session's artifact is listed: {all:?}");
+    assert_eq!(ids(&["artifacts", "list", "--json", "--session", "app-like"]), all);
+    assert!(ids(&["artifacts", "list", "--json", "--session", "cli"]).is_empty(), "a named session filters");
+}
+
+#[test]
 fn every_call_is_audited_with_secrets_redacted() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("settings.toml"), "[identity]\nusername = \"ada\"\n").unwrap();

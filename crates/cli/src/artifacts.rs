@@ -13,7 +13,7 @@ use crate::fail;
 pub enum ArtifactsCommand {
     /// List artifacts, newest first.
     List {
-        /// Only this session's (`cli` is the CLI's default session).
+        /// Only this session's (`cli` is the CLI's own, `proxy` the proxy's); default: every session's.
         #[arg(long)]
         session: Option<String>,
         /// Only from this server.

@@ -38,9 +38,11 @@ struct Cli {
     /// platform data dir (~/.local/share/mcp-canvas).
     #[arg(long, global = true, value_name = "DIR")]
     data_dir: Option<PathBuf>,
-    /// Session the artifacts of `call`/`normalize` belong to (cleared together).
-    #[arg(long, global = true, default_value = "cli")]
-    session: String,
+    /// Session the artifacts of `call`/`normalize` belong to (cleared together). Default: `cli`
+    /// (the proxy: `proxy`). With `artifacts list`: only that session's artifacts (default: all).
+    // No clap default: it would reach `artifacts list --session` (same id) as a filter.
+    #[arg(long, global = true)]
+    session: Option<String>,
     /// Servers' LLM requests (sampling): `ask` on the terminal, answer them `always`, or `never`.
     /// Default: settings.toml's [sampling] policy, asked on the terminal when there is one.
     #[arg(long, global = true, env = "MCP_CANVAS_SAMPLING", value_name = "ask|always|never")]
@@ -253,9 +255,10 @@ async fn run(cli: Cli) -> ExitCode {
         return proxy::print_config(ai_host, cli.data_dir.as_deref(), servers);
     }
     // Proxied calls keep their artifacts in their own session unless one is named.
-    let session = match (&cli.command, cli.session.as_str()) {
-        (Command::Proxy { .. }, "cli") => "proxy".to_owned(),
-        _ => cli.session.clone(),
+    let session = match (&cli.command, &cli.session) {
+        (_, Some(named)) => named.clone(),
+        (Command::Proxy { .. }, None) => "proxy".to_owned(),
+        (_, None) => "cli".to_owned(),
     };
     let (json, timeout) = match &cli.command {
         Command::Call { json, .. } => (*json, DEFAULT_CALL_TIMEOUT_S),
@@ -266,12 +269,10 @@ async fn run(cli: Cli) -> ExitCode {
         Ok(host) => host,
         Err(e) => return fail(json, &e.to_string()),
     };
+    let proxy = matches!(cli.command, Command::Proxy { .. });
     // Only the proxy lives long enough for servers' list changes; a one-shot command leaves no
     // `subscriptions/listen` request open behind it (a server may wait for it before exiting).
-    let host = match &cli.command {
-        Command::Proxy { .. } => host,
-        _ => host.without_list_changes(),
-    };
+    let host = if proxy { host } else { host.without_list_changes() };
     // `call` answers the server's questions: from --answers FILE, else on the terminal, else it
     // declines and says why.
     let host = match &cli.command {
@@ -291,7 +292,7 @@ async fn run(cli: Cli) -> ExitCode {
     // or settings' `ask`); without one, `ask` means `never` (not offered), `always` still answers.
     // Not for the proxy: its stdin is the AI host's stream (and its sampling goes to the AI host
     // or the app), and a terminal prompt would block its single-threaded runtime.
-    let terminal = if matches!(cli.command, Command::Proxy { .. }) { None } else { sampling::approver() };
+    let terminal = if proxy { None } else { sampling::approver() };
     let host = match terminal {
         Some(approver) => host.with_sampling(approver, cli.sampling),
         None => host.with_unattended_sampling(cli.sampling),

@@ -109,11 +109,12 @@ impl AuditRows {
             queue.running = true;
         }
         let (store, queue, hurry) = (store.clone(), self.queue.clone(), self.hurry.clone());
+        // The rows queued so far, or `None` (and no longer running) when there are none.
         let take = move || {
             let mut queue = queue.lock().unwrap();
             let rows = std::mem::take(&mut queue.rows);
             queue.running = !rows.is_empty();
-            rows
+            queue.running.then_some(rows)
         };
         let write = move |rows: Vec<mcp_canvas_store::AuditRecord>| {
             if store.audit_all(&rows).is_err() {
@@ -133,11 +134,7 @@ impl AuditRows {
                         () = hurry.notified() => {}
                     }
                     // Rows queued while a batch is written go next, without waiting again.
-                    loop {
-                        let rows = take();
-                        if rows.is_empty() {
-                            return;
-                        }
+                    while let Some(rows) = take() {
                         let write = write.clone();
                         // Should writing panic, those rows are lost but the queue goes on.
                         let _ = tokio::task::spawn_blocking(move || write(rows)).await;
@@ -147,11 +144,7 @@ impl AuditRows {
                 drop(self.worker.lock().unwrap().replace(worker));
             }
             Err(_) => {
-                loop {
-                    let rows = take();
-                    if rows.is_empty() {
-                        break;
-                    }
+                while let Some(rows) = take() {
                     write(rows);
                 }
             }
