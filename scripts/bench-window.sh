@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# What the window benchmarks share: build the release app, the CLI and the demo, then run the
+# What the window benchmarks share: build the release app, the CLI, the demo and the benchmarks
+# (with `bare_webkit`, the idle-memory baseline), then run the
 # benchmark EXAMPLE (tests/EXAMPLE.rs) under Xvfb against the built app.
 # Usage: scripts/bench-window.sh EXAMPLE [--debug] [the example's arguments]
 set -euo pipefail
@@ -20,4 +21,5 @@ command -v tauri-driver >/dev/null || [ -x "$HOME/.cargo/bin/tauri-driver" ] || 
 [ -f ui/dist/index.html ] || { echo "ui/dist is missing: run scripts/setup.sh" >&2; exit 1; }
 echo "==> cargo build $profile -p mcp-canvas -p mcp-canvas-cli -p mcp-canvas-demo"
 cargo build $profile -p mcp-canvas -p mcp-canvas-cli -p mcp-canvas-demo
+cargo build -q $profile -p mcp-canvas-e2e --examples
 exec xvfb-run -a -s "-screen 0 1400x900x24" cargo run -q $profile -p mcp-canvas-e2e --example "$example" -- "${args[@]}" "target/$dir/mcp-canvas"

@@ -23,6 +23,12 @@
 //! the demo server — each and in total, and their proportional share (PSS, from
 //! `/proc/PID/smaps_rollup`: a page shared by three processes counts a third in each, so the
 //! total is the memory they take together; RSS counts it three times).
+//!
+//! Baseline of the idle memory, in the same run: WebKitGTK alone (the `bare_webkit` example: a
+//! GTK window of the same size with one web view showing one heading, no Tauri, no app code),
+//! started on the same display after each run and measured the same way 5 s later. The app's
+//! figure minus this one is what the app itself adds. Environment variables reach both (e.g.
+//! `WEBKIT_DISABLE_COMPOSITING_MODE=1` to see either without GL compositing).
 
 use std::{
     path::PathBuf,
@@ -62,10 +68,13 @@ async fn main() {
     }
     let app = app.unwrap_or_else(|| target_dir().join("mcp-canvas"));
     let cli = app.with_file_name("mcp-canvas-cli");
+    let bare = std::env::current_exe().unwrap().with_file_name("bare_webkit");
+    assert!(bare.is_file(), "{} is needed: scripts/bench-startup.sh builds it", bare.display());
     assert!(app.is_file() && cli.is_file(), "{} and mcp-canvas-cli next to it are needed: scripts/bench-startup.sh builds them", app.display());
     println!("app: {}", app.display());
 
     let (mut window, mut painted, mut demo, mut baseline, mut idle, mut idle_pss) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut bare_rss, mut bare_pss) = (Vec::new(), Vec::new());
     let mut stages: std::collections::BTreeMap<String, Vec<f64>> = Default::default();
     // One warm-up run each (page cache, fontconfig), not counted.
     for run in 0..=runs {
@@ -115,6 +124,11 @@ async fn main() {
         let proportional: u64 = footprint.iter().map(|(_, _, kb)| kb).sum();
         println!("       idle RSS {} MB: {}", total / 1024, footprint.iter().map(|(name, kb, _)| format!("{name} {}", kb / 1024)).collect::<Vec<_>>().join(", "));
         println!("       idle PSS {} MB: {}", proportional / 1024, footprint.iter().map(|(name, _, kb)| format!("{name} {}", kb / 1024)).collect::<Vec<_>>().join(", "));
+        let floor = bare_footprint(&bare);
+        let (floor_rss, floor_pss): (u64, u64) = (floor.iter().map(|p| p.1).sum(), floor.iter().map(|p| p.2).sum());
+        println!("       WebKitGTK alone: RSS {} MB, PSS {} MB: {}", floor_rss / 1024, floor_pss / 1024, floor.iter().map(|(name, rss, pss)| format!("{name} {}/{}", rss / 1024, pss / 1024)).collect::<Vec<_>>().join(", "));
+        bare_rss.push(floor_rss as f64 / 1024.0);
+        bare_pss.push(floor_pss as f64 / 1024.0);
         idle.push(total as f64 / 1024.0);
         idle_pss.push(proportional as f64 / 1024.0);
         window.push(window_ms);
@@ -130,8 +144,13 @@ async fn main() {
     println!("demo server connected, tools listed            {d:>8.0}");
     println!("baseline: mcp-canvas-cli tools demo            {b:>8.0}");
     println!("the window's own cost (demo listed − baseline) {:>8.0}", d - b);
-    println!("idle, all processes (RSS, MB)                  {:>8.0}", median(&mut idle));
-    println!("idle, all processes (PSS, MB)                  {:>8.0}", median(&mut idle_pss));
+    let (rss, pss, floor_rss, floor_pss) = (median(&mut idle), median(&mut idle_pss), median(&mut bare_rss), median(&mut bare_pss));
+    println!("idle, all processes (RSS, MB)                  {rss:>8.0}");
+    println!("baseline: WebKitGTK alone, bare window (RSS)   {floor_rss:>8.0}");
+    println!("the app's own share (RSS − baseline)           {:>8.0}", rss - floor_rss);
+    println!("idle, all processes (PSS, MB)                  {pss:>8.0}");
+    println!("baseline: WebKitGTK alone, bare window (PSS)   {floor_pss:>8.0}");
+    println!("the app's own share (PSS − baseline)           {:>8.0}", pss - floor_pss);
     println!("  (RSS counts a shared library's pages once in every process that maps them — WebKit's");
     println!("   libraries are in three; PSS divides each shared page among them: the memory taken)");
     println!();
@@ -148,6 +167,19 @@ async fn main() {
     sizes.sort_by(|a, b| b.1.cmp(&a.1));
     let total: u64 = sizes.iter().map(|(_, n)| n).sum();
     println!("bundle (ui/dist/assets, what the page parses): {} KB in {} files, largest {}", total / 1024, sizes.len(), sizes.iter().take(3).map(|(n, s)| format!("{n} {} KB", s / 1024)).collect::<Vec<_>>().join(", "));
+}
+
+/// Starts `bare` (the `bare_webkit` example) in its own process group, waits 5 s and returns its
+/// footprint ([`idle_footprint`]: it and WebKit's processes under it), then stops them all.
+fn bare_footprint(bare: &std::path::Path) -> Vec<(String, u64, u64)> {
+    use std::os::unix::process::CommandExt as _;
+    let mut child = Command::new(bare).process_group(0).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).spawn().expect("bare_webkit starts");
+    std::thread::sleep(Duration::from_secs(5));
+    let footprint = idle_footprint(bare);
+    let _ = Command::new("kill").args(["-KILL", "--", &format!("-{}", child.id())]).status();
+    let _ = child.wait();
+    assert!(footprint.len() >= 3, "WebKitGTK alone should be a window with a web and a network process: {footprint:?}");
+    footprint
 }
 
 /// The page's stages, as keys of [`page_timeline`]'s answer and their labels.
