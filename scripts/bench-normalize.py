@@ -142,6 +142,62 @@ def replay_server(path):
             send({"jsonrpc": "2.0", "id": msg_id, "error": {"code": -32601, "message": f"Method not found: {method}"}})
 
 
+def http_replay_server(path, mode, last_byte):
+    """A Streamable HTTP MCP server (in a thread of this process, so not in the measured child's
+    memory) whose one tool answers with the CallToolResult in `path`, streamed from the file in
+    1 MiB pieces: as one `application/json` body (mode "json") or one `text/event-stream` event
+    (mode "sse"). Returns its URL and the server (to shut down)."""
+    import http.server
+    class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        def log_message(self, *args):
+            pass
+        def reply(self, status, body=b"", content_type="application/json"):
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Mcp-Session-Id", "bench")
+            self.end_headers()
+            self.wfile.write(body)
+        def do_GET(self):
+            self.reply(405, b"")
+        def do_DELETE(self):
+            self.reply(200, b"")
+        def do_POST(self):
+            message = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            method, msg_id, params = message.get("method"), message.get("id"), message.get("params") or {}
+            if msg_id is None:
+                return self.reply(202)
+            def answer(result):
+                self.reply(200, json.dumps({"jsonrpc": "2.0", "id": msg_id, "result": result}).encode())
+            if method == "initialize":
+                answer({"protocolVersion": params.get("protocolVersion"), "capabilities": {"tools": {}},
+                        "serverInfo": {"name": "replay", "version": "1"}})
+            elif method == "tools/list":
+                answer({"tools": [{"name": "download_workbook", "inputSchema": {"type": "object"}}]})
+            elif method == "tools/call":
+                head = b'{"jsonrpc":"2.0","id":' + json.dumps(msg_id).encode() + b',"result":'
+                tail = b"}"
+                if mode == "sse":
+                    head, tail = b"event: message\ndata: " + head, tail + b"\n\n"
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream" if mode == "sse" else "application/json")
+                self.send_header("Content-Length", str(len(head) + Path(path).stat().st_size + len(tail)))
+                self.end_headers()
+                self.wfile.write(head)
+                with open(path, "rb") as f:
+                    while piece := f.read(1 << 20):
+                        self.wfile.write(piece)
+                self.wfile.write(tail)
+                self.wfile.flush()
+                last_byte.write_text(repr(time.monotonic()))
+            else:
+                self.reply(200, json.dumps({"jsonrpc": "2.0", "id": msg_id, "error": {"code": -32601, "message": f"Method not found: {method}"}}).encode())
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{server.server_address[1]}/mcp", server
+
+
 # ---------------------------------------------------------------- input generation
 def pdf_chunks(total, seed):
     """~total bytes of PDF-looking data: a real header, then half random, half repetitive text."""
@@ -254,6 +310,7 @@ def main():
     ap.add_argument("--runs", type=int, default=3, help="runs per side and variant (default 3)")
     ap.add_argument("--cli", help="mcp-canvas-cli binary (default target/release, else target/debug)")
     ap.add_argument("--variants", default="text,structured", help=f"comma-separated, of {','.join(VARIANTS)} (default text,structured)")
+    ap.add_argument("--transports", default="stdio", help="comma-separated, of stdio,http-json,http-sse: how the `call` side's server answers (default stdio)")
     ap.add_argument("--seed", type=int, default=3)
     ap.add_argument("--tmp", help="parent dir for the temp dir (default: system temp)")
     ap.add_argument("--python-worker", nargs=2, metavar=("FILE", "OUTDIR"), help=argparse.SUPPRESS)
@@ -291,7 +348,8 @@ def main():
     print(f"Rust CLI: {cli} ({origin}{debug})" if rust_note is None else f"Rust side SKIPPED: {rust_note}")
 
     rows, commands, failed = [], [], False
-    after_last = collections.defaultdict(list)  # variant -> seconds from the server's last byte to the answer
+    servers_up = []  # HTTP replay servers, shut down after each run
+    after_last = collections.defaultdict(list)  # (side, variant) -> seconds from the server's last byte to the answer
     with tempfile.TemporaryDirectory(prefix="bench-normalize-", dir=args.tmp) as tmp:
         for variant in args.variants.split(","):
             raw = Path(tmp, f"download_workbook-{variant}.json")
@@ -310,7 +368,17 @@ def main():
                                                         "max_message_bytes": 1 << 30, "timeout_seconds": 3600}}}
                     Path(d, "servers.json").write_text(json.dumps(servers))
                     return [str(cli), "--data-dir", d, "call", "bench", "download_workbook", "--json", "--timeout", "3600"]
-                sides["call"] = call
+                for transport in args.transports.split(","):
+                    if transport == "stdio":
+                        sides["call"] = call
+                    else:
+                        def call_http(d, mode=transport.removeprefix("http-")):
+                            url, server = http_replay_server(raw, mode, Path(str(raw) + ".last-byte"))
+                            servers_up.append(server)
+                            servers = {"mcpServers": {"bench": {"type": "http", "url": url, "max_message_bytes": 1 << 30, "timeout_seconds": 3600}}}
+                            Path(d, "servers.json").write_text(json.dumps(servers))
+                            return [str(cli), "--data-dir", d, "call", "bench", "download_workbook", "--json", "--timeout", "3600"]
+                        sides[transport] = call_http
             samples = {side: [] for side in sides}
             for run in range(args.runs):  # interleaved so drift hits both sides alike
                 for side, make in sides.items():
@@ -321,8 +389,10 @@ def main():
                     last_byte = Path(str(raw) + ".last-byte")
                     last_byte.unlink(missing_ok=True)
                     seconds, rss, code, out, err, answered = measure(cmd, tmp)
-                    if side == "call" and answered is not None and last_byte.exists():
-                        after_last[variant].append(answered - float(last_byte.read_text()))
+                    while servers_up:
+                        servers_up.pop().shutdown()
+                    if side in ("call", "http-json", "http-sse") and answered is not None and last_byte.exists():
+                        after_last[(side, variant)].append(answered - float(last_byte.read_text()))
                     try:
                         outcome = json.loads(out) if out.strip() else {"error": f"no output, exit {code}"}
                     except ValueError:
@@ -352,12 +422,15 @@ def main():
     for variant in args.variants.split(","):
         py, rs, limit = by_key.get(("python", variant)), by_key.get(("rust", variant)), by_key.get(("limit", variant))
         if py and rs:
-            call = by_key.get(("call", variant))
-            if call:
-                print(f"Call over stdio [{variant}]: {call[3]:.2f} s (server start and handshake included), peak RSS "
-                      f"{call[5]:.1f} MB ({call[5] / call[2]:.2f}x the input; the replay server's own is in it)")
-                if after_last[variant]:
-                    tail = statistics.median(after_last[variant])
+            for side, how in (("call", "stdio"), ("http-json", "Streamable HTTP, one JSON body"), ("http-sse", "Streamable HTTP, one SSE event")):
+                call = by_key.get((side, variant))
+                if not call:
+                    continue
+                whose = "; the replay server's own is in it" if side == "call" else "; the server runs in the benchmark's process"
+                print(f"Call over {how} [{variant}]: {call[3]:.2f} s (server start and handshake included), peak RSS "
+                      f"{call[5]:.1f} MB ({call[5] / call[2]:.2f}x the input{whose})")
+                if after_last[(side, variant)]:
+                    tail = statistics.median(after_last[(side, variant)])
                     print(f"  from the server's last byte to the stored, acknowledged answer: {tail * 1000:.0f} ms "
                           f"= {tail / limit[3]:.2f}x the machine limit's whole run ({limit[3]:.2f} s)")
             print(f"Rust/Python [{variant}]: speed {rs[4] / py[4]:.2f}x (MB/s), peak RSS {rs[5] / py[5]:.2f}x; "

@@ -172,42 +172,51 @@ pub mod fastmcp {
         python
     }
 
-    /// `tests/fastmcp/oauth_server.py` (FastMCP behind its own OAuth authorization server) on a
-    /// free port; killed when dropped.
-    pub struct OAuthServer {
+    /// A FastMCP server of `tests/fastmcp/` over Streamable HTTP on a free port; killed when
+    /// dropped.
+    pub struct HttpServer {
         child: std::process::Child,
         /// Its MCP endpoint.
         pub url: String,
     }
 
-    impl OAuthServer {
-        /// Starts it and waits until it listens (at most 60 s).
+    /// `tests/fastmcp/oauth_server.py`: FastMCP behind its own OAuth authorization server.
+    pub type OAuthServer = HttpServer;
+
+    impl HttpServer {
+        /// `tests/fastmcp/oauth_server.py`, started and listening.
         pub fn start() -> Self {
+            Self::script("oauth_server.py", &[])
+        }
+
+        /// `tests/fastmcp/<script> PORT <args>`, waited for until it listens (at most 60 s).
+        pub fn script(script: &str, args: &[&str]) -> Self {
             use std::io::BufRead as _;
             let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-            let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("fastmcp/oauth_server.py");
+            let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fastmcp").join(script);
             let mut child = std::process::Command::new(python())
-                .arg(script)
+                .arg(path)
                 .arg(port.to_string())
+                .args(args)
                 .stdin(std::process::Stdio::null())
                 .stdout(std::process::Stdio::piped())
                 .stderr(std::process::Stdio::null())
                 .spawn()
-                .expect("the FastMCP OAuth server starts");
+                .unwrap_or_else(|e| panic!("the FastMCP server {script} starts: {e}"));
             let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
-            assert!(lines.next().and_then(Result::ok).is_some_and(|l| l.contains("listening on port")), "the FastMCP OAuth server did not start");
+            assert!(lines.next().and_then(Result::ok).is_some_and(|l| l.contains("listening on port")), "the FastMCP server {script} did not start");
             std::thread::spawn(move || for _ in lines {});
             let url = format!("http://127.0.0.1:{port}/mcp");
             let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
             while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-                assert!(std::time::Instant::now() < deadline, "the FastMCP OAuth server does not listen on {port}");
+                assert!(std::time::Instant::now() < deadline, "the FastMCP server {script} does not listen on {port}");
                 std::thread::sleep(std::time::Duration::from_millis(100));
             }
             Self { child, url }
         }
     }
 
-    impl Drop for OAuthServer {
+    impl Drop for HttpServer {
         fn drop(&mut self) {
             let _ = self.child.kill();
             let _ = self.child.wait();

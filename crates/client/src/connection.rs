@@ -181,7 +181,11 @@ impl ServerConnection {
             headers.insert(http::HeaderName::try_from(name.as_str()).map_err(|_| bad("name"))?, http::HeaderValue::try_from(value.as_str()).map_err(|_| bad("value"))?);
         }
         let mut config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(headers);
-        config.max_sse_event_size = ctx.entry.max_message_bytes().map_err(|e| e.in_file(ctx.name, ctx.config_path))?.unwrap_or(MAX_MESSAGE_BYTES);
+        // One limit for a message however it comes: an SSE event or a whole JSON body (rmcp's own
+        // default for the latter is 16 MiB).
+        let max_message = ctx.entry.max_message_bytes().map_err(|e| e.in_file(ctx.name, ctx.config_path))?.unwrap_or(MAX_MESSAGE_BYTES);
+        config.max_sse_event_size = max_message;
+        config.max_json_response_size = max_message;
         let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
         let client = CanvasClient::new(&ctx)?;
         let lifecycle = client.lifecycle();
