@@ -63,7 +63,7 @@ pub struct ServerConnection {
     auth: Option<Arc<tokio::sync::Mutex<rmcp::transport::auth::AuthorizationManager>>>,
     /// The `subscriptions/listen` stream for list changes (2026-07-28), while connected.
     listening: std::sync::Mutex<Option<Listening>>,
-    /// Spilled runs of `tools/call` answers, for their calls to take (stdio with a spill).
+    /// Spilled runs of `tools/call` answers, for their calls to take (when the host spills).
     spilled: crate::transport::spill::SpillTable,
 }
 
@@ -189,6 +189,9 @@ impl ServerConnection {
         let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
         let client = CanvasClient::new(&ctx)?;
         let lifecycle = client.lifecycle();
+        // Answers to `tools/call` read through the host's spill, as on stdio.
+        let spilled = crate::transport::spill::SpillTable::default();
+        let http = crate::transport::http_spill::SpillingHttp::new(reqwest::Client::default(), ctx.spill.clone().map(|spill| (spill, spilled.clone())));
         let handshake = async {
             match &ctx.tokens {
                 // Every request carries the stored token (refreshed when it expires); with none
@@ -196,11 +199,11 @@ impl ServerConnection {
                 Some(store) => {
                     let settings = ctx.entry.oauth().map_err(|e| ClientError::Config(e.in_file(ctx.name, ctx.config_path)))?;
                     let manager = oauth::transport_manager(url, &settings, store).await.map_err(|reason| ClientError::SignIn { server: ctx.name.to_owned(), reason })?;
-                    let auth = AuthClient::new(reqwest::Client::default(), manager);
+                    let auth = AuthClient::new(http.clone(), manager);
                     let managed = auth.auth_manager.clone();
                     Ok((http_handshake(&client, auth, config, lifecycle).await, Some(managed)))
                 }
-                None => Ok((http_handshake(&client, reqwest::Client::default(), config, lifecycle).await, None)),
+                None => Ok((http_handshake(&client, http.clone(), config, lifecycle).await, None)),
             }
         };
         let (service, auth) = match tokio::time::timeout(HANDSHAKE_TIMEOUT, handshake).await {
@@ -216,6 +219,7 @@ impl ServerConnection {
         };
         let mut connection = Self::ready(ctx, service, client, None, stderr_tail, Some(url.to_owned())).await?;
         connection.auth = auth;
+        connection.spilled = spilled;
         Ok(connection)
     }
 
@@ -307,7 +311,7 @@ impl ServerConnection {
         Ok(())
     }
 
-    /// The spilled runs of the answer to `tools/call` request `id` (stdio with a spill).
+    /// The spilled runs of the answer to `tools/call` request `id` (when the host spills).
     pub fn take_spilled(&self, id: &RequestId) -> Option<Box<dyn crate::transport::spill::SpilledRuns>> {
         self.spilled.take(id)
     }

@@ -15,6 +15,23 @@ use std::{
 use rmcp::model::RequestId;
 use serde_json::Value;
 
+/// Why a spilled message could not be made ready for rmcp.
+pub(crate) enum Unsettled {
+    /// What is left of it is not JSON.
+    NotJson(serde_json::Error),
+    /// Its runs could not be read back.
+    Unrestorable(std::io::Error),
+}
+
+impl From<Unsettled> for std::io::Error {
+    fn from(unsettled: Unsettled) -> Self {
+        match unsettled {
+            Unsettled::NotJson(e) => std::io::Error::new(std::io::ErrorKind::InvalidData, format!("the server's message is not JSON: {e}")),
+            Unsettled::Unrestorable(e) => std::io::Error::new(e.kind(), format!("its large parts could not be read back: {e}")),
+        }
+    }
+}
+
 /// Starts a pass over one message.
 pub trait MessageSpill: Send + Sync {
     /// A new pass.
@@ -73,7 +90,60 @@ impl SpillTable {
         self.calls.lock().unwrap().remove(id)
     }
 
-    pub(crate) fn keep(&self, id: RequestId, runs: Box<dyn SpilledRuns>) {
-        self.waiting.lock().unwrap().insert(id, runs);
+    /// The message `compact`, whose long runs are `runs`, ready to be parsed: the final answer to
+    /// a `tools/call` still waiting stays compact, its runs kept here for the call to take; any
+    /// other message — a request from the server, a notification, an `input_required` round or
+    /// a task — gets its runs back.
+    pub(crate) fn settle(&self, compact: &[u8], runs: Box<dyn SpilledRuns>) -> Result<Value, Unsettled> {
+        let mut value = serde_json::from_slice::<Value>(compact).map_err(Unsettled::NotJson)?;
+        let id = value.get("id").and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok());
+        let final_result = value.get("result").is_some_and(|r| ["inputRequests", "requestState", "task", "resultType"].iter().all(|k| r.get(k).is_none()));
+        match id {
+            Some(id) if final_result && value.get("method").is_none() && self.answers_call(&id) => {
+                self.waiting.lock().unwrap().insert(id, runs);
+            }
+            _ => runs.restore(&mut value).map_err(Unsettled::Unrestorable)?,
+        }
+        Ok(value)
+    }
+}
+
+/// For the transports' tests.
+#[cfg(test)]
+pub(crate) mod swap {
+    use super::{MessageSpill, SpilledRuns, SpillingMessage};
+    use serde_json::Value;
+
+    /// A spill that stands "XXXX" in for "BIG" (and back), so routing can be seen.
+    pub(crate) struct Swap;
+    struct SwapLine(Vec<u8>);
+    struct SwapRuns;
+
+    impl MessageSpill for Swap {
+        fn start(&self) -> Box<dyn SpillingMessage> {
+            Box::new(SwapLine(Vec::new()))
+        }
+    }
+
+    impl SpillingMessage for SwapLine {
+        fn feed(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+            self.0.extend_from_slice(bytes);
+            Ok(())
+        }
+        fn finish(self: Box<Self>) -> std::io::Result<(Vec<u8>, Option<Box<dyn SpilledRuns>>)> {
+            let text = String::from_utf8(self.0).unwrap();
+            let spilled = text.contains("BIG");
+            Ok((text.replace("BIG", "XXXX").into_bytes(), spilled.then(|| Box::new(SwapRuns) as Box<dyn SpilledRuns>)))
+        }
+    }
+
+    impl SpilledRuns for SwapRuns {
+        fn restore(self: Box<Self>, value: &mut Value) -> std::io::Result<()> {
+            *value = serde_json::from_str(&value.to_string().replace("XXXX", "BIG")).unwrap();
+            Ok(())
+        }
+        fn into_any(self: Box<Self>) -> Box<dyn std::any::Any + Send> {
+            self
+        }
     }
 }

@@ -31,7 +31,7 @@ use rmcp::{
 use serde_json::Value;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
 
-use super::spill::{MessageSpill, SpillTable, SpilledRuns, SpillingMessage};
+use super::spill::{MessageSpill, SpillTable, SpilledRuns, SpillingMessage, Unsettled};
 
 /// What the transport tells the server's log about lines it could not read.
 pub(crate) type Complaint = Arc<dyn Fn(&str) + Send + Sync>;
@@ -113,29 +113,19 @@ where
     /// take), any other message gets them back before it goes on.
     fn spilled_message(&mut self, line: &[u8], runs: Box<dyn SpilledRuns>) -> Option<RxJsonRpcMessage<RoleClient>> {
         let table = self.spill.as_ref().map(|(_, table)| table.clone()).unwrap_or_default();
-        let mut value = match serde_json::from_slice::<Value>(line) {
+        let value = match table.settle(line, runs) {
             Ok(value) => value,
-            Err(e) => {
+            Err(Unsettled::NotJson(e)) => {
                 let mut scan = IdScanner::default();
                 scan.feed(line);
                 let problem = describe(&e, line);
                 return self.unreadable(&scan, ErrorCode::PARSE_ERROR, problem);
             }
+            Err(Unsettled::Unrestorable(e)) => {
+                (self.complain)(&format!("MCP Canvas skipped a message from the server: its large parts could not be read back ({e})"));
+                return None;
+            }
         };
-        let id = value.get("id").and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok());
-        // A final tool result only: the runs of an `input_required` round (its sampling requests,
-        // its state) or of a task go on whole.
-        let final_result = value.get("result").is_some_and(|r| ["inputRequests", "requestState", "task", "resultType"].iter().all(|k| r.get(k).is_none()));
-        let kept = match id {
-            Some(id) if final_result && value.get("method").is_none() && table.answers_call(&id) => Some(id),
-            _ => None,
-        };
-        if let Some(id) = kept {
-            table.keep(id, runs);
-        } else if let Err(e) = runs.restore(&mut value) {
-            (self.complain)(&format!("MCP Canvas skipped a message from the server: its large parts could not be read back ({e})"));
-            return None;
-        }
         match serde_json::from_value::<RxJsonRpcMessage<RoleClient>>(value) {
             Ok(message) => {
                 self.answered(&message);
@@ -424,6 +414,7 @@ impl IdScanner {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::transport::spill::swap::Swap;
 
     fn scan(text: &str) -> IdScanner {
         let mut scanner = IdScanner::default();
@@ -453,39 +444,6 @@ mod tests {
         assert_eq!(scan(truncated).id, Some(NumberOrString::Number(9)), "a prefix is enough when the id comes first");
         assert_eq!(scan("not json at all").id, None);
         assert_eq!(scan(r#"{"jsonrpc":"2.0","method":"notifications/x","params":{"id":1}}"#).id, None, "nested ids are not the message's");
-    }
-
-    /// A spill that stands "XXXX" in for "BIG" (and back), so routing can be seen.
-    struct Swap;
-    struct SwapLine(Vec<u8>);
-    struct SwapRuns;
-
-    impl MessageSpill for Swap {
-        fn start(&self) -> Box<dyn SpillingMessage> {
-            Box::new(SwapLine(Vec::new()))
-        }
-    }
-
-    impl SpillingMessage for SwapLine {
-        fn feed(&mut self, bytes: &[u8]) -> std::io::Result<()> {
-            self.0.extend_from_slice(bytes);
-            Ok(())
-        }
-        fn finish(self: Box<Self>) -> std::io::Result<(Vec<u8>, Option<Box<dyn SpilledRuns>>)> {
-            let text = String::from_utf8(self.0).unwrap();
-            let spilled = text.contains("BIG");
-            Ok((text.replace("BIG", "XXXX").into_bytes(), spilled.then(|| Box::new(SwapRuns) as Box<dyn SpilledRuns>)))
-        }
-    }
-
-    impl SpilledRuns for SwapRuns {
-        fn restore(self: Box<Self>, value: &mut Value) -> std::io::Result<()> {
-            *value = serde_json::from_str(&value.to_string().replace("XXXX", "BIG")).unwrap();
-            Ok(())
-        }
-        fn into_any(self: Box<Self>) -> Box<dyn std::any::Any + Send> {
-            self
-        }
     }
 
     #[tokio::test]

@@ -1,0 +1,449 @@
+//! Streamable HTTP with spilling: rmcp's reqwest client for every request but `tools/call`, whose
+//! answer — one JSON body, or an event stream — is read here through the host's
+//! [`MessageSpill`] as it arrives, so that the message rmcp parses is small, as
+//! [`LineTransport`](super::stdio::LineTransport) does for stdio.
+//!
+//! Written here, for that one request, rather than left to rmcp's client: rmcp buffers each
+//! message whole (a JSON body, or an SSE event's data) and parses it before handing it on — a
+//! 100 MB result took 6–7× its size in memory (`scripts/bench-normalize.py --transports
+//! http-json,http-sse`). Around the body it does what rmcp's client does: the same request
+//! (Accept, bearer token, session id, the headers the transport adds), a challenge on 401/403,
+//! 202/204, an expired session (404), 429 and 5xx with `Retry-After`, a JSON-RPC error in a failed
+//! response's JSON body, and the same limits (`max_message_bytes` for a body or an event).
+//!
+//! An event stream is read line by line without holding a line: the value of a `data` line goes
+//! to the event's spill pass as it comes (lines joined with LF), other fields are kept, an empty
+//! line ends the event; CRLF, LF and CR end lines; a leading BOM and comments are skipped.
+
+use std::{
+    collections::{HashMap, VecDeque},
+    sync::Arc,
+};
+
+use futures::{stream::BoxStream, Stream, StreamExt as _};
+use http::{
+    header::{ACCEPT, CONTENT_TYPE, RETRY_AFTER, WWW_AUTHENTICATE},
+    HeaderName, HeaderValue, StatusCode,
+};
+use rmcp::{
+    model::{ClientJsonRpcMessage, ClientRequest, JsonRpcMessage, RequestId, ServerJsonRpcMessage},
+    transport::{
+        auth::WWWAuthenticateParams,
+        common::http_header::{EVENT_STREAM_MIME_TYPE, HEADER_SESSION_ID, JSON_MIME_TYPE},
+        streamable_http_client::{
+            AuthRequiredError, HttpStatusError, InsufficientScopeError, SseError, StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
+            StreamableHttpResponseLimits,
+        },
+    },
+};
+use sse_stream::Sse;
+
+use super::spill::{MessageSpill, SpillTable, SpillingMessage};
+
+type HttpError = StreamableHttpError<reqwest::Error>;
+
+/// The JSON body of a failed response read for a JSON-RPC error, at most.
+const MAX_ERROR_JSON: usize = 1 << 20;
+
+/// rmcp's reqwest client, with the answers to `tools/call` read through a spill when the host
+/// gives one.
+#[derive(Clone)]
+pub struct SpillingHttp {
+    http: reqwest::Client,
+    spill: Option<(Arc<dyn MessageSpill>, SpillTable)>,
+}
+
+impl SpillingHttp {
+    /// Plain rmcp (`spill` none), or answers to `tools/call` spilled, their runs waiting in the
+    /// table.
+    pub fn new(http: reqwest::Client, spill: Option<(Arc<dyn MessageSpill>, SpillTable)>) -> Self {
+        Self { http, spill }
+    }
+
+    /// POSTs a `tools/call` and reads its answer through `spill`.
+    #[allow(clippy::too_many_arguments)]
+    async fn call(
+        &self,
+        (spill, table): (&Arc<dyn MessageSpill>, &SpillTable),
+        id: RequestId,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_token: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        limits: StreamableHttpResponseLimits,
+    ) -> Result<StreamableHttpPostResponse, HttpError> {
+        let mut request = self.http.post(uri.as_ref()).header(ACCEPT, format!("{EVENT_STREAM_MIME_TYPE}, {JSON_MIME_TYPE}")).header(CONTENT_TYPE, JSON_MIME_TYPE);
+        if let Some(token) = auth_token {
+            request = request.bearer_auth(token);
+        }
+        for (name, value) in custom_headers {
+            request = request.header(name, value);
+        }
+        let had_session = session_id.is_some();
+        if let Some(session) = session_id {
+            request = request.header(HEADER_SESSION_ID, session.as_ref());
+        }
+        let response = request.body(serde_json::to_vec(&message)?).send().await.map_err(StreamableHttpError::Client)?;
+        let status = response.status();
+        if let (StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN, Some(challenge)) = (status, response.headers().get(WWW_AUTHENTICATE)) {
+            let challenge = challenge.to_str().map_err(|_| StreamableHttpError::UnexpectedServerResponse("invalid www-authenticate header value".into()))?.to_owned();
+            if status == StatusCode::UNAUTHORIZED {
+                return Err(StreamableHttpError::AuthRequired(AuthRequiredError::new(challenge)));
+            }
+            let scope = url::Url::parse(&uri).ok().and_then(|base| WWWAuthenticateParams::parse(&challenge, &base).scope);
+            return Err(StreamableHttpError::InsufficientScope(InsufficientScopeError::new(challenge, scope)));
+        }
+        if matches!(status, StatusCode::ACCEPTED | StatusCode::NO_CONTENT) {
+            return Ok(StreamableHttpPostResponse::Accepted);
+        }
+        if status == StatusCode::NOT_FOUND && had_session {
+            return Err(StreamableHttpError::SessionExpired);
+        }
+        let session = response.headers().get(HEADER_SESSION_ID).and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let content_type = response.headers().get(CONTENT_TYPE).map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+        let media_type = content_type.as_deref().map(|ct| ct.split(';').next().unwrap_or_default().trim().to_ascii_lowercase());
+        if !status.is_success() {
+            return failed(response, status, media_type.as_deref() == Some(JSON_MIME_TYPE), session, limits.max_error_response_size).await;
+        }
+        match media_type.as_deref() {
+            Some(EVENT_STREAM_MIME_TYPE) => Ok(StreamableHttpPostResponse::Sse(events(response.bytes_stream(), EventReader::new(spill.clone(), table.clone(), limits.max_sse_event_size), id), session)),
+            Some(JSON_MIME_TYPE) => {
+                let mut pass = Pass::new(spill.start(), limits.max_json_response_size);
+                let mut body = response.bytes_stream();
+                while let Some(chunk) = body.next().await {
+                    pass.feed(&chunk.map_err(StreamableHttpError::Client)?).map_err(PassError::into_http)?;
+                }
+                let message = pass.finish(table).map_err(PassError::into_http)?;
+                table.answers_call(&id);
+                Ok(StreamableHttpPostResponse::Json(serde_json::from_slice::<ServerJsonRpcMessage>(&message)?, session))
+            }
+            _ => Err(StreamableHttpError::UnexpectedContentType(content_type)),
+        }
+    }
+}
+
+impl StreamableHttpClient for SpillingHttp {
+    type Error = reqwest::Error;
+
+    async fn post_message(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_token: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<StreamableHttpPostResponse, HttpError> {
+        self.post_message_with_response_limits(uri, message, session_id, auth_token, custom_headers, StreamableHttpResponseLimits::default()).await
+    }
+
+    async fn post_message_with_response_limits(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_token: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        limits: StreamableHttpResponseLimits,
+    ) -> Result<StreamableHttpPostResponse, HttpError> {
+        let call = match &message {
+            JsonRpcMessage::Request(request) if matches!(request.request, ClientRequest::CallToolRequest(_)) => Some(request.id.clone()),
+            _ => None,
+        };
+        match (call, &self.spill) {
+            (Some(id), Some((spill, table))) => {
+                table.call_sent(id.clone());
+                self.call((spill, table), id, uri, message, session_id, auth_token, custom_headers, limits).await
+            }
+            _ => self.http.post_message_with_response_limits(uri, message, session_id, auth_token, custom_headers, limits).await,
+        }
+    }
+
+    async fn delete_session(&self, uri: Arc<str>, session_id: Arc<str>, auth_token: Option<String>, custom_headers: HashMap<HeaderName, HeaderValue>) -> Result<(), HttpError> {
+        self.http.delete_session(uri, session_id, auth_token, custom_headers).await
+    }
+
+    async fn get_stream(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_token: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<BoxStream<'static, Result<Sse, SseError>>, HttpError> {
+        self.http.get_stream(uri, session_id, last_event_id, auth_token, custom_headers).await
+    }
+
+    async fn get_stream_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_token: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> Result<BoxStream<'static, Result<Sse, SseError>>, HttpError> {
+        self.http.get_stream_with_max_sse_event_size(uri, session_id, last_event_id, auth_token, custom_headers, max_sse_event_size).await
+    }
+}
+
+/// A failed response (not 401/403 with a challenge, not an expired session): a JSON-RPC error
+/// in its JSON body answers the request; otherwise 429 and 5xx keep their status and
+/// `Retry-After`, anything else says what the server sent.
+async fn failed(response: reqwest::Response, status: StatusCode, json: bool, session: Option<String>, max_error: usize) -> Result<StreamableHttpPostResponse, HttpError> {
+    let retry_after = response.headers().get(RETRY_AFTER).and_then(|v| v.to_str().ok()).map(str::to_owned);
+    let status_error = (status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error()).then(|| HttpStatusError::new(status.as_u16(), retry_after));
+    if status == StatusCode::TOO_MANY_REQUESTS {
+        return Err(status_error.expect("429").into());
+    }
+    let body = prefix(response, if json { MAX_ERROR_JSON } else { max_error }).await;
+    if json {
+        if let Ok(message @ JsonRpcMessage::Error(_)) = serde_json::from_slice::<ServerJsonRpcMessage>(&body) {
+            return Ok(StreamableHttpPostResponse::Json(message, session));
+        }
+    }
+    if let Some(error) = status_error {
+        return Err(error.into());
+    }
+    let shown = String::from_utf8_lossy(&body[..body.len().min(max_error)]).into_owned();
+    Err(StreamableHttpError::UnexpectedServerResponse(format!("HTTP {status}: {shown}").into()))
+}
+
+/// At most `limit` bytes of the body (what could be read).
+async fn prefix(response: reqwest::Response, limit: usize) -> Vec<u8> {
+    let mut body = response.bytes_stream();
+    let mut read = Vec::new();
+    while let Some(Ok(chunk)) = body.next().await {
+        read.extend_from_slice(&chunk[..chunk.len().min(limit - read.len())]);
+        if read.len() >= limit {
+            break;
+        }
+    }
+    read
+}
+
+/// One message read through a spill pass, its size counted against the limit.
+struct Pass {
+    spilling: Box<dyn SpillingMessage>,
+    len: usize,
+    max: usize,
+}
+
+enum PassError {
+    TooLarge(usize),
+    Io(std::io::Error),
+}
+
+impl PassError {
+    fn into_http(self) -> HttpError {
+        match self {
+            PassError::TooLarge(max_size) => StreamableHttpError::ResponseBodyTooLarge { max_size },
+            PassError::Io(e) => StreamableHttpError::Io(e),
+        }
+    }
+
+    fn into_sse(self) -> SseError {
+        match self {
+            PassError::TooLarge(max) => SseError::Body(format!("an event is larger than the limit of {max} bytes (`max_message_bytes` in servers.json)").into()),
+            PassError::Io(e) => SseError::Body(Box::new(e)),
+        }
+    }
+}
+
+impl Pass {
+    fn new(spilling: Box<dyn SpillingMessage>, max: usize) -> Self {
+        Self { spilling, len: 0, max }
+    }
+
+    fn feed(&mut self, bytes: &[u8]) -> Result<(), PassError> {
+        self.len += bytes.len();
+        if self.len > self.max {
+            return Err(PassError::TooLarge(self.max));
+        }
+        self.spilling.feed(bytes).map_err(PassError::Io)
+    }
+
+    /// The message for rmcp to parse: compact, its runs waiting in `table`, when it is the final
+    /// answer to a waiting `tools/call`; whole otherwise.
+    fn finish(self, table: &SpillTable) -> Result<Vec<u8>, PassError> {
+        match self.spilling.finish().map_err(PassError::Io)? {
+            (message, None) => Ok(message),
+            (compact, Some(runs)) => {
+                let value = table.settle(&compact, runs).map_err(|e| PassError::Io(e.into()))?;
+                serde_json::to_vec(&value).map_err(|e| PassError::Io(e.into()))
+            }
+        }
+    }
+}
+
+/// The events of `body`, read by `reader`; at the end, the call `id` no longer waits.
+fn events<S>(body: S, reader: EventReader, id: RequestId) -> BoxStream<'static, Result<Sse, SseError>>
+where
+    S: Stream<Item = reqwest::Result<bytes::Bytes>> + Send + 'static,
+{
+    futures::stream::unfold((Box::pin(body), reader, false), move |(mut body, mut reader, mut done)| {
+        let id = id.clone();
+        async move {
+            loop {
+                if let Some(event) = reader.ready.pop_front() {
+                    return Some((Ok(event), (body, reader, done)));
+                }
+                if done {
+                    return None;
+                }
+                match body.next().await {
+                    Some(Ok(chunk)) => {
+                        if let Err(e) = reader.feed(&chunk) {
+                            return Some((Err(e), (body, reader, true)));
+                        }
+                    }
+                    Some(Err(e)) => return Some((Err(SseError::Body(Box::new(e))), (body, reader, true))),
+                    None => {
+                        reader.table.answers_call(&id);
+                        done = true;
+                    }
+                }
+            }
+        }
+    })
+    .boxed()
+}
+
+/// An event stream read as it arrives (see the module's docs).
+struct EventReader {
+    spill: Arc<dyn MessageSpill>,
+    table: SpillTable,
+    max_event: usize,
+    /// The line being read, until it is known to be a `data` line (comments: only their `:`).
+    line: Vec<u8>,
+    /// The line being read is a `data` line: its value goes to `data`.
+    in_data: bool,
+    /// The next byte of the `data` line starts its value (a space there is dropped).
+    value_starts: bool,
+    /// The last line ended with CR: an LF right after it ends nothing.
+    after_cr: bool,
+    /// No byte read yet (a BOM is skipped).
+    first: bool,
+    /// The event being read: its fields but data, once a field was seen.
+    event: Option<Sse>,
+    /// Its data, through a spill pass.
+    data: Option<Pass>,
+    /// Its size so far.
+    size: usize,
+    ready: VecDeque<Sse>,
+}
+
+impl EventReader {
+    fn new(spill: Arc<dyn MessageSpill>, table: SpillTable, max_event: usize) -> Self {
+        Self { spill, table, max_event, line: Vec::new(), in_data: false, value_starts: false, after_cr: false, first: true, event: None, data: None, size: 0, ready: VecDeque::new() }
+    }
+
+    fn feed(&mut self, mut bytes: &[u8]) -> Result<(), SseError> {
+        if self.first && !bytes.is_empty() {
+            self.first = false;
+            bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+        }
+        while !bytes.is_empty() {
+            if std::mem::take(&mut self.after_cr) && bytes[0] == b'\n' {
+                bytes = &bytes[1..];
+                continue;
+            }
+            let end = bytes.iter().position(|&b| b == b'\n' || b == b'\r');
+            let part = &bytes[..end.unwrap_or(bytes.len())];
+            self.size += part.len();
+            if self.size > self.max_event {
+                return Err(PassError::TooLarge(self.max_event).into_sse());
+            }
+            self.read(part)?;
+            let Some(end) = end else { break };
+            self.after_cr = bytes[end] == b'\r';
+            self.end_line()?;
+            bytes = &bytes[end + 1..];
+        }
+        Ok(())
+    }
+
+    /// Bytes of the line being read.
+    fn read(&mut self, mut part: &[u8]) -> Result<(), SseError> {
+        if !self.in_data {
+            if self.line.first() == Some(&b':') {
+                return Ok(());
+            }
+            self.line.extend_from_slice(part);
+            if !self.line.starts_with(b"data:") {
+                return Ok(());
+            }
+            let value = self.line.split_off(5);
+            self.line.clear();
+            self.in_data = true;
+            self.value_starts = true;
+            self.data_line()?;
+            return self.read(&value);
+        }
+        if self.value_starts && !part.is_empty() {
+            self.value_starts = false;
+            part = part.strip_prefix(b" ").unwrap_or(part);
+        }
+        match &mut self.data {
+            Some(pass) => pass.feed(part).map_err(PassError::into_sse),
+            None => Ok(()),
+        }
+    }
+
+    /// A `data` line starts: the event's data gets a pass, or an LF before this line's value.
+    fn data_line(&mut self) -> Result<(), SseError> {
+        self.event.get_or_insert_default();
+        match &mut self.data {
+            Some(pass) => pass.feed(b"\n").map_err(PassError::into_sse),
+            None => {
+                self.data = Some(Pass::new(self.spill.start(), usize::MAX));
+                Ok(())
+            }
+        }
+    }
+
+    fn end_line(&mut self) -> Result<(), SseError> {
+        if std::mem::take(&mut self.in_data) {
+            return Ok(());
+        }
+        let line = std::mem::take(&mut self.line);
+        if line.is_empty() {
+            return self.dispatch();
+        }
+        if line[0] == b':' {
+            return Ok(());
+        }
+        let (name, value) = match line.iter().position(|&b| b == b':') {
+            Some(colon) => (&line[..colon], line[colon + 1..].strip_prefix(b" ").unwrap_or(&line[colon + 1..])),
+            None => (&line[..], &b""[..]),
+        };
+        let text = || std::str::from_utf8(value).map(str::to_owned).map_err(SseError::Utf8Parse);
+        match name {
+            b"data" => self.data_line()?,
+            b"event" => self.event.get_or_insert_default().event = Some(text()?),
+            b"id" if !value.contains(&0) => self.event.get_or_insert_default().id = Some(text()?),
+            b"retry" => {
+                if let Ok(retry) = text()?.parse() {
+                    self.event.get_or_insert_default().retry = Some(retry);
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// An empty line: the event, if any field was seen, is ready.
+    fn dispatch(&mut self) -> Result<(), SseError> {
+        self.size = 0;
+        let Some(mut event) = self.event.take() else { return Ok(()) };
+        if let Some(pass) = self.data.take() {
+            let data = pass.finish(&self.table).map_err(PassError::into_sse)?;
+            event.data = Some(String::from_utf8(data).map_err(|e| SseError::Utf8Parse(e.utf8_error()))?);
+        }
+        self.ready.push_back(event);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;

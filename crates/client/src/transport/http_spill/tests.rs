@@ -1,0 +1,225 @@
+use std::{
+    io::{Read as _, Write as _},
+    sync::Mutex,
+};
+
+use rmcp::model::NumberOrString;
+use serde_json::json;
+
+use super::*;
+use crate::transport::spill::swap::Swap;
+
+fn reader(table: &SpillTable, max_event: usize) -> EventReader {
+    EventReader::new(Arc::new(Swap), table.clone(), max_event)
+}
+
+/// What `sse_stream` (the library rmcp reads events with) makes of `bytes`.
+fn library_events(bytes: &[u8]) -> Vec<Sse> {
+    let body = futures::stream::iter(vec![Ok::<_, std::io::Error>(bytes::Bytes::copy_from_slice(bytes))]);
+    futures::executor::block_on(sse_stream::SseStream::from_bytes_stream(body).map(|event| event.expect("the library reads the sample")).collect())
+}
+
+/// A stream with what servers send: a BOM, a comment, a priming event (id and retry, empty data),
+/// named events, data over two lines, CRLF, LF and CR line ends, an event of an id alone.
+const SAMPLE: &str = concat!(
+    "\u{FEFF}: keep-alive\r\n",
+    "id: 1\r\nretry: 1500\r\ndata:\r\n\r\n",
+    "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":1}}\nid: 2\n\n",
+    "data: {\"a\":\r\ndata:  1}\r\r",
+    "id: 3\n\n",
+);
+
+#[test]
+fn events_are_read_as_the_library_reads_them_however_the_bytes_are_split() {
+    let bytes = SAMPLE.as_bytes();
+    let expected = library_events(bytes);
+    assert_eq!(expected.len(), 4, "{expected:?}");
+    for split in 0..=bytes.len() {
+        let mut reader = reader(&SpillTable::default(), 1 << 20);
+        reader.feed(&bytes[..split]).unwrap();
+        reader.feed(&bytes[split..]).unwrap();
+        assert_eq!(Vec::from(std::mem::take(&mut reader.ready)), expected, "split at {split}");
+    }
+    let mut reader = reader(&SpillTable::default(), 1 << 20);
+    for byte in bytes {
+        reader.feed(std::slice::from_ref(byte)).unwrap();
+    }
+    assert_eq!(Vec::from(reader.ready), expected, "byte by byte");
+}
+
+#[test]
+fn a_field_line_without_a_colon_is_that_field_empty_as_the_standard_says() {
+    let mut reader = reader(&SpillTable::default(), 1 << 20);
+    reader.feed(b"data\ndata: x\n\nevent\n: comment\n\n").unwrap();
+    let events = Vec::from(reader.ready);
+    assert_eq!(events[0].data.as_deref(), Some("\nx"));
+    assert_eq!(events[1], Sse { event: Some(String::new()), ..Sse::default() });
+}
+
+#[test]
+fn only_the_answer_to_the_call_keeps_its_runs_spilled_in_an_event_stream() {
+    let table = SpillTable::default();
+    table.call_sent(NumberOrString::Number(4));
+    let mut reader = reader(&table, 1 << 20);
+    let stream = concat!(
+        "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"BIG\"}}\n\n",
+        "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"sampling/createMessage\",\"params\":{\"messages\":[{\"role\":\"user\",\"content\":{\"type\":\"text\",\"text\":\"BIG\"}}],\"maxTokens\":5}}\n\n",
+        "data: {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"BIG\"}]}}\n\n",
+    );
+    reader.feed(stream.as_bytes()).unwrap();
+    let data: Vec<String> = reader.ready.into_iter().map(|e| e.data.unwrap()).collect();
+    assert!(data[0].contains("BIG") && !data[0].contains("XXXX"), "a notification gets its runs back: {}", data[0]);
+    assert!(data[1].contains("BIG"), "a request of the server's gets them back: {}", data[1]);
+    assert!(data[2].contains("XXXX"), "the call's answer stays small: {}", data[2]);
+    for message in &data {
+        serde_json::from_str::<ServerJsonRpcMessage>(message).unwrap_or_else(|e| panic!("rmcp can read {message}: {e}"));
+    }
+    assert!(table.take(&NumberOrString::Number(4)).is_some(), "its runs wait for the call");
+    assert!(table.is_empty());
+}
+
+#[test]
+fn an_event_over_the_limit_is_an_error_and_the_limit_is_per_event() {
+    let mut reader = reader(&SpillTable::default(), 40);
+    reader.feed(b"data: 0123456789012345678901234567890\n\n").unwrap();
+    reader.feed(b"data: 0123456789012345678901234567890\n\n").unwrap();
+    assert_eq!(reader.ready.len(), 2, "two events under the limit, together over it");
+    let error = reader.feed(b"data: 0123456789012345678901234567890123456789\n\n").unwrap_err();
+    assert!(error.to_string().contains("larger than the limit of 40 bytes"), "{error}");
+}
+
+// The request and the response around the body, against a local server.
+
+/// Serves `responses` (raw HTTP), one per connection, in order; returns the URL and the requests
+/// it got (head and body).
+fn serve(responses: Vec<String>) -> (String, Arc<Mutex<Vec<String>>>) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let requests = Arc::new(Mutex::new(Vec::new()));
+    let seen = requests.clone();
+    std::thread::spawn(move || {
+        for response in responses {
+            let (mut stream, _) = listener.accept().unwrap();
+            let mut request = Vec::new();
+            let mut buffer = [0u8; 4096];
+            loop {
+                let n = stream.read(&mut buffer).unwrap();
+                request.extend_from_slice(&buffer[..n]);
+                let text = String::from_utf8_lossy(&request).to_string();
+                if let Some(end) = text.find("\r\n\r\n") {
+                    let length = text.lines().find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse::<usize>().unwrap())).unwrap_or(0);
+                    if request.len() >= end + 4 + length || n == 0 {
+                        break;
+                    }
+                }
+            }
+            seen.lock().unwrap().push(String::from_utf8_lossy(&request).to_string());
+            stream.write_all(response.as_bytes()).unwrap();
+        }
+    });
+    (url, requests)
+}
+
+fn response(status: &str, headers: &[&str], body: &str) -> String {
+    let mut head = format!("HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n", body.len());
+    for header in headers {
+        head.push_str(header);
+        head.push_str("\r\n");
+    }
+    format!("{head}\r\n{body}")
+}
+
+fn call(id: i64) -> ClientJsonRpcMessage {
+    serde_json::from_value(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "t", "arguments": {}}})).unwrap()
+}
+
+async fn post(url: &str, table: &SpillTable, message: ClientJsonRpcMessage) -> Result<StreamableHttpPostResponse, HttpError> {
+    let client = SpillingHttp::new(reqwest::Client::new(), Some((Arc::new(Swap), table.clone())));
+    let headers = HashMap::from([(HeaderName::from_static("x-extra"), HeaderValue::from_static("yes"))]);
+    client.post_message_with_response_limits(url.into(), message, Some("session-1".into()), Some("token-1".into()), headers, StreamableHttpResponseLimits::default()).await
+}
+
+fn text_of(message: &ServerJsonRpcMessage) -> String {
+    serde_json::to_string(message).unwrap()
+}
+
+#[tokio::test]
+async fn a_json_answer_to_a_call_is_read_through_the_spill_and_the_request_is_rmcps() {
+    let answer = r#"{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"BIG"}]}}"#;
+    let (url, requests) = serve(vec![response("200 OK", &["Content-Type: application/json; charset=utf-8", "Mcp-Session-Id: session-1"], answer)]);
+    let table = SpillTable::default();
+    let Ok(StreamableHttpPostResponse::Json(message, session)) = post(&url, &table, call(7)).await else { panic!("a JSON answer") };
+    assert!(text_of(&message).contains("XXXX"), "{}", text_of(&message));
+    assert_eq!(session.as_deref(), Some("session-1"));
+    assert!(table.take(&NumberOrString::Number(7)).is_some(), "its runs wait for the call");
+    let request = requests.lock().unwrap()[0].to_ascii_lowercase();
+    for expected in ["post /mcp ", "authorization: bearer token-1", "mcp-session-id: session-1", "x-extra: yes", "accept: text/event-stream, application/json", "content-type: application/json", "\"method\":\"tools/call\""] {
+        assert!(request.contains(expected), "{expected} in {request}");
+    }
+}
+
+#[tokio::test]
+async fn an_event_stream_answer_to_a_call_is_read_through_the_spill() {
+    let body = concat!(
+        "id: 1\ndata:\n\n",
+        "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"BIG\"}}\n\n",
+        "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":8,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"BIG\"}]}}\n\n",
+    );
+    let (url, _) = serve(vec![response("200 OK", &["Content-Type: text/event-stream"], body)]);
+    let table = SpillTable::default();
+    let Ok(StreamableHttpPostResponse::Sse(stream, _)) = post(&url, &table, call(8)).await else { panic!("an event stream") };
+    let events: Vec<Sse> = stream.map(|e| e.unwrap()).collect().await;
+    assert_eq!(events.len(), 3);
+    assert_eq!((events[0].id.as_deref(), events[0].data.as_deref()), (Some("1"), Some("")), "the priming event");
+    assert!(events[1].data.as_deref().unwrap().contains("BIG"));
+    assert!(events[2].data.as_deref().unwrap().contains("XXXX"));
+    assert!(table.take(&NumberOrString::Number(8)).is_some());
+}
+
+#[tokio::test]
+async fn around_the_body_a_call_is_answered_as_rmcps_client_answers_it() {
+    let rpc_error = r#"{"jsonrpc":"2.0","id":9,"error":{"code":-32000,"message":"the tool broke"}}"#;
+    let (url, _) = serve(vec![
+        response("401 Unauthorized", &[r#"WWW-Authenticate: Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource""#], ""),
+        response("403 Forbidden", &[r#"WWW-Authenticate: Bearer error="insufficient_scope", scope="notes:write""#], ""),
+        response("404 Not Found", &[], "gone"),
+        response("500 Internal Server Error", &["Content-Type: application/json"], rpc_error),
+        response("503 Service Unavailable", &["Retry-After: 7", "Content-Type: text/plain"], "busy"),
+        response("202 Accepted", &[], ""),
+        response("200 OK", &["Content-Type: text/plain"], "hello"),
+        response("400 Bad Request", &["Content-Type: text/plain"], "no such thing"),
+    ]);
+    let table = SpillTable::default();
+    let outcome = |r: Result<StreamableHttpPostResponse, HttpError>| match r {
+        Ok(StreamableHttpPostResponse::Json(message, _)) => format!("json {}", text_of(&message)),
+        Ok(other) => format!("{other:?}"),
+        Err(StreamableHttpError::AuthRequired(e)) => format!("auth required: {}", e.www_authenticate_header),
+        Err(StreamableHttpError::InsufficientScope(e)) => format!("insufficient scope: {:?}", e.required_scope),
+        Err(StreamableHttpError::HttpStatus(e)) => format!("status {} retry {:?}", e.status, e.retry_after),
+        Err(e) => e.to_string(),
+    };
+    let mut outcomes = Vec::new();
+    for id in 0..8 {
+        outcomes.push(outcome(post(&url, &table, call(id)).await));
+    }
+    assert!(outcomes[0].starts_with("auth required: Bearer resource_metadata="), "{}", outcomes[0]);
+    assert_eq!(outcomes[1], r#"insufficient scope: Some("notes:write")"#);
+    assert_eq!(outcomes[2], "Session expired (HTTP 404)");
+    assert!(outcomes[3].starts_with("json ") && outcomes[3].contains("the tool broke"), "{}", outcomes[3]);
+    assert_eq!(outcomes[4], r#"status 503 retry Some("7")"#);
+    assert_eq!(outcomes[5], "Accepted");
+    assert!(outcomes[6].contains("text/plain"), "{}", outcomes[6]);
+    assert!(outcomes[7].contains("HTTP 400 Bad Request: no such thing"), "{}", outcomes[7]);
+    assert!(table.is_empty());
+}
+
+#[tokio::test]
+async fn other_requests_are_left_to_rmcp_and_not_spilled() {
+    let answer = r#"{"jsonrpc":"2.0","id":3,"result":{"tools":[{"name":"BIG","inputSchema":{"type":"object"}}]}}"#;
+    let (url, _) = serve(vec![response("200 OK", &["Content-Type: application/json"], answer)]);
+    let table = SpillTable::default();
+    let list = serde_json::from_value::<ClientJsonRpcMessage>(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {}})).unwrap();
+    let Ok(StreamableHttpPostResponse::Json(message, _)) = post(&url, &table, list).await else { panic!("a JSON answer") };
+    assert!(text_of(&message).contains("BIG"));
+    assert!(table.is_empty());
+}
