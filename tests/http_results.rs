@@ -1,8 +1,9 @@
 //! Large tool results over Streamable HTTP from a real server: FastMCP from PyPI
 //! (`tests/fastmcp/big_results_server.py`), answering a call with a ~24 MB PNG as an image block
 //! — as one `application/json` body and as an SSE stream, the two ways the transport allows.
-//! Either way the CLI stores the image whole (its SHA-256 is the one the server computed), and
-//! the summary the model gets carries none of it.
+//! Either way the CLI stores the image whole (its SHA-256 is the one the server computed), once
+//! though FastMCP sends it twice (the block, and the list again in `structuredContent`), and the
+//! summary the model gets carries none of it.
 
 use mcp_canvas_e2e::{cli, fastmcp::HttpServer};
 use serde_json::{json, Value};
@@ -27,14 +28,14 @@ fn a_large_picture_is_stored_whole(mode: &str) {
         .map(|(sha, rest)| (sha.to_string(), rest[1].trim_end_matches(|c: char| !c.is_ascii_digit()).parse::<u64>().unwrap()))
         .unwrap_or_else(|| panic!("{mode}: the server's text (sha256 … size …) is in the summary: {summary}"));
     assert!(size > 16 << 20, "the picture is larger than rmcp's default 16 MiB limit for a JSON body: {size}");
-    // FastMCP sends the picture twice: as the image block and inside `structuredContent`.
+    // FastMCP sends the picture twice (the image block, and again in `structuredContent`): one
+    // artifact.
     let artifacts = outcome["artifacts"].as_array().unwrap();
-    assert!(!artifacts.is_empty(), "{mode}: {outcome}");
-    for artifact in artifacts {
-        assert_eq!(artifact["sha256"], sha, "{mode}: the stored image is the server's, byte for byte");
-        assert_eq!(artifact["size"], size, "{mode}");
-        assert_eq!(artifact["mime"], "image/png", "{mode}: {artifact}");
-    }
+    assert_eq!(artifacts.len(), 1, "{mode}: {outcome}");
+    assert_eq!(artifacts[0]["sha256"], sha, "{mode}: the stored image is the server's, byte for byte");
+    assert_eq!(artifacts[0]["size"], size, "{mode}");
+    assert_eq!(artifacts[0]["mime"], "image/png", "{mode}: {}", artifacts[0]);
+    assert_eq!(summary.matches("Stored PNG image").count(), 1, "{mode}: listed once: {summary}");
     assert!(summary.len() < 4096, "{mode}: the summary carries no image data ({} bytes)", summary.len());
 }
 

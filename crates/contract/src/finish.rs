@@ -92,6 +92,12 @@ impl Normalized {
             if artifact.preview.is_some() {
                 spilled.insert(stored.id.clone());
             }
+            // The same bytes again — an image block and its copy in `structuredContent`, as
+            // FastMCP sends a list of blocks — are the same stored artifact: referenced twice,
+            // listed (and summarized) once.
+            if artifacts.iter().any(|a: &OutcomeArtifact| a.id == stored.id) {
+                continue;
+            }
             let natural = if artifact.shown_as_source { Some(Viewer::Code) } else { viewer_for(&artifact.mime, &artifact.name) };
             let viewer = match (artifact.viewer_hint, natural) {
                 (Some(hint), Some(natural)) if hint == natural || (is_textual(&artifact.mime) && text_viewer(hint) && text_viewer(natural)) => Some(hint),
