@@ -86,6 +86,9 @@ pub(crate) struct AuditRows {
     /// Cuts the worker's wait short.
     hurry: Arc<tokio::sync::Notify>,
     worker: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    /// Batches written (each one transaction), for the tests to see the batching.
+    #[cfg(test)]
+    batches: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 /// How long queued rows wait for more before they are written.
@@ -116,7 +119,11 @@ impl AuditRows {
             queue.running = !rows.is_empty();
             queue.running.then_some(rows)
         };
+        #[cfg(test)]
+        let batches = self.batches.clone();
         let write = move |rows: Vec<mcp_canvas_store::AuditRecord>| {
+            #[cfg(test)]
+            batches.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             if store.audit_all(&rows).is_err() {
                 // The batch was rolled back: each row on its own, so one bad row loses only itself.
                 for row in &rows {
@@ -237,6 +244,23 @@ mod audit_rows {
         // Newest first.
         assert_eq!(log.first().unwrap().call_id, "call-199");
         assert_eq!(log.last().unwrap().call_id, "call-0");
+    }
+
+    /// One thread: the worker cannot run between the pushes, so all of them are one batch.
+    #[tokio::test(flavor = "current_thread")]
+    async fn rows_pushed_together_are_written_in_one_transaction() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Arc::new(ArtifactStore::open(dir.path()).unwrap());
+        let rows = AuditRows::default();
+        for n in 0..100 {
+            rows.push(&store, record(n));
+        }
+        rows.flush().await;
+        assert_eq!(store.audit_log(500).unwrap().len(), 100);
+        assert_eq!(rows.batches.load(std::sync::atomic::Ordering::SeqCst), 1, "one batch, one transaction");
+        rows.push(&store, record(100));
+        rows.flush().await;
+        assert_eq!(rows.batches.load(std::sync::atomic::Ordering::SeqCst), 2, "a later row is a batch of its own");
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
