@@ -97,7 +97,10 @@ impl SpillTable {
     pub(crate) fn settle(&self, compact: &[u8], runs: Box<dyn SpilledRuns>) -> Result<Value, Unsettled> {
         let mut value = serde_json::from_slice::<Value>(compact).map_err(Unsettled::NotJson)?;
         let id = value.get("id").and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok());
-        let final_result = value.get("result").is_some_and(|r| ["inputRequests", "requestState", "task", "resultType"].iter().all(|k| r.get(k).is_none()));
+        // 2026-07-28 marks every result (`resultType`): only `complete` is final.
+        let final_result = value.get("result").is_some_and(|r| {
+            ["inputRequests", "requestState", "task"].iter().all(|k| r.get(k).is_none()) && r.get("resultType").is_none_or(|t| t == "complete")
+        });
         match id {
             Some(id) if final_result && value.get("method").is_none() && self.answers_call(&id) => {
                 self.waiting.lock().unwrap().insert(id, runs);

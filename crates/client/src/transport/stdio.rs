@@ -454,27 +454,40 @@ mod tests {
         let mut transport = LineTransport::new(tokio::io::BufReader::new(read), write, 1 << 20, Arc::new(|_: &str| {})).with_spill(Arc::new(Swap), table.clone());
         let (mut server_read, mut server_write) = tokio::io::split(theirs);
 
-        let call = serde_json::from_value::<TxJsonRpcMessage<RoleClient>>(serde_json::json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "t", "arguments": {}}})).unwrap();
-        transport.send(call).await.unwrap();
-        let mut sent = vec![0u8; 4096];
-        let n = tokio::io::AsyncReadExt::read(&mut server_read, &mut sent).await.unwrap();
-        assert!(String::from_utf8_lossy(&sent[..n]).contains("tools/call"));
+        for id in [4, 5, 6] {
+            let call = serde_json::from_value::<TxJsonRpcMessage<RoleClient>>(serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "t", "arguments": {}}})).unwrap();
+            transport.send(call).await.unwrap();
+        }
+        let mut sent = Vec::new();
+        while sent.iter().filter(|&&b| b == b'\n').count() < 3 {
+            let mut buffer = vec![0u8; 4096];
+            let n = tokio::io::AsyncReadExt::read(&mut server_read, &mut buffer).await.unwrap();
+            sent.extend_from_slice(&buffer[..n]);
+        }
+        assert!(String::from_utf8_lossy(&sent).contains("tools/call"));
 
-        // A request of the server's, then an answer to another id, then the call's answer.
+        // A request of the server's, then an answer to another id, then the calls' answers: a
+        // final one before 2026-07-28, a final one of 2026-07-28 (`resultType: complete`), and
+        // an `input_required` round.
         let lines = [
             r#"{"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"BIG"}}],"maxTokens":5}}"#,
             r#"{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"BIG"}]}}"#,
             r#"{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"BIG"}]}}"#,
+            r#"{"jsonrpc":"2.0","id":5,"result":{"resultType":"complete","content":[{"type":"text","text":"BIG"}]}}"#,
+            r#"{"jsonrpc":"2.0","id":6,"result":{"resultType":"input_required","content":[{"type":"text","text":"BIG"}]}}"#,
         ];
         for line in lines {
             server_write.write_all(format!("{line}\n").as_bytes()).await.unwrap();
         }
-        let texts: Vec<String> = futures_text(&mut transport, 3).await;
+        let texts: Vec<String> = futures_text(&mut transport, 5).await;
         assert!(texts[0].contains("BIG") && !texts[0].contains("XXXX"), "a request gets its runs back: {}", texts[0]);
         assert!(texts[1].contains("BIG"), "an answer to something else gets them back: {}", texts[1]);
         assert!(texts[2].contains("XXXX"), "the call's answer keeps them: {}", texts[2]);
+        assert!(texts[3].contains("XXXX"), "so does a final answer of 2026-07-28: {}", texts[3]);
+        assert!(texts[4].contains("BIG") && !texts[4].contains("XXXX"), "an input_required round gets them back: {}", texts[4]);
         assert!(table.take(&NumberOrString::Number(4)).is_some(), "and they wait for the call");
         assert!(table.take(&NumberOrString::Number(4)).is_none(), "once");
+        assert!(table.take(&NumberOrString::Number(5)).is_some());
         assert!(table.is_empty(), "the others were not kept");
     }
 
