@@ -94,8 +94,22 @@ impl Normalized {
             }
             // The same bytes again — an image block and its copy in `structuredContent`, as
             // FastMCP sends a list of blocks — are the same stored artifact: referenced twice,
-            // listed (and summarized) once.
+            // listed (and summarized) once, for the audiences of both copies, under the name the
+            // display asks for.
             if artifacts.iter().any(|a: &OutcomeArtifact| a.id == stored.id) {
+                let merge = |earlier: &mut OutcomeArtifact| {
+                    if earlier.audience != artifact.audience {
+                        earlier.audience = Audience::Both;
+                    }
+                    if earlier.description.is_none() {
+                        earlier.description.clone_from(&artifact.description);
+                    }
+                    if primary_file.as_deref() == Some(artifact.name.as_str()) {
+                        earlier.name.clone_from(&artifact.name);
+                    }
+                };
+                artifacts.iter_mut().filter(|a| a.id == stored.id).for_each(merge);
+                summary_artifacts.iter_mut().map(|entry: &mut (OutcomeArtifact, _, _, _)| &mut entry.0).filter(|a| a.id == stored.id).for_each(merge);
                 continue;
             }
             let natural = if artifact.shown_as_source { Some(Viewer::Code) } else { viewer_for(&artifact.mime, &artifact.name) };

@@ -44,6 +44,9 @@ type HttpError = StreamableHttpError<reqwest::Error>;
 
 /// The JSON body of a failed response read for a JSON-RPC error, at most.
 const MAX_ERROR_JSON: usize = 1 << 20;
+/// A line of an event stream that is not data (an id, an event name, an unknown field), at most.
+const MAX_FIELD_LINE: usize = 64 << 10;
+const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// rmcp's reqwest client, with the answers to `tools/call` read through a spill when the host
 /// gives one.
@@ -109,6 +112,9 @@ impl SpillingHttp {
         match media_type.as_deref() {
             Some(EVENT_STREAM_MIME_TYPE) => Ok(StreamableHttpPostResponse::Sse(events(response.bytes_stream(), EventReader::new(spill.clone(), table.clone(), limits.max_sse_event_size), id), session)),
             Some(JSON_MIME_TYPE) => {
+                if response.content_length().is_some_and(|length| length > limits.max_json_response_size as u64) {
+                    return Err(StreamableHttpError::ResponseBodyTooLarge { max_size: limits.max_json_response_size });
+                }
                 let mut pass = Pass::new(spill.start(), limits.max_json_response_size);
                 let mut body = response.bytes_stream();
                 while let Some(chunk) = body.next().await {
@@ -193,9 +199,12 @@ impl StreamableHttpClient for SpillingHttp {
 async fn failed(response: reqwest::Response, status: StatusCode, json: bool, session: Option<String>, max_error: usize) -> Result<StreamableHttpPostResponse, HttpError> {
     let retry_after = response.headers().get(RETRY_AFTER).and_then(|v| v.to_str().ok()).map(str::to_owned);
     let status_error = (status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error()).then(|| HttpStatusError::new(status.as_u16(), retry_after));
-    if status == StatusCode::TOO_MANY_REQUESTS {
-        return Err(status_error.expect("429").into());
-    }
+    // A 401/403 without a challenge keeps its status, JSON body or not.
+    let json = json && !matches!(status, StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN);
+    let status_error = match status_error {
+        Some(error) if status == StatusCode::TOO_MANY_REQUESTS || !json => return Err(error.into()),
+        other => other,
+    };
     let body = prefix(response, if json { MAX_ERROR_JSON } else { max_error }).await;
     if json {
         if let Ok(message @ JsonRpcMessage::Error(_)) = serde_json::from_slice::<ServerJsonRpcMessage>(&body) {
@@ -277,36 +286,60 @@ impl Pass {
 }
 
 /// The events of `body`, read by `reader`; at the end, the call `id` no longer waits.
+///
+/// An event that cannot be read (over the limit, its runs not stored, not JSON) ends the stream
+/// with an error answer to the call, as the stdio transport answers an unreadable line: handed to
+/// rmcp as an error, the stream would be resumed with `Last-Event-ID` outside the spill, and the
+/// server would send the same event again. A failing connection is rmcp's to resume, after the
+/// events read before it.
 fn events<S>(body: S, reader: EventReader, id: RequestId) -> BoxStream<'static, Result<Sse, SseError>>
 where
     S: Stream<Item = reqwest::Result<bytes::Bytes>> + Send + 'static,
 {
-    futures::stream::unfold((Box::pin(body), reader, false), move |(mut body, mut reader, mut done)| {
-        let id = id.clone();
-        async move {
-            loop {
-                if let Some(event) = reader.ready.pop_front() {
-                    return Some((Ok(event), (body, reader, done)));
-                }
-                if done {
-                    return None;
-                }
-                match body.next().await {
-                    Some(Ok(chunk)) => {
-                        if let Err(e) = reader.feed(&chunk) {
-                            return Some((Err(e), (body, reader, true)));
-                        }
+    struct State<S> {
+        body: std::pin::Pin<Box<S>>,
+        reader: EventReader,
+        id: RequestId,
+        /// The error to hand on once the events before it are out; the stream ends after it.
+        failed: Option<SseError>,
+        done: bool,
+    }
+    let state = State { body: Box::pin(body), reader, id, failed: None, done: false };
+    futures::stream::unfold(state, |mut state| async move {
+        loop {
+            if let Some(event) = state.reader.ready.pop_front() {
+                return Some((Ok(event), state));
+            }
+            if let Some(error) = state.failed.take() {
+                return Some((Err(error), state));
+            }
+            if state.done {
+                state.reader.table.answers_call(&state.id);
+                return None;
+            }
+            match state.body.next().await {
+                Some(Ok(chunk)) => {
+                    if let Err(e) = state.reader.feed(&chunk) {
+                        state.reader.ready.push_back(error_answer(&state.id, &e));
+                        state.done = true;
                     }
-                    Some(Err(e)) => return Some((Err(SseError::Body(Box::new(e))), (body, reader, true))),
-                    None => {
-                        reader.table.answers_call(&id);
-                        done = true;
-                    }
                 }
+                Some(Err(e)) => {
+                    state.failed = Some(SseError::Body(Box::new(e)));
+                    state.done = true;
+                }
+                None => state.done = true,
             }
         }
     })
     .boxed()
+}
+
+/// An event carrying the JSON-RPC error that answers call `id`: its answer could not be read.
+fn error_answer(id: &RequestId, error: &SseError) -> Sse {
+    let message = format!("the server's answer could not be read: {error}");
+    let answer = serde_json::json!({ "jsonrpc": "2.0", "id": id, "error": { "code": rmcp::model::ErrorCode::PARSE_ERROR.0, "message": message } });
+    Sse { data: Some(answer.to_string()), ..Sse::default() }
 }
 
 /// An event stream read as it arrives (see the module's docs).
@@ -322,7 +355,7 @@ struct EventReader {
     value_starts: bool,
     /// The last line ended with CR: an LF right after it ends nothing.
     after_cr: bool,
-    /// No byte read yet (a BOM is skipped).
+    /// The first line is being read (a BOM before it is skipped).
     first: bool,
     /// The event being read: its fields but data, once a field was seen.
     event: Option<Sse>,
@@ -339,10 +372,6 @@ impl EventReader {
     }
 
     fn feed(&mut self, mut bytes: &[u8]) -> Result<(), SseError> {
-        if self.first && !bytes.is_empty() {
-            self.first = false;
-            bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-        }
         while !bytes.is_empty() {
             if std::mem::take(&mut self.after_cr) && bytes[0] == b'\n' {
                 bytes = &bytes[1..];
@@ -370,6 +399,19 @@ impl EventReader {
                 return Ok(());
             }
             self.line.extend_from_slice(part);
+            if self.first {
+                // The stream may start with a BOM, which may come split.
+                if self.line.len() < BOM.len() && BOM.starts_with(&self.line) {
+                    return Ok(());
+                }
+                self.first = false;
+                if self.line.starts_with(BOM) {
+                    self.line.drain(..BOM.len());
+                }
+            }
+            if self.line.len() > MAX_FIELD_LINE {
+                return Err(SseError::Body(format!("a line of the event stream that is not data is longer than {MAX_FIELD_LINE} bytes").into()));
+            }
             if !self.line.starts_with(b"data:") {
                 return Ok(());
             }
@@ -406,7 +448,10 @@ impl EventReader {
         if std::mem::take(&mut self.in_data) {
             return Ok(());
         }
-        let line = std::mem::take(&mut self.line);
+        let mut line = std::mem::take(&mut self.line);
+        if std::mem::take(&mut self.first) && line.starts_with(BOM) {
+            line.drain(..BOM.len());
+        }
         if line.is_empty() {
             return self.dispatch();
         }

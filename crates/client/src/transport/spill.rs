@@ -70,8 +70,16 @@ impl SpillTable {
         self.waiting.lock().unwrap().is_empty()
     }
 
-    /// The runs of the answer to request `id`.
+    /// Whether no call waits for its answer either.
+    #[cfg(test)]
+    pub(crate) fn is_idle(&self) -> bool {
+        self.is_empty() && self.calls.lock().unwrap().is_empty()
+    }
+
+    /// The runs of the answer to request `id`; the call is answered (the pipeline takes them for
+    /// every answer, whatever it is).
     pub fn take(&self, id: &RequestId) -> Option<Box<dyn SpilledRuns>> {
+        self.calls.lock().unwrap().remove(id);
         self.waiting.lock().unwrap().remove(id)
     }
 

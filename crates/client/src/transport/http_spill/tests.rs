@@ -31,20 +31,23 @@ const SAMPLE: &str = concat!(
 
 #[test]
 fn events_are_read_as_the_library_reads_them_however_the_bytes_are_split() {
-    let bytes = SAMPLE.as_bytes();
-    let expected = library_events(bytes);
-    assert_eq!(expected.len(), 4, "{expected:?}");
-    for split in 0..=bytes.len() {
+    // The sample, and a stream whose BOM is right before its first field.
+    for (sample, count) in [(SAMPLE, 4), ("\u{FEFF}id: 0\ndata: {}\n\n", 1)] {
+        let bytes = sample.as_bytes();
+        let expected = library_events(bytes);
+        assert_eq!(expected.len(), count, "{expected:?}");
+        for split in 0..=bytes.len() {
+            let mut reader = reader(&SpillTable::default(), 1 << 20);
+            reader.feed(&bytes[..split]).unwrap();
+            reader.feed(&bytes[split..]).unwrap();
+            assert_eq!(Vec::from(std::mem::take(&mut reader.ready)), expected, "split at {split}");
+        }
         let mut reader = reader(&SpillTable::default(), 1 << 20);
-        reader.feed(&bytes[..split]).unwrap();
-        reader.feed(&bytes[split..]).unwrap();
-        assert_eq!(Vec::from(std::mem::take(&mut reader.ready)), expected, "split at {split}");
+        for byte in bytes {
+            reader.feed(std::slice::from_ref(byte)).unwrap();
+        }
+        assert_eq!(Vec::from(reader.ready), expected, "byte by byte");
     }
-    let mut reader = reader(&SpillTable::default(), 1 << 20);
-    for byte in bytes {
-        reader.feed(std::slice::from_ref(byte)).unwrap();
-    }
-    assert_eq!(Vec::from(reader.ready), expected, "byte by byte");
 }
 
 #[test]
@@ -76,6 +79,27 @@ fn only_the_answer_to_the_call_keeps_its_runs_spilled_in_an_event_stream() {
     }
     assert!(table.take(&NumberOrString::Number(4)).is_some(), "its runs wait for the call");
     assert!(table.is_empty());
+}
+
+/// An unreadable event answers the call with an error after the events read before it, and
+/// ends the stream (rmcp would resume it outside the spill and get the same event again).
+#[tokio::test]
+async fn an_event_that_cannot_be_read_answers_the_call_with_an_error() {
+    let table = SpillTable::default();
+    table.call_sent(NumberOrString::Number(5));
+    let chunks = vec![
+        Ok(bytes::Bytes::from_static(b"id: 1\ndata:\n\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"x\"}}\n\ndata: 0123456789")),
+        Ok(bytes::Bytes::from("0123456789".repeat(20) + "\n\n")),
+        Ok(bytes::Bytes::from_static(b"data: {}\n\n")),
+    ];
+    let stream = events(futures::stream::iter(chunks), reader(&table, 120), NumberOrString::Number(5));
+    let events: Vec<Result<Sse, SseError>> = stream.collect().await;
+    assert_eq!(events.len(), 3, "{events:?}");
+    assert_eq!(events[0].as_ref().unwrap().id.as_deref(), Some("1"));
+    let answer: ServerJsonRpcMessage = serde_json::from_str(events[2].as_ref().unwrap().data.as_deref().unwrap()).unwrap();
+    let JsonRpcMessage::Error(error) = answer else { panic!("an error answer: {answer:?}") };
+    assert_eq!(error.id, Some(NumberOrString::Number(5)));
+    assert!(error.error.message.contains("larger than the limit of 120 bytes"), "{}", error.error.message);
 }
 
 #[test]
@@ -152,6 +176,7 @@ async fn a_json_answer_to_a_call_is_read_through_the_spill_and_the_request_is_rm
     assert!(text_of(&message).contains("XXXX"), "{}", text_of(&message));
     assert_eq!(session.as_deref(), Some("session-1"));
     assert!(table.take(&NumberOrString::Number(7)).is_some(), "its runs wait for the call");
+    assert!(table.is_idle(), "and the call no longer waits");
     let request = requests.lock().unwrap()[0].to_ascii_lowercase();
     for expected in ["post /mcp ", "authorization: bearer token-1", "mcp-session-id: session-1", "x-extra: yes", "accept: text/event-stream, application/json", "content-type: application/json", "\"method\":\"tools/call\""] {
         assert!(request.contains(expected), "{expected} in {request}");
@@ -174,6 +199,7 @@ async fn an_event_stream_answer_to_a_call_is_read_through_the_spill() {
     assert!(events[1].data.as_deref().unwrap().contains("BIG"));
     assert!(events[2].data.as_deref().unwrap().contains("XXXX"));
     assert!(table.take(&NumberOrString::Number(8)).is_some());
+    assert!(table.is_idle());
 }
 
 #[tokio::test]
@@ -188,6 +214,8 @@ async fn around_the_body_a_call_is_answered_as_rmcps_client_answers_it() {
         response("202 Accepted", &[], ""),
         response("200 OK", &["Content-Type: text/plain"], "hello"),
         response("400 Bad Request", &["Content-Type: text/plain"], "no such thing"),
+        response("401 Unauthorized", &["Content-Type: application/json"], rpc_error),
+        response("503 Service Unavailable", &["Retry-After: 3", "Content-Type: application/json"], "{\"busy\": true}"),
     ]);
     let table = SpillTable::default();
     let outcome = |r: Result<StreamableHttpPostResponse, HttpError>| match r {
@@ -199,7 +227,7 @@ async fn around_the_body_a_call_is_answered_as_rmcps_client_answers_it() {
         Err(e) => e.to_string(),
     };
     let mut outcomes = Vec::new();
-    for id in 0..8 {
+    for id in 0..10 {
         outcomes.push(outcome(post(&url, &table, call(id)).await));
     }
     assert!(outcomes[0].starts_with("auth required: Bearer resource_metadata="), "{}", outcomes[0]);
@@ -210,6 +238,8 @@ async fn around_the_body_a_call_is_answered_as_rmcps_client_answers_it() {
     assert_eq!(outcomes[5], "Accepted");
     assert!(outcomes[6].contains("text/plain"), "{}", outcomes[6]);
     assert!(outcomes[7].contains("HTTP 400 Bad Request: no such thing"), "{}", outcomes[7]);
+    assert!(outcomes[8].contains("HTTP 401 Unauthorized"), "a 401 without a challenge keeps its status: {}", outcomes[8]);
+    assert_eq!(outcomes[9], r#"status 503 retry Some("3")"#, "a JSON body that is no JSON-RPC error");
     assert!(table.is_empty());
 }
 
