@@ -334,6 +334,32 @@ fn garbage_from_the_ai_host_gets_json_rpc_errors() {
     assert!(status.success(), "the proxy ends cleanly when the AI host closes stdin: {status:?}");
 }
 
+/// Garbage as the AI host's only line, then the end of its input: the handshake fails, and the
+/// garbage still gets its error reply before the proxy exits.
+#[test]
+fn garbage_as_the_only_line_before_the_end_of_input_is_answered() {
+    let dir = data_dir_with(json!({ "demo": {"command": binary("mcp-canvas-demo")} }));
+    let mut proxy = Command::new(binary("mcp-canvas-cli"))
+        .arg("--data-dir")
+        .arg(dir.path())
+        .arg("proxy")
+        .env_remove("MCP_CANVAS_DATA_DIR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = proxy.stdin.take().unwrap();
+    writeln!(stdin, "this is not json").unwrap();
+    drop(stdin);
+    let output = proxy.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let reply: Value = serde_json::from_str(stdout.lines().next().unwrap_or_else(|| panic!("a reply; stderr: {}", String::from_utf8_lossy(&output.stderr)))).unwrap();
+    assert_eq!(reply["error"]["code"], -32700, "{stdout}");
+    assert!(!output.status.success(), "no handshake: the proxy says so and fails");
+    assert!(String::from_utf8_lossy(&output.stderr).contains("handshake"), "{}", String::from_utf8_lossy(&output.stderr));
+}
+
 #[test]
 fn print_config_gives_each_ai_host_its_snippet() {
     let dir = tempfile::tempdir().unwrap();

@@ -51,9 +51,20 @@ fn state(host: Arc<Host>, options: ProxyOptions) -> Result<Arc<ProxyState>, Stri
 pub async fn serve_stdio(host: Arc<Host>, options: ProxyOptions) -> Result<(), String> {
     let state = state(host, options)?;
     let (input, output) = stdio();
-    let service = ProxyServer::new(state).serve(crate::stdio_guard::Guarded::new(input, output)).await.map_err(|e| format!("the MCP handshake with the AI host failed: {e}"))?;
-    let _ = service.waiting().await;
-    Ok(())
+    let guarded = crate::stdio_guard::Guarded::new(input, output);
+    let replies = guarded.replies();
+    match ProxyServer::new(state).serve(guarded).await {
+        Ok(service) => {
+            let _ = service.waiting().await;
+            Ok(())
+        }
+        Err(e) => {
+            // Garbage before the handshake still gets its error reply, even when the AI host
+            // closed its end right after it (rmcp drops the transport without closing it).
+            replies.written().await;
+            Err(format!("the MCP handshake with the AI host failed: {e}"))
+        }
+    }
 }
 
 /// Stdin and stdout. When they are pipes or sockets (as an AI host starts us: Node's and

@@ -28,14 +28,40 @@ pub struct Guarded<R, W> {
     /// The rest of an over-long line is being skipped (it was answered already).
     skipping: bool,
     /// Error replies still being written; `close` waits for them (the AI host's last line may
-    /// be garbage followed by the end of its input).
-    replies: Vec<tokio::task::JoinHandle<()>>,
+    /// be garbage followed by the end of its input), and so does whoever holds [`Replies`]
+    /// when rmcp drops the transport without closing it (a failed handshake).
+    replies: Replies,
+}
+
+/// The error replies of a [`Guarded`] still being written.
+#[derive(Clone, Default)]
+pub struct Replies(Arc<std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>>);
+
+impl Replies {
+    fn push(&self, reply: tokio::task::JoinHandle<()>) {
+        let mut replies = self.0.lock().unwrap();
+        replies.retain(|reply| !reply.is_finished());
+        replies.push(reply);
+    }
+
+    /// Waits until every reply so far is written.
+    pub async fn written(&self) {
+        let replies = std::mem::take(&mut *self.0.lock().unwrap());
+        for reply in replies {
+            let _ = reply.await;
+        }
+    }
 }
 
 impl<R: AsyncRead + Send + Unpin, W: AsyncWrite + Send + Unpin + 'static> Guarded<R, W> {
     /// The transport over `input` and `output`.
     pub fn new(input: R, output: W) -> Self {
-        Self { read: BufReader::with_capacity(64 * 1024, input), write: Arc::new(tokio::sync::Mutex::new(Some(output))), line: Vec::new(), skipping: false, replies: Vec::new() }
+        Self { read: BufReader::with_capacity(64 * 1024, input), write: Arc::new(tokio::sync::Mutex::new(Some(output))), line: Vec::new(), skipping: false, replies: Replies::default() }
+    }
+
+    /// Its error replies being written, to wait for after the transport is gone.
+    pub fn replies(&self) -> Replies {
+        self.replies.clone()
     }
 
     /// Reads to the end of the current line; `false` at the end of input.
@@ -69,7 +95,6 @@ impl<R: AsyncRead + Send + Unpin, W: AsyncWrite + Send + Unpin + 'static> Guarde
     /// Writes `line` on its own task: a cancelled `receive` must not cut a reply in half.
     fn reply(&mut self, line: Vec<u8>) {
         let write = self.write.clone();
-        self.replies.retain(|reply| !reply.is_finished());
         self.replies.push(tokio::spawn(async move {
             let _ = write_line(&write, &line).await;
         }));
@@ -125,9 +150,7 @@ where
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {
-        for reply in std::mem::take(&mut self.replies) {
-            let _ = reply.await;
-        }
+        self.replies.written().await;
         if let Some(mut write) = self.write.lock().await.take() {
             let _ = write.shutdown().await;
         }
