@@ -1,7 +1,8 @@
 //! Streamable HTTP with spilling: rmcp's reqwest client for every request but `tools/call`, whose
 //! answer — one JSON body, or an event stream — is read here through the host's
 //! [`MessageSpill`] as it arrives, so that the message rmcp parses is small, as
-//! [`LineTransport`](super::stdio::LineTransport) does for stdio.
+//! [`LineTransport`](super::stdio::LineTransport) does for stdio. So are the GET streams (the
+//! server's own, and a call's stream resumed with `Last-Event-ID`), where an answer may come too.
 //!
 //! Written here, for that one request, rather than left to rmcp's client: rmcp buffers each
 //! message whole (a JSON body, or an SSE event's data) and parses it before handing it on — a
@@ -29,7 +30,7 @@ use rmcp::{
     model::{ClientJsonRpcMessage, ClientRequest, JsonRpcMessage, RequestId, ServerJsonRpcMessage},
     transport::{
         auth::WWWAuthenticateParams,
-        common::http_header::{EVENT_STREAM_MIME_TYPE, HEADER_SESSION_ID, JSON_MIME_TYPE},
+        common::http_header::{EVENT_STREAM_MIME_TYPE, HEADER_LAST_EVENT_ID, HEADER_SESSION_ID, JSON_MIME_TYPE},
         streamable_http_client::{
             AuthRequiredError, HttpStatusError, InsufficientScopeError, SseError, StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
             StreamableHttpResponseLimits,
@@ -42,6 +43,8 @@ use super::spill::{MessageSpill, SpillTable, SpillingMessage};
 
 type HttpError = StreamableHttpError<reqwest::Error>;
 
+/// rmcp's limit for an event when none is given.
+const DEFAULT_MAX_SSE_EVENT_SIZE: usize = 16 << 20;
 /// The JSON body of a failed response read for a JSON-RPC error, at most.
 const MAX_ERROR_JSON: usize = 1 << 20;
 /// A line of an event stream that is not data (an id, an event name, an unknown field), at most.
@@ -89,13 +92,8 @@ impl SpillingHttp {
         }
         let response = request.body(serde_json::to_vec(&message)?).send().await.map_err(StreamableHttpError::Client)?;
         let status = response.status();
-        if let (StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN, Some(challenge)) = (status, response.headers().get(WWW_AUTHENTICATE)) {
-            let challenge = challenge.to_str().map_err(|_| StreamableHttpError::UnexpectedServerResponse("invalid www-authenticate header value".into()))?.to_owned();
-            if status == StatusCode::UNAUTHORIZED {
-                return Err(StreamableHttpError::AuthRequired(AuthRequiredError::new(challenge)));
-            }
-            let scope = url::Url::parse(&uri).ok().and_then(|base| WWWAuthenticateParams::parse(&challenge, &base).scope);
-            return Err(StreamableHttpError::InsufficientScope(InsufficientScopeError::new(challenge, scope)));
+        if let Some(challenge) = challenged(&response, &uri) {
+            return Err(challenge);
         }
         if matches!(status, StatusCode::ACCEPTED | StatusCode::NO_CONTENT) {
             return Ok(StreamableHttpPostResponse::Accepted);
@@ -110,7 +108,7 @@ impl SpillingHttp {
             return failed(response, status, media_type.as_deref() == Some(JSON_MIME_TYPE), session, limits.max_error_response_size).await;
         }
         match media_type.as_deref() {
-            Some(EVENT_STREAM_MIME_TYPE) => Ok(StreamableHttpPostResponse::Sse(events(response.bytes_stream(), EventReader::new(spill.clone(), table.clone(), limits.max_sse_event_size), id), session)),
+            Some(EVENT_STREAM_MIME_TYPE) => Ok(StreamableHttpPostResponse::Sse(events(response.bytes_stream(), EventReader::new(spill.clone(), table.clone(), limits.max_sse_event_size), Some(id)), session)),
             Some(JSON_MIME_TYPE) => {
                 if response.content_length().is_some_and(|length| length > limits.max_json_response_size as u64) {
                     return Err(StreamableHttpError::ResponseBodyTooLarge { max_size: limits.max_json_response_size });
@@ -177,9 +175,12 @@ impl StreamableHttpClient for SpillingHttp {
         auth_token: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<BoxStream<'static, Result<Sse, SseError>>, HttpError> {
-        self.http.get_stream(uri, session_id, last_event_id, auth_token, custom_headers).await
+        self.get_stream_with_max_sse_event_size(uri, session_id, last_event_id, auth_token, custom_headers, DEFAULT_MAX_SSE_EVENT_SIZE).await
     }
 
+    /// The server's own stream, or a call's answer stream resumed with `Last-Event-ID` (a server
+    /// may close the POST's stream after its first event and answer here): read through the
+    /// spill as well, so an answer that comes here stays small too.
     async fn get_stream_with_max_sse_event_size(
         &self,
         uri: Arc<str>,
@@ -189,8 +190,59 @@ impl StreamableHttpClient for SpillingHttp {
         custom_headers: HashMap<HeaderName, HeaderValue>,
         max_sse_event_size: usize,
     ) -> Result<BoxStream<'static, Result<Sse, SseError>>, HttpError> {
-        self.http.get_stream_with_max_sse_event_size(uri, session_id, last_event_id, auth_token, custom_headers, max_sse_event_size).await
+        let Some((spill, table)) = &self.spill else {
+            return self.http.get_stream_with_max_sse_event_size(uri, session_id, last_event_id, auth_token, custom_headers, max_sse_event_size).await;
+        };
+        let mut request = self.http.get(uri.as_ref()).header(ACCEPT, format!("{EVENT_STREAM_MIME_TYPE}, {JSON_MIME_TYPE}"));
+        if let Some(session) = session_id {
+            request = request.header(HEADER_SESSION_ID, session.as_ref());
+        }
+        if let Some(last) = last_event_id {
+            request = request.header(HEADER_LAST_EVENT_ID, last);
+        }
+        if let Some(token) = auth_token {
+            request = request.bearer_auth(token);
+        }
+        for (name, value) in custom_headers {
+            request = request.header(name, value);
+        }
+        let response = request.send().await.map_err(StreamableHttpError::Client)?;
+        let status = response.status();
+        if status == StatusCode::METHOD_NOT_ALLOWED {
+            return Err(StreamableHttpError::ServerDoesNotSupportSse);
+        }
+        if let Some(challenge) = challenged(&response, &uri) {
+            return Err(challenge);
+        }
+        if status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error() {
+            let retry_after = response.headers().get(RETRY_AFTER).and_then(|v| v.to_str().ok()).map(str::to_owned);
+            return Err(HttpStatusError::new(status.as_u16(), retry_after).into());
+        }
+        let response = response.error_for_status().map_err(StreamableHttpError::Client)?;
+        let content_type = response.headers().get(CONTENT_TYPE).map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+        match content_type.as_deref().map(|ct| ct.split(';').next().unwrap_or_default().trim().to_ascii_lowercase()).as_deref() {
+            Some(EVENT_STREAM_MIME_TYPE | JSON_MIME_TYPE) => Ok(events(response.bytes_stream(), EventReader::new(spill.clone(), table.clone(), max_sse_event_size), None)),
+            _ => Err(StreamableHttpError::UnexpectedContentType(content_type)),
+        }
     }
+}
+
+/// The error a 401 or 403 with a challenge (`WWW-Authenticate`) is, as rmcp's `AuthClient`
+/// expects it (it signs in, or asks for more scope, and tries again).
+fn challenged(response: &reqwest::Response, uri: &str) -> Option<HttpError> {
+    let status = response.status();
+    if !matches!(status, StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN) {
+        return None;
+    }
+    let challenge = response.headers().get(WWW_AUTHENTICATE)?;
+    let Ok(challenge) = challenge.to_str().map(str::to_owned) else {
+        return Some(StreamableHttpError::UnexpectedServerResponse("invalid www-authenticate header value".into()));
+    };
+    if status == StatusCode::UNAUTHORIZED {
+        return Some(StreamableHttpError::AuthRequired(AuthRequiredError::new(challenge)));
+    }
+    let scope = url::Url::parse(uri).ok().and_then(|base| WWWAuthenticateParams::parse(&challenge, &base).scope);
+    Some(StreamableHttpError::InsufficientScope(InsufficientScopeError::new(challenge, scope)))
 }
 
 /// A failed response (not 401/403 with a challenge, not an expired session): a JSON-RPC error
@@ -292,14 +344,15 @@ impl Pass {
 /// rmcp as an error, the stream would be resumed with `Last-Event-ID` outside the spill, and the
 /// server would send the same event again. A failing connection is rmcp's to resume, after the
 /// events read before it.
-fn events<S>(body: S, reader: EventReader, id: RequestId) -> BoxStream<'static, Result<Sse, SseError>>
+fn events<S>(body: S, reader: EventReader, id: Option<RequestId>) -> BoxStream<'static, Result<Sse, SseError>>
 where
     S: Stream<Item = reqwest::Result<bytes::Bytes>> + Send + 'static,
 {
     struct State<S> {
         body: std::pin::Pin<Box<S>>,
         reader: EventReader,
-        id: RequestId,
+        /// The call the stream answers (none for the server's own stream).
+        id: Option<RequestId>,
         /// The error to hand on once the events before it are out; the stream ends after it.
         failed: Option<SseError>,
         done: bool,
@@ -314,13 +367,19 @@ where
                 return Some((Err(error), state));
             }
             if state.done {
-                state.reader.table.answers_call(&state.id);
+                if let Some(id) = &state.id {
+                    state.reader.table.answers_call(id);
+                }
                 return None;
             }
             match state.body.next().await {
                 Some(Ok(chunk)) => {
                     if let Err(e) = state.reader.feed(&chunk) {
-                        state.reader.ready.push_back(error_answer(&state.id, &e));
+                        match &state.id {
+                            Some(id) => state.reader.ready.push_back(error_answer(id, &e)),
+                            // Not a call's stream: which call the event answered is not known.
+                            None => state.failed = Some(e),
+                        }
                         state.done = true;
                     }
                 }

@@ -92,7 +92,7 @@ async fn an_event_that_cannot_be_read_answers_the_call_with_an_error() {
         Ok(bytes::Bytes::from("0123456789".repeat(20) + "\n\n")),
         Ok(bytes::Bytes::from_static(b"data: {}\n\n")),
     ];
-    let stream = events(futures::stream::iter(chunks), reader(&table, 120), NumberOrString::Number(5));
+    let stream = events(futures::stream::iter(chunks), reader(&table, 120), Some(NumberOrString::Number(5)));
     let events: Vec<Result<Sse, SseError>> = stream.collect().await;
     assert_eq!(events.len(), 3, "{events:?}");
     assert_eq!(events[0].as_ref().unwrap().id.as_deref(), Some("1"));
@@ -252,4 +252,25 @@ async fn other_requests_are_left_to_rmcp_and_not_spilled() {
     let Ok(StreamableHttpPostResponse::Json(message, _)) = post(&url, &table, list).await else { panic!("a JSON answer") };
     assert!(text_of(&message).contains("BIG"));
     assert!(table.is_empty());
+}
+
+/// A server may close a call's stream after its first event and answer on the stream resumed
+/// with `Last-Event-ID`: that answer is read through the spill too.
+#[tokio::test]
+async fn an_answer_on_a_resumed_stream_is_read_through_the_spill() {
+    let body = "id: 2\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":11,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"BIG\"}]}}\n\n";
+    let (url, requests) = serve(vec![response("200 OK", &["Content-Type: text/event-stream"], body), response("405 Method Not Allowed", &[], "")]);
+    let table = SpillTable::default();
+    table.call_sent(NumberOrString::Number(11));
+    let client = SpillingHttp::new(reqwest::Client::new(), Some((Arc::new(Swap), table.clone())));
+    let stream = client.get_stream_with_max_sse_event_size(url.as_str().into(), Some("session-1".into()), Some("1".into()), Some("token-1".into()), HashMap::new(), 1 << 20).await.unwrap();
+    let events: Vec<Sse> = stream.map(|e| e.unwrap()).collect().await;
+    assert!(events[0].data.as_deref().unwrap().contains("XXXX"), "{events:?}");
+    assert!(table.take(&NumberOrString::Number(11)).is_some());
+    let request = requests.lock().unwrap()[0].to_ascii_lowercase();
+    for expected in ["get /mcp ", "last-event-id: 1", "mcp-session-id: session-1", "authorization: bearer token-1"] {
+        assert!(request.contains(expected), "{expected} in {request}");
+    }
+    let refused = client.get_stream_with_max_sse_event_size(url.as_str().into(), None, None, None, HashMap::new(), 1 << 20).await;
+    assert!(matches!(refused, Err(StreamableHttpError::ServerDoesNotSupportSse)), "405: the server has no stream of its own");
 }
