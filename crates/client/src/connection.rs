@@ -191,7 +191,7 @@ impl ServerConnection {
         let lifecycle = client.lifecycle();
         // Answers to `tools/call` read through the host's spill, as on stdio.
         let spilled = crate::transport::spill::SpillTable::default();
-        let http = crate::transport::http_spill::SpillingHttp::new(reqwest::Client::default(), ctx.spill.clone().map(|spill| (spill, spilled.clone())));
+        let http = crate::transport::http_spill::SpillingHttp::new(crate::transport::http_spill::http_client(), ctx.spill.clone().map(|spill| (spill, spilled.clone())));
         let handshake = async {
             match &ctx.tokens {
                 // Every request carries the stored token (refreshed when it expires); with none

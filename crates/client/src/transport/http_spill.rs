@@ -51,6 +51,26 @@ const MAX_ERROR_JSON: usize = 1 << 20;
 const MAX_FIELD_LINE: usize = 64 << 10;
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
+/// The HTTP client for a server, with the redirect policy of rmcp's own default client (which it
+/// does not expose): only same-origin 307/308 redirects are followed, at most 10 — a 301/302/303
+/// would turn the POST into a GET without its message, and another origin would be sent the
+/// session id and the headers of `servers.json` (which may hold an API key). Unlike rmcp's,
+/// connections are kept for reuse: to a remote server each new one costs a TLS handshake.
+pub fn http_client() -> reqwest::Client {
+    let policy = reqwest::redirect::Policy::custom(|attempt| {
+        let keeps_body = matches!(attempt.status(), StatusCode::TEMPORARY_REDIRECT | StatusCode::PERMANENT_REDIRECT);
+        let same_origin = attempt.previous().first().is_some_and(|first| first.origin() == attempt.url().origin());
+        if !keeps_body || !same_origin {
+            attempt.stop()
+        } else if attempt.previous().len() > 10 {
+            attempt.error("more than 10 redirects")
+        } else {
+            attempt.follow()
+        }
+    });
+    reqwest::Client::builder().redirect(policy).build().unwrap_or_default()
+}
+
 /// rmcp's reqwest client, with the answers to `tools/call` read through a spill when the host
 /// gives one.
 #[derive(Clone)]

@@ -274,3 +274,30 @@ async fn an_answer_on_a_resumed_stream_is_read_through_the_spill() {
     let refused = client.get_stream_with_max_sse_event_size(url.as_str().into(), None, None, None, HashMap::new(), 1 << 20).await;
     assert!(matches!(refused, Err(StreamableHttpError::ServerDoesNotSupportSse)), "405: the server has no stream of its own");
 }
+
+/// Redirects as rmcp's own client takes them: a same-origin 307 is followed with the message; a
+/// 302, or a redirect to another origin, is not — the other origin never sees the session id or
+/// the configured headers.
+#[tokio::test]
+async fn only_same_origin_redirects_that_keep_the_message_are_followed() {
+    let (elsewhere, seen_elsewhere) = serve(vec![response("200 OK", &["Content-Type: application/json"], r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}"#)]);
+    let answer = r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}"#;
+    let (url, seen) = serve(vec![
+        response("307 Temporary Redirect", &["Location: /moved"], ""),
+        response("200 OK", &["Content-Type: application/json"], answer),
+        response("302 Found", &["Location: /moved"], ""),
+        response("307 Temporary Redirect", &[&format!("Location: {elsewhere}")], ""),
+    ]);
+    let client = SpillingHttp::new(http_client(), None);
+    let list = || serde_json::from_value::<ClientJsonRpcMessage>(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}})).unwrap();
+    let headers = || HashMap::from([(HeaderName::from_static("x-api-key"), HeaderValue::from_static("secret"))]);
+    let followed = client.post_message_with_response_limits(url.as_str().into(), list(), Some("s".into()), None, headers(), StreamableHttpResponseLimits::default()).await;
+    assert!(matches!(followed, Ok(StreamableHttpPostResponse::Json(..))), "{followed:?}");
+    assert!(seen.lock().unwrap()[1].starts_with("POST /moved") && seen.lock().unwrap()[1].contains("tools/list"), "the 307 kept the method and the message");
+    for what in ["a 302", "another origin"] {
+        let stopped = client.post_message_with_response_limits(url.as_str().into(), list(), Some("s".into()), None, headers(), StreamableHttpResponseLimits::default()).await;
+        assert!(stopped.is_err(), "{what}: {stopped:?}");
+    }
+    assert_eq!(seen.lock().unwrap().len(), 4, "nothing followed the 302");
+    assert!(seen_elsewhere.lock().unwrap().is_empty(), "the other origin got nothing");
+}
