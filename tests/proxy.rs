@@ -296,19 +296,24 @@ async fn the_inline_policy_decides_what_images_reach_the_model() {
     assert!(run.stderr.contains("proxy.toml") && run.stderr.contains("image_max_byte"), "{}", run.stderr);
 }
 
-#[test]
-fn garbage_from_the_ai_host_gets_json_rpc_errors() {
-    let dir = data_dir_with(json!({ "demo": {"command": binary("mcp-canvas-demo")} }));
-    let mut proxy = Command::new(binary("mcp-canvas-cli"))
+/// `mcp-canvas-cli proxy` on `dir`, its stdin and stdout piped for raw lines.
+fn raw_proxy(dir: &std::path::Path, stderr: Stdio) -> std::process::Child {
+    Command::new(binary("mcp-canvas-cli"))
         .arg("--data-dir")
-        .arg(dir.path())
+        .arg(dir)
         .arg("proxy")
         .env_remove("MCP_CANVAS_DATA_DIR")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(stderr)
         .spawn()
-        .unwrap();
+        .unwrap()
+}
+
+#[test]
+fn garbage_from_the_ai_host_gets_json_rpc_errors() {
+    let dir = data_dir_with(json!({ "demo": {"command": binary("mcp-canvas-demo")} }));
+    let mut proxy = raw_proxy(dir.path(), Stdio::null());
     let mut stdin = proxy.stdin.take().unwrap();
     let mut replies = BufReader::new(proxy.stdout.take().unwrap());
     let mut next = || {
@@ -339,16 +344,7 @@ fn garbage_from_the_ai_host_gets_json_rpc_errors() {
 #[test]
 fn garbage_as_the_only_line_before_the_end_of_input_is_answered() {
     let dir = data_dir_with(json!({ "demo": {"command": binary("mcp-canvas-demo")} }));
-    let mut proxy = Command::new(binary("mcp-canvas-cli"))
-        .arg("--data-dir")
-        .arg(dir.path())
-        .arg("proxy")
-        .env_remove("MCP_CANVAS_DATA_DIR")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut proxy = raw_proxy(dir.path(), Stdio::piped());
     let mut stdin = proxy.stdin.take().unwrap();
     writeln!(stdin, "this is not json").unwrap();
     drop(stdin);
