@@ -104,7 +104,8 @@ impl Normalized {
                     if earlier.description.is_none() {
                         earlier.description.clone_from(&artifact.description);
                     }
-                    if primary_file.as_deref() == Some(artifact.name.as_str()) {
+                    // As the primary file is looked for below.
+                    if primary_file.as_deref().is_some_and(|name| name == artifact.name || name.trim().eq_ignore_ascii_case(&artifact.name)) {
                         earlier.name.clone_from(&artifact.name);
                     }
                 };

@@ -61,7 +61,8 @@ pub async fn serve_stdio(host: Arc<Host>, options: ProxyOptions) -> Result<(), S
         Err(e) => {
             // Garbage before the handshake still gets its error reply, even when the AI host
             // closed its end right after it (rmcp drops the transport without closing it).
-            replies.written().await;
+            // (Not for ever: an AI host that stopped reading would keep a full pipe full.)
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(5), replies.written()).await;
             Err(format!("the MCP handshake with the AI host failed: {e}"))
         }
     }

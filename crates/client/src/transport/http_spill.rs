@@ -50,12 +50,13 @@ const MAX_ERROR_JSON: usize = 1 << 20;
 /// A line of an event stream that is not data (an id, an event name, an unknown field), at most.
 const MAX_FIELD_LINE: usize = 64 << 10;
 const BOM: &[u8] = b"\xEF\xBB\xBF";
+const DATA: &[u8] = b"data:";
 
 /// The HTTP client for a server, with the redirect policy of rmcp's own default client (which it
 /// does not expose): only same-origin 307/308 redirects are followed, at most 10 — a 301/302/303
 /// would turn the POST into a GET without its message, and another origin would be sent the
 /// session id and the headers of `servers.json` (which may hold an API key). Unlike rmcp's,
-/// connections are kept for reuse: to a remote server each new one costs a TLS handshake.
+/// connections are kept for reuse (4 s): to a remote server each new one costs a TLS handshake.
 pub fn http_client() -> reqwest::Client {
     let policy = reqwest::redirect::Policy::custom(|attempt| {
         let keeps_body = matches!(attempt.status(), StatusCode::TEMPORARY_REDIRECT | StatusCode::PERMANENT_REDIRECT);
@@ -68,7 +69,8 @@ pub fn http_client() -> reqwest::Client {
             attempt.follow()
         }
     });
-    reqwest::Client::builder().redirect(policy).build().unwrap_or_default()
+    // Idle connections go before a Node server's own 5 s keep-alive closes them under a request.
+    reqwest::Client::builder().redirect(policy).pool_idle_timeout(std::time::Duration::from_secs(4)).build().expect("an HTTP client with a redirect policy builds")
 }
 
 /// rmcp's reqwest client, with the answers to `tools/call` read through a spill when the host
@@ -241,7 +243,10 @@ impl StreamableHttpClient for SpillingHttp {
         let response = response.error_for_status().map_err(StreamableHttpError::Client)?;
         let content_type = response.headers().get(CONTENT_TYPE).map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
         match content_type.as_deref().map(|ct| ct.split(';').next().unwrap_or_default().trim().to_ascii_lowercase()).as_deref() {
-            Some(EVENT_STREAM_MIME_TYPE | JSON_MIME_TYPE) => Ok(events(response.bytes_stream(), EventReader::new(spill.clone(), table.clone(), max_sse_event_size), None)),
+            // An event it cannot read is skipped (and logged), as rmcp skips data it cannot parse:
+            // handed on as an error, the stream would be resumed from the event before it, and a
+            // server that keeps its events would send it again, and again.
+            Some(EVENT_STREAM_MIME_TYPE | JSON_MIME_TYPE) => Ok(events(response.bytes_stream(), EventReader::new(spill.clone(), table.clone(), max_sse_event_size).skipping_unreadable(), None)),
             _ => Err(StreamableHttpError::UnexpectedContentType(content_type)),
         }
     }
@@ -357,7 +362,7 @@ impl Pass {
     }
 }
 
-/// The events of `body`, read by `reader`; at the end, the call `id` no longer waits.
+/// The events of `body`, read by `reader`: a call's answer stream (`id`) or a GET stream.
 ///
 /// An event that cannot be read (over the limit, its runs not stored, not JSON) ends the stream
 /// with an error answer to the call, as the stdio transport answers an unreadable line: handed to
@@ -387,17 +392,18 @@ where
                 return Some((Err(error), state));
             }
             if state.done {
-                if let Some(id) = &state.id {
-                    state.reader.table.answers_call(id);
-                }
+                // The call may still wait: its answer may come on a resumed stream (the
+                // pipeline takes or forgets it either way).
                 return None;
             }
             match state.body.next().await {
                 Some(Ok(chunk)) => {
                     if let Err(e) = state.reader.feed(&chunk) {
                         match &state.id {
-                            Some(id) => state.reader.ready.push_back(error_answer(id, &e)),
-                            // Not a call's stream: which call the event answered is not known.
+                            Some(id) => {
+                                state.reader.table.answers_call(id);
+                                state.reader.ready.push_back(error_answer(id, &e));
+                            }
                             None => state.failed = Some(e),
                         }
                         state.done = true;
@@ -426,31 +432,88 @@ struct EventReader {
     spill: Arc<dyn MessageSpill>,
     table: SpillTable,
     max_event: usize,
-    /// The line being read, until it is known to be a `data` line (comments: only their `:`).
+    /// What the line being read is, once its first bytes tell.
+    kind: LineKind,
+    /// The line being read while its kind is not known, or a field line (not data, not a
+    /// comment: at most [`MAX_FIELD_LINE`] bytes).
     line: Vec<u8>,
-    /// The line being read is a `data` line: its value goes to `data`.
-    in_data: bool,
     /// The next byte of the `data` line starts its value (a space there is dropped).
     value_starts: bool,
     /// The last line ended with CR: an LF right after it ends nothing.
     after_cr: bool,
-    /// The first line is being read (a BOM before it is skipped).
-    first: bool,
+    /// Bytes of a BOM seen at the start of the stream (3 once it is over, whatever came).
+    bom: usize,
     /// The event being read: its fields but data, once a field was seen.
     event: Option<Sse>,
     /// Its data, through a spill pass.
     data: Option<Pass>,
     /// Its size so far.
     size: usize,
+    /// Skip an event that cannot be read instead of failing (a stream that answers no one call).
+    skip_unreadable: bool,
+    /// The event being read is skipped (until the empty line that ends it).
+    skipping: bool,
+    /// The line being read has bytes (while skipping, an empty line ends the event).
+    line_has_bytes: bool,
     ready: VecDeque<Sse>,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum LineKind {
+    /// Fewer bytes than `data:` so far, all of them a prefix of it.
+    Unknown,
+    /// A `data:` line: its value goes to the event's pass.
+    Data,
+    /// Starts with `:`.
+    Comment,
+    /// Any other field (or `data` without a colon).
+    Field,
 }
 
 impl EventReader {
     fn new(spill: Arc<dyn MessageSpill>, table: SpillTable, max_event: usize) -> Self {
-        Self { spill, table, max_event, line: Vec::new(), in_data: false, value_starts: false, after_cr: false, first: true, event: None, data: None, size: 0, ready: VecDeque::new() }
+        Self {
+            spill,
+            table,
+            max_event,
+            kind: LineKind::Unknown,
+            line: Vec::new(),
+            value_starts: false,
+            after_cr: false,
+            bom: 0,
+            event: None,
+            data: None,
+            size: 0,
+            skip_unreadable: false,
+            skipping: false,
+            line_has_bytes: false,
+            ready: VecDeque::new(),
+        }
+    }
+
+    /// Skips the events it cannot read (logging why) instead of failing.
+    fn skipping_unreadable(mut self) -> Self {
+        self.skip_unreadable = true;
+        self
     }
 
     fn feed(&mut self, mut bytes: &[u8]) -> Result<(), SseError> {
+        if self.bom < BOM.len() {
+            // The stream may start with a BOM, which may come split.
+            while self.bom < BOM.len() && bytes.first() == Some(&BOM[self.bom]) {
+                self.bom += 1;
+                bytes = &bytes[1..];
+            }
+            if bytes.is_empty() && self.bom < BOM.len() {
+                return Ok(());
+            }
+            let partial = self.bom;
+            self.bom = BOM.len();
+            if partial < BOM.len() && partial > 0 {
+                // Not a BOM after all: those bytes start the first line.
+                self.feed(&BOM[..partial])?;
+            }
+        }
         while !bytes.is_empty() {
             if std::mem::take(&mut self.after_cr) && bytes[0] == b'\n' {
                 bytes = &bytes[1..];
@@ -458,56 +521,82 @@ impl EventReader {
             }
             let end = bytes.iter().position(|&b| b == b'\n' || b == b'\r');
             let part = &bytes[..end.unwrap_or(bytes.len())];
-            self.size += part.len();
-            if self.size > self.max_event {
-                return Err(PassError::TooLarge(self.max_event).into_sse());
+            self.line_has_bytes |= !part.is_empty();
+            if !self.skipping {
+                self.size += part.len();
+                let read = if self.size > self.max_event { Err(PassError::TooLarge(self.max_event).into_sse()) } else { self.read(part) };
+                if let Err(e) = read {
+                    self.unreadable(e)?;
+                }
             }
-            self.read(part)?;
             let Some(end) = end else { break };
             self.after_cr = bytes[end] == b'\r';
-            self.end_line()?;
+            let blank = !self.line_has_bytes;
+            if let Err(e) = self.end_line() {
+                self.unreadable(e)?;
+                // An event that could not be finished is over: nothing of it is left to skip.
+                self.skipping &= !blank;
+            }
             bytes = &bytes[end + 1..];
         }
         Ok(())
     }
 
+    /// An event that cannot be read: an error, or (skipping unreadable events) the rest of the
+    /// event is skipped.
+    fn unreadable(&mut self, error: SseError) -> Result<(), SseError> {
+        if !self.skip_unreadable {
+            return Err(error);
+        }
+        tracing::warn!("skipped an event of the server's stream: {error}");
+        self.data = None;
+        self.event = None;
+        self.line.clear();
+        self.kind = LineKind::Unknown;
+        self.skipping = true;
+        Ok(())
+    }
+
     /// Bytes of the line being read.
     fn read(&mut self, mut part: &[u8]) -> Result<(), SseError> {
-        if !self.in_data {
-            if self.line.first() == Some(&b':') {
-                return Ok(());
-            }
-            self.line.extend_from_slice(part);
-            if self.first {
-                // The stream may start with a BOM, which may come split.
-                if self.line.len() < BOM.len() && BOM.starts_with(&self.line) {
+        loop {
+            match self.kind {
+                LineKind::Data => {
+                    if self.value_starts && !part.is_empty() {
+                        self.value_starts = false;
+                        part = part.strip_prefix(b" ").unwrap_or(part);
+                    }
+                    return match &mut self.data {
+                        Some(pass) => pass.feed(part).map_err(PassError::into_sse),
+                        None => Ok(()),
+                    };
+                }
+                LineKind::Comment => return Ok(()),
+                LineKind::Field => {
+                    if self.line.len() + part.len() > MAX_FIELD_LINE {
+                        return Err(SseError::Body(format!("a line of the event stream that is not data is longer than {MAX_FIELD_LINE} bytes").into()));
+                    }
+                    self.line.extend_from_slice(part);
                     return Ok(());
                 }
-                self.first = false;
-                if self.line.starts_with(BOM) {
-                    self.line.drain(..BOM.len());
+                LineKind::Unknown => {
+                    let take = (DATA.len() - self.line.len()).min(part.len());
+                    self.line.extend_from_slice(&part[..take]);
+                    part = &part[take..];
+                    if self.line.first() == Some(&b':') {
+                        self.kind = LineKind::Comment;
+                    } else if self.line == DATA {
+                        self.line.clear();
+                        self.kind = LineKind::Data;
+                        self.value_starts = true;
+                        self.data_line()?;
+                    } else if DATA.starts_with(&self.line) {
+                        return Ok(()); // all of `part` taken: more is needed to tell
+                    } else {
+                        self.kind = LineKind::Field;
+                    }
                 }
             }
-            if self.line.len() > MAX_FIELD_LINE {
-                return Err(SseError::Body(format!("a line of the event stream that is not data is longer than {MAX_FIELD_LINE} bytes").into()));
-            }
-            if !self.line.starts_with(b"data:") {
-                return Ok(());
-            }
-            let value = self.line.split_off(5);
-            self.line.clear();
-            self.in_data = true;
-            self.value_starts = true;
-            self.data_line()?;
-            return self.read(&value);
-        }
-        if self.value_starts && !part.is_empty() {
-            self.value_starts = false;
-            part = part.strip_prefix(b" ").unwrap_or(part);
-        }
-        match &mut self.data {
-            Some(pass) => pass.feed(part).map_err(PassError::into_sse),
-            None => Ok(()),
         }
     }
 
@@ -524,18 +613,20 @@ impl EventReader {
     }
 
     fn end_line(&mut self) -> Result<(), SseError> {
-        if std::mem::take(&mut self.in_data) {
+        let kind = std::mem::replace(&mut self.kind, LineKind::Unknown);
+        let line = std::mem::take(&mut self.line);
+        let had_bytes = std::mem::take(&mut self.line_has_bytes);
+        if self.skipping {
+            // The empty line that ends the skipped event.
+            self.skipping = had_bytes;
+            self.size = 0;
             return Ok(());
         }
-        let mut line = std::mem::take(&mut self.line);
-        if std::mem::take(&mut self.first) && line.starts_with(BOM) {
-            line.drain(..BOM.len());
+        if matches!(kind, LineKind::Data | LineKind::Comment) {
+            return Ok(());
         }
         if line.is_empty() {
             return self.dispatch();
-        }
-        if line[0] == b':' {
-            return Ok(());
         }
         let (name, value) = match line.iter().position(|&b| b == b':') {
             Some(colon) => (&line[..colon], line[colon + 1..].strip_prefix(b" ").unwrap_or(&line[colon + 1..])),

@@ -109,11 +109,17 @@ impl SpillTable {
         let final_result = value.get("result").is_some_and(|r| {
             ["inputRequests", "requestState", "task"].iter().all(|k| r.get(k).is_none()) && r.get("resultType").is_none_or(|t| t == "complete")
         });
+        // The call is checked and its runs kept under one lock: a `forget` in between would leave
+        // them (and their temp files) waiting for nobody.
+        let mut calls = self.calls.lock().unwrap();
         match id {
-            Some(id) if final_result && value.get("method").is_none() && self.answers_call(&id) => {
+            Some(id) if final_result && value.get("method").is_none() && calls.remove(&id) => {
                 self.waiting.lock().unwrap().insert(id, runs);
             }
-            _ => runs.restore(&mut value).map_err(Unsettled::Unrestorable)?,
+            _ => {
+                drop(calls);
+                runs.restore(&mut value).map_err(Unsettled::Unrestorable)?;
+            }
         }
         Ok(value)
     }

@@ -301,3 +301,51 @@ async fn only_same_origin_redirects_that_keep_the_message_are_followed() {
     assert_eq!(seen.lock().unwrap().len(), 4, "nothing followed the 302");
     assert!(seen_elsewhere.lock().unwrap().is_empty(), "the other origin got nothing");
 }
+
+/// However large the piece of a `data:` line that comes in one chunk, it goes to the pass (only
+/// other fields are capped); a long comment is dropped; a long other field is an error.
+#[test]
+fn only_lines_that_are_not_data_or_comments_are_capped() {
+    let big = "7".repeat(100 << 10);
+    let mut reader = reader(&SpillTable::default(), 1 << 20);
+    reader.feed(format!(": {big}\ndata: {big}\n\n").as_bytes()).unwrap();
+    let events = Vec::from(std::mem::take(&mut reader.ready));
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0].data.as_deref(), Some(big.as_str()));
+    let error = reader.feed(format!("id: {big}\n\n").as_bytes()).unwrap_err();
+    assert!(error.to_string().contains("not data is longer than"), "{error}");
+}
+
+/// On a stream that answers no one call (a GET), an event that cannot be read is skipped and the
+/// next one is read: failing would have rmcp resume from the event before it, and get it again.
+#[test]
+fn a_get_stream_skips_an_event_it_cannot_read() {
+    let mut reader = reader(&SpillTable::default(), 64).skipping_unreadable();
+    let stream = format!("id: 1\ndata: {}\ndata: more\n\nid: 2\ndata: {{}}\n\n", "9".repeat(100));
+    for split in [1, 7, 50, 90, stream.len()] {
+        let (head, tail) = stream.as_bytes().split_at(split.min(stream.len()));
+        reader.feed(head).unwrap();
+        reader.feed(tail).unwrap();
+        let events = Vec::from(std::mem::take(&mut reader.ready));
+        assert_eq!(events.len(), 1, "split at {split}: {events:?}");
+        assert_eq!((events[0].id.as_deref(), events[0].data.as_deref()), (Some("2"), Some("{}")), "split at {split}");
+    }
+}
+
+/// A server may send a call's stream one priming event, close it, and answer on the stream rmcp
+/// resumes with `Last-Event-ID`: the call still waits then, and its answer is spilled there.
+#[tokio::test]
+async fn a_call_whose_stream_closes_before_its_answer_still_has_it_spilled_on_the_resumed_stream() {
+    let answer = "id: 2\ndata: {\"jsonrpc\":\"2.0\",\"id\":12,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"BIG\"}]}}\n\n";
+    let (url, _) = serve(vec![response("200 OK", &["Content-Type: text/event-stream"], "id: 1\ndata:\n\n"), response("200 OK", &["Content-Type: text/event-stream"], answer)]);
+    let table = SpillTable::default();
+    let Ok(StreamableHttpPostResponse::Sse(stream, _)) = post(&url, &table, call(12)).await else { panic!("an event stream") };
+    let primed: Vec<Sse> = stream.map(|e| e.unwrap()).collect().await;
+    assert_eq!(primed.len(), 1, "the priming event, then the end of the stream");
+    let client = SpillingHttp::new(reqwest::Client::new(), Some((Arc::new(Swap), table.clone())));
+    let resumed = client.get_stream_with_max_sse_event_size(url.as_str().into(), None, Some("1".into()), None, HashMap::new(), 1 << 20).await.unwrap();
+    let events: Vec<Sse> = resumed.map(|e| e.unwrap()).collect().await;
+    assert!(events[0].data.as_deref().unwrap().contains("XXXX"), "{events:?}");
+    assert!(table.take(&NumberOrString::Number(12)).is_some());
+    assert!(table.is_idle());
+}
