@@ -96,7 +96,8 @@ impl Normalized {
             // FastMCP sends a list of blocks — are the same stored artifact: referenced twice,
             // listed (and summarized) once, for the audiences of both copies, under the name the
             // display asks for.
-            if artifacts.iter().any(|a: &OutcomeArtifact| a.id == stored.id) {
+            // (`artifacts` and `summary_artifacts` get one entry each per artifact: same index.)
+            if let Some(index) = artifacts.iter().position(|a: &OutcomeArtifact| a.id == stored.id) {
                 let merge = |earlier: &mut OutcomeArtifact| {
                     if earlier.audience != artifact.audience {
                         earlier.audience = Audience::Both;
@@ -109,8 +110,9 @@ impl Normalized {
                         earlier.name.clone_from(&artifact.name);
                     }
                 };
-                artifacts.iter_mut().filter(|a| a.id == stored.id).for_each(merge);
-                summary_artifacts.iter_mut().map(|entry: &mut (OutcomeArtifact, _, _, _)| &mut entry.0).filter(|a| a.id == stored.id).for_each(merge);
+                merge(&mut artifacts[index]);
+                let summarized: &mut (OutcomeArtifact, _, _, _) = &mut summary_artifacts[index];
+                merge(&mut summarized.0);
                 continue;
             }
             let natural = if artifact.shown_as_source { Some(Viewer::Code) } else { viewer_for(&artifact.mime, &artifact.name) };

@@ -93,7 +93,7 @@ impl<R: AsyncRead + Send + Unpin, W: AsyncWrite + Send + Unpin + 'static> Guarde
     }
 
     /// Writes `line` on its own task: a cancelled `receive` must not cut a reply in half.
-    fn reply(&mut self, line: Vec<u8>) {
+    fn reply(&self, line: Vec<u8>) {
         let write = self.write.clone();
         self.replies.push(tokio::spawn(async move {
             let _ = write_line(&write, &line).await;

@@ -113,10 +113,9 @@ impl SpillingHttp {
             return Err(StreamableHttpError::SessionExpired);
         }
         let session = response.headers().get(HEADER_SESSION_ID).and_then(|v| v.to_str().ok()).map(str::to_owned);
-        let content_type = response.headers().get(CONTENT_TYPE).map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
-        let media_type = content_type.as_deref().map(|ct| ct.split(';').next().unwrap_or_default().trim().to_ascii_lowercase());
+        let (content_type, media_type) = media_type(&response);
         if !status.is_success() {
-            return failed(response, status, media_type.as_deref() == Some(JSON_MIME_TYPE), session, limits.max_error_response_size).await;
+            return failed(response, media_type.as_deref() == Some(JSON_MIME_TYPE), session, limits.max_error_response_size).await;
         }
         match media_type.as_deref() {
             Some(EVENT_STREAM_MIME_TYPE) => Ok(StreamableHttpPostResponse::Sse(events(response.bytes_stream(), EventReader::new(spill.clone(), table.clone(), limits.max_sse_event_size), Some(id)), session)),
@@ -130,7 +129,6 @@ impl SpillingHttp {
                     pass.feed(&chunk.map_err(StreamableHttpError::Client)?).map_err(PassError::into_http)?;
                 }
                 let message = pass.finish(table).map_err(PassError::into_http)?;
-                table.answers_call(&id);
                 Ok(StreamableHttpPostResponse::Json(serde_json::from_slice::<ServerJsonRpcMessage>(&message)?, session))
             }
             _ => Err(StreamableHttpError::UnexpectedContentType(content_type)),
@@ -218,13 +216,12 @@ impl StreamableHttpClient for SpillingHttp {
         if let Some(challenge) = challenged(&response, &uri) {
             return Err(challenge);
         }
-        if status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error() {
-            let retry_after = response.headers().get(RETRY_AFTER).and_then(|v| v.to_str().ok()).map(str::to_owned);
-            return Err(HttpStatusError::new(status.as_u16(), retry_after).into());
+        if let Some(error) = status_error(&response) {
+            return Err(error.into());
         }
         let response = response.error_for_status().map_err(StreamableHttpError::Client)?;
-        let content_type = response.headers().get(CONTENT_TYPE).map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
-        match content_type.as_deref().map(|ct| ct.split(';').next().unwrap_or_default().trim().to_ascii_lowercase()).as_deref() {
+        let (content_type, media_type) = media_type(&response);
+        match media_type.as_deref() {
             // An event it cannot read is skipped (and logged), as rmcp skips data it cannot parse:
             // handed on as an error, the stream would be resumed from the event before it, and a
             // server that keeps its events would send it again, and again.
@@ -255,9 +252,9 @@ fn challenged(response: &reqwest::Response, uri: &str) -> Option<HttpError> {
 /// A failed response (not 401/403 with a challenge, not an expired session): a JSON-RPC error
 /// in its JSON body answers the request; otherwise 429 and 5xx keep their status and
 /// `Retry-After`, anything else says what the server sent.
-async fn failed(response: reqwest::Response, status: StatusCode, json: bool, session: Option<String>, max_error: usize) -> Result<StreamableHttpPostResponse, HttpError> {
-    let retry_after = response.headers().get(RETRY_AFTER).and_then(|v| v.to_str().ok()).map(str::to_owned);
-    let status_error = (status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error()).then(|| HttpStatusError::new(status.as_u16(), retry_after));
+async fn failed(response: reqwest::Response, json: bool, session: Option<String>, max_error: usize) -> Result<StreamableHttpPostResponse, HttpError> {
+    let status = response.status();
+    let status_error = status_error(&response);
     // A 401/403 without a challenge keeps its status, JSON body or not.
     let json = json && !matches!(status, StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN);
     let status_error = match status_error {
@@ -275,6 +272,20 @@ async fn failed(response: reqwest::Response, status: StatusCode, json: bool, ses
     }
     let shown = String::from_utf8_lossy(&body[..body.len().min(max_error)]).into_owned();
     Err(StreamableHttpError::UnexpectedServerResponse(format!("HTTP {status}: {shown}").into()))
+}
+
+/// A 429 or 5xx, with its `Retry-After`.
+fn status_error(response: &reqwest::Response) -> Option<HttpStatusError> {
+    let status = response.status();
+    let retry_after = || response.headers().get(RETRY_AFTER).and_then(|v| v.to_str().ok()).map(str::to_owned);
+    (status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error()).then(|| HttpStatusError::new(status.as_u16(), retry_after()))
+}
+
+/// The response's `Content-Type` as sent, and its media type (lowercase, no parameters).
+fn media_type(response: &reqwest::Response) -> (Option<String>, Option<String>) {
+    let content_type = response.headers().get(CONTENT_TYPE).map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+    let media_type = content_type.as_deref().map(|ct| ct.split(';').next().unwrap_or_default().trim().to_ascii_lowercase());
+    (content_type, media_type)
 }
 
 /// At most `limit` bytes of the body (what could be read).

@@ -93,11 +93,6 @@ impl SpillTable {
         self.calls.lock().unwrap().insert(id);
     }
 
-    /// Whether `id` answers a `tools/call` still waiting (forgotten once asked).
-    pub(crate) fn answers_call(&self, id: &RequestId) -> bool {
-        self.calls.lock().unwrap().remove(id)
-    }
-
     /// The message `compact`, whose long runs are `runs`, ready to be parsed: the final answer to
     /// a `tools/call` still waiting stays compact, its runs kept here for the call to take; any
     /// other message — a request from the server, a notification, an `input_required` round or

@@ -127,30 +127,12 @@ where
             }
         };
         match serde_json::from_value::<RxJsonRpcMessage<RoleClient>>(value) {
-            Ok(message) => {
-                self.answered(&message);
-                Some(message)
-            }
+            Ok(message) => Some(message),
             Err(e) => {
                 let mut scan = IdScanner::default();
                 scan.feed(line);
                 self.unreadable(&scan, ErrorCode::INVALID_REQUEST, e.to_string())
             }
-        }
-    }
-
-    /// Forgets a `tools/call` once its answer (or error) has come.
-    fn answered(&self, message: &RxJsonRpcMessage<RoleClient>) {
-        if let Some((_, table)) = &self.spill {
-            let id = match message {
-                rmcp::model::JsonRpcMessage::Response(response) => &response.id,
-                rmcp::model::JsonRpcMessage::Error(error) => match &error.id {
-                    Some(id) => id,
-                    None => return,
-                },
-                _ => return,
-            };
-            table.answers_call(id);
         }
     }
 
@@ -248,10 +230,7 @@ where
                 continue;
             }
             match serde_json::from_slice::<RxJsonRpcMessage<RoleClient>>(text) {
-                Ok(message) => {
-                    self.answered(&message);
-                    return Some(message);
-                }
+                Ok(message) => return Some(message),
                 Err(e) => {
                     let mut scan = IdScanner::default();
                     scan.feed(text);

@@ -55,10 +55,7 @@ where
                 Some(Ok(chunk)) => {
                     if let Err(e) = state.reader.feed(&chunk) {
                         match &state.id {
-                            Some(id) => {
-                                state.reader.table.answers_call(id);
-                                state.reader.ready.push_back(error_answer(id, &e));
-                            }
+                            Some(id) => state.reader.ready.push_back(error_answer(id, &e)),
                             None => state.failed = Some(e),
                         }
                         state.done = true;
