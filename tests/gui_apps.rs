@@ -362,14 +362,25 @@ async fn the_example_apps_budget_allocator_system_monitor_and_pdf_work() {
     assert!(by_app("read_pdf_bytes") >= 1, "the PDF view read its bytes: {}", audit.stdout);
 }
 
-/// The `#events` lines of the App in the active pane (inside its frame).
+/// The `#events` lines of the App in the active pane (inside its frame), once `condition` holds.
+/// The frame found may be replaced before it is entered (the tab re-renders as the call ends, and
+/// more so on a busy machine): it is found again until the deadline.
 async fn app_events_when(driver: &WebDriver, condition: &str) -> String {
-    driver.enter_default_frame().await.unwrap();
-    let frame = wait_for(driver, "section.pane.active .app-slot:not([hidden]) iframe.app-frame[src]").await;
-    frame.enter_frame().await.unwrap();
-    let events = wait_for_script(driver, &format!("const e = document.querySelector('#events')?.textContent ?? ''; return ({condition}) ? e : null;"), vec![]).await;
-    driver.enter_default_frame().await.unwrap();
-    events.as_str().unwrap().to_owned()
+    let script = format!("const e = document.querySelector('#events')?.textContent ?? ''; return ({condition}) ? e : null;");
+    let deadline = std::time::Instant::now() + mcp_canvas_e2e::webdriver::WAIT;
+    loop {
+        driver.enter_default_frame().await.unwrap();
+        let frame = wait_for(driver, "section.pane.active .app-slot:not([hidden]) iframe.app-frame[src]").await;
+        if frame.enter_frame().await.is_ok() {
+            let events = driver.execute(&script, vec![]).await.map(|v| v.json().clone());
+            driver.enter_default_frame().await.unwrap();
+            if let Ok(serde_json::Value::String(events)) = events {
+                return events;
+            }
+        }
+        assert!(std::time::Instant::now() < deadline, "the App's #events did not come to hold {condition} within {:?}", mcp_canvas_e2e::webdriver::WAIT);
+        tokio::time::sleep(mcp_canvas_e2e::webdriver::POLL).await;
+    }
 }
 
 async fn drive_slow(driver: WebDriver) {
