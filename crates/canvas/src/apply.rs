@@ -292,6 +292,13 @@ impl Canvas {
     }
 }
 
+/// The artifacts a result opens, in the order the canvas opens them (the primary file first,
+/// each id once), with the viewer each opens in — the same rule [`Canvas::apply_outcome`]
+/// follows, for front ends that show a result elsewhere (the proxy's MCP App view).
+pub fn opening_order(outcome: &ToolOutcome) -> Vec<(&OutcomeArtifact, Viewer)> {
+    showable_items(outcome).0.into_iter().filter_map(|(item, _)| if let Item::Artifact(a, v) = item { Some((a, v)) } else { None }).collect()
+}
+
 /// The showable artifacts in opening order (primary first, each id once) with the viewer each
 /// opens in, and the ones left out.
 fn showable_items(outcome: &ToolOutcome) -> (Vec<(Item<'_>, CanvasMode)>, Vec<NotOpened>) {

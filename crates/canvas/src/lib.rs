@@ -40,7 +40,7 @@ mod intent;
 mod layout;
 mod tab;
 
-pub use apply::{AppliedOutcome, NotOpened, NotOpenedReason};
+pub use apply::{AppliedOutcome, NotOpened, NotOpenedReason, opening_order};
 pub use canvas::{Canvas, CanvasPane, CanvasView};
 pub use error::CanvasError;
 pub use ids::{PaneId, TabId};

@@ -217,6 +217,11 @@ enum Command {
         /// Print the config snippet for an AI host (claude, cursor, vscode) and exit.
         #[arg(long, value_name = "HOST")]
         print_config: Option<String>,
+        /// Do not give forwarded tools MCP Canvas's own MCP App view of their files (on by
+        /// default where the AI host renders MCP Apps; proxy.toml: viewer = false, per server or
+        /// tool in a [[rule]]).
+        #[arg(long)]
+        no_viewer: bool,
     },
     /// The dashboard origin allowlist: list [--json] | add ORIGIN | rm ORIGIN | check URL.
     Allowlist {
@@ -299,7 +304,7 @@ async fn run(cli: Cli) -> ExitCode {
     };
     let code = match cli.command {
         Command::Sampling { command } => sampling::run(&host, command),
-        Command::Proxy { servers, http, .. } => return proxy::serve(host, servers, http).await,
+        Command::Proxy { servers, http, no_viewer, .. } => return proxy::serve(host, servers, http, !no_viewer).await,
         Command::Call { server, tool, args, json, yes, task, timeout, .. } => call(&host, &server, &tool, &args, json, CallOptions { confirmed: yes, as_task: task, ..CallOptions::default() }, timeout).await,
         Command::Artifacts { command } => artifacts::run(&host, command),
         Command::Sanitize { file, markdown } => preview::sanitize(file.as_deref(), markdown),

@@ -35,7 +35,7 @@ pub fn print_config(host: &str, data_dir: Option<&Path>, servers: &[String]) -> 
 }
 
 /// Serves until the AI host disconnects (stdio) or the process is stopped (HTTP).
-pub async fn serve(host: Host, servers: Vec<String>, http: Option<u16>) -> ExitCode {
+pub async fn serve(host: Host, servers: Vec<String>, http: Option<u16>, viewer: bool) -> ExitCode {
     let policy = match InlinePolicy::load(host.data_dir()) {
         Ok(policy) => policy,
         Err(e) => return crate::fail(false, &e.to_string()),
@@ -45,7 +45,7 @@ pub async fn serve(host: Host, servers: Vec<String>, http: Option<u16>) -> ExitC
     let host = host.with_audit_after_answer().with_elicitation(Arc::new(ProxyElicitation { upstream: upstream.clone(), app: app.clone() }));
     let sampling = ProxySampling::new(&host, upstream.clone(), app);
     let host = Arc::new(host.with_sampling_service(Arc::new(sampling)));
-    let options = ProxyOptions { servers, policy, upstream };
+    let options = ProxyOptions { servers, policy, upstream, viewer };
     let serving = async {
         match http {
             None => mcp_canvas_proxy::serve_stdio(host.clone(), options).await,

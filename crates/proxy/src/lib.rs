@@ -21,6 +21,7 @@ mod serve;
 mod server;
 mod stdio_guard;
 pub mod shape;
+pub mod viewer;
 
 pub use serve::{serve_http, serve_stdio, ProxyOptions};
 pub use server::{ProxyServer, ProxyState};

@@ -11,11 +11,18 @@
 //! # "when-running": the desktop app confirms destructive tools when it runs, else the AI host's
 //! # own confirmation applies. "always": refuse them unless the app is running to ask.
 //! confirm = "when-running"
+//! # Give forwarded tools MCP Canvas's own MCP App view of their files, in AI hosts that render
+//! # MCP Apps (`mcp-canvas-cli proxy --no-viewer` turns it off for one run).
+//! viewer = true
 //!
 //! [[rule]]              # per server and tool (`*` matches any run of characters); first match wins
 //! server = "demo"
 //! tool = "render_*"
 //! image_max_bytes = 0   # charts only as links
+//!
+//! [[rule]]
+//! server = "notes"      # a server whose tools never return files: no view
+//! viewer = false
 //! ```
 
 use std::path::Path;
@@ -61,6 +68,8 @@ pub struct InlinePolicy {
     /// When the app must confirm destructive tools.
     #[serde(default)]
     pub confirm: ConfirmPolicy,
+    #[serde(default = "defaults::yes")]
+    viewer: bool,
     #[serde(default, rename = "rule")]
     rules: Vec<Rule>,
 }
@@ -75,6 +84,7 @@ struct Rule {
     image_max_bytes: Option<u64>,
     structured_max_bytes: Option<u64>,
     max_base64_run: Option<usize>,
+    viewer: Option<bool>,
 }
 
 mod defaults {
@@ -86,6 +96,9 @@ mod defaults {
     }
     pub fn max_base64_run() -> usize {
         256
+    }
+    pub fn yes() -> bool {
+        true
     }
     pub fn any() -> String {
         "*".to_owned()
@@ -135,6 +148,14 @@ impl InlinePolicy {
             },
             None => base,
         }
+    }
+}
+
+impl InlinePolicy {
+    /// Whether `server`'s `tool` gets MCP Canvas's view: the first matching rule that says,
+    /// else the top-level `viewer`.
+    pub fn viewer(&self, server: &str, tool: &str) -> bool {
+        self.rules.iter().filter(|r| glob(&r.server, server) && glob(&r.tool, tool)).find_map(|r| r.viewer).unwrap_or(self.viewer)
     }
 }
 
@@ -199,6 +220,32 @@ mod tests {
         assert_eq!(policy.limits("demo", "render_chart"), InlineLimits { image_max_bytes: 0, structured_max_bytes: 64 * 1024, max_base64_run: 256 });
         assert_eq!(policy.limits("demo", "make_report"), InlineLimits { image_max_bytes: 1000, structured_max_bytes: 10, max_base64_run: 256 });
         assert_eq!(policy.limits("other", "render_chart"), InlineLimits { image_max_bytes: 1000, structured_max_bytes: 64 * 1024, max_base64_run: 256 });
+    }
+
+    #[test]
+    fn the_view_is_on_unless_turned_off_for_all_a_server_or_a_tool() {
+        assert!(InlinePolicy::default().viewer("demo", "render_chart"));
+        let policy = InlinePolicy::parse(
+            r#"
+            [[rule]]
+            server = "demo"
+            tool = "summarize_*"
+            viewer = false
+            [[rule]]
+            server = "notes"
+            viewer = false
+            [[rule]]
+            server = "demo"
+            image_max_bytes = 0
+            "#,
+        )
+        .unwrap();
+        assert!(!policy.viewer("demo", "summarize_numbers"));
+        assert!(policy.viewer("demo", "render_chart"), "a rule that does not say keeps the default");
+        assert!(!policy.viewer("notes", "write_note"));
+        assert!(!InlinePolicy::parse("viewer = false").unwrap().viewer("demo", "render_chart"));
+        let on_for_one = InlinePolicy::parse("viewer = false\n[[rule]]\nserver = \"demo\"\nviewer = true").unwrap();
+        assert!(on_for_one.viewer("demo", "x") && !on_for_one.viewer("other", "x"));
     }
 
     #[test]

@@ -22,6 +22,9 @@ pub struct ProxyOptions {
     pub policy: InlinePolicy,
     /// The upstream client of the latest call, shared with the host's elicitation handler.
     pub upstream: Arc<Upstream>,
+    /// Give forwarded tools MCP Canvas's own MCP App view (where the AI host renders MCP Apps
+    /// and `proxy.toml` does not turn it off).
+    pub viewer: bool,
 }
 
 fn state(host: Arc<Host>, options: ProxyOptions) -> Result<Arc<ProxyState>, String> {
@@ -44,7 +47,8 @@ fn state(host: Arc<Host>, options: ProxyOptions) -> Result<Arc<ProxyState>, Stri
         options.servers
     };
     let app = Arc::new(AppLink::new(host.data_dir()));
-    Ok(Arc::new(ProxyState::new(host, servers, options.policy, options.upstream, app)))
+    let state = ProxyState::new(host, servers, options.policy, options.upstream, app);
+    Ok(Arc::new(if options.viewer { state } else { state.without_viewer() }))
 }
 
 /// Serves one upstream client on stdin/stdout until it disconnects.

@@ -25,6 +25,7 @@ use crate::{
     names::Prefixes,
     policy::{ConfirmPolicy, InlinePolicy},
     shape,
+    viewer::{self, tools as view_tools, Viewer},
 };
 
 /// How long handing a finished call to the desktop app may take.
@@ -44,6 +45,8 @@ pub struct ProxyState {
     pub upstream: Arc<Upstream>,
     /// The desktop app, when it runs.
     pub app: Arc<AppLink>,
+    /// MCP Canvas's own view of a call's files (`None`: `--no-viewer`).
+    pub viewer: Option<Viewer>,
     /// Which server each listed resource URI belongs to.
     resource_owners: Mutex<HashMap<String, String>>,
     /// The literal start of each listed resource template, with its server.
@@ -54,7 +57,13 @@ impl ProxyState {
     /// State for exposing `servers` of `host`.
     pub fn new(host: Arc<Host>, servers: Vec<String>, policy: InlinePolicy, upstream: Arc<Upstream>, app: Arc<AppLink>) -> Self {
         let prefixes = Prefixes::new(servers.iter().map(String::as_str));
-        Self { host, servers, prefixes, policy, upstream, app, resource_owners: Mutex::default(), template_prefixes: Mutex::default() }
+        Self { host, servers, prefixes, policy, upstream, app, viewer: Some(Viewer::default()), resource_owners: Mutex::default(), template_prefixes: Mutex::default() }
+    }
+
+    /// Without MCP Canvas's own view (`mcp-canvas-cli proxy --no-viewer`).
+    pub fn without_viewer(mut self) -> Self {
+        self.viewer = None;
+        self
     }
 
     fn exposed(&self, server: &str) -> bool {
@@ -96,6 +105,13 @@ impl ProxyServer {
         }
         answers.sort_by_key(|(index, _, _)| *index);
         answers.into_iter().map(|(_, server, answer)| (server, answer)).collect()
+    }
+
+    /// Our view, when it is on and the AI host of this session renders MCP Apps.
+    fn viewer_for(&self, peer: &rmcp::Peer<RoleServer>) -> Option<&Viewer> {
+        let viewer = self.state.viewer.as_ref()?;
+        let info = peer.peer_info()?;
+        Viewer::host_renders_views(&info.capabilities).then_some(viewer)
     }
 
     fn unknown_tool(&self, name: &str) -> ErrorData {
@@ -192,7 +208,8 @@ impl ServerHandler for ProxyServer {
         });
     }
 
-    async fn list_tools(&self, _request: Option<PaginatedRequestParams>, _context: RequestContext<RoleServer>) -> Result<ListToolsResult, ErrorData> {
+    async fn list_tools(&self, _request: Option<PaginatedRequestParams>, context: RequestContext<RoleServer>) -> Result<ListToolsResult, ErrorData> {
+        let viewer = self.viewer_for(&context.peer);
         let mut tools = Vec::new();
         for (server, listed) in self.each_server(|host, server| async move { host.tool_definitions(&server).await }).await {
             match listed {
@@ -210,6 +227,9 @@ impl ServerHandler for ProxyServer {
                         }
                         let mut tool = definition.clone();
                         tool.name = self.state.prefixes.expose(&server, &definition.name).expect("exposed servers have prefixes").into();
+                        if viewer.is_some() && self.state.policy.viewer(&server, &definition.name) {
+                            Viewer::decorate_tool(&mut tool);
+                        }
                         tools.push(tool);
                     }
                 }
@@ -217,10 +237,19 @@ impl ServerHandler for ProxyServer {
                 Err(e) => crate::warn(format_args!("listing the tools of `{server}` failed: {e}")),
             }
         }
+        if viewer.is_some() {
+            // The view's own tools: `visibility: ["app"]`, so hosts give them to views only.
+            tools.extend(view_tools::definitions());
+        }
         Ok(ListToolsResult::with_all_items(tools))
     }
 
     async fn call_tool(&self, request: CallToolRequestParams, context: RequestContext<RoleServer>) -> Result<CallToolResponse, ErrorData> {
+        if let (true, Some(viewer)) = (view_tools::is_ours(&request.name), self.state.viewer.as_ref()) {
+            let env = view_tools::ToolEnv { viewer, host: &self.state.host, app: &self.state.app };
+            let arguments = Value::Object(request.arguments.clone().unwrap_or_default());
+            return result_from_json(view_tools::call(env, &request.name, arguments).await).map(CallToolResponse::Complete);
+        }
         let Some((server, tool)) = self.state.prefixes.resolve(&request.name).filter(|(s, _)| self.state.exposed(s)) else {
             return Err(self.unknown_tool(&request.name));
         };
@@ -260,15 +289,24 @@ impl ServerHandler for ProxyServer {
                 }
                 drop(owners);
                 let has_output_schema = definition.output_schema.is_some();
-                result_from_json(shape::upstream_result(&detail, has_output_schema, limits, self.state.host.store())).map(CallToolResponse::Complete)
+                let mut result = shape::upstream_result(&detail, has_output_schema, limits, self.state.host.store());
+                // Beside the content, never in it: the view's capability and the call's files.
+                let own_view = ToolUi::of(definition).and_then(|ui| ui.resource_uri).is_some();
+                if let Some(viewer) = self.viewer_for(&context.peer).filter(|_| !own_view && self.state.policy.viewer(server, tool)) {
+                    viewer.attach(&mut result, &detail.call);
+                }
+                result_from_json(result).map(CallToolResponse::Complete)
             }
             Err(e @ HostError::UnknownTool { .. }) => Err(ErrorData::invalid_params(e.to_string(), None)),
             Err(e) => error(e.to_string()),
         }
     }
 
-    async fn list_resources(&self, _request: Option<PaginatedRequestParams>, _context: RequestContext<RoleServer>) -> Result<ListResourcesResult, ErrorData> {
+    async fn list_resources(&self, _request: Option<PaginatedRequestParams>, context: RequestContext<RoleServer>) -> Result<ListResourcesResult, ErrorData> {
         let mut resources = Vec::new();
+        if self.viewer_for(&context.peer).is_some() {
+            resources.push(serde_json::from_value(viewer::resource_listing()).expect("the view's listing is a resource"));
+        }
         let mut owners = HashMap::new();
         for (server, listed) in self.each_server(|host, server| async move { host.resource_definitions(&server).await }).await {
             match listed {
@@ -313,6 +351,9 @@ impl ServerHandler for ProxyServer {
 
     async fn read_resource(&self, request: ReadResourceRequestParams, _context: RequestContext<RoleServer>) -> Result<ReadResourceResponse, ErrorData> {
         let uri = request.uri.as_str();
+        if let (viewer::VIEW_URI, Some(viewer)) = (uri, self.state.viewer.as_ref()) {
+            return serde_json::from_value(viewer::resource_contents(viewer)).map(ReadResourceResponse::Complete).map_err(|e| ErrorData::internal_error(e.to_string(), None));
+        }
         if let Some(id) = shape::artifact_id(uri) {
             return read_artifact(&self.state, uri, id).map(ReadResourceResponse::Complete);
         }

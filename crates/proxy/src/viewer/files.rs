@@ -1,0 +1,131 @@
+//! Reading one file of a call for the view, by its viewer: bounded, checked, never executed.
+
+use std::io::Read as _;
+
+use base64::Engine as _;
+use mcp_canvas_contract::human_size;
+use mcp_canvas_render::{render_markdown, sanitize_html, HtmlOptions, PdfRenderer, PdfSource, RenderError};
+use mcp_canvas_store::{ArtifactRecord, ArtifactStore};
+use serde_json::{json, Value};
+
+use super::{tools::MAX_INLINE_BYTES, ViewFile};
+
+/// The most text (code, JSON, plain text) sent to the view; the rest is left out, and said so.
+pub const MAX_TEXT_BYTES: u64 = 1024 * 1024;
+/// The largest HTML or Markdown document sanitized for the view.
+pub const MAX_DOCUMENT_BYTES: u64 = 8 * 1024 * 1024;
+/// The largest PDF opened for the view (PDFium reads it whole for each page).
+pub const MAX_PDF_BYTES: u64 = 512 * 1024 * 1024;
+
+/// The stored record of `file`, or why it is gone.
+pub(crate) fn record(store: &ArtifactStore, file: &ViewFile) -> Result<ArtifactRecord, String> {
+    let record = store.get(&file.id).map_err(|_| {
+        format!("`{}` is no longer in the MCP Canvas store (deleted, or cleared by the store's quota or age limit); call the tool again to get it back.", file.name)
+    })?;
+    if !store.blob_path(&record.sha256).exists() {
+        return Err(format!("The bytes of `{}` are gone from the MCP Canvas store; `mcp-canvas-cli artifacts verify` reports such entries.", file.name));
+    }
+    Ok(record)
+}
+
+fn too_large(file: &ViewFile, limit: u64) -> String {
+    format!(
+        "`{}` is {} — too large to show in this view (at most {}). Open it in MCP Canvas or save it.",
+        file.name,
+        human_size(file.size),
+        human_size(limit)
+    )
+}
+
+/// Whole bytes, re-hashed by the store (a damaged blob is an error, never wrong bytes).
+fn whole(store: &ArtifactStore, file: &ViewFile, limit: u64) -> Result<Vec<u8>, String> {
+    if file.size > limit {
+        return Err(too_large(file, limit));
+    }
+    record(store, file)?;
+    store.read(&file.id).map(|(_, bytes)| bytes).map_err(|e| format!("`{}` could not be read from the MCP Canvas store: {e}", file.name))
+}
+
+/// What the viewer of `file` needs first.
+pub fn open(store: &ArtifactStore, file: &ViewFile) -> Result<Value, String> {
+    match file.viewer.as_str() {
+        "image" | "audio" => {
+            let bytes = whole(store, file, MAX_INLINE_BYTES)?;
+            let kind = if file.viewer == "image" { "image" } else { "audio" };
+            let data = base64::engine::general_purpose::STANDARD.encode(bytes);
+            Ok(json!({ "content": [{ "type": kind, "data": data, "mimeType": file.mime }], "structuredContent": { "viewer": kind } }))
+        }
+        "pdf" => {
+            if file.size > MAX_PDF_BYTES {
+                return Err(too_large(file, MAX_PDF_BYTES));
+            }
+            let record = record(store, file)?;
+            let path = store.blob_path(&record.sha256);
+            let info = PdfRenderer::shared().and_then(|r| r.page_count_and_title(PdfSource::Path(&path))).map_err(|e| pdf_error(file, &e))?;
+            let sizes: Vec<Value> = info.page_sizes.iter().map(|s| json!([s.width, s.height])).collect();
+            Ok(structured(json!({ "viewer": "pdf", "pages": info.page_count, "title": info.title, "pageSizes": sizes })))
+        }
+        "html" | "markdown" => {
+            let bytes = whole(store, file, MAX_DOCUMENT_BYTES)?;
+            let text = String::from_utf8_lossy(&bytes);
+            let sanitized = if file.viewer == "html" { sanitize_html(&text, &HtmlOptions::default()) } else { render_markdown(&text) };
+            let r = sanitized.removed;
+            Ok(structured(json!({
+                "viewer": file.viewer,
+                "html": sanitized.html,
+                "removed": { "elements": r.elements, "scripts": r.scripts, "eventHandlers": r.event_handlers, "urls": r.urls, "remoteImages": r.remote_images_blocked }
+            })))
+        }
+        "code" | "json" | "text" | "csv" => {
+            let (text, truncated) = head_text(store, file, MAX_TEXT_BYTES)?;
+            Ok(structured(json!({ "viewer": file.viewer, "text": text, "truncated": truncated })))
+        }
+        other => Err(format!("MCP Canvas view: no viewer `{other}` for `{}`", file.name)),
+    }
+}
+
+/// Page `page` (from 0) of a PDF as a PNG `width` pixels wide.
+pub fn pdf_page(store: &ArtifactStore, file: &ViewFile, page: u32, width: u32) -> Result<Value, String> {
+    if file.viewer != "pdf" {
+        return Err(format!("`{}` is not a PDF", file.name));
+    }
+    if file.size > MAX_PDF_BYTES {
+        return Err(too_large(file, MAX_PDF_BYTES));
+    }
+    let record = record(store, file)?;
+    let path = store.blob_path(&record.sha256);
+    let width = width.clamp(1, mcp_canvas_render::MAX_RENDER_WIDTH);
+    let png = PdfRenderer::shared().and_then(|r| r.render_page(PdfSource::Path(&path), page, width)).map_err(|e| pdf_error(file, &e))?;
+    Ok(json!({
+        "content": [{ "type": "image", "data": base64::engine::general_purpose::STANDARD.encode(png), "mimeType": "image/png" }],
+        "structuredContent": { "page": page, "width": width }
+    }))
+}
+
+fn pdf_error(file: &ViewFile, error: &RenderError) -> String {
+    format!("`{}` cannot be shown as a PDF here: {error}", file.name)
+}
+
+fn structured(value: Value) -> Value {
+    json!({ "content": [], "structuredContent": value })
+}
+
+/// The first `limit` bytes of a text file, cut at a character boundary; whole files are re-hashed.
+fn head_text(store: &ArtifactStore, file: &ViewFile, limit: u64) -> Result<(String, bool), String> {
+    if file.size <= limit {
+        let bytes = whole(store, file, limit)?;
+        return Ok((String::from_utf8_lossy(&bytes).into_owned(), false));
+    }
+    let record = record(store, file)?;
+    let mut bytes = Vec::with_capacity(limit as usize);
+    std::fs::File::open(store.blob_path(&record.sha256))
+        .and_then(|f| f.take(limit).read_to_end(&mut bytes))
+        .map_err(|e| format!("`{}` could not be read: {e}", file.name))?;
+    // A character cut in two at the end is left out (one invalid elsewhere is shown as U+FFFD).
+    if let Err(e) = std::str::from_utf8(&bytes) {
+        if e.error_len().is_none() {
+            bytes.truncate(e.valid_up_to());
+        }
+    }
+    Ok((String::from_utf8_lossy(&bytes).into_owned(), true))
+}
