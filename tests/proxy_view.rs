@@ -141,7 +141,10 @@ async fn a_host_that_renders_apps_gets_the_view_while_the_model_gets_what_it_got
     let id = file_named(&files, "chart.png")["id"].as_str().unwrap().to_owned();
     let exported = dir.path().join("chart.png");
     assert_eq!(cli(dir.path(), &["artifacts", "export", &id, exported.to_str().unwrap()]).code, 0);
-    assert_eq!(image_data(&png), std::fs::read(&exported).unwrap());
+    // As an 8-bit RGBA PNG (which the view draws itself), the same pixels.
+    let sent = image::load_from_memory(&image_data(&png)).unwrap();
+    assert_eq!(sent.color(), image::ColorType::Rgba8);
+    assert_eq!(sent.to_rgba8(), image::load_from_memory(&std::fs::read(&exported).unwrap()).unwrap().to_rgba8());
     // The table, a window at a time.
     let rows = view_tool(&with_view, "rows", &capability, file_named(&files, "data.csv")["id"].as_str().unwrap(), json!({ "offset": 10, "limit": 5 })).await;
     let table = &rows["structuredContent"];

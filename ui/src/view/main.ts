@@ -5,6 +5,7 @@
 // `sandbox=""` (nothing in it runs); every other text is set as text, never as markup.
 import { App, applyDocumentTheme, applyHostFonts, applyHostStyleVariables, type McpUiHostContext } from "@modelcontextprotocol/ext-apps";
 import { highlightLines, languageFor } from "../viewers/highlight";
+import { decodePng } from "./png";
 import { clip, humanSize, rowsAsCsv, tableWindow, typeLabel, viewCallOf, type ViewCall, type ViewFile } from "./model";
 import "./view.css";
 
@@ -183,18 +184,32 @@ function naturalWidth(picture: HTMLCanvasElement | HTMLImageElement): number {
  * runs no script. */
 async function picture(data: string, mimeType: string, alt: string): Promise<HTMLCanvasElement | HTMLImageElement> {
   const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
-  try {
-    const bitmap = await createImageBitmap(new Blob([bytes], { type: mimeType }));
-    const canvas = el("canvas", { width: bitmap.width, height: bitmap.height });
-    canvas.getContext("2d")?.drawImage(bitmap, 0, 0);
-    bitmap.close();
+  const canvasOf = (width: number, height: number) => {
+    const canvas = el("canvas", { width, height });
     canvas.setAttribute("role", "img");
     canvas.setAttribute("aria-label", alt);
+    return canvas;
+  };
+  if (mimeType === "image/png") {
+    try {
+      const pixels = await decodePng(bytes);
+      const canvas = canvasOf(pixels.width, pixels.height);
+      canvas.getContext("2d")?.putImageData(new ImageData(pixels.data as Uint8ClampedArray<ArrayBuffer>, pixels.width, pixels.height), 0, 0);
+      return canvas;
+    } catch {
+      // Not a PNG we read: the browser's own decoders below.
+    }
+  }
+  try {
+    const bitmap = await createImageBitmap(new Blob([bytes], { type: mimeType }));
+    const canvas = canvasOf(bitmap.width, bitmap.height);
+    canvas.getContext("2d")?.drawImage(bitmap, 0, 0);
+    bitmap.close();
     return canvas;
   } catch {
     const img = el("img", { src: `data:${mimeType};base64,${data}`, alt });
     await new Promise<void>((resolve, reject) => {
-      img.onload = () => resolve();
+      img.onload = () => (img.naturalWidth > 0 ? resolve() : reject(new Error(`This AI host's policy does not let the view draw ${alt}. Save it or open it in MCP Canvas.`)));
       img.onerror = () => reject(new Error(`This AI host's policy does not let the view draw ${alt}. Save it or open it in MCP Canvas.`));
     });
     return img;

@@ -49,11 +49,18 @@ fn whole(store: &ArtifactStore, file: &ViewFile, limit: u64) -> Result<Vec<u8>, 
 /// What the viewer of `file` needs first.
 pub fn open(store: &ArtifactStore, file: &ViewFile) -> Result<Value, String> {
     match file.viewer.as_str() {
-        "image" | "audio" => {
+        "image" => {
             let bytes = whole(store, file, MAX_INLINE_BYTES)?;
-            let kind = if file.viewer == "image" { "image" } else { "audio" };
+            // SVG goes as it is (the view shows it only as an image); every raster image as an
+            // 8-bit RGBA PNG, which the view draws itself under any CSP a host sets.
+            let (png, mime) = if file.mime == "image/svg+xml" { (bytes, file.mime.as_str()) } else { (rgba_png(&bytes).map_err(|e| format!("`{}` cannot be shown as an image: {e}", file.name))?, "image/png") };
+            let data = base64::engine::general_purpose::STANDARD.encode(png);
+            Ok(json!({ "content": [{ "type": "image", "data": data, "mimeType": mime }], "structuredContent": { "viewer": "image", "sourceMime": file.mime } }))
+        }
+        "audio" => {
+            let bytes = whole(store, file, MAX_INLINE_BYTES)?;
             let data = base64::engine::general_purpose::STANDARD.encode(bytes);
-            Ok(json!({ "content": [{ "type": kind, "data": data, "mimeType": file.mime }], "structuredContent": { "viewer": kind } }))
+            Ok(json!({ "content": [{ "type": "audio", "data": data, "mimeType": file.mime }], "structuredContent": { "viewer": "audio" } }))
         }
         "pdf" => {
             if file.size > MAX_PDF_BYTES {
@@ -100,6 +107,16 @@ pub fn pdf_page(store: &ArtifactStore, file: &ViewFile, page: u32, width: u32) -
         "content": [{ "type": "image", "data": base64::engine::general_purpose::STANDARD.encode(png), "mimeType": "image/png" }],
         "structuredContent": { "page": page, "width": width }
     }))
+}
+
+/// Any image the render crate decodes (within its pixel and memory limits), as an 8-bit RGBA PNG.
+fn rgba_png(bytes: &[u8]) -> Result<Vec<u8>, String> {
+    use mcp_canvas_render::image::{codecs::png::PngEncoder, ExtendedColorType, ImageEncoder as _};
+    let image = mcp_canvas_render::decode_limited(bytes, mcp_canvas_render::Limits::default()).map_err(|e| e.to_string())?;
+    let rgba = image.to_rgba8();
+    let mut png = Vec::new();
+    PngEncoder::new(&mut png).write_image(rgba.as_raw(), rgba.width(), rgba.height(), ExtendedColorType::Rgba8).map_err(|e| e.to_string())?;
+    Ok(png)
 }
 
 fn pdf_error(file: &ViewFile, error: &RenderError) -> String {
