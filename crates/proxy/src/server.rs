@@ -107,11 +107,12 @@ impl ProxyServer {
         answers.into_iter().map(|(_, server, answer)| (server, answer)).collect()
     }
 
-    /// Our view, when it is on and the AI host of this session renders MCP Apps.
-    fn viewer_for(&self, peer: &rmcp::Peer<RoleServer>) -> Option<&Viewer> {
+    /// Our view, when it is on and the AI host renders MCP Apps: declared in this request's
+    /// `_meta` (2026-07-28) or at `initialize`.
+    fn viewer_for(&self, context: &RequestContext<RoleServer>) -> Option<&Viewer> {
         let viewer = self.state.viewer.as_ref()?;
-        let info = peer.peer_info()?;
-        Viewer::host_renders_views(&info.capabilities).then_some(viewer)
+        let capabilities = context.client_capabilities()?;
+        Viewer::host_renders_views(&capabilities).then_some(viewer)
     }
 
     fn unknown_tool(&self, name: &str) -> ErrorData {
@@ -209,7 +210,7 @@ impl ServerHandler for ProxyServer {
     }
 
     async fn list_tools(&self, _request: Option<PaginatedRequestParams>, context: RequestContext<RoleServer>) -> Result<ListToolsResult, ErrorData> {
-        let viewer = self.viewer_for(&context.peer);
+        let viewer = self.viewer_for(&context);
         let mut tools = Vec::new();
         for (server, listed) in self.each_server(|host, server| async move { host.tool_definitions(&server).await }).await {
             match listed {
@@ -292,7 +293,7 @@ impl ServerHandler for ProxyServer {
                 let mut result = shape::upstream_result(&detail, has_output_schema, limits, self.state.host.store());
                 // Beside the content, never in it: the view's capability and the call's files.
                 let own_view = ToolUi::of(definition).and_then(|ui| ui.resource_uri).is_some();
-                if let Some(viewer) = self.viewer_for(&context.peer).filter(|_| !own_view && self.state.policy.viewer(server, tool)) {
+                if let Some(viewer) = self.viewer_for(&context).filter(|_| !own_view && self.state.policy.viewer(server, tool)) {
                     viewer.attach(&mut result, &detail.call);
                 }
                 result_from_json(result).map(CallToolResponse::Complete)
@@ -304,7 +305,7 @@ impl ServerHandler for ProxyServer {
 
     async fn list_resources(&self, _request: Option<PaginatedRequestParams>, context: RequestContext<RoleServer>) -> Result<ListResourcesResult, ErrorData> {
         let mut resources = Vec::new();
-        if self.viewer_for(&context.peer).is_some() {
+        if self.viewer_for(&context).is_some() {
             resources.push(serde_json::from_value(viewer::resource_listing()).expect("the view's listing is a resource"));
         }
         let mut owners = HashMap::new();
