@@ -90,8 +90,13 @@ function render() {
     action("Show this to the model", "Adds what is on screen to the model's context", async () => {
       if (!forModel) throw new Error("Nothing of this file can be shown to the model yet.");
       const { what, content } = await forModel();
+      // Only what the host says it takes (`updateModelContext: { text: {}, image: {} }`).
+      const takes = (caps.updateModelContext ?? {}) as Record<string, unknown>;
+      const sent = content.map((block) =>
+        block.type === "text" || takes[String(block.type)] ? block : { type: "text", text: `${what} of ${file.name} (${typeLabel(file)}, ${humanSize(file.size)}): this AI host takes no ${String(block.type)} here; the file is artifact://localhost/${file.id}.` },
+      );
       await tool("share", { id: file.id, what });
-      await app.updateModelContext({ content: content as never });
+      await app.updateModelContext({ content: sent as never });
       setStatus(`The model can now see ${what} of ${file.name}.`);
     });
   }
