@@ -11,7 +11,7 @@
 use mcp_canvas_e2e::{
     binary, cli,
     npm::apps_example,
-    webdriver::{screenshot, wait_for, wait_for_script, with_app},
+    webdriver::{click_until, screenshot, wait_for, wait_for_script, with_app},
 };
 use serde_json::json;
 use thirtyfour::prelude::*;
@@ -44,21 +44,6 @@ async fn call_again(driver: &WebDriver) {
         }
     }
     panic!("three clicks on Call tool started no call");
-}
-
-/// Clicks `css` until `condition` (a JS expression) holds, at most three times (see
-/// [`call_again`]).
-async fn click_until(driver: &WebDriver, css: &str, condition: &str) {
-    for _ in 0..3 {
-        wait_for(driver, css).await.click().await.unwrap();
-        for _ in 0..60 {
-            if driver.execute(&format!("return Boolean({condition});"), vec![]).await.unwrap().json() == &json!(true) {
-                return;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(250)).await;
-        }
-    }
-    panic!("three clicks on {css} did not make {condition} true");
 }
 
 /// The server list and tool panel on screen at their default width: their layout is the

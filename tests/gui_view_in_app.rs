@@ -13,28 +13,10 @@ use std::time::Instant;
 
 use mcp_canvas_e2e::{
     binary,
-    webdriver::{screenshot, wait_for, with_app},
+    webdriver::{click_until, screenshot, wait_for, with_app},
 };
 use serde_json::json;
 use thirtyfour::prelude::*;
-
-/// Clicks `css` until `condition` (a JS expression in the current frame) holds, at most three
-/// times (WebKit sometimes takes a click right after a frame had the focus as a focus change).
-async fn click_until(driver: &WebDriver, css: &str, condition: &str) {
-    for _ in 0..3 {
-        wait_for(driver, css).await.click().await.unwrap();
-        for _ in 0..120 {
-            if driver.execute(&format!("return Boolean({condition});"), vec![]).await.unwrap().json() == &json!(true) {
-                return;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-        }
-    }
-    let state = driver.execute("return document.body.innerText;", vec![]).await.map(|r| r.json().clone()).unwrap_or_default();
-    driver.enter_default_frame().await.unwrap();
-    screenshot(driver, "failed_proxy_view_in_app.png").await;
-    panic!("three clicks on {css} did not make {condition} true; the view says: {state}");
-}
 
 /// Enters the active App tab's frame (found again if it was replaced meanwhile).
 async fn enter_view(driver: &WebDriver) {

@@ -169,6 +169,22 @@ pub async fn wait_for_script(driver: &WebDriver, script: &str, args: Vec<serde_j
     }
 }
 
+/// Clicks `css` until `condition` (a JS expression in the current frame) holds, at most three
+/// times: WebKit sometimes takes a click right after a frame had the focus as a focus change.
+pub async fn click_until(driver: &WebDriver, css: &str, condition: &str) {
+    for _ in 0..3 {
+        wait_for(driver, css).await.click().await.unwrap();
+        for _ in 0..60 {
+            if driver.execute(&format!("return Boolean({condition});"), vec![]).await.unwrap().json() == &json!(true) {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+    }
+    screenshot(driver, "failed_click.png").await;
+    panic!("three clicks on {css} did not make {condition} true");
+}
+
 /// Saves the window as `target/gui-screenshots/<name>` (after a second, so the frame after a DOM
 /// change is painted) and returns the path.
 pub async fn screenshot(driver: &WebDriver, name: &str) -> PathBuf {

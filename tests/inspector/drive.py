@@ -157,14 +157,18 @@ class WebDriver:
                 raise TimeoutError(f"timed out waiting for {what or css or xpath}")
             time.sleep(0.2)
 
-    def click_when_ready(self, css=None, xpath=None, timeout=20, what=None, index=0):
+    def click_when_ready(self, css=None, xpath=None, timeout=20, what=None, index=0, scroll=False):
         """Find + click, retrying while the UI is mid-render/transition (Mantine
-        animations make WebKit report 'element click intercepted' / stale nodes)."""
+        animations make WebKit report 'element click intercepted' / stale nodes). With `scroll`,
+        the element is first scrolled to the middle of its scroller (a list item further down
+        is otherwise 'not interactable' in WebKit)."""
         end = time.monotonic() + timeout
         while True:
             try:
                 els = self.find(css=css, xpath=xpath, many=True)
                 if len(els) > index:
+                    if scroll:
+                        self.js("arguments[0].scrollIntoView({block:'center'})", {ELEMENT_KEY: els[index]})
                     return self.click(els[index])
                 err = "not found"
             except WebDriverError as e:
@@ -417,24 +421,8 @@ class Inspector:
                           timeout=self.ns.timeout, what="tool list items")
 
     def click_scrolled(self, css, index, what):
-        """Scroll the index-th match of css into the middle of its scroller, then click it (a list
-        item further down is otherwise 'not interactable' in WebKit)."""
-        end = time.monotonic() + self.ns.timeout
-        while True:
-            try:
-                els = self.wd.find(css=css, many=True)
-                if len(els) > index:
-                    self.wd.js("arguments[0].scrollIntoView({block:'center'})", {ELEMENT_KEY: els[index]})
-                    return self.wd.click(els[index])
-                err = "not found"
-            except WebDriverError as e:
-                if e.error not in ("element click intercepted", "stale element reference",
-                                   "element not interactable", "no such element"):
-                    raise
-                err = e.error
-            if time.monotonic() > end:
-                raise TimeoutError(f"could not click {what}: {err}")
-            time.sleep(0.25)
+        """Scroll the index-th match of css into view, then click it."""
+        return self.wd.click_when_ready(css=css, index=index, what=what, timeout=self.ns.timeout, scroll=True)
 
     # ---- Tools tab: what the Inspector shows as the result --------------------------------
     def call_in_tools_tab(self, call):

@@ -40,18 +40,8 @@ export function viewCallOf(result: unknown): ViewCall | null {
   return { capability: view.capability, files, server: String(view.server ?? ""), tool: String(view.tool ?? "") };
 }
 
-/** "4.3 KB", as the summary writes sizes. */
-export function humanSize(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ["KB", "MB", "GB", "TB"];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value.toFixed(1)} ${units[unit]}`;
-}
+/** "4.3 KB": the artifact browser's sizes. */
+export { formatBytes as humanSize } from "../browser/filters";
 
 /** The type as a person reads it: "PDF", "PNG image", "CSV table". */
 export function typeLabel(file: ViewFile): string {
