@@ -78,6 +78,12 @@ fn calls() -> Value {
                  first_row: [...(document.querySelector('.rows .row[data-row=\"0\"]')?.querySelectorAll('.cell') ?? [])].map((c) => c.textContent)",
             ),
         },
+        {
+            // A result with no files: the view shows nothing of its own and asks for no height.
+            "name": "empty", "tool": "demo__summarize_numbers", "args": {"values": [2, 4, 9]}, "tools_tab": false,
+            "ready": "document.body.dataset.state === 'empty'",
+            "probe": probe("root_children: document.getElementById('root').children.length, height: Math.round(document.documentElement.getBoundingClientRect().height)"),
+        },
     ])
 }
 
@@ -190,11 +196,16 @@ fn the_proxy_view_renders_files_in_the_mcp_inspector() {
         assert!(shown["imgs"].as_array().unwrap().iter().all(|src| !src.as_str().unwrap().starts_with("data:")), "{}: a data: image in the result: {shown}", c["name"]);
         assert!(shown["text"].as_str().unwrap().contains("Reference:"), "{}: no summary with its reference: {shown}", c["name"]);
     }
-    for c in calls {
+    for c in calls.iter().filter(|c| c["name"] != "empty") {
         let probe = &c["probe"];
         assert_eq!(probe["state"], "files", "{}: {probe}", c["name"]);
         assert_eq!(probe["problems"], json!([]), "{}: the view shows a problem: {probe}", c["name"]);
     }
+
+    // No files: nothing of its own, no height asked for.
+    let empty = &call("empty")["probe"];
+    assert_eq!((empty["state"].as_str(), empty["root_children"].as_u64(), empty["problems"].clone()), (Some("empty"), Some(0), json!([])), "{empty}");
+    assert!(f64_of(&empty["height"]) < 2.0, "the empty view takes room: {empty}");
 
     // The chart, drawn from its pixels.
     let chart = &call("chart")["probe"];

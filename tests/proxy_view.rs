@@ -308,3 +308,49 @@ fn a_host_declaring_the_extension_per_request_gets_the_view_too() {
     let chart = apps.stdout.lines().find(|l| l.starts_with("demo__render_chart\t")).unwrap_or_else(|| panic!("{}", apps.stdout));
     assert!(chart.contains(VIEW_URI) && chart.contains("connect-src 'none'"), "{chart}");
 }
+
+/// The desktop app's end of the app link, recording what it is asked to show.
+#[derive(Default)]
+struct ShowRecorder(std::sync::Mutex<Vec<mcp_canvas_host::wire::CallOutcome>>);
+
+impl mcp_canvas_host::app_link::AppRequests for ShowRecorder {
+    fn confirm<'a>(&'a self, _: &'a str, _: &'a str, _: &'a serde_json::Map<String, Value>, _: &'a str) -> mcp_canvas_host::elicitation::BoxFuture<'a, bool> {
+        Box::pin(async { false })
+    }
+    fn form<'a>(&'a self, _: &'a mcp_canvas_host::elicitation::FormRequest) -> mcp_canvas_host::elicitation::BoxFuture<'a, mcp_canvas_host::elicitation::FormAnswer> {
+        Box::pin(async { mcp_canvas_host::elicitation::FormAnswer::Decline("not in this test".into()) })
+    }
+    fn url<'a>(&'a self, _: &'a mcp_canvas_host::elicitation::UrlRequest) -> mcp_canvas_host::elicitation::BoxFuture<'a, mcp_canvas_host::elicitation::UrlAnswer> {
+        Box::pin(async { mcp_canvas_host::elicitation::UrlAnswer::Decline("not in this test".into()) })
+    }
+    fn sample<'a>(&'a self, _: &'a str, _: mcp_canvas_host::sampling_core::SamplingRequest) -> mcp_canvas_host::elicitation::BoxFuture<'a, Result<mcp_canvas_host::sampling_core::SamplingResult, mcp_canvas_host::sampling_core::SamplingError>> {
+        Box::pin(async { Err(mcp_canvas_host::sampling_core::SamplingError::new(-1, "not in this test")) })
+    }
+    fn show(&self, call: mcp_canvas_host::wire::CallOutcome, _: Option<mcp_canvas_host::AppCall>) {
+        self.0.lock().unwrap().push(call);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn open_in_mcp_canvas_focuses_the_file_in_the_app_on_the_same_data_dir() {
+    let dir = data_dir();
+    let client = proxy(dir.path(), true, &[]).await;
+    let report = call(&client, "demo__make_report", json!({})).await;
+    let (capability, files) = view(&report);
+    let chart = file_named(&files, "chart.png")["id"].as_str().unwrap().to_owned();
+
+    let alone = view_tool(&client, "open", &capability, &chart, json!({})).await;
+    assert_eq!(alone["isError"], true);
+    assert!(text(&alone).contains("MCP Canvas is not running"), "{alone}");
+
+    let app = std::sync::Arc::new(ShowRecorder::default());
+    let _serving = mcp_canvas_host::app_link::serve(dir.path(), app.clone()).await.unwrap();
+    let opened = view_tool(&client, "open", &capability, &chart, json!({})).await;
+    assert!(opened["isError"].is_null(), "{opened}");
+    let shown = app.0.lock().unwrap().clone();
+    let focused = shown.iter().find(|c| c.outcome.display.primary.as_deref() == Some(chart.as_str())).unwrap_or_else(|| panic!("the app was not asked to show {chart}: {shown:?}"));
+    assert!(focused.outcome.display.open_canvas && focused.tool == "make_report");
+    client.cancel().await.unwrap();
+    let audit = cli(dir.path(), &["audit", "--limit", "20"]);
+    assert!(audit.stdout.contains("app:open-in-app"), "{}", audit.stdout);
+}

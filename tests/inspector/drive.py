@@ -274,8 +274,13 @@ def enable_json_mode(wd, scope_css, scope_xpath, timeout=10):
     swallowed, so re-check data-checked and retry."""
     track_x = (scope_xpath + '//label[contains(normalize-space(.),"Edit as JSON")]'
                '//span[contains(@class,"mantine-Switch-track")]')
-    if not wd.try_find(xpath=track_x):
-        return False
+    # The form renders after the item's click: wait for the switch (on a busy machine it comes
+    # seconds later), rather than deciding at once that there is none.
+    end = time.monotonic() + timeout
+    while not wd.try_find(xpath=track_x):
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.2)
     state_js = ("const l=[...document.querySelectorAll(arguments[0]+' label')].find(l=>/Edit as JSON/.test(l.textContent));"
                 "const i=l&&l.querySelector('input[role=switch]');"
                 "return [i? i.getAttribute('data-checked'):null, !!document.querySelector(arguments[0]+' .ace_editor')];")
@@ -481,16 +486,24 @@ class Inspector:
                           '.map(b=>b.innerText.split("\\n").map(s=>s.trim()).filter(Boolean)[0])')
         if display not in app_items:
             raise RuntimeError(f"{call['tool']!r} ({display!r}) not in the Apps list {app_items}: no _meta.ui.resourceUri?")
-        t_click = time.monotonic()
-        self.click_scrolled("main button[data-variant=listItem]", app_items.index(display), "app list item")
         af, afx = "[data-testid=apps-form]", '//*[@data-testid="apps-form"]'
-        end = time.monotonic() + 10
-        while time.monotonic() < end:
-            if wd.try_find(css="[data-testid=open-app]"):
-                break
-            if wd.js(f'const f=document.querySelector("{af}"); return f? f.dataset.appStatus : null') in ("loading", "ready", "error"):
-                return t_click  # no inputs: selecting the item opened it
-            time.sleep(0.1)
+        # A click that lands while the list is still animating can be swallowed: clicked again
+        # when neither the form nor the App has appeared 3 s later.
+        end = time.monotonic() + self.ns.timeout
+        shown = False
+        while not shown:
+            t_click = time.monotonic()
+            self.click_scrolled("main button[data-variant=listItem]", app_items.index(display), "app list item")
+            retry = time.monotonic() + 3
+            while time.monotonic() < min(retry, end):
+                if wd.try_find(css="[data-testid=open-app]"):
+                    shown = True
+                    break
+                if wd.js(f'const f=document.querySelector("{af}"); return f? f.dataset.appStatus : null') in ("loading", "ready", "error"):
+                    return t_click  # no inputs: selecting the item opened it
+                time.sleep(0.1)
+            if not shown and time.monotonic() >= end:
+                raise TimeoutError(f"neither the form nor the App of {call['tool']!r} appeared after clicking its item")
         args = call.get("args", {})
         if enable_json_mode(wd, af, afx):
             got = ace_set(wd, af, json.dumps(args))
@@ -558,7 +571,7 @@ class Inspector:
                 return round((time.monotonic() - t0) * 1000)
             if time.monotonic() > end:
                 state = self.wd.js("return {state: document.body && document.body.dataset.state,"
-                                   " problems: [...document.querySelectorAll('.problem,.status.error')].map(p=>p.textContent),"
+                                   " problems: [...document.querySelectorAll('.problem,.status.error')].map(p=>p.textContent), why_empty: document.body.dataset.emptyBecause || null,"
                                    " text: document.body ? document.body.innerText.slice(0, 500) : null}")
                 raise TimeoutError(f"{what} not true after {self.ns.timeout}s: {expr}; frame: {json.dumps(state)}")
             time.sleep(0.05)
@@ -606,7 +619,7 @@ class Inspector:
         with open(page_path, "rb") as f:
             png = f.read()
         with open(frame_path, "wb") as f:
-            f.write(png_crop(png, int(r[0] * dpr), int(r[1] * dpr), int(r[2] * dpr), int(r[3] * dpr)))
+            f.write(png_crop(png, int(r[0] * dpr), int(r[1] * dpr), max(1, int(r[2] * dpr)), max(1, int(r[3] * dpr))))
 
     def close_app(self):
         """Back from an open App to the Apps list/form."""

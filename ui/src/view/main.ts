@@ -229,7 +229,42 @@ function button(label: string, onClick: () => void, title = label): HTMLButtonEl
 
 async function showAudio(file: ViewFile, body: HTMLElement) {
   const { data, mimeType } = blockOf(await tool("file", { id: file.id }), "audio");
-  body.replaceChildren(el("audio", { controls: true, src: `data:${mimeType};base64,${data}` }));
+  const audio = el("audio", { controls: true, src: `data:${mimeType};base64,${data}` });
+  // A host's CSP may forbid media loads (the Inspector's `media-src 'none'`): then the browser's
+  // own decoder through Web Audio, which loads nothing.
+  audio.addEventListener("error", () => body.replaceChildren(webAudio(data)), { once: true });
+  body.replaceChildren(audio);
+}
+
+function webAudio(data: string): HTMLElement {
+  const play = el("button", { type: "button" }, "▶ Play");
+  const status = el("span", { className: "note" });
+  let context: AudioContext | null = null;
+  let source: AudioBufferSourceNode | null = null;
+  play.addEventListener("click", async () => {
+    if (source) {
+      source.stop();
+      return;
+    }
+    try {
+      context ??= new AudioContext();
+      const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+      const buffer = await context.decodeAudioData(bytes.buffer);
+      source = context.createBufferSource();
+      source.buffer = buffer;
+      source.connect(context.destination);
+      source.onended = () => {
+        source = null;
+        play.textContent = "▶ Play";
+      };
+      source.start();
+      play.textContent = "■ Stop";
+      status.textContent = `${buffer.duration.toFixed(1)} s`;
+    } catch {
+      status.textContent = "This audio cannot be played here: save it or open it in MCP Canvas.";
+    }
+  });
+  return el("div", { className: "toolbar" }, play, status);
 }
 
 async function showPdf(file: ViewFile, body: HTMLElement) {
@@ -422,6 +457,9 @@ app.ontoolresult = (result) => {
   call = viewCallOf(result);
   current = 0;
   document.body.dataset.state = call ? "files" : "empty";
+  // Why there is nothing to show, for whoever inspects the frame (the host shows the result).
+  const meta = (result as { _meta?: Record<string, unknown> })._meta;
+  document.body.dataset.emptyBecause = call ? "" : result.isError ? "the tool reported an error" : meta ? `no files (_meta keys: ${Object.keys(meta).join(", ")})` : "no files (no _meta)";
   render();
 };
 app.onhostcontextchanged = (context) => {

@@ -146,3 +146,44 @@ fn head_text(store: &ArtifactStore, file: &ViewFile, limit: u64) -> Result<(Stri
     }
     Ok((String::from_utf8_lossy(&bytes).into_owned(), true))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(viewer: &str, mime: &str, size: u64) -> ViewFile {
+        ViewFile {
+            id: "demo_0123456789ab".into(),
+            name: "huge.bin".into(),
+            mime: mime.into(),
+            size,
+            viewer: viewer.into(),
+            description: None,
+            pages: None,
+            width: None,
+            height: None,
+            sha256: "0".repeat(64),
+        }
+    }
+
+    #[test]
+    fn a_file_over_its_viewers_limit_is_refused_by_its_size_before_anything_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = ArtifactStore::open(dir.path()).unwrap();
+        let two_gb = 2 * 1024 * 1024 * 1024;
+        for (viewer, mime) in [("image", "image/png"), ("audio", "audio/wav"), ("pdf", "application/pdf"), ("html", "text/html")] {
+            let error = open(&store, &file(viewer, mime, two_gb)).unwrap_err();
+            assert!(error.contains("huge.bin") && error.contains("2.0 GB") && error.contains("too large to show in this view"), "{viewer}: {error}");
+        }
+        let error = pdf_page(&store, &file("pdf", "application/pdf", two_gb), 0, 800).unwrap_err();
+        assert!(error.contains("too large"), "{error}");
+    }
+
+    #[test]
+    fn a_file_the_store_no_longer_has_is_said_to_be_gone() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = ArtifactStore::open(dir.path()).unwrap();
+        let error = open(&store, &file("code", "text/plain", 10)).unwrap_err();
+        assert!(error.contains("no longer in the MCP Canvas store"), "{error}");
+    }
+}
