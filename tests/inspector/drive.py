@@ -444,7 +444,7 @@ class Inspector:
                 raise RuntimeError(f"could not set Tools-tab args editor (got {got!r})")
         elif call.get("args"):
             raise RuntimeError("no JSON args editor in the Tools tab but args given")
-        time.sleep(0.3)  # let React commit the onChange
+        time.sleep(1.0)  # let React (and react-ace's debounce) commit the onChange, also on a busy machine
         # Mark the current result card (if any): the new result must replace it.
         wd.js("const h=[...document.querySelectorAll('h3')].find(e=>e.textContent.trim()==='Results');"
               "const c=h&&h.closest('.mantine-Card-root'); if(c) c.dataset.driveOld='1';")
@@ -511,7 +511,7 @@ class Inspector:
                 raise RuntimeError(f"could not set Apps-tab args editor (got {got!r})")
         elif args:
             raise RuntimeError("no JSON args editor in the Apps tab but args given")
-        time.sleep(0.3)
+        time.sleep(1.0)  # as above
         end = time.monotonic() + self.ns.timeout
         while True:
             try:

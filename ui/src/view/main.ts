@@ -459,7 +459,7 @@ app.ontoolresult = (result) => {
   document.body.dataset.state = call ? "files" : "empty";
   // Why there is nothing to show, for whoever inspects the frame (the host shows the result).
   const meta = (result as { _meta?: Record<string, unknown> })._meta;
-  document.body.dataset.emptyBecause = call ? "" : result.isError ? "the tool reported an error" : meta ? `no files (_meta keys: ${Object.keys(meta).join(", ")})` : "no files (no _meta)";
+  document.body.dataset.emptyBecause = call ? "" : result.isError ? `the tool reported an error: ${String((result.content ?? []).find((c) => c.type === "text")?.text ?? "").slice(0, 300)}` : meta ? `no files (_meta keys: ${Object.keys(meta).join(", ")})` : "no files (no _meta)";
   render();
 };
 app.onhostcontextchanged = (context) => {
