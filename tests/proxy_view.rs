@@ -251,6 +251,17 @@ async fn hostile_and_huge_files_get_a_clear_message_and_nothing_runs() {
     assert_eq!(table["rows"], json!([["999998", (999_998u64 * 999_998).to_string()], ["999999", (999_999u64 * 999_999).to_string()]]));
     let middle = view_tool(&client, "rows", &capability, id, json!({ "offset": 500_123, "limit": 1 })).await;
     assert_eq!(middle["structuredContent"]["rows"][0][0], "500123");
+    let beyond = view_tool(&client, "rows", &capability, id, json!({ "offset": 1_000_000, "limit": 5 })).await;
+    assert_eq!(beyond["structuredContent"]["rows"], json!([]), "past the end: no rows");
+    // 256 records, a whole number of marks: the end is still the end (it gave the header and the
+    // first rows again).
+    let exact = call(&client, "files__give", json!({ "kind": "exact_csv" })).await;
+    let (capability, files) = view(&exact);
+    let id = files[0]["id"].as_str().unwrap();
+    let last = view_tool(&client, "rows", &capability, id, json!({ "offset": 254, "limit": 10 })).await;
+    assert_eq!((last["structuredContent"]["rows"].clone(), last["structuredContent"]["totalRows"].as_u64()), (json!([["254"]]), Some(255)));
+    let after = view_tool(&client, "rows", &capability, id, json!({ "offset": 255, "limit": 10 })).await;
+    assert_eq!(after["structuredContent"]["rows"], json!([]), "{after}");
 
     // Nothing of this reached the model: summaries and links only.
     for result in [&html, &svg, &pdf, &wide, &tall] {
@@ -278,6 +289,13 @@ async fn the_view_is_turned_off_by_flag_and_per_server_in_proxy_toml() {
     assert_eq!(find("demo__render_chart")["_meta"]["ui"]["resourceUri"], VIEW_URI);
     let given = call(&client, "files__give", json!({ "kind": "tall_csv" })).await;
     assert!(given["_meta"].get(META_KEY).is_none());
+    client.cancel().await.unwrap();
+
+    // Off for every server in proxy.toml: not even the view's own tools are listed.
+    std::fs::write(dir.path().join("proxy.toml"), "viewer = false\n").unwrap();
+    let client = proxy(dir.path(), true, &[]).await;
+    let tools = serde_json::to_value(client.list_all_tools().await.unwrap()).unwrap();
+    assert!(tools.as_array().unwrap().iter().all(|t| t["_meta"]["ui"].is_null() && !t["name"].as_str().unwrap().starts_with("mcp-canvas.")), "{tools}");
     client.cancel().await.unwrap();
 }
 

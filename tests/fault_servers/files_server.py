@@ -7,6 +7,7 @@ or huge in one way, as an embedded resource (a base64 blob with its MIME type):
   bad_pdf       bytes that start like a PDF and then are not one
   wide_csv      a CSV whose header has 1,000,000 columns (and two data rows)
   tall_csv      a CSV of 1,000,000 rows ("row,value" then "i,i*i")
+  exact_csv     a header and 255 rows: 256 records, a whole number of the proxy's row marks
   nothing       text only: no file at all
 """
 
@@ -44,6 +45,9 @@ def make(kind):
     if kind == "tall_csv":
         lines = ["row,value"] + [f"{i},{i * i}" for i in range(1_000_000)]
         return [blob("file:///tall.csv", "text/csv", ("\n".join(lines) + "\n").encode())]
+    if kind == "exact_csv":
+        lines = ["n"] + [str(i) for i in range(255)]
+        return [blob("file:///exact.csv", "text/csv", ("\n".join(lines) + "\n").encode())]
     return [{"type": "text", "text": "No files this time."}]
 
 

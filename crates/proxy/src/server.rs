@@ -211,6 +211,7 @@ impl ServerHandler for ProxyServer {
 
     async fn list_tools(&self, _request: Option<PaginatedRequestParams>, context: RequestContext<RoleServer>) -> Result<ListToolsResult, ErrorData> {
         let viewer = self.viewer_for(&context);
+        let mut decorated = false;
         let mut tools = Vec::new();
         for (server, listed) in self.each_server(|host, server| async move { host.tool_definitions(&server).await }).await {
             match listed {
@@ -229,7 +230,7 @@ impl ServerHandler for ProxyServer {
                         let mut tool = definition.clone();
                         tool.name = self.state.prefixes.expose(&server, &definition.name).expect("exposed servers have prefixes").into();
                         if viewer.is_some() && self.state.policy.viewer(&server, &definition.name) {
-                            Viewer::decorate_tool(&mut tool);
+                            decorated |= Viewer::decorate_tool(&mut tool);
                         }
                         tools.push(tool);
                     }
@@ -238,7 +239,7 @@ impl ServerHandler for ProxyServer {
                 Err(e) => crate::warn(format_args!("listing the tools of `{server}` failed: {e}")),
             }
         }
-        if viewer.is_some() {
+        if decorated {
             // The view's own tools: `visibility: ["app"]`, so hosts give them to views only.
             tools.extend(view_tools::definitions());
         }
@@ -292,7 +293,7 @@ impl ServerHandler for ProxyServer {
                 let has_output_schema = definition.output_schema.is_some();
                 let mut result = shape::upstream_result(&detail, has_output_schema, limits, self.state.host.store());
                 // Beside the content, never in it: the view's capability and the call's files.
-                let own_view = ToolUi::of(definition).and_then(|ui| ui.resource_uri).is_some();
+                let own_view = viewer::has_own_view(definition);
                 if let Some(viewer) = self.viewer_for(&context).filter(|_| !own_view && self.state.policy.viewer(server, tool)) {
                     viewer.attach(&mut result, &detail.call);
                 }

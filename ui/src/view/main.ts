@@ -57,9 +57,14 @@ function applyContext(context: McpUiHostContext | undefined) {
   }
 }
 
+/** The PDF viewer's page keys, while a PDF is shown (one listener for the document). */
+let pageKeys: ((e: KeyboardEvent) => void) | null = null;
+document.addEventListener("keydown", (e) => pageKeys?.(e));
+
 function render() {
   root.replaceChildren();
   forModel = null;
+  pageKeys = null;
   if (!call) return; // nothing of its own: the host gives it no height
   const file = call.files[current];
   const caps = app.getHostCapabilities();
@@ -92,11 +97,14 @@ function render() {
       const { what, content } = await forModel();
       // Only what the host says it takes (`updateModelContext: { text: {}, image: {} }`).
       const takes = (caps.updateModelContext ?? {}) as Record<string, unknown>;
+      // Images by the size actually sent (base64), at most 4 MB.
+      const fits = (block: Record<string, unknown>) => typeof block.data !== "string" || (block.data.length * 3) / 4 <= 4 * 1024 * 1024;
       const sent = content.map((block) =>
-        block.type === "text" || takes[String(block.type)] ? block : { type: "text", text: `${what} of ${file.name} (${typeLabel(file)}, ${humanSize(file.size)}): this AI host takes no ${String(block.type)} here; the file is artifact://localhost/${file.id}.` },
+        block.type === "text" || (takes[String(block.type)] && fits(block)) ? block : { type: "text", text: `${what} of ${file.name} (${typeLabel(file)}, ${humanSize(file.size)}): not sent as ${String(block.type)} (this AI host does not take it here, or it is over 4 MB); the file is artifact://localhost/${file.id}.` },
       );
-      await tool("share", { id: file.id, what });
       await app.updateModelContext({ content: sent as never });
+      // Recorded once the host took it (a refused update shows nothing to the model).
+      await tool("share", { id: file.id, what });
       setStatus(`The model can now see ${what} of ${file.name}.`);
     });
   }
@@ -170,7 +178,7 @@ async function showImage(file: ViewFile, body: HTMLElement) {
   const models = ["image/png", "image/jpeg", "image/gif", "image/webp"];
   forModel = async () => ({
     what: "the image",
-    content: models.includes(mimeType) && file.size <= 4 * 1024 * 1024 ? [{ type: "image", data, mimeType }] : [{ type: "text", text: `${file.name}: ${typeLabel(file)}, ${humanSize(file.size)} (too large or not a type models read as an image).` }],
+    content: models.includes(mimeType) ? [{ type: "image", data, mimeType }] : [{ type: "text", text: `${file.name}: ${typeLabel(file)}, ${humanSize(file.size)} (not a type models read as an image).` }],
   });
 }
 
@@ -291,9 +299,13 @@ async function showPdf(file: ViewFile, body: HTMLElement) {
     shown = { data, page };
     pageInput.value = String(page + 1);
   };
+  let timer = 0;
   const go = (to: number) => {
     page = Math.min(pages - 1, Math.max(0, to));
-    load().catch((e: unknown) => setStatus(e instanceof Error ? e.message : String(e), true));
+    pageInput.value = String(page + 1);
+    // Held keys and quick clicks ask for the last page only.
+    clearTimeout(timer);
+    timer = window.setTimeout(() => load().catch((e: unknown) => setStatus(e instanceof Error ? e.message : String(e), true)), 120);
   };
   pageInput.addEventListener("change", () => go(Number(pageInput.value) - 1));
   const zoomLabel = el("span", { className: "zoom" }, "100%");
@@ -304,11 +316,11 @@ async function showPdf(file: ViewFile, body: HTMLElement) {
   };
   const bar = el("div", { className: "toolbar" }, button("‹", () => go(page - 1), "Previous page"), pageInput, el("span", {}, ` of ${pages}`), button("›", () => go(page + 1), "Next page"), button("−", () => zoom(1 / 1.25), "Zoom out"), zoomLabel, button("+", () => zoom(1.25), "Zoom in"));
   body.replaceChildren(bar, frame);
-  document.addEventListener("keydown", (e) => {
+  pageKeys = (e) => {
     if (!body.isConnected || e.target instanceof HTMLInputElement) return;
     if (e.key === "ArrowRight" || e.key === "PageDown") go(page + 1);
     if (e.key === "ArrowLeft" || e.key === "PageUp") go(page - 1);
-  });
+  };
   await load();
   forModel = async () => {
     if (!shown) throw new Error("The page is still loading.");
@@ -386,6 +398,8 @@ async function showTable(file: ViewFile, body: HTMLElement) {
   const total = first.totalRows;
   const pages = new Map<number, string[][]>([[0, first.rows]]);
   const pending = new Set<number>();
+  // A page that could not be read is not asked for again (the view would loop on a gone file).
+  const failed = new Set<number>();
   const selected = new Set<number>();
   let anchor: number | null = null;
   const info = el("div", { className: "note" }, `${total.toLocaleString()} rows × ${first.totalColumns.toLocaleString()} columns${first.totalColumns > first.shownColumns ? ` (the first ${first.shownColumns} shown)` : ""}`);
@@ -396,11 +410,14 @@ async function showTable(file: ViewFile, body: HTMLElement) {
   scroller.tabIndex = 0;
   const rowAt = (i: number) => pages.get(Math.floor(i / PAGE))?.[i % PAGE];
   const fetchPage = (p: number) => {
-    if (pages.has(p) || pending.has(p)) return;
+    if (pages.has(p) || pending.has(p) || failed.has(p)) return;
     pending.add(p);
     tool("rows", { id: file.id, offset: p * PAGE, limit: PAGE })
       .then((r) => pages.set(p, (r.structuredContent as unknown as RowsAnswer).rows))
-      .catch((e: unknown) => setStatus(e instanceof Error ? e.message : String(e), true))
+      .catch((e: unknown) => {
+        failed.add(p);
+        setStatus(e instanceof Error ? e.message : String(e), true);
+      })
       .finally(() => {
         pending.delete(p);
         draw();

@@ -22,6 +22,9 @@ pub(crate) fn record(store: &ArtifactStore, file: &ViewFile) -> Result<ArtifactR
     let record = store.get(&file.id).map_err(|_| {
         format!("`{}` is no longer in the MCP Canvas store (deleted, or cleared by the store's quota or age limit); call the tool again to get it back.", file.name)
     })?;
+    if record.sha256 != file.sha256 {
+        return Err(format!("`{}` in the MCP Canvas store is no longer the file this call returned; call the tool again.", file.name));
+    }
     if !store.blob_path(&record.sha256).exists() {
         return Err(format!("The bytes of `{}` are gone from the MCP Canvas store; `mcp-canvas-cli artifacts verify` reports such entries.", file.name));
     }
@@ -69,8 +72,7 @@ pub fn open(store: &ArtifactStore, file: &ViewFile) -> Result<Value, String> {
             let record = record(store, file)?;
             let path = store.blob_path(&record.sha256);
             let info = PdfRenderer::shared().and_then(|r| r.page_count_and_title(PdfSource::Path(&path))).map_err(|e| pdf_error(file, &e))?;
-            let sizes: Vec<Value> = info.page_sizes.iter().map(|s| json!([s.width, s.height])).collect();
-            Ok(structured(json!({ "viewer": "pdf", "pages": info.page_count, "title": info.title, "pageSizes": sizes })))
+            Ok(structured(json!({ "viewer": "pdf", "pages": info.page_count, "title": info.title })))
         }
         "html" | "markdown" => {
             let bytes = whole(store, file, MAX_DOCUMENT_BYTES)?;
@@ -109,10 +111,17 @@ pub fn pdf_page(store: &ArtifactStore, file: &ViewFile, page: u32, width: u32) -
     }))
 }
 
-/// Any image the render crate decodes (within its pixel and memory limits), as an 8-bit RGBA PNG.
+/// The longest side of an image sent to a view (a screen's worth; the view zooms what it gets).
+pub const MAX_VIEW_PIXELS: u32 = 2048;
+
+/// Any image the render crate decodes (within its pixel and memory limits), as an 8-bit RGBA PNG
+/// at most [`MAX_VIEW_PIXELS`] on its longest side.
 fn rgba_png(bytes: &[u8]) -> Result<Vec<u8>, String> {
-    use mcp_canvas_render::image::{codecs::png::PngEncoder, ExtendedColorType, ImageEncoder as _};
-    let image = mcp_canvas_render::decode_limited(bytes, mcp_canvas_render::Limits::default()).map_err(|e| e.to_string())?;
+    use mcp_canvas_render::image::{codecs::png::PngEncoder, imageops::FilterType, ExtendedColorType, ImageEncoder as _};
+    let mut image = mcp_canvas_render::decode_limited(bytes, mcp_canvas_render::Limits::default()).map_err(|e| e.to_string())?;
+    if image.width().max(image.height()) > MAX_VIEW_PIXELS {
+        image = image.resize(MAX_VIEW_PIXELS, MAX_VIEW_PIXELS, FilterType::Triangle);
+    }
     let rgba = image.to_rgba8();
     let mut png = Vec::new();
     PngEncoder::new(&mut png).write_image(rgba.as_raw(), rgba.width(), rgba.height(), ExtendedColorType::Rgba8).map_err(|e| e.to_string())?;

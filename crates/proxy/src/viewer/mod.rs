@@ -112,12 +112,16 @@ struct Capabilities {
 pub struct Viewer {
     capabilities: Mutex<Capabilities>,
     rows: rows::RowCache,
+    jobs: Arc<tokio::sync::Semaphore>,
     html: String,
 }
 
+/// How many view readings (a PDF page, a table window, a file) run at once.
+pub const VIEW_JOBS: usize = 2;
+
 impl Default for Viewer {
     fn default() -> Self {
-        Self { capabilities: Mutex::default(), rows: rows::RowCache::default(), html: view_html() }
+        Self { capabilities: Mutex::default(), rows: rows::RowCache::default(), jobs: Arc::new(tokio::sync::Semaphore::new(VIEW_JOBS)), html: view_html() }
     }
 }
 
@@ -143,13 +147,13 @@ impl Viewer {
         }
     }
 
-    /// Gives `tool` our view when it has none of its own (its own `_meta.ui` is kept unchanged).
-    pub fn decorate_tool(tool: &mut Tool) {
-        let meta = tool.meta.get_or_insert_with(Default::default);
-        let has_view = meta.get("ui").and_then(|ui| ui.get("resourceUri")).is_some() || meta.get("ui/resourceUri").is_some();
-        if has_view {
-            return;
+    /// Gives `tool` our view when it has none of its own (its own `_meta.ui` is kept unchanged);
+    /// whether it did.
+    pub fn decorate_tool(tool: &mut Tool) -> bool {
+        if has_own_view(tool) {
+            return false;
         }
+        let meta = tool.meta.get_or_insert_with(Default::default);
         match meta.get_mut("ui").and_then(Value::as_object_mut) {
             // A visibility of its own stays.
             Some(ui) => {
@@ -159,6 +163,7 @@ impl Viewer {
                 meta.insert("ui".to_owned(), json!({ "resourceUri": VIEW_URI }));
             }
         }
+        true
     }
 
     /// Adds the view's capability and the call's files to `result["_meta"]`, when the call has
@@ -187,7 +192,12 @@ impl Viewer {
         }
         let token = fresh_token();
         let listed = serde_json::to_value(&files).expect("files serialize");
-        self.remember(&token, CallFiles { call: call.clone(), files });
+        // What `open` needs of the call, not its texts and structured results (kept for 4096 calls).
+        let mut lean = call.clone();
+        lean.outcome.results = None;
+        lean.outcome.texts.clear();
+        lean.outcome.meta = None;
+        self.remember(&token, CallFiles { call: lean, files });
         let meta = result.as_object_mut().expect("results are objects").entry("_meta").or_insert_with(|| json!({}));
         meta[META_KEY] = json!({ "capability": token, "files": listed, "server": call.server, "tool": call.tool });
     }
@@ -208,6 +218,11 @@ impl Viewer {
     pub fn call(&self, token: &str) -> Option<Arc<CallFiles>> {
         self.capabilities.lock().unwrap().by_digest.get(&digest(token)).cloned()
     }
+}
+
+/// Whether `tool` declares a view of its own (`mcp_canvas_host`'s reading of `_meta.ui`).
+pub fn has_own_view(tool: &Tool) -> bool {
+    mcp_canvas_host::apps::ToolUi::of(tool).and_then(|ui| ui.resource_uri).is_some()
 }
 
 /// The view in `resources/list`.

@@ -18,6 +18,8 @@ use super::ViewFile;
 pub const MAX_COLUMNS: usize = 200;
 /// Characters sent per cell.
 pub const MAX_CELL_CHARS: usize = 1000;
+/// A window stops growing past about this many bytes of cells (the view asks for the rest).
+const MAX_WINDOW_BYTES: usize = 2 * 1024 * 1024;
 /// One mark every this many rows.
 const STRIDE: u64 = 256;
 /// Tables whose marks are kept.
@@ -38,6 +40,7 @@ struct RowIndex {
 #[derive(Clone, Default)]
 pub struct RowCache {
     tables: Arc<Mutex<VecDeque<Arc<RowIndex>>>>,
+    reading: Arc<Mutex<()>>,
 }
 
 impl RowCache {
@@ -51,20 +54,26 @@ impl RowCache {
         let index = self.index(&record.sha256, &path, file)?;
         let data_rows = index.records.saturating_sub(1);
         let first = offset.min(data_rows);
-        let wanted = (first + 1).min(index.records);
-        let mark = (wanted / STRIDE) as usize;
-        let mut reader = reader(index.delimiter, &path).map_err(|e| read_error(file, &e))?;
-        if let Some(position) = index.marks.get(mark) {
-            reader.seek(position.clone()).map_err(|e| read_error(file, &e))?;
-        }
-        let mut record = csv::ByteRecord::new();
-        let mut at = mark as u64 * STRIDE;
         let mut rows = Vec::new();
-        while rows.len() < limit as usize && reader.read_byte_record(&mut record).map_err(|e| read_error(file, &e))? {
-            if at >= wanted {
-                rows.push(cells(&record));
+        // Past the end: no rows (not the file's first ones).
+        if first < data_rows {
+            // Record `wanted` (the header is record 0) is read from the mark at or before it.
+            let wanted = first + 1;
+            let mark = (wanted / STRIDE) as usize;
+            let position = index.marks.get(mark).ok_or_else(|| format!("`{}` changed while it was read as a table", file.name))?;
+            let mut reader = reader(index.delimiter, &path).map_err(|e| read_error(file, &e))?;
+            reader.seek(position.clone()).map_err(|e| read_error(file, &e))?;
+            let mut record = csv::ByteRecord::new();
+            let mut at = mark as u64 * STRIDE;
+            let mut bytes = 0;
+            while rows.len() < limit as usize && bytes < MAX_WINDOW_BYTES && reader.read_byte_record(&mut record).map_err(|e| read_error(file, &e))? {
+                if at >= wanted {
+                    let row = cells(&record);
+                    bytes += row.iter().map(|c| c.len() + 4).sum::<usize>();
+                    rows.push(row);
+                }
+                at += 1;
             }
-            at += 1;
         }
         Ok(json!({
             "content": [],
@@ -81,10 +90,13 @@ impl RowCache {
     }
 
     fn index(&self, sha256: &str, path: &std::path::Path, file: &ViewFile) -> Result<Arc<RowIndex>, String> {
-        if let Some(found) = self.tables.lock().unwrap().iter().find(|t| t.sha256 == sha256) {
+        // One table read at a time: views opened together on the same big file wait for the
+        // first reading instead of each reading it whole.
+        let _reading = self.reading.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let delimiter = delimiter(file, path);
+        if let Some(found) = self.tables.lock().unwrap().iter().find(|t| t.sha256 == sha256 && t.delimiter == delimiter) {
             return Ok(found.clone());
         }
-        let delimiter = delimiter(file, path);
         let mut reader = reader(delimiter, path).map_err(|e| read_error(file, &e))?;
         let mut record = csv::ByteRecord::new();
         let mut marks = Vec::new();

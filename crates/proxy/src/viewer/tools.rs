@@ -102,19 +102,20 @@ async fn run(env: ToolEnv<'_>, name: &str, arguments: Value) -> Result<Value, St
     })?;
     let file = call.file(&args.id).cloned().ok_or_else(|| format!("`{}` is not a file of this call; a view opens only the files of the call it was shown for.", args.id))?;
     let store = env.host.store().clone();
+    let jobs = env.viewer.jobs.clone();
     match name.strip_prefix(PREFIX).unwrap_or_default() {
-        "file" => blocking(move || files::open(&store, &file)).await,
+        "file" => blocking(jobs, move || files::open(&store, &file)).await,
         "page" => {
             let width = args.width.unwrap_or(800);
-            blocking(move || files::pdf_page(&store, &file, args.page, width)).await
+            blocking(jobs, move || files::pdf_page(&store, &file, args.page, width)).await
         }
         "rows" => {
             let limit = args.limit.unwrap_or(100).clamp(1, MAX_ROWS);
             let cache = env.viewer.rows.clone();
-            blocking(move || cache.window(&store, &file, args.offset, limit)).await
+            blocking(jobs, move || cache.window(&store, &file, args.offset, limit)).await
         }
         "share" => {
-            let what = args.what.unwrap_or_else(|| "the file".to_owned());
+            let what: String = args.what.unwrap_or_else(|| "the file".to_owned()).chars().take(200).collect();
             audit(env.host, &call, &file, "show-to-model", &what);
             Ok(json!({ "content": [{ "type": "text", "text": format!("Recorded: {what} of {} shown to the model.", file.name) }] }))
         }
@@ -123,10 +124,13 @@ async fn run(env: ToolEnv<'_>, name: &str, arguments: Value) -> Result<Value, St
     }
 }
 
-async fn blocking<F>(work: F) -> Result<Value, String>
+/// Runs a view's reading on a blocking thread, at most [`super::VIEW_JOBS`] at a time: a view that
+/// asks for page after page queues, instead of holding a file's bytes per request.
+async fn blocking<F>(jobs: Arc<tokio::sync::Semaphore>, work: F) -> Result<Value, String>
 where
     F: FnOnce() -> Result<Value, String> + Send + 'static,
 {
+    let _permit = jobs.acquire_owned().await.map_err(|e| format!("MCP Canvas view: {e}"))?;
     tokio::task::spawn_blocking(work).await.map_err(|e| format!("MCP Canvas view: reading the file failed: {e}"))?
 }
 
