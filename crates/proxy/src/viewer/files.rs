@@ -6,6 +6,7 @@ use base64::Engine as _;
 use mcp_canvas_contract::human_size;
 use mcp_canvas_render::{render_markdown, sanitize_html, HtmlOptions, PdfRenderer, PdfSource, RenderError};
 use mcp_canvas_store::{ArtifactRecord, ArtifactStore};
+use mcp_canvas_contract::Viewer as V;
 use serde_json::{json, Value};
 
 use super::{tools::MAX_INLINE_BYTES, ViewFile};
@@ -51,8 +52,8 @@ fn whole(store: &ArtifactStore, file: &ViewFile, limit: u64) -> Result<Vec<u8>, 
 
 /// What the viewer of `file` needs first.
 pub fn open(store: &ArtifactStore, file: &ViewFile) -> Result<Value, String> {
-    match file.viewer.as_str() {
-        "image" => {
+    match file.viewer {
+        V::Image => {
             let bytes = whole(store, file, MAX_INLINE_BYTES)?;
             // SVG goes as it is (the view shows it only as an image); every raster image as an
             // 8-bit RGBA PNG, which the view draws itself under any CSP a host sets.
@@ -60,12 +61,12 @@ pub fn open(store: &ArtifactStore, file: &ViewFile) -> Result<Value, String> {
             let data = base64::engine::general_purpose::STANDARD.encode(png);
             Ok(json!({ "content": [{ "type": "image", "data": data, "mimeType": mime }], "structuredContent": { "viewer": "image", "sourceMime": file.mime } }))
         }
-        "audio" => {
+        V::Audio => {
             let bytes = whole(store, file, MAX_INLINE_BYTES)?;
             let data = base64::engine::general_purpose::STANDARD.encode(bytes);
             Ok(json!({ "content": [{ "type": "audio", "data": data, "mimeType": file.mime }], "structuredContent": { "viewer": "audio" } }))
         }
-        "pdf" => {
+        V::Pdf => {
             if file.size > MAX_PDF_BYTES {
                 return Err(too_large(file, MAX_PDF_BYTES));
             }
@@ -74,10 +75,10 @@ pub fn open(store: &ArtifactStore, file: &ViewFile) -> Result<Value, String> {
             let info = PdfRenderer::shared().and_then(|r| r.page_count_and_title(PdfSource::Path(&path))).map_err(|e| pdf_error(file, &e))?;
             Ok(structured(json!({ "viewer": "pdf", "pages": info.page_count, "title": info.title })))
         }
-        "html" | "markdown" => {
+        V::Html | V::Markdown => {
             let bytes = whole(store, file, MAX_DOCUMENT_BYTES)?;
             let text = String::from_utf8_lossy(&bytes);
-            let sanitized = if file.viewer == "html" { sanitize_html(&text, &HtmlOptions::default()) } else { render_markdown(&text) };
+            let sanitized = if file.viewer == V::Html { sanitize_html(&text, &HtmlOptions::default()) } else { render_markdown(&text) };
             let r = sanitized.removed;
             Ok(structured(json!({
                 "viewer": file.viewer,
@@ -85,17 +86,17 @@ pub fn open(store: &ArtifactStore, file: &ViewFile) -> Result<Value, String> {
                 "removed": { "elements": r.elements, "scripts": r.scripts, "eventHandlers": r.event_handlers, "urls": r.urls, "remoteImages": r.remote_images_blocked }
             })))
         }
-        "code" | "json" | "text" | "csv" => {
+        V::Code | V::Json | V::Text | V::Csv => {
             let (text, truncated) = head_text(store, file, MAX_TEXT_BYTES)?;
             Ok(structured(json!({ "viewer": file.viewer, "text": text, "truncated": truncated })))
         }
-        other => Err(format!("MCP Canvas view: no viewer `{other}` for `{}`", file.name)),
+        V::File => Err(format!("MCP Canvas view: `{}` has no viewer", file.name)),
     }
 }
 
 /// Page `page` (from 0) of a PDF as a PNG `width` pixels wide.
 pub fn pdf_page(store: &ArtifactStore, file: &ViewFile, page: u32, width: u32) -> Result<Value, String> {
-    if file.viewer != "pdf" {
+    if file.viewer != V::Pdf {
         return Err(format!("`{}` is not a PDF", file.name));
     }
     if file.size > MAX_PDF_BYTES {
@@ -160,13 +161,13 @@ fn head_text(store: &ArtifactStore, file: &ViewFile, limit: u64) -> Result<(Stri
 mod tests {
     use super::*;
 
-    fn file(viewer: &str, mime: &str, size: u64) -> ViewFile {
+    fn file(viewer: V, mime: &str, size: u64) -> ViewFile {
         ViewFile {
             id: "demo_0123456789ab".into(),
             name: "huge.bin".into(),
             mime: mime.into(),
             size,
-            viewer: viewer.into(),
+            viewer,
             description: None,
             pages: None,
             width: None,
@@ -180,11 +181,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = ArtifactStore::open(dir.path()).unwrap();
         let two_gb = 2 * 1024 * 1024 * 1024;
-        for (viewer, mime) in [("image", "image/png"), ("audio", "audio/wav"), ("pdf", "application/pdf"), ("html", "text/html")] {
+        for (viewer, mime) in [(V::Image, "image/png"), (V::Audio, "audio/wav"), (V::Pdf, "application/pdf"), (V::Html, "text/html")] {
             let error = open(&store, &file(viewer, mime, two_gb)).unwrap_err();
-            assert!(error.contains("huge.bin") && error.contains("2.0 GB") && error.contains("too large to show in this view"), "{viewer}: {error}");
+            assert!(error.contains("huge.bin") && error.contains("2.0 GB") && error.contains("too large to show in this view"), "{viewer:?}: {error}");
         }
-        let error = pdf_page(&store, &file("pdf", "application/pdf", two_gb), 0, 800).unwrap_err();
+        let error = pdf_page(&store, &file(V::Pdf, "application/pdf", two_gb), 0, 800).unwrap_err();
         assert!(error.contains("too large"), "{error}");
     }
 
@@ -192,7 +193,7 @@ mod tests {
     fn a_file_the_store_no_longer_has_is_said_to_be_gone() {
         let dir = tempfile::tempdir().unwrap();
         let store = ArtifactStore::open(dir.path()).unwrap();
-        let error = open(&store, &file("code", "text/plain", 10)).unwrap_err();
+        let error = open(&store, &file(V::Code, "text/plain", 10)).unwrap_err();
         assert!(error.contains("no longer in the MCP Canvas store"), "{error}");
     }
 }

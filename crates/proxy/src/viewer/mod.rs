@@ -33,12 +33,11 @@ use sha2::{Digest as _, Sha256};
 
 /// The view's resource.
 pub const VIEW_URI: &str = "ui://mcp-canvas/files";
-/// The MIME type of an MCP App view.
-pub const VIEW_MIME: &str = "text/html;profile=mcp-app";
+/// The MIME type of an MCP App view, and the extension an AI host declares when it renders views
+/// (the host crate's, which our own client advertises).
+pub use mcp_canvas_host::apps::{APP_MIME as VIEW_MIME, EXTENSION_ID as UI_EXTENSION};
 /// Where in a result's `_meta` the view finds its capability and files.
 pub const META_KEY: &str = "io.github.mcp-canvas/view";
-/// The MCP Apps extension an AI host declares when it renders views.
-pub const UI_EXTENSION: &str = "io.modelcontextprotocol/ui";
 /// How many calls' capabilities are kept (the oldest are forgotten; their views say so).
 const KEPT_CALLS: usize = 4096;
 
@@ -66,9 +65,8 @@ pub struct ViewFile {
     pub mime: String,
     /// Size in bytes.
     pub size: u64,
-    /// How the canvas shows it: `image`, `pdf`, `html`, `markdown`, `code`, `json`, `csv`, `text`,
-    /// `audio`.
-    pub viewer: String,
+    /// How the canvas shows it (never [`Viewer::File`](mcp_canvas_contract::Viewer::File)).
+    pub viewer: mcp_canvas_contract::Viewer,
     /// The server's label.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
@@ -131,11 +129,6 @@ impl Viewer {
         &self.html
     }
 
-    /// The view's size in bytes (for the README's figure and the benchmark).
-    pub fn weight(&self) -> usize {
-        self.html.len()
-    }
-
     /// Whether an AI host whose `initialize` declared `capabilities` renders our view: it
     /// declares the UI extension, with our MIME type when it lists any.
     pub fn host_renders_views(capabilities: &rmcp::model::ClientCapabilities) -> bool {
@@ -171,20 +164,20 @@ impl Viewer {
     pub fn attach(&self, result: &mut Value, call: &CallOutcome) {
         let files: Vec<ViewFile> = mcp_canvas_canvas::opening_order(&call.outcome)
             .into_iter()
-            .filter_map(|(artifact, viewer)| {
-                let viewer = viewer_name(viewer)?;
-                Some(ViewFile {
+            .filter(|(_, viewer)| *viewer != mcp_canvas_contract::Viewer::File)
+            .map(|(artifact, viewer)| {
+                ViewFile {
                     id: artifact.id.clone(),
                     name: artifact.name.clone(),
                     mime: artifact.mime.clone(),
                     size: artifact.size,
-                    viewer: viewer.to_owned(),
+                    viewer,
                     description: artifact.description.clone(),
                     pages: artifact.pages,
                     width: artifact.width,
                     height: artifact.height,
                     sha256: artifact.sha256.clone(),
-                })
+                }
             })
             .collect();
         if files.is_empty() {
@@ -244,23 +237,6 @@ pub fn resource_contents(viewer: &Viewer) -> Value {
 
 fn view_meta() -> Value {
     json!({ "ui": { "csp": { "connectDomains": [], "resourceDomains": [] }, "prefersBorder": false } })
-}
-
-/// The name the view knows a canvas viewer by; `None` for what it does not show.
-fn viewer_name(viewer: mcp_canvas_contract::Viewer) -> Option<&'static str> {
-    use mcp_canvas_contract::Viewer as V;
-    Some(match viewer {
-        V::Image => "image",
-        V::Pdf => "pdf",
-        V::Html => "html",
-        V::Markdown => "markdown",
-        V::Code => "code",
-        V::Json => "json",
-        V::Csv => "csv",
-        V::Text => "text",
-        V::Audio => "audio",
-        V::File => return None,
-    })
 }
 
 fn digest(token: &str) -> [u8; 32] {

@@ -46,7 +46,7 @@ pub struct RowCache {
 impl RowCache {
     /// Rows `offset..offset + limit` (not counting the header row) of `file`.
     pub fn window(&self, store: &ArtifactStore, file: &ViewFile, offset: u64, limit: u64) -> Result<Value, String> {
-        if file.viewer != "csv" {
+        if file.viewer != mcp_canvas_contract::Viewer::Csv {
             return Err(format!("`{}` is not a table", file.name));
         }
         let record = super::files::record(store, file)?;
@@ -90,12 +90,16 @@ impl RowCache {
     }
 
     fn index(&self, sha256: &str, path: &std::path::Path, file: &ViewFile) -> Result<Arc<RowIndex>, String> {
-        // One table read at a time: views opened together on the same big file wait for the
-        // first reading instead of each reading it whole.
-        let _reading = self.reading.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         let delimiter = delimiter(file, path);
-        if let Some(found) = self.tables.lock().unwrap().iter().find(|t| t.sha256 == sha256 && t.delimiter == delimiter) {
-            return Ok(found.clone());
+        let cached = || self.tables.lock().unwrap().iter().find(|t| t.sha256 == sha256 && t.delimiter == delimiter).cloned();
+        if let Some(found) = cached() {
+            return Ok(found);
+        }
+        // One table read at a time: views opened together on the same big file wait for the
+        // first reading (and then find it) instead of each reading the file whole.
+        let _reading = self.reading.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(found) = cached() {
+            return Ok(found);
         }
         let mut reader = reader(delimiter, path).map_err(|e| read_error(file, &e))?;
         let mut record = csv::ByteRecord::new();
