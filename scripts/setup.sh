@@ -165,6 +165,35 @@ elif ((FOR_TESTS)); then
   say "tests: FastMCP $FASTMCP_VERSION present (.deps/fastmcp)"
 fi
 
+# 6d. The team store's real parts (tests/team_store.rs): PostgreSQL from Debian and an
+# S3-compatible server, moto[server] from PyPI (in .deps/moto/venv; it brings boto3, the
+# baseline client of scripts/bench-team-store.py).
+if ((FOR_TESTS)); then
+  if ! compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null; then
+    say "apt: installing postgresql (tests: the team catalog)"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq postgresql >/dev/null
+  else
+    say "tests: PostgreSQL present ($(ls -d /usr/lib/postgresql/*/ | head -1))"
+  fi
+  # The server must not run as a system service for the tests: they start their own.
+  id postgres >/dev/null 2>&1 || $SUDO useradd --system --home /var/lib/postgresql postgres
+fi
+MOTO_VERSION=5.2.5
+MOTO_DIR="$ROOT/.deps/moto"
+MOTO_MARKER="$MOTO_DIR/installed-moto-$MOTO_VERSION"
+if ((FOR_TESTS)) && [[ ! -f "$MOTO_MARKER" ]]; then
+  say "tests: moto[server]==$MOTO_VERSION into .deps/moto/venv"
+  rm -rf "$MOTO_DIR"
+  mkdir -p "$MOTO_DIR"
+  python3 -m venv "$MOTO_DIR/venv"
+  "$MOTO_DIR/venv/bin/pip" install --quiet "moto[server]==$MOTO_VERSION"
+  "$MOTO_DIR/venv/bin/python" -c "import moto, boto3, sys; sys.exit(moto.__version__ != '$MOTO_VERSION')"
+  touch "$MOTO_MARKER"
+elif ((FOR_TESTS)); then
+  say "tests: moto $MOTO_VERSION present (.deps/moto)"
+fi
+
 # 7. The Rust build: the app, the CLI and the demo server.
 say "cargo build --workspace"
 cargo build --workspace --quiet

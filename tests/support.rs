@@ -7,6 +7,8 @@ use std::{
     process::{Child, ChildStdin, ChildStdout, Command, Stdio},
 };
 
+#[path = "support/team.rs"]
+pub mod team;
 #[path = "webdriver.rs"]
 pub mod webdriver;
 

@@ -19,6 +19,7 @@ mod resources;
 mod servers;
 mod sampling;
 mod settings;
+mod store;
 
 use std::{path::PathBuf, process::ExitCode, sync::Arc, time::Duration};
 
@@ -233,6 +234,12 @@ enum Command {
         #[command(subcommand)]
         command: settings::SettingsCommand,
     },
+    /// The team store (`[store] backend = "team"`): status | sync | migrate | upgrade | list |
+    /// pull ID | private ID | share ID | gc | set-password.
+    Store {
+        #[command(subcommand)]
+        command: store::StoreCommand,
+    },
     /// Work with the server config.
     Servers {
         #[command(subcommand)]
@@ -307,6 +314,7 @@ async fn run(cli: Cli) -> ExitCode {
         Command::Proxy { servers, http, no_viewer, .. } => return proxy::serve(host, servers, http, !no_viewer).await,
         Command::Call { server, tool, args, json, yes, task, timeout, .. } => call(&host, &server, &tool, &args, json, CallOptions { confirmed: yes, as_task: task, ..CallOptions::default() }, timeout).await,
         Command::Artifacts { command } => artifacts::run(&host, command),
+        Command::Store { command } => store::run(&host, command).await,
         Command::Sanitize { file, markdown } => preview::sanitize(file.as_deref(), markdown),
         Command::Preview { id, page, width, out } => preview::preview(&host, &id, page, width, &out),
         Command::Audit { limit, json } => match host.store().audit_log(limit) {

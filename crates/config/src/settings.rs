@@ -20,7 +20,20 @@
 //!
 //! [sampling]                     # servers' LLM requests: see mcp_canvas_sampling::settings
 //! policy = "ask"
+//!
+//! [store]                        # where artifacts live; default: backend = "local"
+//! backend = "team"               # bytes in an S3-compatible bucket, the catalog in PostgreSQL
+//! s3_url = "s3://bucket/prefix"
+//! s3_endpoint = "http://127.0.0.1:9000"   # optional: R2, MinIO, Garage, ...; default: AWS
+//! s3_region = "us-east-1"        # optional; default: $AWS_REGION, else us-east-1
+//! catalog_url = "postgres://canvas@db.example.com/canvas"   # no password here: see below
+//! team = "analytics"
+//! cache_quota_bytes = 10737418240  # the local cache of the team's artifacts; default 10 GiB
 //! ```
+//!
+//! Credentials never go in this file: the bucket's come from the AWS environment variables or
+//! profile, the database password from `MCP_CANVAS_CATALOG_PASSWORD`, `PGPASSWORD` or the OS
+//! keyring (`mcp-canvas-cli store set-password`).
 //!
 //! [`crate::settings_edit`] changes single keys, keeping the file's comments.
 
@@ -48,6 +61,80 @@ pub struct Settings {
     pub appearance: Appearance,
     /// Servers' sampling requests: providers and per-server policy.
     pub sampling: SamplingSettings,
+    /// Where artifacts live: this machine only, or a team's bucket and catalog.
+    pub store: StoreSettings,
+}
+
+/// `[store]`.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct StoreSettings {
+    /// `local` (the default) or `team`.
+    pub backend: StoreBackend,
+    /// `s3://bucket` or `s3://bucket/prefix`.
+    pub s3_url: Option<String>,
+    /// An S3-compatible endpoint (R2, MinIO, ...); AWS when absent.
+    pub s3_endpoint: Option<String>,
+    /// The bucket's region; `$AWS_REGION` or `us-east-1` when absent.
+    pub s3_region: Option<String>,
+    /// `postgres://user@host[:port]/database[?sslmode=...]`, without a password.
+    pub catalog_url: Option<String>,
+    /// The team's name: artifacts are shared within it.
+    pub team: Option<String>,
+    /// Bytes the local cache of team artifacts may hold (queued uploads are never evicted).
+    pub cache_quota_bytes: u64,
+}
+
+impl Default for StoreSettings {
+    fn default() -> Self {
+        Self { backend: StoreBackend::Local, s3_url: None, s3_endpoint: None, s3_region: None, catalog_url: None, team: None, cache_quota_bytes: 10 << 30 }
+    }
+}
+
+/// Where artifacts live.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, serde::Serialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum StoreBackend {
+    /// This data dir only.
+    #[default]
+    Local,
+    /// A team's S3-compatible bucket and PostgreSQL catalog, this data dir as cache and outbox.
+    Team,
+}
+
+impl StoreSettings {
+    /// What is missing or wrong for `backend = "team"` (empty for `local`).
+    pub fn problems(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        if self.backend == StoreBackend::Local {
+            return problems;
+        }
+        match self.s3_url.as_deref() {
+            None => problems.push("[store] backend = \"team\" needs s3_url = \"s3://bucket[/prefix]\"".to_owned()),
+            Some(url) if !url.starts_with("s3://") || url.len() <= 5 => problems.push(format!("[store] s3_url `{url}` is not s3://bucket[/prefix]")),
+            Some(_) => {}
+        }
+        match self.catalog_url.as_deref() {
+            None => problems.push("[store] backend = \"team\" needs catalog_url = \"postgres://user@host/database\"".to_owned()),
+            Some(url) if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) => problems.push("[store] catalog_url is not a postgres:// URL".to_owned()),
+            Some(url) if url_has_password(url) => problems.push(
+                "[store] catalog_url carries a password: passwords are never kept in settings.toml; remove it and use `mcp-canvas-cli store set-password` (OS keyring) or MCP_CANVAS_CATALOG_PASSWORD".to_owned(),
+            ),
+            Some(_) => {}
+        }
+        if self.team.as_deref().is_none_or(|t| t.trim().is_empty()) {
+            problems.push("[store] backend = \"team\" needs team = \"<your team's name>\"".to_owned());
+        }
+        problems
+    }
+}
+
+/// Whether `postgres://user:password@host/...` carries a password.
+fn url_has_password(url: &str) -> bool {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let authority = rest.split(['/', '?']).next().unwrap_or("");
+    authority.rsplit_once('@').is_some_and(|(userinfo, _)| userinfo.contains(':'))
 }
 
 /// `[render]`.
@@ -112,7 +199,9 @@ impl Settings {
                 let error = |reason: String| ConfigError::Settings { path: path.to_owned(), reason };
                 refuse_plain_keys(&text).map_err(error)?;
                 let settings: Self = toml::from_str(&text).map_err(|e| error(e.to_string()))?;
-                match settings.sampling.problems().as_slice() {
+                let mut problems = settings.sampling.problems();
+                problems.extend(settings.store.problems());
+                match problems.as_slice() {
                     [] => Ok(settings),
                     problems => Err(error(problems.join("; "))),
                 }
@@ -154,6 +243,22 @@ mod tests {
         std::fs::write(&path, "[artifacts]\nquota = 1\n").unwrap();
         let err = Settings::load(&path).unwrap_err().to_string();
         assert!(err.contains("settings.toml") && err.contains("unknown field"), "{err}");
+    }
+
+    #[test]
+    fn a_team_store_needs_its_bucket_catalog_and_team_and_never_a_password() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.toml");
+        assert_eq!(Settings::load(&path).unwrap().store.backend, StoreBackend::Local);
+        std::fs::write(&path, "[store]\nbackend = \"team\"\ns3_url = \"s3://b/p\"\ncatalog_url = \"postgres://ada@db/canvas\"\nteam = \"t\"\n").unwrap();
+        let settings = Settings::load(&path).unwrap();
+        assert_eq!((settings.store.backend, settings.store.team.as_deref()), (StoreBackend::Team, Some("t")));
+        std::fs::write(&path, "[store]\nbackend = \"team\"\n").unwrap();
+        let err = Settings::load(&path).unwrap_err().to_string();
+        assert!(err.contains("needs s3_url") && err.contains("needs catalog_url") && err.contains("needs team"), "{err}");
+        std::fs::write(&path, "[store]\nbackend = \"team\"\ns3_url = \"s3://b\"\ncatalog_url = \"postgres://ada:hunter2@db/canvas\"\nteam = \"t\"\n").unwrap();
+        let err = Settings::load(&path).unwrap_err().to_string();
+        assert!(err.contains("carries a password") && !err.contains("hunter2"), "{err}");
     }
 
     #[test]

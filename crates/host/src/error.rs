@@ -8,6 +8,12 @@ pub enum HostError {
     /// The data dir could not be determined or prepared.
     #[error("data directory: {0}")]
     DataDir(String),
+    /// The team store (`[store] backend = "team"`) refused or could not be reached.
+    #[error(transparent)]
+    Team(#[from] mcp_canvas_team::TeamError),
+    /// A team store command was asked for with `backend = "local"`.
+    #[error("this data dir has no team store: set [store] backend = \"team\" with s3_url, catalog_url and team in settings.toml (README: Team store)")]
+    NoTeamStore,
     /// A result handed in from outside a connection (a file, stdin) could not be read or is not
     /// JSON; the message names where it came from.
     #[error("{0}")]

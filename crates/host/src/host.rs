@@ -101,12 +101,23 @@ impl Host {
                 .map_err(|e| HostError::DataDir(format!("cannot open the artifact store in {}: {e}", paths.root.display())))?,
         );
         let sampler = Arc::new(Sampler::new(settings.sampling.clone(), Arc::new(NobodyToAsk), Arc::new(StoreTranscript(store.clone()))));
+        let team = match settings.store.backend {
+            mcp_canvas_config::settings::StoreBackend::Team => {
+                let team = mcp_canvas_team::TeamStore::new(&settings.store, &settings.identity.username, store.clone())?;
+                Some(Arc::new(crate::team_sync::TeamSync::new(Arc::new(team))))
+            }
+            mcp_canvas_config::settings::StoreBackend::Local => None,
+        };
         let settings = Arc::new(std::sync::RwLock::new(Arc::new(settings)));
+        let mut housekeeping = Housekeeping::new(store.clone(), settings.clone());
+        if let Some(team) = &team {
+            housekeeping = housekeeping.with_team(team.clone());
+        }
         Ok(Self {
             paths,
             config: std::sync::RwLock::new(Arc::new(config)),
             extraction: Arc::new(extraction),
-            housekeeping: Housekeeping::new(store.clone(), settings.clone()),
+            housekeeping,
             audit_rows: None,
             list_changes: true,
             settings,
@@ -135,6 +146,39 @@ impl Host {
     /// The artifact store, for serving artifacts to the window.
     pub fn store(&self) -> &Arc<ArtifactStore> {
         &self.store
+    }
+
+    /// The team store, with `[store] backend = "team"`.
+    pub fn team(&self) -> Result<&Arc<mcp_canvas_team::TeamStore>, HostError> {
+        self.housekeeping.team().map(|sync| sync.team()).ok_or(HostError::NoTeamStore)
+    }
+
+    /// Drains the outbox now and returns what it did (`store sync`).
+    pub async fn team_sync_now(&self) -> Result<mcp_canvas_team::SyncReport, HostError> {
+        Ok(self.team()?.sync(Self::now_ms()).await)
+    }
+
+    /// What the last background drain did.
+    pub fn team_last_sync(&self) -> Option<mcp_canvas_team::SyncReport> {
+        self.housekeeping.team().and_then(|sync| sync.last())
+    }
+
+    /// Long-running front ends (the app, the proxy): drain what is queued now and retry a backlog
+    /// while the team store is away. Does nothing with a local store.
+    pub fn keep_team_store_in_sync(&self) {
+        if let Some(sync) = self.housekeeping.team() {
+            sync.kick();
+            sync.keep_trying();
+        }
+    }
+
+    /// The artifact `id` in the local store: as it is, or fetched from the team store into the
+    /// cache when this data dir does not have it (a teammate's, or evicted here).
+    pub async fn ensure_local(&self, id: &str) -> Result<mcp_canvas_store::ArtifactRecord, HostError> {
+        match self.housekeeping.team() {
+            Some(sync) => Ok(sync.team().open(id, Self::now_ms()).await?),
+            None => self.store.get(id).map_err(|source| HostError::Store { server: "-".into(), tool: "-".into(), source }),
+        }
     }
 
     /// The user's settings (`settings.toml`) as they are now.
@@ -196,7 +240,7 @@ impl Host {
         let cutoff = now - i64::from(limits.session_retention_days) * 86_400_000;
         let store_error = |source| HostError::Store { server: "-".into(), tool: "-".into(), source };
         self.store.clear_sessions_before(cutoff, &self.session_id).map_err(store_error)?;
-        self.store.enforce(limits, now).map_err(store_error)?;
+        self.store.enforce(&crate::housekeeping::limits(&settings), now).map_err(store_error)?;
         self.store.gc().map_err(store_error)?;
         Ok(())
     }
@@ -690,7 +734,8 @@ impl Host {
         HostError::UnknownServer { name: server.to_owned(), configured: self.config().servers.keys().cloned().collect(), config: self.paths.servers_config() }
     }
 
-    pub(crate) fn now_ms() -> i64 {
+    /// Now, milliseconds since the Unix epoch.
+    pub fn now_ms() -> i64 {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_millis() as i64)

@@ -20,6 +20,8 @@ pub(crate) struct Housekeeping {
     state: Arc<Mutex<State>>,
     /// The worker, while one runs.
     worker: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    /// Uploads to the team store, when `[store] backend = "team"`.
+    team: Option<Arc<crate::team_sync::TeamSync>>,
 }
 
 #[derive(Default)]
@@ -32,12 +34,25 @@ struct State {
 
 impl Housekeeping {
     pub fn new(store: Arc<ArtifactStore>, settings: Arc<RwLock<Arc<Settings>>>) -> Self {
-        Self { store, settings, state: Arc::default(), worker: Mutex::new(None) }
+        Self { store, settings, state: Arc::default(), worker: Mutex::new(None), team: None }
+    }
+
+    /// Also drains the team outbox after each store.
+    pub fn with_team(mut self, team: Arc<crate::team_sync::TeamSync>) -> Self {
+        self.team = Some(team);
+        self
+    }
+
+    pub fn team(&self) -> Option<&Arc<crate::team_sync::TeamSync>> {
+        self.team.as_ref()
     }
 
     /// Artifacts were stored: apply the limits soon, in the background. At most one worker runs;
     /// a request while it runs makes it run once more, so none is lost and none piles up.
     pub fn after_store(&self) {
+        if let Some(team) = &self.team {
+            team.kick();
+        }
         {
             let mut state = self.state.lock().unwrap();
             if state.running {
@@ -48,7 +63,7 @@ impl Housekeeping {
         }
         let (store, settings, state) = (self.store.clone(), self.settings.clone(), self.state.clone());
         let work = move || loop {
-            let limits = settings.read().unwrap().artifacts.clone();
+            let limits = limits(&settings.read().unwrap());
             if let Err(e) = store.enforce(&limits, crate::host::Host::now_ms()) {
                 tracing::warn!("applying the artifact quota failed: {e}");
             }
@@ -64,13 +79,27 @@ impl Housekeeping {
         }
     }
 
-    /// Waits until no worker runs.
+    /// Waits until no worker runs (and the team drain, at most
+    /// [`crate::team_sync::SHUTDOWN_WAIT`]).
     pub async fn flush(&self) {
         let worker = self.worker.lock().unwrap().take();
         if let Some(worker) = worker {
             let _ = worker.await;
         }
+        if let Some(team) = &self.team {
+            team.flush(crate::team_sync::SHUTDOWN_WAIT).await;
+        }
     }
+}
+
+/// The local store's limits: `[artifacts]`, except that with a team store the quota is the
+/// cache's (`[store] cache_quota_bytes`; queued uploads are never evicted whatever it says).
+pub(crate) fn limits(settings: &Settings) -> mcp_canvas_store::Limits {
+    let mut limits = settings.artifacts.clone();
+    if settings.store.backend == mcp_canvas_config::settings::StoreBackend::Team {
+        limits.quota_bytes = settings.store.cache_quota_bytes;
+    }
+    limits
 }
 
 /// Audit rows written after the call answered, [`BATCH`] later and together (the proxy: an AI

@@ -30,6 +30,7 @@ mod ingest;
 mod pipeline;
 mod spill;
 mod tasks;
+pub mod team_sync;
 pub mod probe;
 pub mod prompts;
 pub mod resources;

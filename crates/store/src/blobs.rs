@@ -125,6 +125,14 @@ impl BlobDir {
 
     /// Copies a blob to `destination` through a verified temp file beside it.
     pub fn export(&self, id: &str, sha256: &str, destination: &Path) -> Result<(), StoreError> {
+        // The copy is renamed over the destination: a device, socket or directory there would be
+        // replaced (as root, `/dev/null` became a regular file). Only files are written.
+        if let Ok(meta) = fs::metadata(destination) {
+            if !meta.is_file() {
+                let reason = io::Error::other("not a regular file: give the path of a file to create or replace");
+                return Err(StoreError::Io { action: "exporting to", path: destination.to_owned(), source: reason });
+            }
+        }
         let source = self.path_for(sha256);
         let mut input = File::open(&source).map_err(|e| match e.kind() {
             io::ErrorKind::NotFound => StoreError::Corrupt { id: id.to_owned(), reason: "its blob is missing".into() },

@@ -16,6 +16,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0003_audit.sql"),
     include_str!("../migrations/0004_blob_reservations.sql"),
     include_str!("../migrations/0005_sampling.sql"),
+    include_str!("../migrations/0006_team_outbox.sql"),
 ];
 
 pub(crate) const COLUMNS: &str =
@@ -131,7 +132,7 @@ pub(crate) fn sha256_in_use(conn: &Connection, sha256: &str) -> Result<bool, Sto
 
 /// Inserts (or refreshes) the row for a blob now in place, and drops the writer's reservation
 /// `token` in the same transaction.
-pub(crate) fn insert_or_touch(conn: &mut Connection, new: &NewArtifact<'_>, sha256: &str, size: u64, token: &str) -> Result<ArtifactRecord, StoreError> {
+pub(crate) fn insert_or_touch(conn: &mut Connection, new: &NewArtifact<'_>, sha256: &str, size: u64, token: &str, queue: bool) -> Result<ArtifactRecord, StoreError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     tx.execute("DELETE FROM blob_reservations WHERE token = ?1", [token])?;
     let ns = namespace(new.server);
@@ -154,6 +155,9 @@ pub(crate) fn insert_or_touch(conn: &mut Connection, new: &NewArtifact<'_>, sha2
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10, ?11, ?12)",
                     params![id, sha256, new.name, new.mime, size as i64, new.server, new.tool, new.call_id, new.session_id, new.now_ms, new.persistence.as_str(), new.description],
                 )?;
+                if queue {
+                    crate::outbox::enqueue(&tx, &id, sha256, new.now_ms)?;
+                }
                 chosen = Some(id);
                 break;
             }
@@ -209,6 +213,7 @@ pub(crate) fn remove(conn: &mut Connection, id: &str) -> Result<ArtifactRecord, 
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let record = get(&tx, id)?;
     tx.execute("DELETE FROM artifacts WHERE id = ?1", [id])?;
+    tx.execute("DELETE FROM team_outbox WHERE artifact_id = ?1", [id])?;
     tx.commit()?;
     Ok(record)
 }

@@ -16,6 +16,7 @@ mod blobs;
 mod catalog;
 mod error;
 mod lifecycle;
+mod outbox;
 mod query;
 mod record;
 mod sampling;
@@ -25,6 +26,7 @@ pub use audit::AuditRecord;
 pub use blobs::SpillFile;
 pub use error::StoreError;
 pub use lifecycle::{Eviction, Limits};
+pub use outbox::{OutboxStats, Queued};
 pub use query::{ArtifactPage, ArtifactQuery, ArtifactSource, MimeFamily, SortKey, StorageUsage};
 pub use sampling::SamplingRow;
 pub use record::{ArtifactRecord, NewArtifact, Persistence};
@@ -33,13 +35,18 @@ pub use verify::VerifyReport;
 use std::{
     io::Read,
     path::{Path, PathBuf},
-    sync::{Mutex, MutexGuard},
+    sync::{
+        atomic::{AtomicBool, Ordering},
+        Mutex, MutexGuard,
+    },
 };
 
 /// A store rooted at one directory (the app's data dir).
 pub struct ArtifactStore {
     blobs: blobs::BlobDir,
     catalog: Mutex<rusqlite::Connection>,
+    /// New artifacts are queued for the team store ([`Self::queue_for_team`]).
+    queue_for_team: AtomicBool,
 }
 
 impl ArtifactStore {
@@ -49,7 +56,7 @@ impl ArtifactStore {
     pub fn open(data_dir: &Path) -> Result<Self, StoreError> {
         let blobs = blobs::BlobDir::open(&data_dir.join("artifacts"))?;
         let catalog = catalog::open(&data_dir.join("catalog.sqlite"))?;
-        Ok(Self { blobs, catalog: Mutex::new(catalog) })
+        Ok(Self { blobs, catalog: Mutex::new(catalog), queue_for_team: AtomicBool::new(false) })
     }
 
     fn conn(&self) -> MutexGuard<'_, rusqlite::Connection> {
@@ -82,7 +89,23 @@ impl ArtifactStore {
         self.put_temp(new, temp)
     }
 
+    /// Stores a copy of an artifact the team store has (a teammate's, or one evicted from this
+    /// cache): not queued for upload, and refused unless the bytes hash to `sha256`.
+    pub fn put_cached(&self, new: NewArtifact<'_>, bytes: impl Read, sha256: &str) -> Result<ArtifactRecord, StoreError> {
+        let temp = self.blobs.write_temp(bytes)?;
+        if temp.written.sha256 != sha256 {
+            let found = temp.written.sha256.clone();
+            temp.discard();
+            return Err(StoreError::Corrupt { id: new.name.to_owned(), reason: format!("its bytes hash to {found}, not the catalog's {sha256}") });
+        }
+        self.put_temp_queued(new, temp, false)
+    }
+
     fn put_temp(&self, new: NewArtifact<'_>, temp: blobs::TempBlob) -> Result<ArtifactRecord, StoreError> {
+        self.put_temp_queued(new, temp, self.queue_for_team.load(Ordering::Relaxed))
+    }
+
+    fn put_temp_queued(&self, new: NewArtifact<'_>, temp: blobs::TempBlob, queue: bool) -> Result<ArtifactRecord, StoreError> {
         let token = blobs::reservation_token();
         if let Err(e) = catalog::reserve(&self.conn(), &token, &temp.written.sha256) {
             temp.discard();
@@ -91,7 +114,7 @@ impl ArtifactStore {
         let stored = self
             .blobs
             .place(&temp)
-            .and_then(|()| catalog::insert_or_touch(&mut self.conn(), &new, &temp.written.sha256, temp.written.size, &token));
+            .and_then(|()| catalog::insert_or_touch(&mut self.conn(), &new, &temp.written.sha256, temp.written.size, &token, queue));
         if stored.is_err() {
             temp.discard();
             let _ = catalog::release(&self.conn(), &token);
@@ -284,5 +307,38 @@ impl ArtifactStore {
     /// Total bytes of distinct blobs the catalog references.
     pub fn total_bytes(&self) -> Result<u64, StoreError> {
         catalog::total_bytes(&self.conn())
+    }
+
+    /// From now on, every new artifact is also queued for the team store, in the transaction
+    /// that records it: acknowledged means stored here and queued.
+    pub fn queue_for_team(&self, on: bool) {
+        self.queue_for_team.store(on, Ordering::Relaxed);
+    }
+
+    /// Queues every artifact of this store for the team store (`store migrate`); returns how many
+    /// were not queued yet.
+    pub fn queue_all_for_team(&self, now_ms: i64) -> Result<usize, StoreError> {
+        outbox::enqueue_all(&self.conn(), now_ms)
+    }
+
+    /// The next `limit` queued artifacts, oldest first.
+    pub fn team_queue(&self, limit: u32) -> Result<Vec<Queued>, StoreError> {
+        outbox::next(&self.conn(), limit)
+    }
+
+    /// The team store registered queued entry `seq`: it leaves the queue (and the artifact
+    /// becomes evictable here, the team store keeping it).
+    pub fn team_done(&self, seq: i64) -> Result<(), StoreError> {
+        outbox::done(&self.conn(), seq)
+    }
+
+    /// An attempt at queued entry `seq` failed with `error` (it stays queued).
+    pub fn team_failed(&self, seq: i64, error: &str) -> Result<(), StoreError> {
+        outbox::failed(&self.conn(), seq, error)
+    }
+
+    /// How far behind the team store this store is.
+    pub fn team_backlog(&self) -> Result<OutboxStats, StoreError> {
+        outbox::stats(&self.conn())
     }
 }

@@ -43,7 +43,8 @@ pub(crate) fn clear_session(conn: &mut Connection, session_id: &str) -> Result<V
     tx.execute("DELETE FROM session_artifacts WHERE session_id = ?1", [session_id])?;
     let sql = format!(
         "SELECT {COLUMNS} FROM artifacts a WHERE a.persistence = 'session'
-         AND NOT EXISTS (SELECT 1 FROM session_artifacts s WHERE s.artifact_id = a.id)"
+         AND NOT EXISTS (SELECT 1 FROM session_artifacts s WHERE s.artifact_id = a.id)
+         AND NOT EXISTS (SELECT 1 FROM team_outbox o WHERE o.artifact_id = a.id)"
     );
     let removed: Vec<ArtifactRecord> = tx.prepare(&sql)?.query_map([], from_row)?.collect::<Result<_, _>>()?;
     for record in &removed {
@@ -67,7 +68,8 @@ pub(crate) fn enforce(conn: &mut Connection, limits: &Limits, now_ms: i64) -> Re
     let mut freed = Vec::new();
     if let Some(days) = limits.max_age_days {
         let cutoff = now_ms - i64::from(days) * 86_400_000;
-        let mut stmt = tx.prepare("SELECT id, sha256 FROM artifacts WHERE persistence = 'session' AND last_used_at_ms < ?1 ORDER BY last_used_at_ms")?;
+        let mut stmt = tx.prepare("SELECT id, sha256 FROM artifacts WHERE persistence = 'session' AND last_used_at_ms < ?1
+             AND id NOT IN (SELECT artifact_id FROM team_outbox) ORDER BY last_used_at_ms")?;
         let expired: Vec<(String, String)> = stmt.query_map([cutoff], |row| Ok((row.get(0)?, row.get(1)?)))?.collect::<Result<_, _>>()?;
         drop(stmt);
         for (id, sha) in expired {
@@ -79,7 +81,8 @@ pub(crate) fn enforce(conn: &mut Connection, limits: &Limits, now_ms: i64) -> Re
     let total: i64 = tx.query_row("SELECT COALESCE(SUM(size), 0) FROM (SELECT sha256, MAX(size) AS size FROM artifacts GROUP BY sha256)", [], |row| row.get(0))?;
     let mut excess = total - limits.quota_bytes.min(i64::MAX as u64) as i64;
     if excess > 0 {
-        let mut stmt = tx.prepare("SELECT id, sha256, size FROM artifacts WHERE persistence = 'session' ORDER BY last_used_at_ms, created_at_ms, id")?;
+        let mut stmt = tx.prepare("SELECT id, sha256, size FROM artifacts WHERE persistence = 'session'
+             AND id NOT IN (SELECT artifact_id FROM team_outbox) ORDER BY last_used_at_ms, created_at_ms, id")?;
         let candidates: Vec<(String, String, i64)> = stmt.query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?.collect::<Result<_, _>>()?;
         drop(stmt);
         for (id, sha, size) in candidates {

@@ -238,6 +238,27 @@ fn export_writes_the_verified_bytes() {
 }
 
 #[test]
+fn export_never_replaces_what_is_not_a_file() {
+    // Found by the team store's tests: `artifacts export ID /dev/null` as root renamed the copy
+    // over /dev/null. A socket stands in for the device here.
+    let dir = tempfile::tempdir().unwrap();
+    let store = ArtifactStore::open(dir.path()).unwrap();
+    let record = store.put(artifact("x.txt", "text/plain", "S", 1), &b"exported"[..]).unwrap();
+    let socket = dir.path().join("a.sock");
+    let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    let err = store.export(&record.id, &socket).unwrap_err().to_string();
+    assert!(err.contains("not a regular file"), "{err}");
+    assert!(!std::fs::metadata(&socket).unwrap().is_file(), "the socket is still a socket");
+    let err = store.export(&record.id, dir.path()).unwrap_err().to_string();
+    assert!(err.contains("not a regular file"), "{err}");
+    // A file in place is replaced, as before.
+    let out = dir.path().join("x.txt");
+    std::fs::write(&out, b"old").unwrap();
+    store.export(&record.id, &out).unwrap();
+    assert_eq!(std::fs::read(out).unwrap(), b"exported");
+}
+
+#[test]
 fn a_catalog_from_a_newer_version_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     drop(ArtifactStore::open(dir.path()).unwrap());

@@ -1,0 +1,255 @@
+//! The team's bucket: blobs stored under `<prefix>/blobs/<sha[0..2]>/<sha256>`, written
+//! create-only with a SHA-256 checksum the server checks, read back as a stream.
+//!
+//! A blob up to [`PART`] goes up in one `PutObject` with `If-None-Match: *`. A larger one is
+//! streamed from the local blob file as a multipart upload of [`PART`]-sized parts (each with its
+//! own checksum) to a staging key, then copied create-only onto its final key
+//! (`UploadPartCopy` + `CompleteMultipartUpload` with `If-None-Match: *`), because S3 accepts
+//! the condition on completing an upload but object_store completes a streamed upload
+//! unconditionally. Either way the bytes are hashed while they are read, and nothing lands under
+//! a hash it does not have.
+
+use std::{path::Path, sync::Arc, time::Duration};
+
+use futures_util::StreamExt;
+use object_store::{
+    aws::{AmazonS3, AmazonS3Builder, S3ConditionalPut, S3CopyIfNotExists},
+    path::Path as Key,
+    ClientOptions, Error as OsError, ObjectStore, RetryConfig, ObjectStoreExt, PutMode, PutOptions, PutPayload, WriteMultipart,
+};
+use sha2::{Digest, Sha256};
+use tokio::io::AsyncReadExt;
+
+use crate::error::TeamError;
+
+/// Blobs up to this size go up in one request; larger ones in parts of this size.
+pub const PART: usize = 8 << 20;
+
+/// Where the bucket is, as `[store]` says.
+#[derive(Debug, Clone)]
+pub struct BucketSettings {
+    /// `s3://bucket[/prefix]`.
+    pub url: String,
+    /// An S3-compatible endpoint; AWS when `None`.
+    pub endpoint: Option<String>,
+    /// The region.
+    pub region: Option<String>,
+}
+
+/// The team's bucket.
+#[derive(Clone)]
+pub struct Bucket {
+    store: Arc<AmazonS3>,
+    prefix: String,
+    url: String,
+}
+
+/// What [`Bucket::upload`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Uploaded {
+    /// The bytes went up.
+    Sent,
+    /// The bucket had them already (a teammate's identical bytes, or an earlier attempt).
+    AlreadyThere,
+}
+
+impl Bucket {
+    /// A client for the bucket; credentials from the AWS environment (`AWS_ACCESS_KEY_ID`,
+    /// `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, or `AWS_PROFILE` / `~/.aws/credentials`).
+    /// Nothing is sent until the first request.
+    pub fn new(settings: &BucketSettings) -> Result<Self, TeamError> {
+        let rest = settings.url.strip_prefix("s3://").ok_or_else(|| TeamError::Settings(format!("s3_url `{}` is not s3://bucket[/prefix]", settings.url)))?;
+        let (name, prefix) = rest.split_once('/').unwrap_or((rest, ""));
+        let prefix = prefix.trim_matches('/').to_owned();
+        let mut builder = AmazonS3Builder::from_env()
+            .with_bucket_name(name)
+            .with_conditional_put(S3ConditionalPut::ETagMatch)
+            .with_copy_if_not_exists(S3CopyIfNotExists::Multipart)
+            .with_checksum_algorithm(object_store::aws::Checksum::SHA256)
+            // A bucket that is away fails fast (the outbox retries); a slow part is not cut short.
+            .with_client_options(ClientOptions::new().with_connect_timeout(Duration::from_secs(5)).with_timeout(Duration::from_secs(600)))
+            .with_retry(RetryConfig { max_retries: 3, retry_timeout: Duration::from_secs(30), ..Default::default() });
+        if let Some((key, secret, token)) = crate::credentials::from_profile() {
+            builder = builder.with_access_key_id(key).with_secret_access_key(secret);
+            if let Some(token) = token {
+                builder = builder.with_token(token);
+            }
+        }
+        let region = settings.region.clone().or_else(|| std::env::var("AWS_REGION").ok()).or_else(|| std::env::var("AWS_DEFAULT_REGION").ok());
+        builder = builder.with_region(region.unwrap_or_else(|| "us-east-1".into()));
+        if let Some(endpoint) = &settings.endpoint {
+            builder = builder.with_endpoint(endpoint).with_allow_http(endpoint.starts_with("http://"));
+        }
+        let url = format!("s3://{name}{}{prefix}", if prefix.is_empty() { "" } else { "/" });
+        let store = builder.build().map_err(|e| TeamError::Bucket { bucket: url.clone(), what: e.to_string(), remedy: String::new() })?;
+        Ok(Self { store: Arc::new(store), prefix, url })
+    }
+
+    /// `s3://bucket/prefix`, for messages.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    fn key(&self, rest: &str) -> Key {
+        if self.prefix.is_empty() {
+            Key::from(rest)
+        } else {
+            Key::from(format!("{}/{rest}", self.prefix))
+        }
+    }
+
+    /// Where the blob with this sha256 lives in the bucket.
+    pub fn blob_key(&self, sha256: &str) -> Key {
+        self.key(&format!("blobs/{}/{sha256}", &sha256[..2]))
+    }
+
+    pub(crate) fn error(&self, e: OsError) -> TeamError {
+        // object_store's message stops at "error sending request"; the cause is in its sources.
+        let mut what = e.to_string();
+        let mut source = std::error::Error::source(&e);
+        while let Some(cause) = source {
+            let text = cause.to_string();
+            if !what.contains(&text) {
+                what.push_str(": ");
+                what.push_str(&text);
+            }
+            source = cause.source();
+        }
+        let remedy = remedy_for(&what, &e);
+        TeamError::Bucket { bucket: self.url.clone(), what, remedy }
+    }
+
+    /// Checks that the bucket exists, the credentials work, and create-only writes are enforced
+    /// (a probe object written twice with `If-None-Match: *` must be refused the second time).
+    pub async fn check(&self) -> Result<(), TeamError> {
+        let probe = self.key(&format!("probes/{}", random_hex()));
+        let create = || PutOptions { mode: PutMode::Create, ..Default::default() };
+        self.store.put_opts(&probe, PutPayload::from_static(b"mcp-canvas probe"), create()).await.map_err(|e| self.error(e))?;
+        let second = self.store.put_opts(&probe, PutPayload::from_static(b"mcp-canvas probe"), create()).await;
+        let _ = self.store.delete(&probe).await;
+        match second {
+            Err(OsError::AlreadyExists { .. }) => Ok(()),
+            Err(e) => Err(self.error(e)),
+            Ok(_) => Err(TeamError::Bucket {
+                bucket: self.url.clone(),
+                what: "it overwrote an object written with `If-None-Match: *`".into(),
+                remedy: "; this server ignores conditional writes, which the team store needs (AWS S3, R2 and MinIO enforce them): use one that does".into(),
+            }),
+        }
+    }
+
+    /// The size of the blob in the bucket, `None` when it is not there.
+    pub async fn size_of(&self, sha256: &str) -> Result<Option<u64>, TeamError> {
+        match self.store.head(&self.blob_key(sha256)).await {
+            Ok(meta) => Ok(Some(meta.size)),
+            Err(OsError::NotFound { .. }) => Ok(None),
+            Err(e) => Err(self.error(e)),
+        }
+    }
+
+    /// Uploads the file at `path` as the blob `sha256` (`size` bytes), create-only. The file is
+    /// hashed as it is read: bytes that do not hash to `sha256` are never completed in the bucket.
+    pub async fn upload(&self, id: &str, sha256: &str, size: u64, path: &Path) -> Result<Uploaded, TeamError> {
+        match self.size_of(sha256).await? {
+            Some(found) if found == size => return Ok(Uploaded::AlreadyThere),
+            Some(found) => {
+                return Err(TeamError::Mismatch { id: id.into(), reason: format!("the bucket's {} holds {found} bytes, not {size}: delete that object (it was not written by MCP Canvas)", self.blob_key(sha256)) })
+            }
+            None => {}
+        }
+        let mut file = tokio::fs::File::open(path).await.map_err(|e| TeamError::Local(mcp_canvas_store::StoreError::Io { action: "opening", path: path.to_owned(), source: e }))?;
+        let key = self.blob_key(sha256);
+        let result = if size as usize <= PART {
+            let mut bytes = Vec::with_capacity(size as usize);
+            file.read_to_end(&mut bytes).await.map_err(|e| local_io(path, e))?;
+            check_hash(id, sha256, &Sha256::digest(&bytes))?;
+            self.store.put_opts(&key, PutPayload::from(bytes), PutOptions { mode: PutMode::Create, ..Default::default() }).await.map(|_| ())
+        } else {
+            let staging = self.key(&format!("uploads/{sha256}.{}", random_hex()));
+            let upload = self.store.put_multipart(&staging).await.map_err(|e| self.error(e))?;
+            let mut writer = WriteMultipart::new_with_chunk_size(upload, PART);
+            let mut hasher = Sha256::new();
+            let mut buffer = vec![0u8; 1 << 20];
+            let read = async {
+                loop {
+                    let n = file.read(&mut buffer).await.map_err(|e| local_io(path, e))?;
+                    if n == 0 {
+                        break;
+                    }
+                    hasher.update(&buffer[..n]);
+                    // At most two parts in flight: memory stays at a few parts whatever the size.
+                    writer.wait_for_capacity(2).await.map_err(|e| self.error(e))?;
+                    writer.write(&buffer[..n]);
+                }
+                check_hash(id, sha256, &hasher.finalize())
+            }
+            .await;
+            if let Err(e) = read {
+                let _ = writer.abort().await;
+                return Err(e);
+            }
+            writer.finish().await.map_err(|e| self.error(e))?;
+            let copied = self.store.copy_if_not_exists(&staging, &key).await;
+            let _ = self.store.delete(&staging).await;
+            copied
+        };
+        match result {
+            Ok(()) => Ok(Uploaded::Sent),
+            Err(OsError::AlreadyExists { .. }) => Ok(Uploaded::AlreadyThere),
+            Err(e) => Err(self.error(e)),
+        }
+    }
+
+    /// The blob's bytes as a stream of chunks.
+    pub async fn download(&self, sha256: &str) -> Result<impl futures_util::Stream<Item = Result<bytes::Bytes, TeamError>> + use<>, TeamError> {
+        let result = self.store.get(&self.blob_key(sha256)).await.map_err(|e| self.error(e))?;
+        let this = self.clone();
+        Ok(result.into_stream().map(move |chunk| chunk.map_err(|e| this.error(e))))
+    }
+
+    /// Deletes the blob (retention, for blobs no artifact references).
+    pub async fn delete(&self, sha256: &str) -> Result<(), TeamError> {
+        match self.store.delete(&self.blob_key(sha256)).await {
+            Ok(()) | Err(OsError::NotFound { .. }) => Ok(()),
+            Err(e) => Err(self.error(e)),
+        }
+    }
+}
+
+fn check_hash(id: &str, sha256: &str, digest: &[u8]) -> Result<(), TeamError> {
+    let found: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    if found == sha256 {
+        Ok(())
+    } else {
+        Err(TeamError::Mismatch { id: id.into(), reason: format!("its local blob hashes to {found}, not {sha256}: run `mcp-canvas-cli artifacts verify`; nothing was uploaded") })
+    }
+}
+
+fn local_io(path: &Path, source: std::io::Error) -> TeamError {
+    TeamError::Local(mcp_canvas_store::StoreError::Io { action: "reading", path: path.to_owned(), source })
+}
+
+pub(crate) fn random_hex() -> String {
+    let mut bytes = [0u8; 12];
+    getrandom::fill(&mut bytes).expect("the OS random source works");
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn remedy_for(what: &str, e: &OsError) -> String {
+    let remedy = if what.contains("NoSuchBucket") {
+        "check s3_url's bucket name (and s3_endpoint / s3_region)"
+    } else if what.contains("InvalidAccessKeyId") || what.contains("SignatureDoesNotMatch") || matches!(e, OsError::Unauthenticated { .. }) {
+        "check the credentials (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY or AWS_PROFILE)"
+    } else if what.contains("AccessDenied") || matches!(e, OsError::PermissionDenied { .. }) {
+        "the credentials lack permission: they need s3:GetObject, s3:PutObject, s3:DeleteObject and s3:ListBucket on the prefix"
+    } else if matches!(e, OsError::NotImplemented { .. }) || what.contains("NotImplemented") {
+        "this server does not support conditional writes (If-None-Match), which the team store needs"
+    } else if what.contains("BadDigest") || what.contains("XAmzContentSHA256Mismatch") || what.contains("checksum") {
+        "the server received bytes other than were sent (a damaged connection?); it will be retried"
+    } else if what.to_ascii_lowercase().contains("connect") || what.contains("timed out") || what.contains("error sending request") {
+        "the bucket cannot be reached; calls keep storing here and uploads resume when it is back"
+    } else {
+        return String::new();
+    };
+    format!("; {remedy}")
+}

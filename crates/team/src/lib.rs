@@ -1,0 +1,309 @@
+//! The team store: artifacts' bytes in an S3-compatible bucket, their catalog in PostgreSQL, and
+//! this data dir's local store as the cache in front of both and the outbox behind them.
+//!
+//! A call's artifact is acknowledged when the local store has it: stored durably here and, in
+//! the same SQLite transaction, queued in the outbox (`ArtifactStore::queue_for_team`). Draining
+//! the outbox ([`TeamStore::sync`]) is separate from the call, in order, and idempotent:
+//!
+//! 1. reserve the blob in the catalog (its `blobs` row locked, a reservation added),
+//! 2. upload it create-only with a SHA-256 checksum ([`bucket::Bucket::upload`]; skipped when the
+//!    bucket has it: identical bytes from two members are one object),
+//! 3. register the artifact row (dropping the reservation), then leave the outbox.
+//!
+//! A process killed anywhere in between leaves the entry queued; the next drain repeats what is
+//! needed (the create-only write finds the object, the row insert is an upsert). A registered
+//! row always points at a complete object. Queued artifacts are never evicted from the local
+//! store; registered ones may be, and are fetched back from the bucket when opened.
+//!
+//! Retention ([`TeamStore::retention`]) runs under a PostgreSQL advisory lock (one process of the
+//! team at a time) and deletes a blob only under its `blobs` row's lock after finding no artifact
+//! and no live reservation for it (see `migrations/0001_team_catalog.sql`). A writer killed
+//! between reserving and registering leaves a reservation that keeps its blob for a day.
+#![deny(missing_docs)]
+
+pub mod bucket;
+pub mod catalog;
+mod credentials;
+mod error;
+mod fetch;
+mod password;
+
+use std::sync::Arc;
+
+use mcp_canvas_config::settings::{StoreBackend, StoreSettings};
+use mcp_canvas_store::{ArtifactRecord, ArtifactStore, OutboxStats};
+use serde::Serialize;
+use ts_rs::TS;
+
+pub use bucket::{Bucket, BucketSettings, Uploaded};
+pub use catalog::{Catalog, TeamArtifact, SCHEMA_VERSION};
+pub use error::TeamError;
+pub use password::{catalog_password, set_catalog_password, PASSWORD_ENV};
+
+/// This data dir's view of the team store.
+pub struct TeamStore {
+    local: Arc<ArtifactStore>,
+    bucket: Bucket,
+    catalog_url: String,
+    catalog: tokio::sync::Mutex<Option<Arc<Catalog>>>,
+    team: String,
+    member: String,
+    /// One drain at a time in this process (another process's drain is harmless: every step is
+    /// idempotent).
+    draining: tokio::sync::Mutex<()>,
+}
+
+/// What one [`TeamStore::sync`] did.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, TS)]
+#[ts(export)]
+pub struct SyncReport {
+    /// Blobs sent to the bucket.
+    pub uploaded: u32,
+    /// Blobs the bucket had already.
+    pub already_there: u32,
+    /// Artifacts registered in the catalog (and out of the outbox).
+    pub registered: u32,
+    /// Why the drain stopped early, when it did.
+    pub error: Option<String>,
+}
+
+/// What `store status` says.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[ts(export)]
+pub struct TeamStatus {
+    /// The team.
+    pub team: String,
+    /// Who this member is.
+    pub member: String,
+    /// `s3://bucket/prefix`.
+    pub bucket: String,
+    /// Why the bucket is not usable (`None`: it is, and enforces create-only writes).
+    pub bucket_error: Option<String>,
+    /// `postgres://user@host/db`.
+    pub catalog: String,
+    /// Why the catalog is not usable.
+    pub catalog_error: Option<String>,
+    /// The catalog's schema version, when connected.
+    pub schema_version: Option<i32>,
+    /// What this data dir has not uploaded yet.
+    pub backlog: OutboxStats,
+}
+
+/// What one [`TeamStore::retention`] run removed.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, TS)]
+#[ts(export)]
+pub struct RetentionReport {
+    /// Artifacts past the age limit.
+    pub expired: Vec<String>,
+    /// Blobs deleted from the bucket.
+    pub blobs_deleted: u32,
+}
+
+impl TeamStore {
+    /// The team store `settings` describe, in front of `local` (which starts queueing new
+    /// artifacts). Nothing is contacted yet: a bucket or catalog that is down does not stop
+    /// anything.
+    pub fn new(settings: &StoreSettings, member: &str, local: Arc<ArtifactStore>) -> Result<Self, TeamError> {
+        if settings.backend != StoreBackend::Team {
+            return Err(TeamError::Settings("[store] backend is not \"team\"".into()));
+        }
+        if let Some(problem) = settings.problems().into_iter().next() {
+            return Err(TeamError::Settings(problem));
+        }
+        let bucket = Bucket::new(&BucketSettings {
+            url: settings.s3_url.clone().unwrap_or_default(),
+            endpoint: settings.s3_endpoint.clone(),
+            region: settings.s3_region.clone(),
+        })?;
+        local.queue_for_team(true);
+        Ok(Self {
+            local,
+            bucket,
+            catalog_url: settings.catalog_url.clone().unwrap_or_default(),
+            catalog: tokio::sync::Mutex::new(None),
+            team: settings.team.clone().unwrap_or_default(),
+            member: member.to_owned(),
+            draining: tokio::sync::Mutex::new(()),
+        })
+    }
+
+    /// The team's name.
+    pub fn team(&self) -> &str {
+        &self.team
+    }
+
+    /// Who this member is.
+    pub fn member(&self) -> &str {
+        &self.member
+    }
+
+    /// The bucket.
+    pub fn bucket(&self) -> &Bucket {
+        &self.bucket
+    }
+
+    /// The local store (cache and outbox).
+    pub fn local(&self) -> &Arc<ArtifactStore> {
+        &self.local
+    }
+
+    /// The catalog, connecting (again) when needed.
+    pub async fn catalog(&self) -> Result<Arc<Catalog>, TeamError> {
+        self.catalog_with(false).await
+    }
+
+    async fn catalog_with(&self, upgrade: bool) -> Result<Arc<Catalog>, TeamError> {
+        let mut slot = self.catalog.lock().await;
+        if let Some(catalog) = slot.as_ref() {
+            if !catalog.is_closed().await {
+                return Ok(catalog.clone());
+            }
+        }
+        let password = catalog_password(&self.catalog_url);
+        let catalog = Arc::new(Catalog::connect(&self.catalog_url, password.as_deref(), upgrade).await?);
+        *slot = Some(catalog.clone());
+        Ok(catalog)
+    }
+
+    /// Brings an older catalog to this build's schema (`store upgrade`).
+    pub async fn upgrade(&self) -> Result<i32, TeamError> {
+        self.catalog.lock().await.take();
+        self.catalog_with(true).await?.schema_version().await
+    }
+
+    /// Uploads and registers what the outbox holds, oldest first. Stops at the first error that
+    /// means the bucket or catalog is unreachable (everything stays queued, in order); an error
+    /// of one artifact (its local blob damaged, say) is recorded on it and the drain goes on.
+    pub async fn sync(&self, now_ms: i64) -> SyncReport {
+        let _one = self.draining.lock().await;
+        let mut report = SyncReport::default();
+        let mut failed_here = std::collections::HashSet::new();
+        loop {
+            let queued = match self.local.team_queue(64 + failed_here.len() as u32) {
+                Ok(queued) => queued,
+                Err(e) => {
+                    report.error = Some(e.to_string());
+                    return report;
+                }
+            };
+            let queued: Vec<_> = queued.into_iter().filter(|q| !failed_here.contains(&q.seq)).collect();
+            if queued.is_empty() {
+                return report;
+            }
+            for entry in queued {
+                match self.push(&entry.record, now_ms).await {
+                    Ok(uploaded) => {
+                        match uploaded {
+                            Uploaded::Sent => report.uploaded += 1,
+                            Uploaded::AlreadyThere => report.already_there += 1,
+                        }
+                        if let Err(e) = self.local.team_done(entry.seq) {
+                            report.error = Some(e.to_string());
+                            return report;
+                        }
+                        report.registered += 1;
+                    }
+                    Err(e) => {
+                        let text = e.to_string();
+                        let _ = self.local.team_failed(entry.seq, &text);
+                        report.error = Some(text);
+                        if e.is_unreachable() || matches!(e, TeamError::Catalog { .. } | TeamError::Bucket { .. } | TeamError::SchemaTooNew { .. } | TeamError::SchemaTooOld { .. }) {
+                            return report;
+                        }
+                        failed_here.insert(entry.seq);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reserve, upload (unless the bucket has it), register.
+    async fn push(&self, record: &ArtifactRecord, now_ms: i64) -> Result<Uploaded, TeamError> {
+        let catalog = self.catalog().await?;
+        let token = catalog.reserve(&record.sha256, record.size, now_ms).await?;
+        let path = self.local.blob_path(&record.sha256);
+        let pushed = async {
+            let uploaded = self.bucket.upload(&record.id, &record.sha256, record.size, &path).await?;
+            catalog.uploaded(&record.sha256, now_ms).await?;
+            catalog.register(&self.team, &self.member, record, &token, now_ms).await?;
+            Ok(uploaded)
+        }
+        .await;
+        if pushed.is_err() {
+            let _ = catalog.release(&token).await;
+        }
+        pushed
+    }
+
+    /// Queues every local artifact and drains the outbox (`store migrate`): nothing the team
+    /// store has is uploaded or registered twice.
+    pub async fn migrate(&self, now_ms: i64) -> Result<(usize, SyncReport), TeamError> {
+        let queued = self.local.queue_all_for_team(now_ms)?;
+        Ok((queued, self.sync(now_ms).await))
+    }
+
+    /// What is connected and how far behind this data dir is.
+    pub async fn status(&self) -> Result<TeamStatus, TeamError> {
+        let (catalog_error, schema_version) = match self.catalog().await {
+            Ok(catalog) => (None, catalog.schema_version().await.ok()),
+            Err(e) => (Some(e.to_string()), None),
+        };
+        let bucket_error = self.bucket.check().await.err().map(|e| e.to_string());
+        Ok(TeamStatus {
+            team: self.team.clone(),
+            member: self.member.clone(),
+            bucket: self.bucket.url().to_owned(),
+            bucket_error,
+            catalog: catalog::shown_url(&self.catalog_url),
+            catalog_error,
+            schema_version,
+            backlog: self.local.team_backlog()?,
+        })
+    }
+
+    /// The team's artifacts this member may see, newest first.
+    pub async fn list(&self, member: Option<&str>, limit: i64, offset: i64) -> Result<Vec<TeamArtifact>, TeamError> {
+        self.catalog().await?.list(&self.team, &self.member, member, limit, offset).await
+    }
+
+    /// Makes one of my artifacts private, or shares it again.
+    pub async fn set_private(&self, id: &str, private: bool) -> Result<(), TeamError> {
+        self.catalog().await?.set_private(&self.team, &self.member, id, private).await
+    }
+
+    /// The artifact `id` in the local cache: as it is when there, else fetched from the team
+    /// store (streamed from the bucket, hashed, and refused if it does not match the catalog).
+    pub async fn open(&self, id: &str, now_ms: i64) -> Result<ArtifactRecord, TeamError> {
+        match self.local.get(id) {
+            Ok(record) if self.local.blob_path(&record.sha256).exists() => return Ok(record),
+            Ok(_) | Err(mcp_canvas_store::StoreError::NotFound(_)) => {}
+            Err(e) => return Err(e.into()),
+        }
+        let artifact = self.catalog().await?.get(&self.team, &self.member, id).await?.ok_or_else(|| TeamError::NotFound(id.to_owned()))?;
+        fetch::into_cache(&self.bucket, &self.local, &artifact.record, now_ms).await
+    }
+
+    /// Applies team retention (unpinned artifacts unused for `max_age_days`, then blobs nothing
+    /// references), unless another process is running it (`Ok(None)`).
+    pub async fn retention(&self, max_age_days: Option<u32>, now_ms: i64) -> Result<Option<RetentionReport>, TeamError> {
+        let catalog = self.catalog().await?;
+        let bucket = self.bucket.clone();
+        let team = self.team.clone();
+        catalog
+            .with_retention_lock(&self.team, async move |catalog| {
+                let mut report = RetentionReport::default();
+                if let Some(days) = max_age_days {
+                    report.expired = catalog.expire(&team, now_ms - i64::from(days) * 86_400_000).await?;
+                }
+                for sha in catalog.orphan_candidates(now_ms).await? {
+                    let bucket = bucket.clone();
+                    let sha_for_delete = sha.clone();
+                    if catalog.delete_orphan(&sha, now_ms, async move || bucket.delete(&sha_for_delete).await).await? {
+                        report.blobs_deleted += 1;
+                    }
+                }
+                Ok(report)
+            })
+            .await
+    }
+}

@@ -1,0 +1,262 @@
+//! The team store's real parts, started by the tests on this machine: a PostgreSQL server
+//! (Debian's, `initdb` into a temp dir) and an S3-compatible server (moto from PyPI, installed
+//! by `scripts/setup.sh --tests`). Each is killed when dropped.
+
+use std::{
+    io::{Read as _, Write as _},
+    net::{TcpListener, TcpStream},
+    path::{Path, PathBuf},
+    process::{Child, Command, Stdio},
+    time::{Duration, Instant},
+};
+
+/// Must match `scripts/setup.sh --tests`.
+pub const MOTO_VERSION: &str = "5.2.5";
+
+/// The catalog's password in every test database (what a member keeps in the keyring or
+/// `MCP_CANVAS_CATALOG_PASSWORD`).
+pub const PASSWORD: &str = "team-secret-7f3a";
+
+/// A port nothing listens on right now.
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+fn wait_for_port(port: u16, what: &str, child: &mut Child) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("{what} exited before listening: {status}");
+        }
+        assert!(Instant::now() < deadline, "{what} did not listen on {port} within 60 s");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// A PostgreSQL server of its own (password auth), with database `canvas` owned by role
+/// `canvas` (password [`PASSWORD`]).
+pub struct Postgres {
+    pub port: u16,
+    dir: tempfile::TempDir,
+    bin: PathBuf,
+    child: Option<Child>,
+}
+
+fn as_postgres(program: &Path) -> Command {
+    if unsafe_is_root() {
+        let mut command = Command::new("runuser");
+        command.args(["-u", "postgres", "--"]).arg(program);
+        command
+    } else {
+        Command::new(program)
+    }
+}
+
+fn unsafe_is_root() -> bool {
+    Command::new("id").arg("-u").output().map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0").unwrap_or(false)
+}
+
+impl Postgres {
+    pub fn start() -> Self {
+        let bin = std::fs::read_dir("/usr/lib/postgresql")
+            .ok()
+            .and_then(|dirs| dirs.flatten().map(|d| d.path().join("bin")).filter(|b| b.join("initdb").is_file()).max())
+            .expect("PostgreSQL is not installed: run `scripts/setup.sh --tests`");
+        let dir = tempfile::Builder::new().prefix("mcp-canvas-pg").tempdir().unwrap();
+        let data = dir.path().join("data");
+        std::fs::write(dir.path().join("pw"), "admin-secret\n").unwrap();
+        if unsafe_is_root() {
+            assert!(Command::new("chown").args(["-R", "postgres"]).arg(dir.path()).status().unwrap().success());
+        }
+        let out = as_postgres(&bin.join("initdb"))
+            .arg("-D")
+            .arg(&data)
+            .args(["-A", "scram-sha-256", "-U", "admin", "--no-sync", "-E", "UTF8"])
+            .arg(format!("--pwfile={}", dir.path().join("pw").display()))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "initdb failed: {}", String::from_utf8_lossy(&out.stderr));
+        let port = free_port();
+        let child = as_postgres(&bin.join("postgres"))
+            .arg("-D")
+            .arg(&data)
+            .args(["-p", &port.to_string(), "-k"])
+            .arg(dir.path())
+            .args(["-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "max_connections=60"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut pg = Self { port, dir, bin, child: Some(child) };
+        wait_for_port(port, "postgres", pg.child.as_mut().unwrap());
+        pg.admin_on("postgres", &format!("CREATE ROLE canvas LOGIN PASSWORD '{PASSWORD}'"));
+        pg.admin_on("postgres", "CREATE DATABASE canvas OWNER canvas");
+        pg
+    }
+
+    /// Runs SQL as the superuser on database `canvas`; returns what it printed.
+    pub fn admin(&self, sql: &str) -> String {
+        self.admin_on("canvas", sql)
+    }
+
+    fn admin_on(&self, db: &str, sql: &str) -> String {
+        let out = Command::new(self.bin.join("psql"))
+            .env("PGPASSWORD", "admin-secret")
+            .args(["-h", "127.0.0.1", "-p", &self.port.to_string(), "-U", "admin", "-d", db, "-v", "ON_ERROR_STOP=1", "-tA", "-c", sql])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "psql `{sql}`: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    }
+
+    /// The `catalog_url` members put in settings.toml (no password).
+    pub fn url(&self) -> String {
+        format!("postgres://canvas@127.0.0.1:{}/canvas", self.port)
+    }
+
+    /// Stops the server (the catalog "goes away"); [`Self::restart`] brings it back.
+    pub fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            // SIGINT to the postmaster (not to `runuser`, which does not pass it on): fast
+            // shutdown, connections dropped.
+            let pid = std::fs::read_to_string(self.dir.path().join("data/postmaster.pid")).ok().and_then(|t| t.lines().next().map(str::to_owned));
+            let pid = pid.unwrap_or_else(|| child.id().to_string());
+            let _ = Command::new("kill").args(["-INT", &pid]).status();
+            let _ = child.wait();
+        }
+    }
+
+    pub fn restart(&mut self) {
+        assert!(self.child.is_none());
+        let child = as_postgres(&self.bin.join("postgres"))
+            .arg("-D")
+            .arg(self.dir.path().join("data"))
+            .args(["-p", &self.port.to_string(), "-k"])
+            .arg(self.dir.path())
+            .args(["-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "max_connections=60"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        self.child = Some(child);
+        wait_for_port(self.port, "postgres", self.child.as_mut().unwrap());
+    }
+}
+
+impl Drop for Postgres {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// The moto venv's directory.
+pub fn moto_dir() -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../.deps/moto");
+    assert!(dir.join(format!("installed-moto-{MOTO_VERSION}")).is_file(), "moto {MOTO_VERSION} is not installed in {}: run `scripts/setup.sh --tests`", dir.display());
+    dir
+}
+
+/// An S3-compatible server (moto) on its own port, with bucket `team`.
+pub struct S3Server {
+    pub port: u16,
+    child: Option<Child>,
+}
+
+impl S3Server {
+    pub fn start() -> Self {
+        let port = free_port();
+        let mut server = Self { port, child: None };
+        server.restart();
+        server.request("PUT", "/team", b"");
+        server
+    }
+
+    pub fn restart(&mut self) {
+        let child = Command::new(moto_dir().join("venv/bin/moto_server"))
+            .args(["-H", "127.0.0.1", "-p", &self.port.to_string()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        self.child = Some(child);
+        wait_for_port(self.port, "moto_server", self.child.as_mut().unwrap());
+    }
+
+    /// Stops the server (moto keeps its state in memory: the bucket is gone with it).
+    pub fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    pub fn endpoint(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// One unsigned request (moto checks no signatures); returns status and body.
+    pub fn request(&self, method: &str, path: &str, body: &[u8]) -> (u16, Vec<u8>) {
+        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        write!(stream, "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", self.port, body.len()).unwrap();
+        stream.write_all(body).unwrap();
+        let mut response = Vec::new();
+        stream.read_to_end(&mut response).unwrap();
+        let head_end = response.windows(4).position(|w| w == b"\r\n\r\n").map_or(response.len(), |p| p + 4);
+        let status = String::from_utf8_lossy(&response[..head_end]).split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+        (status, response[head_end..].to_vec())
+    }
+
+    /// Writes `bytes` at `key` of bucket `team` with boto3 (moto's own client), as someone
+    /// changing the bucket behind MCP Canvas's back.
+    pub fn put_raw(&self, key: &str, bytes: &[u8]) {
+        let script = "import boto3,sys\ns3=boto3.client('s3',endpoint_url=sys.argv[1],region_name='us-east-1',aws_access_key_id='t',aws_secret_access_key='t')\ns3.put_object(Bucket='team',Key=sys.argv[2],Body=sys.stdin.buffer.read())";
+        let mut child = Command::new(moto_dir().join("venv/bin/python")).args(["-c", script, &self.endpoint(), key]).stdin(Stdio::piped()).spawn().unwrap();
+        child.stdin.take().unwrap().write_all(bytes).unwrap();
+        assert!(child.wait().unwrap().success(), "boto3 put_object {key}");
+    }
+
+    /// An endpoint in front of this server that drops `If-None-Match` and `If-Match` (a server
+    /// that ignores conditional writes); killed when dropped.
+    pub fn ignoring_conditions(&self) -> (Child, String) {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("fault_servers/s3_ignoring_conditions.py");
+        let mut child = Command::new("python3").arg(script).arg(self.endpoint()).stdout(Stdio::piped()).spawn().unwrap();
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut std::io::BufReader::new(child.stdout.take().unwrap()), &mut line).unwrap();
+        (child, line.trim().to_owned())
+    }
+
+    /// The keys under `prefix` in bucket `team`.
+    pub fn keys(&self, prefix: &str) -> Vec<String> {
+        let (status, body) = self.request("GET", &format!("/team?list-type=2&prefix={prefix}"), b"");
+        assert_eq!(status, 200);
+        let body = String::from_utf8_lossy(&body);
+        body.split("<Key>").skip(1).filter_map(|s| s.split("</Key>").next()).map(str::to_owned).collect()
+    }
+}
+
+impl Drop for S3Server {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// The `[store]` section for a member of team `t` on these servers.
+pub fn store_settings(s3: &S3Server, pg: &Postgres, member: &str) -> String {
+    format!(
+        "[identity]\nusername = \"{member}\"\n\n[store]\nbackend = \"team\"\ns3_url = \"s3://team/canvas\"\ns3_endpoint = \"{}\"\ns3_region = \"us-east-1\"\ncatalog_url = \"{}\"\nteam = \"t\"\n",
+        s3.endpoint(),
+        pg.url()
+    )
+}
+
+/// The environment a member's process needs: the bucket's keys (moto takes any) and the
+/// catalog's password; nothing from the developer's own AWS setup.
+pub fn member_env() -> Vec<(&'static str, String)> {
+    vec![
+        ("AWS_ACCESS_KEY_ID", "testing".into()),
+        ("AWS_SECRET_ACCESS_KEY", "testing".into()),
+        ("AWS_PROFILE", String::new()),
+        ("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent".into()),
+        ("MCP_CANVAS_CATALOG_PASSWORD", PASSWORD.into()),
+    ]
+}

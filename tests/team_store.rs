@@ -1,0 +1,318 @@
+//! The team store against real parts started here: PostgreSQL (Debian's) and an S3-compatible
+//! server (moto from PyPI), with members as separate data dirs and real `mcp-canvas-cli`
+//! processes (and, for the race, this test binary run again as children).
+//!
+//! moto does not verify checksums (it echoes them), does not check signatures, and keeps its
+//! state in memory (a restart loses the bucket); what the code does that moto cannot prove is
+//! said in the README (Team store) and checked against the protocol where it can be: create-only
+//! writes (moto enforces `If-None-Match: *`), the staging-and-copy of multipart uploads.
+
+use std::{
+    io::Write as _,
+    path::Path,
+    process::{Command, Stdio},
+    time::{Duration, Instant},
+};
+
+use base64::Engine as _;
+use mcp_canvas_e2e::{
+    binary,
+    team::{member_env, store_settings, Postgres, S3Server},
+    Run,
+};
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+
+/// `mcp-canvas-cli --data-dir DIR ARGS...` as a member: the bucket's keys and the catalog's
+/// password from the environment, `stdin` fed in.
+fn member(dir: &Path, args: &[&str], stdin: &[u8]) -> Run {
+    let mut command = Command::new(binary("mcp-canvas-cli"));
+    command.arg("--data-dir").arg(dir).args(args).env_remove("MCP_CANVAS_DATA_DIR").env_remove("PGPASSWORD");
+    for (k, v) in member_env() {
+        command.env(k, v);
+    }
+    let mut child = command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    let output = child.wait_with_output().unwrap();
+    Run { code: output.status.code().unwrap_or(-1), stdout: String::from_utf8(output.stdout).unwrap(), stderr: String::from_utf8(output.stderr).unwrap() }
+}
+
+fn join(s3: &S3Server, pg: &Postgres, name: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("settings.toml"), store_settings(s3, pg, name)).unwrap();
+    dir
+}
+
+/// A tool result carrying `bytes` as an embedded PDF.
+fn result_with(bytes: &[u8], name: &str) -> Vec<u8> {
+    let b64 = base64::engine::general_purpose::STANDARD.encode(bytes);
+    serde_json::to_vec(&json!({"content": [{"type": "resource", "resource": {"uri": format!("file:///{name}"), "mimeType": "application/pdf", "blob": b64}}]})).unwrap()
+}
+
+fn pdfish(seed: u64, len: usize) -> Vec<u8> {
+    let mut bytes = format!("%PDF-1.4\n% team store test {seed}\n").into_bytes();
+    let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    while bytes.len() < len {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        bytes.push((x >> 33) as u8);
+    }
+    bytes
+}
+
+/// Stores `bytes` through `normalize` (the same path as a call's result); returns the id the
+/// call was told.
+fn store(dir: &Path, bytes: &[u8], name: &str) -> String {
+    let run = member(dir, &["normalize", "--server", "reports", "--tool", "render", "--json"], &result_with(bytes, name));
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let outcome: Value = serde_json::from_str(&run.stdout).unwrap();
+    outcome["artifacts"][0]["id"].as_str().unwrap_or_else(|| panic!("no artifact in {outcome}")).to_owned()
+}
+
+/// A file to export into.
+fn scratch(dir: &Path) -> String {
+    dir.join("exported.bin").display().to_string()
+}
+
+fn json_of(run: &Run) -> Value {
+    serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}{}", run.stdout, run.stderr))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[test]
+fn a_teammates_artifact_opens_identical_bytes_are_one_object_and_private_stays_private() {
+    let (s3, pg) = (S3Server::start(), Postgres::start());
+    let (ada, bo, cy) = (join(&s3, &pg, "ada"), join(&s3, &pg, "bo"), join(&s3, &pg, "cy"));
+    let report = pdfish(1, 300_000);
+    let ada_id = store(ada.path(), &report, "q3.pdf");
+    // The call's process drained its outbox before exiting.
+    let status = json_of(&member(ada.path(), &["store", "status", "--json"], b""));
+    assert_eq!(status["backlog"]["count"], 0, "{status}");
+    assert_eq!((status["bucket_error"].clone(), status["catalog_error"].clone()), (Value::Null, Value::Null), "{status}");
+    assert_eq!(status["schema_version"], 2);
+
+    // Bo gets the same bytes from the same server: the same artifact (ids are the server and the
+    // hash), still Ada's. From another server: another artifact, the same object in the bucket.
+    assert_eq!(store(bo.path(), &report, "q3.pdf"), ada_id);
+    let bo_run = member(bo.path(), &["normalize", "--server", "mirror", "--tool", "fetch", "--json"], &result_with(&report, "copy-of-q3.pdf"));
+    assert_eq!(bo_run.code, 0, "{}", bo_run.stderr);
+    let other = pdfish(2, 5_000);
+    store(bo.path(), &other, "notes.pdf");
+    assert_eq!(s3.keys("canvas/blobs/").len(), 2, "{:?}", s3.keys("canvas/"));
+    assert_eq!(s3.keys("canvas/blobs/").iter().filter(|k| k.ends_with(&hex(&report))).count(), 1);
+    assert_eq!(pg.admin("SELECT COUNT(*) FROM artifacts"), "3");
+    assert_eq!(pg.admin(&format!("SELECT member FROM artifacts WHERE id = '{ada_id}'")), "ada");
+
+    // Cy (a fresh data dir) sees who produced what, and opens Ada's artifact from the bucket.
+    let listed = json_of(&member(cy.path(), &["store", "list", "--json"], b""));
+    let members: Vec<(&str, &str)> = listed.as_array().unwrap().iter().map(|a| (a["member"].as_str().unwrap(), a["record"]["name"].as_str().unwrap())).collect();
+    assert!(members.contains(&("ada", "q3.pdf")) && members.contains(&("bo", "copy-of-q3.pdf")) && members.contains(&("bo", "notes.pdf")), "{members:?}");
+    let only_bo = json_of(&member(cy.path(), &["store", "list", "--member", "bo", "--json"], b""));
+    assert_eq!(only_bo.as_array().unwrap().len(), 2);
+    let out = cy.path().join("q3.pdf");
+    let pulled = member(cy.path(), &["store", "pull", &ada_id, "--out", out.to_str().unwrap()], b"");
+    assert_eq!(pulled.code, 0, "{}", pulled.stderr);
+    assert_eq!(std::fs::read(&out).unwrap(), report);
+    // Now in Cy's cache: the local store has it (and never queued it to upload again).
+    assert_eq!(json_of(&member(cy.path(), &["artifacts", "show", &ada_id, "--json"], b""))["sha256"], hex(&report));
+    assert_eq!(json_of(&member(cy.path(), &["store", "status", "--json"], b""))["backlog"]["count"], 0);
+
+    // Ada keeps hers private: Cy no longer sees or opens it; Bo's copy of the same bytes stays.
+    assert_eq!(member(ada.path(), &["store", "private", &ada_id], b"").code, 0);
+    let listed = json_of(&member(cy.path(), &["store", "list", "--json"], b""));
+    assert!(!listed.as_array().unwrap().iter().any(|a| a["record"]["id"] == ada_id.as_str()), "{listed}");
+    let cy2 = join(&s3, &pg, "cy");
+    let refused = member(cy2.path(), &["store", "pull", &ada_id], b"");
+    assert_ne!(refused.code, 0);
+    assert!(refused.stderr.contains(&format!("no team artifact with id `{ada_id}`")), "{}", refused.stderr);
+    assert!(member(bo.path(), &["store", "list", "--json"], b"").stdout.contains("mirror"), "Bo's copy from another server stays");
+    // Only its member may change it.
+    let not_hers = member(cy.path(), &["store", "share", &ada_id], b"");
+    assert_ne!(not_hers.code, 0);
+}
+
+#[test]
+fn offline_calls_store_locally_and_upload_in_order_when_the_bucket_and_catalog_are_back() {
+    let (mut s3, mut pg) = (S3Server::start(), Postgres::start());
+    let ada = join(&s3, &pg, "ada");
+    store(ada.path(), &pdfish(10, 1000), "first.pdf"); // creates the schema
+    s3.stop();
+    let mut ids = Vec::new();
+    for i in 0..3 {
+        ids.push(store(ada.path(), &pdfish(11 + i, 20_000), &format!("offline-{i}.pdf")));
+    }
+    let status = member(ada.path(), &["store", "status", "--json"], b"");
+    assert_eq!(status.code, 1, "the bucket is away: {}", status.stdout);
+    let status = json_of(&status);
+    assert_eq!(status["backlog"]["count"], 3, "{status}");
+    assert!(status["bucket_error"].as_str().unwrap().contains("s3://team/canvas"), "{status}");
+    assert!(status["backlog"]["last_error"].as_str().is_some_and(|e| e.contains("team bucket s3://team/canvas")), "{status}");
+    // What is queued is readable here meanwhile, and survives the local quota.
+    std::fs::write(ada.path().join("settings.toml"), store_settings(&s3, &pg, "ada") + "cache_quota_bytes = 1\n").unwrap();
+    store(ada.path(), &pdfish(20, 20_000), "offline-3.pdf");
+    ids.push(json_of(&member(ada.path(), &["artifacts", "list", "--json"], b""))["items"][0]["id"].as_str().unwrap().to_owned());
+    for id in &ids {
+        assert_eq!(member(ada.path(), &["artifacts", "export", id, &scratch(ada.path())], b"").code, 0, "{id} is readable while offline");
+    }
+
+    // The bucket is back (moto forgot everything: a new bucket) but the catalog is away.
+    s3.restart();
+    s3.request("PUT", "/team", b"");
+    pg.stop();
+    let sync = member(ada.path(), &["store", "sync"], b"");
+    assert_eq!(sync.code, 1);
+    assert!(sync.stderr.contains("team catalog postgres://canvas@127.0.0.1"), "{}", sync.stderr);
+    assert!(!sync.stderr.contains(mcp_canvas_e2e::team::PASSWORD), "no password in errors");
+    pg.restart();
+    let sync = json_of(&member(ada.path(), &["store", "sync", "--json"], b""));
+    assert_eq!(sync["registered"], 4, "{sync}");
+    assert_eq!(json_of(&member(ada.path(), &["store", "status", "--json"], b""))["backlog"]["count"], 0);
+    // Registered in the order they were stored.
+    let order = pg.admin("SELECT string_agg(name, ',' ORDER BY registered_at_ms, created_at_ms) FROM artifacts WHERE name LIKE 'offline-%'");
+    assert_eq!(order, "offline-0.pdf,offline-1.pdf,offline-2.pdf,offline-3.pdf");
+    // Nothing twice: syncing again registers nothing, and `migrate` queues everything again
+    // but uploads nothing the bucket has.
+    assert_eq!(json_of(&member(ada.path(), &["store", "sync", "--json"], b""))["registered"], 0);
+    let migrate = json_of(&member(ada.path(), &["store", "migrate", "--json"], b""));
+    assert_eq!(migrate["uploaded"], 0, "{migrate}");
+    assert_eq!(pg.admin("SELECT COUNT(*) FROM artifacts"), pg.admin("SELECT COUNT(DISTINCT id) FROM artifacts"));
+}
+
+#[test]
+fn a_process_killed_mid_upload_loses_nothing_and_registers_nothing_half_done() {
+    let (s3, pg) = (S3Server::start(), Postgres::start());
+    let ada = join(&s3, &pg, "ada");
+    store(ada.path(), &pdfish(30, 1000), "warmup.pdf");
+    // Stored while the bucket refuses (a wrong endpoint), so the upload happens in `store sync`.
+    let good = std::fs::read_to_string(ada.path().join("settings.toml")).unwrap();
+    std::fs::write(ada.path().join("settings.toml"), good.replace(&s3.endpoint(), "http://127.0.0.1:9")).unwrap();
+    let big = pdfish(31, 48 << 20);
+    let id = store(ada.path(), &big, "big.pdf");
+    std::fs::write(ada.path().join("settings.toml"), &good).unwrap();
+
+    let mut killed_during_upload = false;
+    for delay_ms in [150u64, 400, 900, 1500, 2500] {
+        let mut command = Command::new(binary("mcp-canvas-cli"));
+        command.arg("--data-dir").arg(ada.path()).args(["store", "sync"]).stdout(Stdio::null()).stderr(Stdio::null());
+        for (k, v) in member_env() {
+            command.env(k, v);
+        }
+        let mut child = command.spawn().unwrap();
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        let finished = child.try_wait().unwrap().is_some();
+        let _ = Command::new("kill").args(["-KILL", &child.id().to_string()]).status();
+        let _ = child.wait();
+        if finished {
+            break;
+        }
+        // Killed mid-way: nothing half-registered (a row only with its complete object).
+        let rows = pg.admin(&format!("SELECT COUNT(*) FROM artifacts WHERE id = '{id}'"));
+        let objects = s3.keys("canvas/blobs/").iter().filter(|k| k.ends_with(&hex(&big))).count();
+        if rows == "1" {
+            assert_eq!(objects, 1, "a registered row always has its object");
+        } else {
+            killed_during_upload = true;
+        }
+        // Still queued and readable here.
+        assert_eq!(member(ada.path(), &["artifacts", "export", &id, &scratch(ada.path())], b"").code, 0);
+    }
+    assert!(killed_during_upload, "no kill landed before the registration: the test proved nothing");
+    let sync = json_of(&member(ada.path(), &["store", "sync", "--json"], b""));
+    assert_eq!(sync["error"], Value::Null, "{sync}");
+    let bo = join(&s3, &pg, "bo");
+    let out = bo.path().join("big.pdf");
+    assert_eq!(member(bo.path(), &["store", "pull", &id, "--out", out.to_str().unwrap()], b"").code, 0);
+    assert_eq!(hex(&std::fs::read(&out).unwrap()), hex(&big));
+    // The staging objects of killed uploads are not left as blobs.
+    assert_eq!(s3.keys("canvas/blobs/").iter().filter(|k| k.ends_with(&hex(&big))).count(), 1);
+}
+
+#[test]
+fn bad_settings_credentials_and_schemas_get_errors_naming_the_fix() {
+    let (s3, pg) = (S3Server::start(), Postgres::start());
+    let ada = join(&s3, &pg, "ada");
+    let settings = std::fs::read_to_string(ada.path().join("settings.toml")).unwrap();
+    // A wrong bucket: the call still completes and stores locally; status names the bucket.
+    std::fs::write(ada.path().join("settings.toml"), settings.replace("s3://team/", "s3://no-such-bucket/")).unwrap();
+    let id = store(ada.path(), &pdfish(40, 1000), "a.pdf");
+    let status = member(ada.path(), &["store", "status"], b"");
+    assert_eq!(status.code, 1);
+    assert!(status.stdout.contains("s3://no-such-bucket/canvas") && status.stdout.contains("check s3_url's bucket name"), "{}", status.stdout);
+    assert_eq!(member(ada.path(), &["artifacts", "export", &id, &scratch(ada.path())], b"").code, 0);
+
+    // A wrong password: named, never printed.
+    std::fs::write(ada.path().join("settings.toml"), &settings).unwrap();
+    let mut command = Command::new(binary("mcp-canvas-cli"));
+    command.arg("--data-dir").arg(ada.path()).args(["store", "sync"]);
+    for (k, v) in member_env() {
+        command.env(k, v);
+    }
+    let wrong = command.env("MCP_CANVAS_CATALOG_PASSWORD", "not-the-password").output().unwrap();
+    let stderr = String::from_utf8_lossy(&wrong.stderr);
+    assert!(!wrong.status.success() && stderr.contains("password authentication failed") && stderr.contains("store set-password"), "{stderr}");
+    assert!(!stderr.contains("not-the-password"));
+
+    // A password in settings.toml is refused before anything runs.
+    std::fs::write(ada.path().join("settings.toml"), settings.replace("postgres://canvas@", "postgres://canvas:hunter2@")).unwrap();
+    let run = member(ada.path(), &["store", "status"], b"");
+    assert!(run.code != 0 && run.stderr.contains("carries a password") && !run.stderr.contains("hunter2"), "{}", run.stderr);
+    std::fs::write(ada.path().join("settings.toml"), &settings).unwrap();
+
+    // The catalog at a newer schema (a teammate's newer build): named, and calls still store.
+    assert_eq!(member(ada.path(), &["store", "sync"], b"").code, 0);
+    assert_eq!(pg.admin("SELECT version FROM mcp_canvas_schema"), "2");
+    pg.admin("UPDATE mcp_canvas_schema SET version = 99");
+    let newer = store(ada.path(), &pdfish(41, 1000), "b.pdf");
+    let sync = member(ada.path(), &["store", "sync"], b"");
+    assert!(sync.stderr.contains("schema version 99, newer than this build's 2: update MCP Canvas"), "{}", sync.stderr);
+    assert_eq!(member(ada.path(), &["artifacts", "export", &newer, &scratch(ada.path())], b"").code, 0);
+    // At an older one (as a build before 0002 left it): `store upgrade` is named, and upgrades.
+    pg.admin("UPDATE mcp_canvas_schema SET version = 1");
+    pg.admin("DROP INDEX artifacts_team_retention");
+    let sync = member(ada.path(), &["store", "sync"], b"");
+    assert!(sync.code != 0 && sync.stderr.contains("schema version 1; this build needs 2: run `mcp-canvas-cli store upgrade`"), "{}", sync.stderr);
+    let upgrade = member(ada.path(), &["store", "upgrade"], b"");
+    assert_eq!(upgrade.code, 0, "{}", upgrade.stderr);
+    assert_eq!(pg.admin("SELECT COUNT(*) FROM pg_indexes WHERE indexname = 'artifacts_team_retention'"), "1");
+    let sync = json_of(&member(ada.path(), &["store", "sync", "--json"], b""));
+    assert_eq!(sync["registered"], 1, "the artifact stored meanwhile went up: {sync}");
+}
+
+#[test]
+fn a_blob_whose_bytes_do_not_match_its_hash_is_refused_and_nothing_is_cached() {
+    let (s3, pg) = (S3Server::start(), Postgres::start());
+    let (ada, bo) = (join(&s3, &pg, "ada"), join(&s3, &pg, "bo"));
+    let bytes = pdfish(50, 10_000);
+    let id = store(ada.path(), &bytes, "x.pdf");
+    // Someone overwrites the object behind the catalog's back.
+    let key = s3.keys("canvas/blobs/").into_iter().find(|k| k.ends_with(&hex(&bytes))).unwrap();
+    s3.put_raw(&key, b"%PDF-1.4 not the same bytes");
+    let pulled = member(bo.path(), &["store", "pull", &id], b"");
+    assert_ne!(pulled.code, 0);
+    assert!(pulled.stderr.contains("the bucket's copy is damaged") && pulled.stderr.contains(&id), "{}", pulled.stderr);
+    let listed = json_of(&member(bo.path(), &["artifacts", "list", "--json"], b""));
+    assert_eq!(listed["total"], 0, "nothing damaged was cached: {listed}");
+}
+
+#[test]
+fn a_bucket_that_ignores_conditional_writes_is_refused_by_name_and_nothing_is_uploaded() {
+    let (s3, pg) = (S3Server::start(), Postgres::start());
+    let ada = join(&s3, &pg, "ada");
+    let status = json_of(&member(ada.path(), &["store", "status", "--json"], b""));
+    assert_eq!(status["bucket_error"], Value::Null, "moto enforces create-only writes: {status}");
+    let (mut proxy, careless) = s3.ignoring_conditions();
+    let settings = std::fs::read_to_string(ada.path().join("settings.toml")).unwrap();
+    std::fs::write(ada.path().join("settings.toml"), settings.replace(&s3.endpoint(), &careless)).unwrap();
+    let status = member(ada.path(), &["store", "status"], b"");
+    let _ = proxy.kill();
+    assert_eq!(status.code, 1);
+    assert!(status.stdout.contains("ignores conditional writes"), "{}", status.stdout);
+    // Away entirely: named as unreachable, quickly.
+    std::fs::write(ada.path().join("settings.toml"), settings.replace(&s3.endpoint(), "http://127.0.0.1:9")).unwrap();
+    let started = Instant::now();
+    let status = json_of(&member(ada.path(), &["store", "status", "--json"], b""));
+    assert!(status["bucket_error"].as_str().unwrap().contains("cannot be reached"), "{status}");
+    assert!(started.elapsed() < Duration::from_secs(30), "status waited {:?}", started.elapsed());
+}
