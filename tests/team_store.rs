@@ -316,3 +316,149 @@ fn a_bucket_that_ignores_conditional_writes_is_refused_by_name_and_nothing_is_up
     assert!(status["bucket_error"].as_str().unwrap().contains("cannot be reached"), "{status}");
     assert!(started.elapsed() < Duration::from_secs(30), "status waited {:?}", started.elapsed());
 }
+
+/// The race of two members' processes and a third running retention, each a child process
+/// (this test binary run again, `team_race_child`). Bo stores the same bytes as Ada under another
+/// server and removes his artifacts again right away, so their blobs keep becoming orphans that
+/// retention deletes, while Ada stores and registers those very bytes (pausing 40 ms between
+/// finding the blob and registering it). Without the reservations this loses artifacts (tried:
+/// deleting orphans without looking at reservations fails it). Every artifact Ada was
+/// told is stored must open afterwards from a fresh data dir, byte for byte.
+#[test]
+fn two_members_writing_while_retention_runs_lose_nothing_acknowledged() {
+    let (s3, pg) = (S3Server::start(), Postgres::start());
+    let root = tempfile::tempdir().unwrap();
+    let stop = root.path().join("stop");
+    let spawn = |role: &str, name: &str| {
+        let dir = root.path().join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut command = Command::new(std::env::current_exe().unwrap());
+        command.args(["team_race_child", "--exact", "--ignored", "--nocapture", "--test-threads=1"]);
+        for (k, v) in member_env() {
+            command.env(k, v);
+        }
+        command
+            .env("TEAM_RACE_ROLE", role)
+            .env("TEAM_RACE_DIR", &dir)
+            .env("TEAM_RACE_MEMBER", name)
+            .env("TEAM_RACE_STOP", &stop)
+            .env("TEAM_RACE_S3", s3.endpoint())
+            .env("TEAM_RACE_PG", pg.url())
+            // Between Ada's upload (or finding the blob there) and her registration: the window
+            // in which retention would delete a blob no row references yet.
+            .env("MCP_CANVAS_TEAM_TEST_PAUSE_MS", if role == "writer" { "40" } else { "0" })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap()
+    };
+    // The schema first, so the children do not all create it at once (they could: it is locked).
+    let ada_setup = join(&s3, &pg, "setup");
+    store(ada_setup.path(), &pdfish(99, 100), "schema.pdf");
+
+    let retention = spawn("retention", "cy");
+    let churner = spawn("churner", "bo");
+    let writer = spawn("writer", "ada");
+    let writer_out = writer.wait_with_output().unwrap();
+    let churner_out = churner.wait_with_output().unwrap();
+    std::fs::write(&stop, b"").unwrap();
+    let retention_out = retention.wait_with_output().unwrap();
+    let text = |out: &std::process::Output| String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(writer_out.status.success() && churner_out.status.success() && retention_out.status.success(), "{}\n{}\n{}", text(&writer_out), text(&churner_out), text(&retention_out));
+    let stored: Vec<(String, String)> = text(&writer_out)
+        .lines()
+        .filter_map(|l| l.strip_prefix("stored "))
+        .map(|l| l.split_once(' ').map(|(id, sha)| (id.to_owned(), sha.to_owned())).unwrap())
+        .collect();
+    let deleted: u32 = text(&retention_out).lines().filter_map(|l| l.strip_prefix("deleted ")).map(|n| n.parse::<u32>().unwrap()).sum();
+    let removed = text(&churner_out).lines().filter(|l| l.starts_with("removed ")).count();
+    assert!(stored.len() >= 60, "the writer stored {}", stored.len());
+    assert!(removed > 20 && deleted > 0, "the race did not happen: Bo removed {removed}, retention deleted {deleted} blobs");
+    assert!(text(&writer_out).contains("backlog 0"), "Ada's outbox drained: {}", text(&writer_out));
+
+    // A fresh member opens every one of them from the bucket.
+    let dave = join(&s3, &pg, "dave");
+    let mut distinct: Vec<&(String, String)> = stored.iter().collect();
+    distinct.sort();
+    distinct.dedup();
+    for (id, sha) in distinct {
+        let out = dave.path().join("out.bin");
+        let pulled = member(dave.path(), &["store", "pull", id, "--out", out.to_str().unwrap()], b"");
+        assert_eq!(pulled.code, 0, "acknowledged {id} is lost: {}", pulled.stderr);
+        assert_eq!(&hex(&std::fs::read(&out).unwrap()), sha);
+    }
+    eprintln!("race: Ada stored {} artifacts, Bo removed {removed}, retention deleted {deleted} orphan blobs; none lost", stored.len());
+}
+
+#[test]
+#[ignore = "a child process of two_members_writing_while_retention_runs_lose_nothing_acknowledged"]
+fn team_race_child() {
+    use mcp_canvas_config::settings::{StoreBackend, StoreSettings};
+    use mcp_canvas_store::{ArtifactStore, NewArtifact, Persistence};
+    let Ok(role) = std::env::var("TEAM_RACE_ROLE") else { return };
+    let env = |k: &str| std::env::var(k).unwrap();
+    let settings = StoreSettings {
+        backend: StoreBackend::Team,
+        s3_url: Some("s3://team/canvas".into()),
+        s3_endpoint: Some(env("TEAM_RACE_S3")),
+        s3_region: Some("us-east-1".into()),
+        catalog_url: Some(env("TEAM_RACE_PG")),
+        team: Some("t".into()),
+        ..Default::default()
+    };
+    let local = std::sync::Arc::new(ArtifactStore::open(env("TEAM_RACE_DIR").as_ref()).unwrap());
+    let team = mcp_canvas_team::TeamStore::new(&settings, &env("TEAM_RACE_MEMBER"), local.clone()).unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let now = || std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
+    // The same 72 payloads for both members, each stored once by each: a blob Ada finds in the
+    // bucket is Bo's, and nothing of Ada's stores it again later (which would heal a loss).
+    let payload = |i: usize| pdfish(1000 + i as u64, 2_000 + i * 37);
+    let put = |server: &str, i: usize| {
+        let bytes = payload(i);
+        let new = NewArtifact { name: "r.pdf", mime: "application/pdf", server, tool: "t", call_id: "c", session_id: "s", description: None, persistence: Persistence::Session, now_ms: now() };
+        local.put(new, &bytes[..]).unwrap()
+    };
+    runtime.block_on(async {
+        match role.as_str() {
+            "writer" => {
+                for i in 0..72 {
+                    let record = put("writer", i);
+                    println!("stored {} {}", record.id, record.sha256);
+                    if i % 3 == 2 {
+                        let report = team.sync(now()).await;
+                        assert!(report.error.is_none(), "{report:?}");
+                    }
+                }
+                for _ in 0..20 {
+                    let report = team.sync(now()).await;
+                    if report.error.is_none() && local.team_backlog().unwrap().count == 0 {
+                        break;
+                    }
+                }
+                println!("backlog {}", local.team_backlog().unwrap().count);
+            }
+            "churner" => {
+                let catalog = team.catalog().await.unwrap();
+                for i in 0..72 {
+                    let record = put("churn", i);
+                    let report = team.sync(now()).await;
+                    assert!(report.error.is_none(), "{report:?}");
+                    catalog.remove("t", "bo", &record.id).await.unwrap();
+                    local.remove(&record.id).unwrap();
+                    println!("removed {}", record.id);
+                }
+            }
+            "retention" => {
+                let stop = env("TEAM_RACE_STOP");
+                while !std::path::Path::new(&stop).exists() {
+                    if let Some(report) = team.retention(None, now()).await.unwrap() {
+                        if report.blobs_deleted > 0 {
+                            println!("deleted {}", report.blobs_deleted);
+                        }
+                    }
+                }
+            }
+            other => panic!("unknown role {other}"),
+        }
+    });
+}

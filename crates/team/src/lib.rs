@@ -224,6 +224,7 @@ impl TeamStore {
         let path = self.local.blob_path(&record.sha256);
         let pushed = async {
             let uploaded = self.bucket.upload(&record.id, &record.sha256, record.size, &path).await?;
+            pause_for_tests().await;
             catalog.uploaded(&record.sha256, now_ms).await?;
             catalog.register(&self.team, &self.member, record, &token, now_ms).await?;
             Ok(uploaded)
@@ -305,5 +306,14 @@ impl TeamStore {
                 Ok(report)
             })
             .await
+    }
+}
+
+/// `MCP_CANVAS_TEAM_TEST_PAUSE_MS`: a pause between the upload and the registration, so the
+/// race tests can widen the window retention would need to lose a blob (unset: none).
+async fn pause_for_tests() {
+    static PAUSE: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
+    if let Some(ms) = *PAUSE.get_or_init(|| std::env::var("MCP_CANVAS_TEAM_TEST_PAUSE_MS").ok().and_then(|v| v.parse().ok())) {
+        tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
     }
 }
