@@ -67,6 +67,16 @@ macro_rules! for_each_command {
             async artifacts_sources() -> Vec<ArtifactSource>;
             /// Bytes stored and pinned, against the quota.
             async artifacts_usage() -> StorageUsage;
+            /// The team store's state (null with a local store): bucket, catalog, pending uploads.
+            async team_status() -> Option<TeamStatus>;
+            /// One page (100) of the team's artifacts this member may see, newest first.
+            async team_artifacts(member: Option<String>, offset: u32) -> Vec<TeamArtifact>;
+            /// The team's members and their artifact counts.
+            async team_members() -> Vec<TeamMember>;
+            /// Keeps one of my team artifacts to myself, or shares it again.
+            async team_set_private(id: String, private: bool) -> ();
+            /// Uploads what is queued now.
+            async team_sync() -> SyncReport;
             /// One artifact's catalog record.
             async artifact_record(id: String) -> ArtifactRecord;
             /// Pins or unpins an artifact.

@@ -16,6 +16,7 @@ use mcp_canvas_host::{
     allowlist::{AllowlistView, DashboardAccess},
     health::ServerStatus,
     settings_edit::SettingsView,
+    team::{SyncReport, TeamArtifact, TeamMember, TeamStatus},
     sampling_core::{
         sampler::{Approval, ExchangeRecord, Review},
         SamplingSettings,

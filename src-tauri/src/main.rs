@@ -34,6 +34,9 @@ fn main() {
         eprintln!("mcp-canvas: {reason}");
     }
     if let Some(host) = app.shared_host() {
+        // With a team store: upload what earlier runs left queued, and retry while it is away.
+        let team_host = host.clone();
+        tauri::async_runtime::spawn(async move { team_host.keep_team_store_in_sync() });
         // Housekeeping off the start-up path: old sessions, quota, orphaned blobs.
         std::thread::spawn(move || {
             if let Err(e) = host.tidy_store() {

@@ -29,6 +29,7 @@ use mcp_canvas_host::{
     },
     CallControl, CallOptions, CallProgress, ChangedList, Host, ProgressFn,
 };
+use mcp_canvas_host::team::{SyncReport, TeamArtifact, TeamMember, TeamStatus};
 use mcp_canvas_store::{ArtifactPage, ArtifactQuery, ArtifactRecord, ArtifactSource, StorageUsage};
 use serde_json::{Map, Value};
 
@@ -444,6 +445,37 @@ impl App {
         host.store().usage(host.settings().artifacts.quota_bytes).map_err(|e| e.to_string())
     }
 
+    /// The team store's state (`None` with a local store): bucket, catalog, what is pending.
+    pub async fn team_status(&self) -> Result<Option<TeamStatus>, String> {
+        match self.host()?.team() {
+            Ok(team) => team.status().await.map(Some).map_err(|e| e.to_string()),
+            Err(_) => Ok(None),
+        }
+    }
+
+    /// One page (100) of the team's artifacts this member may see, newest first.
+    pub async fn team_artifacts(&self, member: Option<String>, offset: u32) -> Result<Vec<TeamArtifact>, String> {
+        let team = self.host()?.team().map_err(|e| e.to_string())?;
+        team.list(member.as_deref(), 100, i64::from(offset)).await.map_err(|e| e.to_string())
+    }
+
+    /// The team's members and their artifact counts.
+    pub async fn team_members(&self) -> Result<Vec<TeamMember>, String> {
+        let team = self.host()?.team().map_err(|e| e.to_string())?;
+        team.members().await.map_err(|e| e.to_string())
+    }
+
+    /// Keeps one of my team artifacts to myself, or shares it again.
+    pub async fn team_set_private(&self, id: String, private: bool) -> Result<(), String> {
+        let team = self.host()?.team().map_err(|e| e.to_string())?;
+        team.set_private(&id, private).await.map_err(|e| e.to_string())
+    }
+
+    /// Uploads what is queued now.
+    pub async fn team_sync(&self) -> Result<SyncReport, String> {
+        self.host()?.team_sync_now().await.map_err(|e| e.to_string())
+    }
+
     pub async fn artifact_record(&self, id: String) -> Result<ArtifactRecord, String> {
         self.host()?.store().get(&id).map_err(|e| e.to_string())
     }
@@ -461,10 +493,12 @@ impl App {
         Ok(())
     }
 
-    /// Opens a stored artifact in the focused pane (or shows its tab).
+    /// Opens a stored artifact in the focused pane (or shows its tab). With a team store, one
+    /// this data dir does not have (a teammate's, or evicted here) is fetched into the cache first.
     pub async fn artifact_open(&self, id: String) -> Result<(), String> {
-        let store = self.host()?.store();
-        let record = store.get(&id).map_err(|e| e.to_string())?;
+        let host = self.host()?;
+        let store = host.store();
+        let record = host.ensure_local(&id).await.map_err(|e| e.to_string())?;
         let _ = store.touch(&id, now_ms());
         let mut canvas = self.canvas();
         canvas.apply_intent(CanvasIntent::OpenArtifact { artifact: ArtifactTab::for_stored(&record.id, &record.name, &record.mime) }).map_err(|e| e.to_string())?;
@@ -476,7 +510,7 @@ impl App {
     /// (through a temp file beside it). The path, or `None` when the user cancelled.
     pub async fn artifact_save_as(&self, id: String) -> Result<Option<String>, String> {
         let store = self.host()?.store().clone();
-        let record = store.get(&id).map_err(|e| e.to_string())?;
+        let record = self.host()?.ensure_local(&id).await.map_err(|e| e.to_string())?;
         let dialog = SaveDialog {
             title: format!("Save {}", record.name),
             file_name: artifact_files::safe_file_name(&record.name, &record.id),
@@ -497,6 +531,7 @@ impl App {
     /// handed to the platform's opener; programs and active content are refused with the reason.
     pub async fn artifact_open_external(&self, id: String) -> Result<String, String> {
         let host = self.host()?;
+        host.ensure_local(&id).await.map_err(|e| e.to_string())?;
         let (store, data_dir) = (host.store().clone(), host.data_dir().to_owned());
         let path = tokio::task::spawn_blocking(move || artifact_files::copy_for_opening(&store, &data_dir, &id)).await.map_err(|e| e.to_string())?.map_err(|e| e.to_string())?;
         opener::open(&path).map_err(|e| match e.kind() {

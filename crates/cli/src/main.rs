@@ -316,7 +316,11 @@ async fn run(cli: Cli) -> ExitCode {
         Command::Artifacts { command } => artifacts::run(&host, command),
         Command::Store { command } => store::run(&host, command).await,
         Command::Sanitize { file, markdown } => preview::sanitize(file.as_deref(), markdown),
-        Command::Preview { id, page, width, out } => preview::preview(&host, &id, page, width, &out),
+        Command::Preview { id, page, width, out } => match host.ensure_local(&id).await {
+            // A team artifact this data dir does not have is fetched into the cache first.
+            Ok(_) => preview::preview(&host, &id, page, width, &out),
+            Err(e) => fail(false, &e.to_string()),
+        },
         Command::Audit { limit, json } => match host.store().audit_log(limit) {
             Ok(records) if json => {
                 outln!("{}", serde_json::to_string_pretty(&records).expect("serializes"));

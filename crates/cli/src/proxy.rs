@@ -45,6 +45,8 @@ pub async fn serve(host: Host, servers: Vec<String>, http: Option<u16>, viewer: 
     let host = host.with_audit_after_answer().with_elicitation(Arc::new(ProxyElicitation { upstream: upstream.clone(), app: app.clone() }));
     let sampling = ProxySampling::new(&host, upstream.clone(), app);
     let host = Arc::new(host.with_sampling_service(Arc::new(sampling)));
+    // With a team store: upload what earlier runs left queued, and retry while it is away.
+    host.keep_team_store_in_sync();
     let options = ProxyOptions { servers, policy, upstream, viewer };
     let serving = async {
         match http {

@@ -31,6 +31,8 @@ mod pipeline;
 mod spill;
 mod tasks;
 pub mod team_sync;
+/// The team store's types (`[store] backend = "team"`).
+pub use mcp_canvas_team as team;
 pub mod probe;
 pub mod prompts;
 pub mod resources;

@@ -38,6 +38,16 @@ pub struct TeamArtifact {
     pub registered_at_ms: i64,
 }
 
+/// A member of the team and how many artifacts of theirs this member may see.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[ts(export)]
+pub struct TeamMember {
+    /// Their configured identity.
+    pub member: String,
+    /// Their artifacts (shared ones, and mine that are private).
+    pub count: u32,
+}
+
 /// A connection to the team catalog.
 pub struct Catalog {
     client: Mutex<Client>,
@@ -261,13 +271,13 @@ impl Catalog {
     }
 
     /// Members of the team with how many artifacts each (the browser's filter).
-    pub async fn members(&self, team: &str, me: &str) -> Result<Vec<(String, i64)>, TeamError> {
+    pub async fn members(&self, team: &str, me: &str) -> Result<Vec<TeamMember>, TeamError> {
         let client = self.client.lock().await;
         let rows = client
             .query("SELECT member, COUNT(*) FROM artifacts WHERE team = $1 AND (NOT private OR member = $2) GROUP BY member ORDER BY member", &[&team, &me])
             .await
             .map_err(|e| self.error(e))?;
-        Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+        Ok(rows.iter().map(|r| TeamMember { member: r.get(0), count: r.get::<_, i64>(1) as u32 }).collect())
     }
 
     /// Appends audit rows (JSON, already redacted by their writer).

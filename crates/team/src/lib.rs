@@ -36,7 +36,7 @@ use serde::Serialize;
 use ts_rs::TS;
 
 pub use bucket::{Bucket, BucketSettings, Uploaded};
-pub use catalog::{Catalog, TeamArtifact, SCHEMA_VERSION};
+pub use catalog::{Catalog, TeamArtifact, TeamMember, SCHEMA_VERSION};
 pub use error::TeamError;
 pub use password::{catalog_password, set_catalog_password, PASSWORD_ENV};
 
@@ -265,6 +265,11 @@ impl TeamStore {
     /// The team's artifacts this member may see, newest first.
     pub async fn list(&self, member: Option<&str>, limit: i64, offset: i64) -> Result<Vec<TeamArtifact>, TeamError> {
         self.catalog().await?.list(&self.team, &self.member, member, limit, offset).await
+    }
+
+    /// The team's members with how many artifacts each (the browser's filter).
+    pub async fn members(&self) -> Result<Vec<TeamMember>, TeamError> {
+        self.catalog().await?.members(&self.team, &self.member).await
     }
 
     /// Makes one of my artifacts private, or shares it again.
