@@ -74,7 +74,7 @@ macro_rules! for_each_command {
             /// The team's members and their artifact counts.
             async team_members() -> Vec<TeamMember>;
             /// Keeps one of my team artifacts to myself, or shares it again.
-            async team_set_private(id: String, private: bool) -> ();
+            async team_set_private(id: String, keep_private: bool) -> ();
             /// Uploads what is queued now.
             async team_sync() -> SyncReport;
             /// One artifact's catalog record.

@@ -466,9 +466,9 @@ impl App {
     }
 
     /// Keeps one of my team artifacts to myself, or shares it again.
-    pub async fn team_set_private(&self, id: String, private: bool) -> Result<(), String> {
+    pub async fn team_set_private(&self, id: String, keep_private: bool) -> Result<(), String> {
         let team = self.host()?.team().map_err(|e| e.to_string())?;
-        team.set_private(&id, private).await.map_err(|e| e.to_string())
+        team.set_private(&id, keep_private).await.map_err(|e| e.to_string())
     }
 
     /// Uploads what is queued now.

@@ -9,7 +9,12 @@ import {
   artifactsUsage,
   artifactViewUrl,
   errorText,
+  teamStatus,
+  teamSync,
 } from "../ipc";
+import type { TeamStatus } from "../wire/TeamStatus";
+import { TeamArtifacts } from "./TeamArtifacts";
+import { type Scope, teamStatusDetails, teamStatusIsWarning, teamStatusText } from "./team";
 import { useInView } from "../viewers/useInView";
 import type { ArtifactRecord } from "../wire/ArtifactRecord";
 import type { ArtifactSource } from "../wire/ArtifactSource";
@@ -61,7 +66,35 @@ export function ArtifactBrowser({ onClose, refresh }: Props) {
   const [busy, setBusy] = useState<Record<string, string>>({});
   const [confirming, setConfirming] = useState<string | null>(null);
   const [notice, setNotice] = useState<Notice | null>(null);
+  const [team, setTeam] = useState<TeamStatus | null>(null);
+  const [scope, setScope] = useState<Scope>("local");
+  const [syncing, setSyncing] = useState(false);
   const now = Date.now();
+
+  // With a team store: its status, again every 15 s while the browser is open.
+  useEffect(() => {
+    let live = true;
+    const load = () => teamStatus().then((s) => live && setTeam(s), () => undefined);
+    load();
+    const timer = setInterval(load, 15000);
+    return () => {
+      live = false;
+      clearInterval(timer);
+    };
+  }, [refresh]);
+
+  const syncNow = async () => {
+    setSyncing(true);
+    try {
+      const report = await teamSync();
+      setNotice(report.error ? { kind: "error", text: `Uploaded ${report.registered}; stopped: ${report.error}` } : { kind: "ok", text: `Uploaded ${report.registered} ${report.registered === 1 ? "file" : "files"} to the team` });
+      setTeam(await teamStatus());
+    } catch (e) {
+      setNotice({ kind: "error", text: errorText(e) });
+    } finally {
+      setSyncing(false);
+    }
+  };
 
   // The search box applies after a short pause in typing.
   useEffect(() => {
@@ -169,12 +202,46 @@ export function ArtifactBrowser({ onClose, refresh }: Props) {
           <p className="eyebrow">Artifacts</p>
           <h2>Files</h2>
         </div>
-        {usage ? <UsageBar usage={usage} /> : null}
+        {team ? (
+          <span className="browser-layout browser-scope" role="group" aria-label="Whose files">
+            <button type="button" className={scope === "local" ? "active" : ""} aria-pressed={scope === "local"} onClick={() => setScope("local")}>
+              This machine
+            </button>
+            <button type="button" className={scope === "team" ? "active" : ""} aria-pressed={scope === "team"} onClick={() => setScope("team")}>
+              Team
+            </button>
+          </span>
+        ) : null}
+        {usage && scope === "local" ? <UsageBar usage={usage} /> : null}
         <button type="button" className="secondary browser-close" onClick={onClose} aria-label="Close the file browser">
           Close
         </button>
       </header>
 
+      {team ? (
+        <p className={`team-status${teamStatusIsWarning(team) ? " warning" : ""}`} role="status" title={teamStatusDetails(team).join("\n")}>
+          <span>{teamStatusText(team)}</span>
+          {team.backlog.count > 0 ? (
+            <button type="button" className="secondary" onClick={syncNow} disabled={syncing}>
+              {syncing ? "Uploading…" : "Upload now"}
+            </button>
+          ) : null}
+        </p>
+      ) : null}
+      {team && scope === "team" ? (
+        <>
+          {notice ? (
+            <p className={`browser-notice ${notice.kind}`} role={notice.kind === "error" ? "alert" : "status"}>
+              <span>{notice.text}</span>
+              <button type="button" aria-label="Dismiss" onClick={() => setNotice(null)}>
+                ×
+              </button>
+            </p>
+          ) : null}
+          <TeamArtifacts status={team} refresh={refresh} onNotice={setNotice} />
+        </>
+      ) : (
+      <>
       <div className="browser-controls">
         <input
           type="search"
@@ -279,6 +346,8 @@ export function ArtifactBrowser({ onClose, refresh }: Props) {
           </button>
         ) : null}
       </footer>
+      </>
+      )}
     </div>
   );
 }

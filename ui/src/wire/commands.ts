@@ -29,7 +29,11 @@ import type { SettingsView } from "./SettingsView";
 import type { SignInStartedEvent } from "./SignInStartedEvent";
 import type { SignInView } from "./SignInView";
 import type { StorageUsage } from "./StorageUsage";
+import type { SyncReport } from "./SyncReport";
 import type { TabId } from "./TabId";
+import type { TeamArtifact } from "./TeamArtifact";
+import type { TeamMember } from "./TeamMember";
+import type { TeamStatus } from "./TeamStatus";
 import type { ToolView } from "./ToolView";
 
 /** Sends a command: Tauri's `invoke` (in `ipc.ts`, the only module that talks to Tauri), or a test's stand-in. */
@@ -135,6 +139,26 @@ export function commands(invoke: Invoke) {
      * Bytes stored and pinned, against the quota.
      */
     artifactsUsage: (): Promise<StorageUsage> => invoke<StorageUsage>("artifacts_usage"),
+    /**
+     * The team store's state (null with a local store): bucket, catalog, pending uploads.
+     */
+    teamStatus: (): Promise<TeamStatus | null> => invoke<TeamStatus | null>("team_status"),
+    /**
+     * One page (100) of the team's artifacts this member may see, newest first.
+     */
+    teamArtifacts: (member: string | null, offset: number): Promise<Array<TeamArtifact>> => invoke<Array<TeamArtifact>>("team_artifacts", { member, offset }),
+    /**
+     * The team's members and their artifact counts.
+     */
+    teamMembers: (): Promise<Array<TeamMember>> => invoke<Array<TeamMember>>("team_members"),
+    /**
+     * Keeps one of my team artifacts to myself, or shares it again.
+     */
+    teamSetPrivate: (id: string, keepPrivate: boolean): Promise<void> => invoke<void>("team_set_private", { id, keepPrivate }),
+    /**
+     * Uploads what is queued now.
+     */
+    teamSync: (): Promise<SyncReport> => invoke<SyncReport>("team_sync"),
     /**
      * One artifact's catalog record.
      */

@@ -1,0 +1,40 @@
+// The team store in the artifact browser: what its status line says, and who may do what.
+import type { TeamArtifact } from "../wire/TeamArtifact";
+import type { TeamStatus } from "../wire/TeamStatus";
+import { formatBytes } from "./filters";
+
+export type Scope = "local" | "team";
+
+/** One line for the browser's header: the team, and what is wrong or waiting. */
+export function teamStatusText(status: TeamStatus): string {
+  const parts = [`Team “${status.team}” as ${status.member}`];
+  if (status.bucket_error || status.catalog_error) {
+    parts.push(status.catalog_error ? "catalog unreachable" : "bucket unreachable");
+  }
+  const pending = status.backlog.count;
+  parts.push(pending === 0 ? "everything uploaded" : `${pending} ${pending === 1 ? "file" : "files"} (${formatBytes(status.backlog.bytes)}) waiting to upload`);
+  return parts.join(" · ");
+}
+
+/** Whether the status line is a warning (something cannot be reached, or uploads failed). */
+export function teamStatusIsWarning(status: TeamStatus): boolean {
+  return Boolean(status.bucket_error || status.catalog_error || status.backlog.last_error);
+}
+
+/** The details behind the status line, for its tooltip and the expanded view. */
+export function teamStatusDetails(status: TeamStatus): string[] {
+  const lines = [`Bucket ${status.bucket}: ${status.bucket_error ?? "connected"}`, `Catalog ${status.catalog}: ${status.catalog_error ?? `connected (schema ${status.schema_version ?? "?"})`}`];
+  if (status.backlog.last_error) lines.push(`Last upload attempt: ${status.backlog.last_error}`);
+  return lines;
+}
+
+/** Only the member who stored an artifact may make it private or share it again. */
+export function canChangePrivacy(artifact: TeamArtifact, me: string): boolean {
+  return artifact.member === me;
+}
+
+/** Merges a further page into the list, keeping the first copy of each id. */
+export function mergePage(items: TeamArtifact[], page: TeamArtifact[]): TeamArtifact[] {
+  const known = new Set(items.map((a) => a.record.id));
+  return [...items, ...page.filter((a) => !known.has(a.record.id))];
+}
