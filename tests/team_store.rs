@@ -8,7 +8,6 @@
 //! writes (moto enforces `If-None-Match: *`), the staging-and-copy of multipart uploads.
 
 use std::{
-    io::Write as _,
     path::Path,
     process::{Command, Stdio},
     time::{Duration, Instant},
@@ -17,31 +16,11 @@ use std::{
 use base64::Engine as _;
 use mcp_canvas_e2e::{
     binary,
-    team::{member_env, store_settings, Postgres, S3Server},
+    team::{join, member, member_env, store_settings, Postgres, S3Server},
     Run,
 };
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
-
-/// `mcp-canvas-cli --data-dir DIR ARGS...` as a member: the bucket's keys and the catalog's
-/// password from the environment, `stdin` fed in.
-fn member(dir: &Path, args: &[&str], stdin: &[u8]) -> Run {
-    let mut command = Command::new(binary("mcp-canvas-cli"));
-    command.arg("--data-dir").arg(dir).args(args).env_remove("MCP_CANVAS_DATA_DIR").env_remove("PGPASSWORD");
-    for (k, v) in member_env() {
-        command.env(k, v);
-    }
-    let mut child = command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    let output = child.wait_with_output().unwrap();
-    Run { code: output.status.code().unwrap_or(-1), stdout: String::from_utf8(output.stdout).unwrap(), stderr: String::from_utf8(output.stderr).unwrap() }
-}
-
-fn join(s3: &S3Server, pg: &Postgres, name: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("settings.toml"), store_settings(s3, pg, name)).unwrap();
-    dir
-}
 
 /// A tool result carrying `bytes` as an embedded PDF.
 fn result_with(bytes: &[u8], name: &str) -> Vec<u8> {

@@ -77,6 +77,13 @@ macro_rules! for_each_command {
             async team_set_private(id: String, keep_private: bool) -> ();
             /// Uploads what is queued now.
             async team_sync() -> SyncReport;
+            /// `[store]` as settings.toml says (in effect from the next start).
+            sync store_settings_view() -> StoreSettings;
+            /// Replaces `[store]` (refused, nothing written, when a team store lacks its bucket,
+            /// catalog or team, or the catalog URL carries a password); in effect at the next start.
+            sync store_settings_set(store: StoreSettings) -> StoreSettings;
+            /// Keeps the team catalog's password in the OS keyring; it is never sent back.
+            async store_set_password(password: String) -> ();
             /// One artifact's catalog record.
             async artifact_record(id: String) -> ArtifactRecord;
             /// Pins or unpins an artifact.

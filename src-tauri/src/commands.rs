@@ -15,6 +15,7 @@ use mcp_canvas_canvas::{CanvasIntent, CanvasView, TabId};
 use mcp_canvas_host::{
     allowlist::{AllowlistView, DashboardAccess},
     health::ServerStatus,
+    settings::StoreSettings,
     settings_edit::SettingsView,
     team::{SyncReport, TeamArtifact, TeamMember, TeamStatus},
     sampling_core::{

@@ -260,3 +260,24 @@ pub fn member_env() -> Vec<(&'static str, String)> {
         ("MCP_CANVAS_CATALOG_PASSWORD", PASSWORD.into()),
     ]
 }
+
+/// `mcp-canvas-cli --data-dir DIR ARGS...` as a member: the bucket's keys and the catalog's
+/// password from the environment, `stdin` fed in.
+pub fn member(dir: &Path, args: &[&str], stdin: &[u8]) -> crate::Run {
+    let mut command = Command::new(crate::binary("mcp-canvas-cli"));
+    command.arg("--data-dir").arg(dir).args(args).env_remove("MCP_CANVAS_DATA_DIR").env_remove("PGPASSWORD");
+    for (k, v) in member_env() {
+        command.env(k, v);
+    }
+    let mut child = command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    let output = child.wait_with_output().unwrap();
+    crate::Run { code: output.status.code().unwrap_or(-1), stdout: String::from_utf8(output.stdout).unwrap(), stderr: String::from_utf8(output.stderr).unwrap() }
+}
+
+/// A new member's data dir: `settings.toml` with their identity and the team store.
+pub fn join(s3: &S3Server, pg: &Postgres, name: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("settings.toml"), store_settings(s3, pg, name)).unwrap();
+    dir
+}

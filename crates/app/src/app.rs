@@ -30,6 +30,7 @@ use mcp_canvas_host::{
     CallControl, CallOptions, CallProgress, ChangedList, Host, ProgressFn,
 };
 use mcp_canvas_host::team::{SyncReport, TeamArtifact, TeamMember, TeamStatus};
+use mcp_canvas_host::settings::StoreSettings;
 use mcp_canvas_store::{ArtifactPage, ArtifactQuery, ArtifactRecord, ArtifactSource, StorageUsage};
 use serde_json::{Map, Value};
 
@@ -469,6 +470,23 @@ impl App {
     pub async fn team_set_private(&self, id: String, keep_private: bool) -> Result<(), String> {
         let team = self.host()?.team().map_err(|e| e.to_string())?;
         team.set_private(&id, keep_private).await.map_err(|e| e.to_string())
+    }
+
+    /// `[store]` as settings.toml says (what runs may differ until the next start).
+    pub fn store_settings_view(&self) -> Result<StoreSettings, String> {
+        Ok(self.host()?.settings().store.clone())
+    }
+
+    /// Replaces `[store]` (refused, nothing written, when a team store lacks its bucket, catalog
+    /// or team); in effect at the next start.
+    pub fn store_settings_set(&self, store: StoreSettings) -> Result<StoreSettings, String> {
+        Ok(self.host()?.set_store(&store).map_err(|e| e.to_string())?.store.clone())
+    }
+
+    /// Keeps the team catalog's password in the OS keyring (off the main thread: D-Bus).
+    pub async fn store_set_password(&self, password: String) -> Result<(), String> {
+        let url = self.host()?.settings().store.catalog_url.clone().ok_or("set the catalog URL first")?;
+        tokio::task::spawn_blocking(move || mcp_canvas_host::team::set_catalog_password(&url, &password)).await.map_err(|e| e.to_string())?
     }
 
     /// Uploads what is queued now.

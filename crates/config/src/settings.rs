@@ -66,8 +66,9 @@ pub struct Settings {
 }
 
 /// `[store]`.
-#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Deserialize, serde::Serialize, PartialEq, ts_rs::TS)]
 #[serde(default, deny_unknown_fields)]
+#[ts(export)]
 pub struct StoreSettings {
     /// `local` (the default) or `team`.
     pub backend: StoreBackend,
@@ -82,6 +83,7 @@ pub struct StoreSettings {
     /// The team's name: artifacts are shared within it.
     pub team: Option<String>,
     /// Bytes the local cache of team artifacts may hold (queued uploads are never evicted).
+    #[ts(type = "number")]
     pub cache_quota_bytes: u64,
 }
 

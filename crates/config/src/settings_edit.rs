@@ -131,6 +131,27 @@ pub fn set_sampling(settings_path: &Path, sampling: &SamplingSettings) -> Result
     })
 }
 
+/// Replaces the whole `[store]` section (Settings → Storage saves it at once: a team store needs
+/// its bucket, catalog and team together), keeping every other section and its comments. Refused,
+/// with nothing written, when it has problems (a team store missing one of them, a password in
+/// the catalog URL). The host builds its store at start: a change applies at the next start.
+pub fn set_store(settings_path: &Path, store: &crate::settings::StoreSettings) -> Result<Settings, ConfigError> {
+    if let Some(problem) = store.problems().into_iter().next() {
+        return Err(ConfigError::Settings { path: settings_path.to_owned(), reason: format!("{problem}; nothing written") });
+    }
+    #[derive(Serialize)]
+    struct Section<'a> {
+        store: &'a crate::settings::StoreSettings,
+    }
+    let text = toml::to_string(&Section { store }).map_err(|e| ConfigError::Settings { path: settings_path.to_owned(), reason: format!("cannot write [store]: {e}") })?;
+    let fresh: toml_edit::DocumentMut = text.parse().expect("toml writes TOML");
+    let section = fresh.get("store").cloned().unwrap_or_else(|| toml_edit::Item::Table(toml_edit::Table::new()));
+    edit(settings_path, move |document| {
+        document.insert("store", section);
+        Ok(())
+    })
+}
+
 /// Reads `settings.toml` (none is an empty file), applies `change` to its document, checks the
 /// result loads as [`Settings`], and writes it atomically; an error names the file.
 fn edit(settings_path: &Path, change: impl FnOnce(&mut toml_edit::DocumentMut) -> Result<(), String>) -> Result<Settings, ConfigError> {
@@ -176,6 +197,24 @@ mod tests {
         assert_eq!(settings.artifacts.quota_bytes, 2 << 30, "removed: the default applies");
         let view = SettingsView::new(&settings, dir.path());
         assert_eq!((view.username.as_str(), view.theme, view.quota_bytes), ("ada", Theme::Dark, 2 << 30));
+    }
+
+    #[test]
+    fn the_store_section_is_saved_whole_and_an_incomplete_team_store_is_refused() {
+        use crate::settings::{StoreBackend, StoreSettings};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.toml");
+        std::fs::write(&path, "# mine\n[identity]\nusername = \"ada\"\n").unwrap();
+        let mut store = StoreSettings { backend: StoreBackend::Team, s3_url: Some("s3://b/p".into()), ..Default::default() };
+        let err = set_store(&path, &store).unwrap_err().to_string();
+        assert!(err.contains("needs catalog_url") && err.contains("nothing written"), "{err}");
+        store.catalog_url = Some("postgres://ada@db/canvas".into());
+        store.team = Some("analytics".into());
+        let settings = set_store(&path, &store).unwrap();
+        assert_eq!(settings.store, store);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.starts_with("# mine\n") && text.contains("[store]") && text.contains("backend = \"team\""), "{text}");
+        assert_eq!(Settings::load(&path).unwrap().store, store);
     }
 
     #[test]

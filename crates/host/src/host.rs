@@ -204,6 +204,14 @@ impl Host {
         Ok(settings)
     }
 
+    /// Replaces `[store]` in `settings.toml` (see [`crate::settings_edit::set_store`]); the
+    /// store in use changes at the next start.
+    pub fn set_store(&self, store: &mcp_canvas_config::settings::StoreSettings) -> Result<Arc<Settings>, HostError> {
+        let settings = Arc::new(crate::settings_edit::set_store(&self.paths.settings(), store)?);
+        *self.settings.write().unwrap() = settings.clone();
+        Ok(settings)
+    }
+
     /// Stores `provider`'s API key in the OS keyring (`None` deletes it) and marks the provider
     /// as taking its key from there (no environment variable). The key goes nowhere else.
     pub fn set_provider_key(&self, provider: &str, key: Option<ApiKey>) -> Result<Arc<Settings>, HostError> {

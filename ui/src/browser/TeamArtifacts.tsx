@@ -114,7 +114,7 @@ export function TeamArtifacts({ status, refresh, onNotice }: Props) {
             <colgroup>
               <col className="col-thumb" />
               <col />
-              <col className="col-from" />
+              <col className="col-member" />
               <col className="col-from" />
               <col className="col-size" />
               <col className="col-when" />

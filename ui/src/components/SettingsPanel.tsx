@@ -4,6 +4,7 @@ import { allowlistAdd, allowlistRemove, allowlistView, errorText } from "../ipc"
 import type { AllowlistView } from "../wire/AllowlistView";
 import { GeneralSettings } from "./GeneralSettings";
 import { SamplingSettings } from "./sampling/SamplingSettings";
+import { StoreSettings } from "./StoreSettings";
 
 /** Settings: identity, storage, display, sampling providers and policies, and the dashboard origin allowlist (`settings.toml`). */
 export function SettingsPanel({ onClose }: { onClose: () => void }) {
@@ -51,6 +52,7 @@ export function SettingsPanel({ onClose }: { onClose: () => void }) {
         </button>
       </header>
       <GeneralSettings />
+      <StoreSettings />
       <SamplingSettings />
       <h3>Dashboard origins</h3>
       <p className="description">

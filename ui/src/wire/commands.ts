@@ -29,6 +29,7 @@ import type { SettingsView } from "./SettingsView";
 import type { SignInStartedEvent } from "./SignInStartedEvent";
 import type { SignInView } from "./SignInView";
 import type { StorageUsage } from "./StorageUsage";
+import type { StoreSettings } from "./StoreSettings";
 import type { SyncReport } from "./SyncReport";
 import type { TabId } from "./TabId";
 import type { TeamArtifact } from "./TeamArtifact";
@@ -159,6 +160,19 @@ export function commands(invoke: Invoke) {
      * Uploads what is queued now.
      */
     teamSync: (): Promise<SyncReport> => invoke<SyncReport>("team_sync"),
+    /**
+     * `[store]` as settings.toml says (in effect from the next start).
+     */
+    storeSettingsView: (): Promise<StoreSettings> => invoke<StoreSettings>("store_settings_view"),
+    /**
+     * Replaces `[store]` (refused, nothing written, when a team store lacks its bucket,
+     * catalog or team, or the catalog URL carries a password); in effect at the next start.
+     */
+    storeSettingsSet: (store: StoreSettings): Promise<StoreSettings> => invoke<StoreSettings>("store_settings_set", { store }),
+    /**
+     * Keeps the team catalog's password in the OS keyring; it is never sent back.
+     */
+    storeSetPassword: (password: string): Promise<void> => invoke<void>("store_set_password", { password }),
     /**
      * One artifact's catalog record.
      */
