@@ -107,6 +107,11 @@ fn a_teammates_artifact_opens_identical_bytes_are_one_object_and_private_stays_p
     assert_ne!(refused.code, 0);
     assert!(refused.stderr.contains(&format!("no team artifact with id `{ada_id}`")), "{}", refused.stderr);
     assert!(member(bo.path(), &["store", "list", "--json"], b"").stdout.contains("mirror"), "Bo's copy from another server stays");
+    // Bo stored those very bytes from the same server (the same id): he holds it too, and still
+    // opens it from a fresh machine of his.
+    let bo2 = join(&s3, &pg, "bo");
+    let pulled = member(bo2.path(), &["store", "pull", &ada_id], b"");
+    assert_eq!(pulled.code, 0, "a holder keeps his artifact: {}", pulled.stderr);
     // Only its member may change it.
     let not_hers = member(cy.path(), &["store", "share", &ada_id], b"");
     assert_ne!(not_hers.code, 0);
@@ -149,7 +154,7 @@ fn offline_calls_store_locally_and_upload_in_order_when_the_bucket_and_catalog_a
     assert_eq!(sync["registered"], 4, "{sync}");
     assert_eq!(json_of(&member(ada.path(), &["store", "status", "--json"], b""))["backlog"]["count"], 0);
     // Registered in the order they were stored.
-    let order = pg.admin("SELECT string_agg(name, ',' ORDER BY registered_at_ms, created_at_ms) FROM artifacts WHERE name LIKE 'offline-%'");
+    let order = pg.admin("SELECT string_agg(name, ',' ORDER BY registered_seq) FROM artifacts WHERE name LIKE 'offline-%'");
     assert_eq!(order, "offline-0.pdf,offline-1.pdf,offline-2.pdf,offline-3.pdf");
     // Nothing twice: syncing again registers nothing, and `migrate` queues everything again
     // but uploads nothing the bucket has.
@@ -285,9 +290,17 @@ fn a_bucket_that_ignores_conditional_writes_is_refused_by_name_and_nothing_is_up
     let settings = std::fs::read_to_string(ada.path().join("settings.toml")).unwrap();
     std::fs::write(ada.path().join("settings.toml"), settings.replace(&s3.endpoint(), &careless)).unwrap();
     let status = member(ada.path(), &["store", "status"], b"");
-    let _ = proxy.kill();
     assert_eq!(status.code, 1);
     assert!(status.stdout.contains("ignores conditional writes"), "{}", status.stdout);
+    // A call still stores here; its upload is refused by name, and nothing reaches the bucket.
+    let before = s3.keys("canvas/blobs/").len();
+    let id = store(ada.path(), &pdfish(60, 5_000), "c.pdf");
+    let sync = member(ada.path(), &["store", "sync"], b"");
+    let _ = proxy.kill();
+    assert!(sync.code != 0 && sync.stderr.contains("ignores conditional writes"), "{}", sync.stderr);
+    assert_eq!(s3.keys("canvas/blobs/").len(), before);
+    assert_eq!(pg.admin(&format!("SELECT COUNT(*) FROM artifacts WHERE id = '{id}'")), "0");
+    assert_eq!(member(ada.path(), &["artifacts", "export", &id, &scratch(ada.path())], b"").code, 0);
     // Away entirely: named as unreachable, quickly.
     std::fs::write(ada.path().join("settings.toml"), settings.replace(&s3.endpoint(), "http://127.0.0.1:9")).unwrap();
     let started = Instant::now();

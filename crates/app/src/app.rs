@@ -443,7 +443,7 @@ impl App {
 
     pub async fn artifacts_usage(&self) -> Result<StorageUsage, String> {
         let host = self.host()?;
-        host.store().usage(host.settings().artifacts.quota_bytes).map_err(|e| e.to_string())
+        host.store().usage(host.local_limits().quota_bytes).map_err(|e| e.to_string())
     }
 
     /// The team store's state (`None` with a local store): bucket, catalog, what is pending.

@@ -136,7 +136,8 @@ impl StoreSettings {
 fn url_has_password(url: &str) -> bool {
     let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
     let authority = rest.split(['/', '?']).next().unwrap_or("");
-    authority.rsplit_once('@').is_some_and(|(userinfo, _)| userinfo.contains(':'))
+    let query = rest.split_once('?').map_or("", |(_, q)| q);
+    authority.rsplit_once('@').is_some_and(|(userinfo, _)| userinfo.contains(':')) || query.split('&').any(|p| p.to_ascii_lowercase().starts_with("password="))
 }
 
 /// `[render]`.
@@ -259,6 +260,9 @@ mod tests {
         let err = Settings::load(&path).unwrap_err().to_string();
         assert!(err.contains("needs s3_url") && err.contains("needs catalog_url") && err.contains("needs team"), "{err}");
         std::fs::write(&path, "[store]\nbackend = \"team\"\ns3_url = \"s3://b\"\ncatalog_url = \"postgres://ada:hunter2@db/canvas\"\nteam = \"t\"\n").unwrap();
+        let err = Settings::load(&path).unwrap_err().to_string();
+        assert!(err.contains("carries a password") && !err.contains("hunter2"), "{err}");
+        std::fs::write(&path, "[store]\nbackend = \"team\"\ns3_url = \"s3://b\"\ncatalog_url = \"postgres://ada@db/canvas?sslmode=prefer&password=hunter2\"\nteam = \"t\"\n").unwrap();
         let err = Settings::load(&path).unwrap_err().to_string();
         assert!(err.contains("carries a password") && !err.contains("hunter2"), "{err}");
     }

@@ -181,6 +181,11 @@ impl Host {
         }
     }
 
+    /// The local store's limits in effect: `[artifacts]`, with a team store's cache quota.
+    pub fn local_limits(&self) -> mcp_canvas_store::Limits {
+        crate::housekeeping::limits(&self.settings())
+    }
+
     /// The user's settings (`settings.toml`) as they are now.
     pub fn settings(&self) -> Arc<Settings> {
         self.settings.read().unwrap().clone()

@@ -144,6 +144,11 @@ pub(crate) fn insert_or_touch(conn: &mut Connection, new: &NewArtifact<'_>, sha2
         match get_optional(&tx, &id)? {
             Some(existing) if existing.sha256 == sha256 => {
                 tx.execute("UPDATE artifacts SET last_used_at_ms = MAX(last_used_at_ms, ?1) WHERE id = ?2", params![new.now_ms, id])?;
+                // Stored again by a call (perhaps a copy fetched from the team before): this
+                // member holds it too, which the team catalog learns from the queue.
+                if queue {
+                    crate::outbox::enqueue(&tx, &id, sha256, new.now_ms)?;
+                }
                 chosen = Some(id);
                 break;
             }

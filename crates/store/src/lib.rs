@@ -315,10 +315,11 @@ impl ArtifactStore {
         self.queue_for_team.store(on, Ordering::Relaxed);
     }
 
-    /// Queues every artifact of this store for the team store (`store migrate`); returns how many
-    /// were not queued yet.
-    pub fn queue_all_for_team(&self, now_ms: i64) -> Result<usize, StoreError> {
-        outbox::enqueue_all(&self.conn(), now_ms)
+    /// Queues every artifact of this store for the team store (`store migrate`), except those
+    /// of session `except_session` (copies fetched from the team); returns how many were not
+    /// queued yet.
+    pub fn queue_all_for_team(&self, now_ms: i64, except_session: &str) -> Result<usize, StoreError> {
+        outbox::enqueue_all(&self.conn(), now_ms, except_session)
     }
 
     /// The next `limit` queued artifacts, oldest first.

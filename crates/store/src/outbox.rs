@@ -46,11 +46,13 @@ pub(crate) fn enqueue(conn: &Connection, id: &str, sha256: &str, now_ms: i64) ->
 }
 
 /// Queues every artifact not queued yet (`store migrate`); returns how many were added.
-pub(crate) fn enqueue_all(conn: &Connection, now_ms: i64) -> Result<usize, StoreError> {
+pub(crate) fn enqueue_all(conn: &Connection, now_ms: i64, except_session: &str) -> Result<usize, StoreError> {
     Ok(conn.execute(
         "INSERT OR IGNORE INTO team_outbox (artifact_id, sha256, queued_at_ms)
-         SELECT id, sha256, ?1 FROM artifacts ORDER BY created_at_ms, id",
-        [now_ms],
+         SELECT id, sha256, ?1 FROM artifacts a WHERE NOT (a.session_id = ?2 AND NOT EXISTS
+             (SELECT 1 FROM session_artifacts s WHERE s.artifact_id = a.id AND s.session_id <> ?2))
+         ORDER BY created_at_ms, id",
+        params![now_ms, except_session],
     )?)
 }
 

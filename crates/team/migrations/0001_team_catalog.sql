@@ -40,6 +40,17 @@ CREATE TABLE artifacts (
     PRIMARY KEY (team, id)
 );
 CREATE INDEX artifacts_sha256 ON artifacts (sha256);
+-- The order artifacts were registered in (registration order is upload order).
+ALTER TABLE artifacts ADD COLUMN registered_seq BIGSERIAL;
+-- Every member who stored an artifact (the same bytes from the same server give the same id on
+-- every machine): each keeps seeing it, whatever its first member makes private.
+CREATE TABLE artifact_holders (
+    team    TEXT NOT NULL,
+    id      TEXT NOT NULL,
+    member  TEXT NOT NULL,
+    PRIMARY KEY (team, id, member),
+    FOREIGN KEY (team, id) REFERENCES artifacts (team, id) ON DELETE CASCADE
+);
 CREATE INDEX artifacts_team_created ON artifacts (team, created_at_ms DESC);
 CREATE INDEX artifacts_team_member ON artifacts (team, member);
 

@@ -25,6 +25,9 @@ use crate::error::TeamError;
 /// Blobs up to this size go up in one request; larger ones in parts of this size.
 pub const PART: usize = 8 << 20;
 
+/// The largest blob the team store takes (S3's limit for one `UploadPartCopy`).
+pub const MAX_BLOB: u64 = 5 << 30;
+
 /// Where the bucket is, as `[store]` says.
 #[derive(Debug, Clone)]
 pub struct BucketSettings {
@@ -100,7 +103,7 @@ impl Bucket {
 
     /// Where the blob with this sha256 lives in the bucket.
     pub fn blob_key(&self, sha256: &str) -> Key {
-        self.key(&format!("blobs/{}/{sha256}", &sha256[..2]))
+        self.key(&format!("blobs/{}/{sha256}", sha256.get(..2).unwrap_or("xx")))
     }
 
     pub(crate) fn error(&self, e: OsError) -> TeamError {
@@ -116,7 +119,7 @@ impl Bucket {
             source = cause.source();
         }
         let remedy = remedy_for(&what, &e);
-        TeamError::Bucket { bucket: self.url.clone(), what, remedy }
+        TeamError::Bucket { bucket: self.url.clone(), what: without_body_secrets(&what), remedy }
     }
 
     /// Checks that the bucket exists, the credentials work, and create-only writes are enforced
@@ -149,7 +152,11 @@ impl Bucket {
 
     /// Uploads the file at `path` as the blob `sha256` (`size` bytes), create-only. The file is
     /// hashed as it is read: bytes that do not hash to `sha256` are never completed in the bucket.
+    /// Up to [`MAX_BLOB`]: S3 copies at most 5 GiB in one `UploadPartCopy`.
     pub async fn upload(&self, id: &str, sha256: &str, size: u64, path: &Path) -> Result<Uploaded, TeamError> {
+        if size > MAX_BLOB {
+            return Err(TeamError::TooLarge { id: id.into(), size });
+        }
         match self.size_of(sha256).await? {
             Some(found) if found == size => return Ok(Uploaded::AlreadyThere),
             Some(found) => {
@@ -216,6 +223,27 @@ impl Bucket {
     }
 }
 
+/// An S3 error as object_store prints it carries the server's XML body, which for some errors
+/// holds the access key id, the string that was signed or a session token: only its `Code` and
+/// `Message` are kept.
+fn without_body_secrets(what: &str) -> String {
+    let Some(start) = what.find("<?xml").or_else(|| what.find("<Error>")) else { return what.to_owned() };
+    let element = |name: &str| {
+        let open = format!("<{name}>");
+        let from = what[start..].find(&open)? + start + open.len();
+        let to = what[from..].find(&format!("</{name}>"))? + from;
+        Some(what[from..to].to_owned())
+    };
+    let mut kept = what[..start].trim_end().to_owned();
+    if let Some(code) = element("Code") {
+        kept.push_str(&format!(" {code}"));
+    }
+    if let Some(message) = element("Message") {
+        kept.push_str(&format!(": {message}"));
+    }
+    kept
+}
+
 fn check_hash(id: &str, sha256: &str, digest: &[u8]) -> Result<(), TeamError> {
     let found: String = digest.iter().map(|b| format!("{b:02x}")).collect();
     if found == sha256 {
@@ -227,6 +255,20 @@ fn check_hash(id: &str, sha256: &str, digest: &[u8]) -> Result<(), TeamError> {
 
 fn local_io(path: &Path, source: std::io::Error) -> TeamError {
     TeamError::Local(mcp_canvas_store::StoreError::Io { action: "reading", path: path.to_owned(), source })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn an_error_body_keeps_its_code_and_message_and_drops_the_rest() {
+        let what = "Client error with status 403 Forbidden: <?xml version=\"1.0\"?><Error><Code>SignatureDoesNotMatch</Code><Message>The request signature we calculated does not match</Message><AWSAccessKeyId>AKIAEXAMPLE123</AWSAccessKeyId><StringToSign>AWS4-HMAC-SHA256 secret-ish</StringToSign></Error>";
+        let kept = super::without_body_secrets(what);
+        assert_eq!(kept, "Client error with status 403 Forbidden: SignatureDoesNotMatch: The request signature we calculated does not match");
+        assert!(!kept.contains("AKIA") && !kept.contains("StringToSign"));
+        let token = "status 400: <Error><Code>ExpiredToken</Code><Message>expired</Message><Token-0>FwoGZXIvYXdzE-session-token</Token-0></Error>";
+        assert!(!super::without_body_secrets(token).contains("FwoG"));
+        assert_eq!(super::without_body_secrets("connection refused"), "connection refused");
+    }
 }
 
 pub(crate) fn random_hex() -> String {

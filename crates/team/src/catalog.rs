@@ -66,6 +66,10 @@ impl Catalog {
             config.password(password);
         }
         config.connect_timeout(std::time::Duration::from_secs(5));
+        // Nothing waits forever: a dropped connection is noticed in a minute, a statement or a
+        // lock wait is cut after 30 s, a transaction left open (a frozen process) after 2 min.
+        config.keepalives_idle(std::time::Duration::from_secs(30));
+        config.options("-c statement_timeout=30000 -c lock_timeout=30000 -c idle_in_transaction_session_timeout=120000");
         config.application_name("mcp-canvas");
         let (client, connection) = config.connect(NoTls).await.map_err(|e| {
             let what = error_text(&e);
@@ -176,17 +180,26 @@ impl Catalog {
         Ok(())
     }
 
-    /// Registers an artifact whose blob is in the bucket (again: its last use is refreshed), and
-    /// drops the writer's reservation `token` in the same transaction.
+    /// Registers an artifact whose blob is in the bucket (again: its last use is refreshed, and
+    /// `member` is one of its holders), and drops the writer's reservation `token` in the same
+    /// transaction. Refused when the reservation is gone (it expired: the blob may have been
+    /// deleted since; the caller starts again from [`Self::reserve`]) or when the id names other
+    /// bytes in the team (a prefix clash).
     pub async fn register(&self, team: &str, member: &str, record: &ArtifactRecord, token: &str, now_ms: i64) -> Result<(), TeamError> {
         let mut client = self.client.lock().await;
         let tx = client.transaction().await.map_err(|e| self.error(e))?;
-        tx.execute(
+        let held = tx.execute("DELETE FROM blob_reservations WHERE token = $1", &[&token]).await.map_err(|e| self.error(e))?;
+        if held == 0 {
+            return Err(TeamError::ReservationLost { id: record.id.clone() });
+        }
+        let written = tx
+            .execute(
                 "INSERT INTO artifacts (team, id, sha256, name, mime, size, server, tool, call_id, session_id, member, description,
                                         created_at_ms, registered_at_ms, last_used_at_ms, pinned)
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
                  ON CONFLICT (team, id) DO UPDATE SET last_used_at_ms = GREATEST(artifacts.last_used_at_ms, EXCLUDED.last_used_at_ms),
-                                                     pinned = artifacts.pinned OR EXCLUDED.pinned",
+                                                     pinned = artifacts.pinned OR EXCLUDED.pinned
+                 WHERE artifacts.sha256 = EXCLUDED.sha256",
                 &[
                     &team,
                     &record.id,
@@ -208,8 +221,23 @@ impl Catalog {
             )
             .await
             .map_err(|e| self.error(e))?;
-        tx.execute("DELETE FROM blob_reservations WHERE token = $1", &[&token]).await.map_err(|e| self.error(e))?;
+        if written == 0 {
+            return Err(TeamError::Mismatch {
+                id: record.id.clone(),
+                reason: "the team catalog has other bytes under this id (a hash prefix shared by two files): it stays on this machine only".into(),
+            });
+        }
+        tx.execute("INSERT INTO artifact_holders (team, id, member) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", &[&team, &record.id, &member])
+            .await
+            .map_err(|e| self.error(e))?;
         tx.commit().await.map_err(|e| self.error(e))
+    }
+
+    /// Marks an artifact used now (opened, pulled): team retention counts from its last use.
+    pub async fn touch(&self, team: &str, id: &str, now_ms: i64) -> Result<(), TeamError> {
+        let client = self.client.lock().await;
+        client.execute("UPDATE artifacts SET last_used_at_ms = GREATEST(last_used_at_ms, $3) WHERE team = $1 AND id = $2", &[&team, &id, &now_ms]).await.map_err(|e| self.error(e))?;
+        Ok(())
     }
 
     /// The team's artifacts `me` may see (everyone's shared ones and my private ones), newest
@@ -219,7 +247,7 @@ impl Catalog {
         let rows = client
             .query(
                 &format!(
-                    "SELECT {COLUMNS} FROM artifacts WHERE team = $1 AND (NOT private OR member = $2) AND ($3::TEXT IS NULL OR member = $3)
+                    "SELECT {COLUMNS} FROM artifacts WHERE team = $1 AND (NOT private OR member = $2 OR EXISTS (SELECT 1 FROM artifact_holders h WHERE h.team = artifacts.team AND h.id = artifacts.id AND h.member = $2)) AND ($3::TEXT IS NULL OR member = $3)
                      ORDER BY created_at_ms DESC, id LIMIT $4 OFFSET $5"
                 ),
                 &[&team, &me, &member, &limit, &offset],
@@ -233,7 +261,7 @@ impl Catalog {
     pub async fn get(&self, team: &str, me: &str, id: &str) -> Result<Option<TeamArtifact>, TeamError> {
         let client = self.client.lock().await;
         let row = client
-            .query_opt(&format!("SELECT {COLUMNS} FROM artifacts WHERE team = $1 AND id = $2 AND (NOT private OR member = $3)"), &[&team, &id, &me])
+            .query_opt(&format!("SELECT {COLUMNS} FROM artifacts WHERE team = $1 AND id = $2 AND (NOT private OR member = $3 OR EXISTS (SELECT 1 FROM artifact_holders h WHERE h.team = artifacts.team AND h.id = artifacts.id AND h.member = $3))"), &[&team, &id, &me])
             .await
             .map_err(|e| self.error(e))?;
         Ok(row.as_ref().map(from_row))
@@ -252,7 +280,7 @@ impl Catalog {
     /// Pins or unpins an artifact for the whole team.
     pub async fn set_pinned(&self, team: &str, me: &str, id: &str, pinned: bool) -> Result<(), TeamError> {
         let client = self.client.lock().await;
-        let n = client.execute("UPDATE artifacts SET pinned = $4 WHERE team = $1 AND id = $2 AND (NOT private OR member = $3)", &[&team, &id, &me, &pinned]).await.map_err(|e| self.error(e))?;
+        let n = client.execute("UPDATE artifacts SET pinned = $4 WHERE team = $1 AND id = $2 AND (NOT private OR member = $3 OR EXISTS (SELECT 1 FROM artifact_holders h WHERE h.team = artifacts.team AND h.id = artifacts.id AND h.member = $3))", &[&team, &id, &me, &pinned]).await.map_err(|e| self.error(e))?;
         if n == 0 {
             return Err(TeamError::NotFound(id.to_owned()));
         }
@@ -274,7 +302,7 @@ impl Catalog {
     pub async fn members(&self, team: &str, me: &str) -> Result<Vec<TeamMember>, TeamError> {
         let client = self.client.lock().await;
         let rows = client
-            .query("SELECT member, COUNT(*) FROM artifacts WHERE team = $1 AND (NOT private OR member = $2) GROUP BY member ORDER BY member", &[&team, &me])
+            .query("SELECT member, COUNT(*) FROM artifacts WHERE team = $1 AND (NOT private OR member = $2 OR EXISTS (SELECT 1 FROM artifact_holders h WHERE h.team = artifacts.team AND h.id = artifacts.id AND h.member = $2)) GROUP BY member ORDER BY member", &[&team, &me])
             .await
             .map_err(|e| self.error(e))?;
         Ok(rows.iter().map(|r| TeamMember { member: r.get(0), count: r.get::<_, i64>(1) as u32 }).collect())

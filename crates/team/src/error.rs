@@ -57,6 +57,21 @@ pub enum TeamError {
         /// What disagrees.
         reason: String,
     },
+    /// The writer's reservation expired before it registered (a drain longer than a day, a
+    /// suspended laptop): the blob may be gone; the artifact is retried from the start.
+    #[error("artifact `{id}`: its upload took longer than its reservation; it will be uploaded again")]
+    ReservationLost {
+        /// The artifact.
+        id: String,
+    },
+    /// Too large for the bucket's one-request copy.
+    #[error("artifact `{id}` is {size} bytes: the team store takes files up to 5 GiB; it stays on this machine only")]
+    TooLarge {
+        /// The artifact.
+        id: String,
+        /// Its size.
+        size: u64,
+    },
     /// No such artifact in the team catalog (or it is a teammate's private one).
     #[error("no team artifact with id `{0}`")]
     NotFound(String),

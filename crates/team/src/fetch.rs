@@ -10,7 +10,7 @@ use mcp_canvas_store::{ArtifactRecord, ArtifactStore, NewArtifact, Persistence};
 use crate::{bucket::Bucket, error::TeamError};
 
 /// The local session team artifacts fetched into the cache are linked to.
-pub const CACHE_SESSION: &str = "team-cache";
+pub(crate) const CACHE_SESSION: &str = "team-cache";
 
 pub(crate) async fn into_cache(bucket: &Bucket, local: &std::sync::Arc<ArtifactStore>, record: &ArtifactRecord, now_ms: i64) -> Result<ArtifactRecord, TeamError> {
     let mut stream = bucket.download(&record.sha256).await?;

@@ -51,6 +51,10 @@ pub struct TeamStore {
     /// One drain at a time in this process (another process's drain is harmless: every step is
     /// idempotent).
     draining: tokio::sync::Mutex<()>,
+    /// The bucket was found to enforce create-only writes (checked once, before the first upload).
+    checked: tokio::sync::OnceCell<()>,
+    /// The last probe of the bucket, for `status` (at most one probe a minute).
+    last_probe: std::sync::Mutex<Option<(std::time::Instant, Option<String>)>>,
 }
 
 /// What one [`TeamStore::sync`] did.
@@ -124,6 +128,8 @@ impl TeamStore {
             team: settings.team.clone().unwrap_or_default(),
             member: member.to_owned(),
             draining: tokio::sync::Mutex::new(()),
+            checked: tokio::sync::OnceCell::new(),
+            last_probe: std::sync::Mutex::new(None),
         })
     }
 
@@ -191,6 +197,8 @@ impl TeamStore {
                 return report;
             }
             for entry in queued {
+                // Each entry's own time: a long drain must not start reservations in the past.
+                let now_ms = now_ms.max(wall_clock_ms());
                 match self.push(&entry.record, now_ms).await {
                     Ok(uploaded) => {
                         match uploaded {
@@ -219,6 +227,7 @@ impl TeamStore {
 
     /// Reserve, upload (unless the bucket has it), register.
     async fn push(&self, record: &ArtifactRecord, now_ms: i64) -> Result<Uploaded, TeamError> {
+        self.checked.get_or_try_init(|| self.bucket.check()).await?;
         let catalog = self.catalog().await?;
         let token = catalog.reserve(&record.sha256, record.size, now_ms).await?;
         let path = self.local.blob_path(&record.sha256);
@@ -239,7 +248,7 @@ impl TeamStore {
     /// Queues every local artifact and drains the outbox (`store migrate`): nothing the team
     /// store has is uploaded or registered twice.
     pub async fn migrate(&self, now_ms: i64) -> Result<(usize, SyncReport), TeamError> {
-        let queued = self.local.queue_all_for_team(now_ms)?;
+        let queued = self.local.queue_all_for_team(now_ms, fetch::CACHE_SESSION)?;
         Ok((queued, self.sync(now_ms).await))
     }
 
@@ -249,7 +258,15 @@ impl TeamStore {
             Ok(catalog) => (None, catalog.schema_version().await.ok()),
             Err(e) => (Some(e.to_string()), None),
         };
-        let bucket_error = self.bucket.check().await.err().map(|e| e.to_string());
+        let cached = self.last_probe.lock().unwrap().clone().filter(|(at, _)| at.elapsed() < std::time::Duration::from_secs(60));
+        let bucket_error = match cached {
+            Some((_, error)) => error,
+            None => {
+                let error = self.bucket.check().await.err().map(|e| e.to_string());
+                *self.last_probe.lock().unwrap() = Some((std::time::Instant::now(), error.clone()));
+                error
+            }
+        };
         Ok(TeamStatus {
             team: self.team.clone(),
             member: self.member.clone(),
@@ -285,8 +302,12 @@ impl TeamStore {
             Ok(_) | Err(mcp_canvas_store::StoreError::NotFound(_)) => {}
             Err(e) => return Err(e.into()),
         }
-        let artifact = self.catalog().await?.get(&self.team, &self.member, id).await?.ok_or_else(|| TeamError::NotFound(id.to_owned()))?;
-        fetch::into_cache(&self.bucket, &self.local, &artifact.record, now_ms).await
+        let catalog = self.catalog().await?;
+        let artifact = catalog.get(&self.team, &self.member, id).await?.ok_or_else(|| TeamError::NotFound(id.to_owned()))?;
+        let record = fetch::into_cache(&self.bucket, &self.local, &artifact.record, now_ms).await?;
+        // Team retention counts from the last use, anyone's.
+        let _ = catalog.touch(&self.team, id, now_ms).await;
+        Ok(record)
     }
 
     /// Applies team retention (unpinned artifacts unused for `max_age_days`, then blobs nothing
@@ -312,6 +333,10 @@ impl TeamStore {
             })
             .await
     }
+}
+
+fn wall_clock_ms() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
 }
 
 /// `MCP_CANVAS_TEAM_TEST_PAUSE_MS`: a pause between the upload and the registration, so the

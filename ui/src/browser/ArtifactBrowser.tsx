@@ -71,15 +71,21 @@ export function ArtifactBrowser({ onClose, refresh }: Props) {
   const [syncing, setSyncing] = useState(false);
   const now = Date.now();
 
-  // With a team store: its status, again every 15 s while the browser is open.
+  // With a team store: its status, again 15 s after each answer while the browser is open (never
+  // two at once: with the bucket away one may take half a minute).
   useEffect(() => {
     let live = true;
-    const load = () => teamStatus().then((s) => live && setTeam(s), () => undefined);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const load = () =>
+      teamStatus()
+        .then((s) => live && setTeam(s), () => undefined)
+        .finally(() => {
+          if (live) timer = setTimeout(load, 15000);
+        });
     load();
-    const timer = setInterval(load, 15000);
     return () => {
       live = false;
-      clearInterval(timer);
+      if (timer) clearTimeout(timer);
     };
   }, [refresh]);
 

@@ -31,13 +31,17 @@ describe("team status", () => {
 
   it("counts what waits and names what cannot be reached", () => {
     const away = status({ catalog_error: "team catalog postgres://canvas@db/canvas: connection refused", backlog: { count: 3, bytes: 3 * 1024 * 1024, oldest_queued_at_ms: 5, last_error: "refused" } });
-    expect(teamStatusText(away)).toBe("Team “analytics” as ada · catalog unreachable · 3 files (3 MB) waiting to upload");
+    expect(teamStatusText(away)).toBe("Team “analytics” as ada · catalog not usable · 3 files (3 MB) waiting to upload");
     expect(teamStatusIsWarning(away)).toBe(true);
     expect(teamStatusDetails(away)).toEqual([
       "Bucket s3://team/canvas: connected",
       "Catalog postgres://canvas@db/canvas: team catalog postgres://canvas@db/canvas: connection refused",
       "Last upload attempt: refused",
     ]);
+  });
+
+  it("names both when both are not usable", () => {
+    expect(teamStatusText(status({ bucket_error: "b", catalog_error: "c" }))).toBe("Team “analytics” as ada · bucket not usable · catalog not usable · everything uploaded");
   });
 
   it("a failed upload alone is a warning", () => {

@@ -8,9 +8,10 @@ export type Scope = "local" | "team";
 /** One line for the browser's header: the team, and what is wrong or waiting. */
 export function teamStatusText(status: TeamStatus): string {
   const parts = [`Team “${status.team}” as ${status.member}`];
-  if (status.bucket_error || status.catalog_error) {
-    parts.push(status.catalog_error ? "catalog unreachable" : "bucket unreachable");
-  }
+  // Not only "unreachable": a wrong password, a schema of another version or a server that
+  // ignores conditional writes land here too; the details say which.
+  if (status.bucket_error) parts.push("bucket not usable");
+  if (status.catalog_error) parts.push("catalog not usable");
   const pending = status.backlog.count;
   parts.push(pending === 0 ? "everything uploaded" : `${pending} ${pending === 1 ? "file" : "files"} (${formatBytes(status.backlog.bytes)}) waiting to upload`);
   return parts.join(" · ");

@@ -17,6 +17,7 @@ export function StoreSettings() {
   const [password, setPassword] = useState("");
   const [notice, setNotice] = useState<{ kind: "ok" | "error"; text: string } | null>(null);
   const [busy, setBusy] = useState(false);
+  const [cacheText, setCacheText] = useState<string | null>(null);
 
   useEffect(() => {
     storeSettingsView().then(
@@ -98,10 +99,13 @@ export function StoreSettings() {
               className="arguments"
               name="store.cache_quota_bytes"
               inputMode="decimal"
-              value={String(Math.round((draft.cache_quota_bytes / GIB) * 100) / 100)}
+              value={cacheText ?? String(Math.round((draft.cache_quota_bytes / GIB) * 100) / 100)}
+              onBlur={() => setCacheText(null)}
               onChange={(e) => {
+                setCacheText(e.target.value);
                 const gib = Number(e.target.value);
-                if (Number.isFinite(gib) && gib >= 0) setDraft({ ...draft, cache_quota_bytes: Math.round(gib * GIB) });
+                // An empty or zero field would evict the whole cache: ignored.
+                if (e.target.value.trim() !== "" && Number.isFinite(gib) && gib > 0) setDraft({ ...draft, cache_quota_bytes: Math.round(gib * GIB) });
               }}
             />
             <small className="muted">Team files opened here are kept up to this size; files not uploaded yet are never evicted.</small>
