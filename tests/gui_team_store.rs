@@ -4,12 +4,12 @@
 //! from the bucket and shows its first page in the canvas. Settings → Storage shows the team
 //! store. Real PostgreSQL and moto, as in `team_store.rs`.
 
-use std::{ffi::OsString, time::Instant};
+use std::ffi::OsString;
 
 use mcp_canvas_e2e::{
     binary,
     team::{join, member, member_env, Postgres, S3Server},
-    webdriver::{screenshot, wait_for, with_app_env},
+    webdriver::{screenshot, until, wait_for, with_app_env},
 };
 use serde_json::{json, Value};
 use thirtyfour::prelude::*;
@@ -25,37 +25,22 @@ fn call(dir: &std::path::Path, tool: &str, args: Value) -> String {
     outcome["artifacts"][0]["name"].as_str().unwrap().to_owned()
 }
 
-async fn until(driver: &WebDriver, script: &str) -> Value {
-    let deadline = Instant::now() + std::time::Duration::from_secs(60);
-    loop {
-        let value = driver.execute(script, vec![]).await.expect("script runs").json().clone();
-        if !(value.is_null() || value == json!(false) || value == json!(0) || value == json!("")) {
-            return value;
-        }
-        if Instant::now() > deadline {
-            screenshot(driver, "failed_team_store.png").await;
-            panic!("stayed falsy for a minute: {script}");
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-}
-
 async fn drive(driver: WebDriver, pdf: String, chart: String) {
     wait_for(&driver, "button.open-files").await.click().await.unwrap();
     wait_for(&driver, ".browser-scope").await;
-    let status = until(&driver, "const s = document.querySelector('.team-status'); return s && s.textContent;").await;
+    let status = until(&driver, "team_store", "const s = document.querySelector('.team-status'); return s && s.textContent;").await;
     assert!(status.as_str().unwrap().contains("Team “t” as cy"), "{status}");
     driver.execute("[...document.querySelectorAll('.browser-scope button')].find(b => b.textContent.trim() === 'Team').click();", vec![]).await.unwrap();
-    let rows = until(&driver, "const r = [...document.querySelectorAll('tr[data-team-artifact]')]; return r.length >= 2 && r.map(t => [t.querySelector('.card-name').textContent, t.querySelector('.row-member').textContent]);").await;
+    let rows = until(&driver, "team_store", "const r = [...document.querySelectorAll('tr[data-team-artifact]')]; return r.length >= 2 && r.map(t => [t.querySelector('.card-name').textContent, t.querySelector('.row-member').textContent]);").await;
     let rows: Vec<(String, String)> = serde_json::from_value(rows).unwrap();
     assert!(rows.contains(&(pdf.clone(), "ada".into())) && rows.contains(&(chart.clone(), "bo".into())), "{rows:?}");
     screenshot(&driver, "team_browser.png").await;
 
     // Only Bo's.
     driver.execute("const s = document.querySelector('select[aria-label=Member]'); s.value = 'bo'; s.dispatchEvent(new Event('change', {bubbles: true}));", vec![]).await.unwrap();
-    until(&driver, "const r = [...document.querySelectorAll('tr[data-team-artifact] .row-member')]; return r.length > 0 && r.every(m => m.textContent === 'bo');").await;
+    until(&driver, "team_store", "const r = [...document.querySelectorAll('tr[data-team-artifact] .row-member')]; return r.length > 0 && r.every(m => m.textContent === 'bo');").await;
     driver.execute("const s = document.querySelector('select[aria-label=Member]'); s.value = ''; s.dispatchEvent(new Event('change', {bubbles: true}));", vec![]).await.unwrap();
-    until(&driver, "return [...document.querySelectorAll('tr[data-team-artifact] .row-member')].some(m => m.textContent === 'ada');").await;
+    until(&driver, "team_store", "return [...document.querySelectorAll('tr[data-team-artifact] .row-member')].some(m => m.textContent === 'ada');").await;
     // Not Cy's: no privacy switch on teammates' files.
     let switches = driver.find_all(By::Css("tr[data-team-artifact] button[aria-pressed]")).await.unwrap().len();
     assert_eq!(switches, 0, "only a file's own member may make it private");
@@ -64,7 +49,7 @@ async fn drive(driver: WebDriver, pdf: String, chart: String) {
     let opened = format!("[...document.querySelectorAll('tr[data-team-artifact]')].find(t => t.querySelector('.card-name').textContent === {pdf:?}).querySelector('.item-actions button').click(); return true;");
     driver.execute(&opened, vec![]).await.unwrap();
     driver.execute("document.querySelector('button.browser-close')?.click();", vec![]).await.unwrap();
-    until(&driver, "const i = document.querySelector('section.pane.active img.pdf-page'); return i && i.complete && i.naturalWidth > 0;").await;
+    until(&driver, "team_store", "const i = document.querySelector('section.pane.active img.pdf-page'); return i && i.complete && i.naturalWidth > 0;").await;
     let tab = wait_for(&driver, ".tab.active .tab-label").await.prop("textContent").await.unwrap();
     assert_eq!(tab.as_deref(), Some(pdf.as_str()));
     screenshot(&driver, "team_pdf_opened.png").await;
@@ -75,7 +60,7 @@ async fn drive(driver: WebDriver, pdf: String, chart: String) {
     assert_eq!(team_field.as_deref(), Some("t"));
     let password = wait_for(&driver, "input[name='store.password']").await.value().await.unwrap();
     assert_eq!(password.as_deref(), Some(""), "the password is never shown");
-    until(&driver, "const s = document.querySelector('.store-status'); return s && s.textContent.includes('everything uploaded');").await;
+    until(&driver, "team_store", "const s = document.querySelector('.store-status'); return s && s.textContent.includes('everything uploaded');").await;
     driver.execute("document.querySelector('.store-settings').scrollIntoView();", vec![]).await.unwrap();
     screenshot(&driver, "settings_storage.png").await;
 }

@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use mcp_canvas_e2e::{
     binary,
-    webdriver::{click_until, screenshot, wait_for, with_app},
+    webdriver::{click_until, screenshot, until, wait_for, with_app},
 };
 use serde_json::json;
 use thirtyfour::prelude::*;
@@ -32,28 +32,13 @@ async fn enter_view(driver: &WebDriver) {
 
 /// Polls `script` in the current frame every 20 ms (fine enough to time a paint) until it returns
 /// something truthy, for at most a minute.
-async fn until(driver: &WebDriver, script: &str) -> serde_json::Value {
-    let deadline = Instant::now() + std::time::Duration::from_secs(60);
-    loop {
-        let value = driver.execute(script, vec![]).await.expect("script runs").json().clone();
-        if !(value.is_null() || value == json!(false) || value == json!(0) || value == json!("")) {
-            return value;
-        }
-        if Instant::now() > deadline {
-            screenshot(driver, "failed_proxy_view_in_app.png").await;
-            panic!("stayed falsy for a minute: {script}");
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
-}
-
 async fn drive(driver: WebDriver) {
     // Baseline: the PDF from the demo directly, in the canvas's own viewer.
     wait_for(&driver, r#"[data-server="demo"] button[data-tool="get_view_as_pdf"]"#).await.click().await.unwrap();
     mcp_canvas_e2e::webdriver::set_arguments(&driver, r#"{"pages": 50}"#).await;
     let started = Instant::now();
     wait_for(&driver, "button.call-button").await.click().await.unwrap();
-    until(&driver, "const i = document.querySelector('section.pane.active img.pdf-page'); return i && i.complete && i.naturalWidth > 0;").await;
+    until(&driver, "proxy_view_in_app", "const i = document.querySelector('section.pane.active img.pdf-page'); return i && i.complete && i.naturalWidth > 0;").await;
     let canvas_ms = started.elapsed().as_millis();
 
     // Through the proxy: the same tool, with the proxy's view as its App.
@@ -62,18 +47,19 @@ async fn drive(driver: WebDriver) {
     let started = Instant::now();
     wait_for(&driver, "button.call-button").await.click().await.unwrap();
     enter_view(&driver).await;
-    let painted = until(&driver, "const c = document.querySelector('.pdf canvas.page[data-page=\"1\"]'); return c && c.width > 0 ? [c.width, c.height] : null;").await;
+    let painted = until(&driver, "proxy_view_in_app", "const c = document.querySelector('.pdf canvas.page[data-page=\"1\"]'); return c && c.width > 0 ? [c.width, c.height] : null;").await;
     let view_ms = started.elapsed().as_millis();
     assert!(painted[1].as_u64().unwrap() > painted[0].as_u64().unwrap(), "a portrait page: {painted}");
     // Pixels: a white page with dark text and a coloured chart.
     let ink = until(
         &driver,
+        "proxy_view_in_app",
         "const c = document.querySelector('.pdf canvas.page'); const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data; \
          let dark = 0; for (let i = 0; i < d.length; i += 4) if (d[i] + d[i + 1] + d[i + 2] < 300) dark++; return dark > 100 ? dark : null;",
     )
     .await;
     assert!(ink.as_u64().unwrap() > 100);
-    let pages = until(&driver, "return document.querySelector('.pdf .toolbar')?.textContent.includes('of 50') || null;").await;
+    let pages = until(&driver, "proxy_view_in_app", "return document.querySelector('.pdf .toolbar')?.textContent.includes('of 50') || null;").await;
     assert_eq!(pages, json!(true));
     // The next page on demand.
     click_until(&driver, ".pdf .toolbar button[title='Next page']", "document.querySelector('.pdf canvas.page[data-page=\"2\"]')").await;
@@ -86,15 +72,15 @@ async fn drive(driver: WebDriver) {
     mcp_canvas_e2e::webdriver::set_arguments(&driver, r#"{"rows": 12}"#).await;
     wait_for(&driver, "button.call-button").await.click().await.unwrap();
     enter_view(&driver).await;
-    let names = until(&driver, "const b = [...document.querySelectorAll('nav.files button.file .name')].map(e => e.textContent); return b.length === 3 ? b : null;").await;
+    let names = until(&driver, "proxy_view_in_app", "const b = [...document.querySelectorAll('nav.files button.file .name')].map(e => e.textContent); return b.length === 3 ? b : null;").await;
     assert_eq!(names, json!(["report.html", "chart.png", "data.csv"]));
-    let frame = until(&driver, "const f = document.querySelector('section.body[data-viewer=\"html\"] iframe.document'); return f ? [f.getAttribute('sandbox'), f.srcdoc] : null;").await;
+    let frame = until(&driver, "proxy_view_in_app", "const f = document.querySelector('section.body[data-viewer=\"html\"] iframe.document'); return f ? [f.getAttribute('sandbox'), f.srcdoc] : null;").await;
     assert_eq!(frame[0], "");
     let srcdoc = frame[1].as_str().unwrap().to_ascii_lowercase();
     assert!(srcdoc.contains("<table") && !srcdoc.contains("<script"), "{srcdoc:.300}");
     // (A script's click: WebDriver's clicks inside a frame's frame are not always delivered by WebKit.)
-    until(&driver, "const b = document.querySelectorAll('nav.files button.file')[2]; if (!b.classList.contains('current')) b.click(); return document.querySelectorAll('.rows .row[data-row]').length > 0;").await;
-    let header = until(&driver, "const h = [...document.querySelectorAll('.row.head .cell')].map(e => e.textContent); return h.length ? h : null;").await;
+    until(&driver, "proxy_view_in_app", "const b = document.querySelectorAll('nav.files button.file')[2]; if (!b.classList.contains('current')) b.click(); return document.querySelectorAll('.rows .row[data-row]').length > 0;").await;
+    let header = until(&driver, "proxy_view_in_app", "const h = [...document.querySelectorAll('.row.head .cell')].map(e => e.textContent); return h.length ? h : null;").await;
     assert_eq!(header, json!(["label", "q1", "q2", "q3", "q4", "total"]));
     driver.enter_parent_frame().await.unwrap();
     screenshot(&driver, "proxy_view_in_app_table.png").await;

@@ -294,3 +294,20 @@ pub fn idle_footprint(app: &std::path::Path) -> Vec<(String, u64, u64)> {
     found.sort_by_key(|p| std::cmp::Reverse(p.1));
     found
 }
+
+/// Runs `script` until it returns something truthy (not null, false, 0 or ""), for a minute;
+/// returns that. On failure the window is saved as `failed_<what>.png`.
+pub async fn until(driver: &WebDriver, what: &str, script: &str) -> serde_json::Value {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let value = driver.execute(script, vec![]).await.expect("script runs").json().clone();
+        if !(value.is_null() || value == json!(false) || value == json!(0) || value == json!("")) {
+            return value;
+        }
+        if Instant::now() > deadline {
+            screenshot(driver, &format!("failed_{what}.png")).await;
+            panic!("stayed falsy for a minute: {script}");
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}

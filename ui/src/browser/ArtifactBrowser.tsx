@@ -14,6 +14,7 @@ import {
 } from "../ipc";
 import type { TeamStatus } from "../wire/TeamStatus";
 import { TeamArtifacts } from "./TeamArtifacts";
+import { NoticeLine, type Notice, useItemActions } from "./actions";
 import { type Scope, teamStatusDetails, teamStatusIsWarning, teamStatusText } from "./team";
 import { useInView } from "../viewers/useInView";
 import type { ArtifactRecord } from "../wire/ArtifactRecord";
@@ -49,7 +50,6 @@ interface Props {
 }
 
 type Layout = "grid" | "list";
-type Notice = { kind: "ok" | "error"; text: string };
 
 /** Every stored artifact across sessions: search, filters, sort, thumbnails, pin, delete,
  * "Save as…", open in the canvas, and the storage used against the quota. */
@@ -63,9 +63,9 @@ export function ArtifactBrowser({ onClose, refresh }: Props) {
   const [loadError, setLoadError] = useState<string | null>(null);
   const [sources, setSources] = useState<ArtifactSource[]>([]);
   const [usage, setUsage] = useState<StorageUsage | null>(null);
-  const [busy, setBusy] = useState<Record<string, string>>({});
   const [confirming, setConfirming] = useState<string | null>(null);
   const [notice, setNotice] = useState<Notice | null>(null);
+  const { busy, act } = useItemActions(setNotice);
   const [team, setTeam] = useState<TeamStatus | null>(null);
   const [scope, setScope] = useState<Scope>("local");
   const [syncing, setSyncing] = useState(false);
@@ -153,22 +153,6 @@ export function ArtifactBrowser({ onClose, refresh }: Props) {
     );
   };
 
-  /** Runs an action on one artifact, marking it busy meanwhile; errors become the notice. */
-  const act = async (id: string, label: string, action: () => Promise<void>) => {
-    setBusy((b) => ({ ...b, [id]: label }));
-    try {
-      await action();
-    } catch (e) {
-      setNotice({ kind: "error", text: errorText(e) });
-    } finally {
-      setBusy((b) => {
-        const rest = { ...b };
-        delete rest[id];
-        return rest;
-      });
-    }
-  };
-
   const open = (record: ArtifactRecord) =>
     act(record.id, "Opening…", async () => {
       await artifactOpen(record.id);
@@ -237,12 +221,7 @@ export function ArtifactBrowser({ onClose, refresh }: Props) {
       {team && scope === "team" ? (
         <>
           {notice ? (
-            <p className={`browser-notice ${notice.kind}`} role={notice.kind === "error" ? "alert" : "status"}>
-              <span>{notice.text}</span>
-              <button type="button" aria-label="Dismiss" onClick={() => setNotice(null)}>
-                ×
-              </button>
-            </p>
+            <NoticeLine notice={notice} onDismiss={() => setNotice(null)} />
           ) : null}
           <TeamArtifacts status={team} refresh={refresh} onNotice={setNotice} />
         </>
@@ -318,12 +297,7 @@ export function ArtifactBrowser({ onClose, refresh }: Props) {
       </div>
 
       {notice ? (
-        <p className={`browser-notice ${notice.kind}`} role={notice.kind === "error" ? "alert" : "status"}>
-          <span>{notice.text}</span>
-          <button type="button" aria-label="Dismiss" onClick={() => setNotice(null)}>
-            ×
-          </button>
-        </p>
+        <NoticeLine notice={notice} onDismiss={() => setNotice(null)} />
       ) : null}
       {loadError ? <p className="error small browser-error">{loadError}</p> : null}
 

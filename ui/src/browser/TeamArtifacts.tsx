@@ -5,6 +5,7 @@ import type { TeamMember } from "../wire/TeamMember";
 import type { TeamStatus } from "../wire/TeamStatus";
 import { formatBytes, typeLabel, whenText } from "./filters";
 import { canChangePrivacy, mergePage } from "./team";
+import { type Notice, useItemActions } from "./actions";
 
 const PAGE = 100;
 
@@ -12,7 +13,7 @@ interface Props {
   status: TeamStatus;
   /** Changes when calls may have stored (and uploaded) new artifacts: the list reloads. */
   refresh: number;
-  onNotice: (notice: { kind: "ok" | "error"; text: string }) => void;
+  onNotice: (notice: Notice) => void;
 }
 
 /** The team's artifacts: who stored each, when, with which tool; filter by member; open one
@@ -24,7 +25,7 @@ export function TeamArtifacts({ status, refresh, onNotice }: Props) {
   const [more, setMore] = useState(false);
   const [loading, setLoading] = useState(true);
   const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState<Record<string, string>>({});
+  const { busy, act } = useItemActions(onNotice);
   const now = Date.now();
 
   useEffect(() => {
@@ -63,21 +64,6 @@ export function TeamArtifacts({ status, refresh, onNotice }: Props) {
         setLoading(false);
       },
     );
-  };
-
-  const act = async (id: string, label: string, action: () => Promise<void>) => {
-    setBusy((b) => ({ ...b, [id]: label }));
-    try {
-      await action();
-    } catch (e) {
-      onNotice({ kind: "error", text: errorText(e) });
-    } finally {
-      setBusy((b) => {
-        const rest = { ...b };
-        delete rest[id];
-        return rest;
-      });
-    }
   };
 
   const open = (a: TeamArtifact) => act(a.record.id, "Opening…", () => artifactOpen(a.record.id));
