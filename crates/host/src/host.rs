@@ -57,7 +57,7 @@ pub struct Host {
     settings: Arc<std::sync::RwLock<Arc<Settings>>>,
     probes: Arc<Vec<Box<dyn ArtifactProbe>>>,
     store: Arc<ArtifactStore>,
-    housekeeping: Housekeeping,
+    pub(crate) housekeeping: Housekeeping,
     /// Calls' audit rows written after the answer (see [`Host::with_audit_after_answer`]).
     audit_rows: Option<crate::housekeeping::AuditRows>,
     /// Connections listen for the servers' list changes (see [`Host::without_list_changes`]).
@@ -146,39 +146,6 @@ impl Host {
     /// The artifact store, for serving artifacts to the window.
     pub fn store(&self) -> &Arc<ArtifactStore> {
         &self.store
-    }
-
-    /// The team store, with `[store] backend = "team"`.
-    pub fn team(&self) -> Result<&Arc<mcp_canvas_team::TeamStore>, HostError> {
-        self.housekeeping.team().map(|sync| sync.team()).ok_or(HostError::NoTeamStore)
-    }
-
-    /// Drains the outbox now and returns what it did (`store sync`).
-    pub async fn team_sync_now(&self) -> Result<mcp_canvas_team::SyncReport, HostError> {
-        Ok(self.team()?.sync(Self::now_ms()).await)
-    }
-
-    /// What the last background drain did.
-    pub fn team_last_sync(&self) -> Option<mcp_canvas_team::SyncReport> {
-        self.housekeeping.team().and_then(|sync| sync.last())
-    }
-
-    /// Long-running front ends (the app, the proxy): drain what is queued now and retry a backlog
-    /// while the team store is away. Does nothing with a local store.
-    pub fn keep_team_store_in_sync(&self) {
-        if let Some(sync) = self.housekeeping.team() {
-            sync.kick();
-            sync.keep_trying();
-        }
-    }
-
-    /// The artifact `id` in the local store: as it is, or fetched from the team store into the
-    /// cache when this data dir does not have it (a teammate's, or evicted here).
-    pub async fn ensure_local(&self, id: &str) -> Result<mcp_canvas_store::ArtifactRecord, HostError> {
-        match self.housekeeping.team() {
-            Some(sync) => Ok(sync.team().open(id, Self::now_ms()).await?),
-            None => self.store.get(id).map_err(|source| HostError::Store { server: "-".into(), tool: "-".into(), source }),
-        }
     }
 
     /// The local store's limits in effect: `[artifacts]`, with a team store's cache quota.

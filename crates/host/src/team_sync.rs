@@ -10,7 +10,9 @@ use std::{
     time::Duration,
 };
 
-use mcp_canvas_team::{SyncReport, TeamStore};
+use mcp_canvas_team::TeamStore;
+
+use crate::{Host, HostError};
 
 /// How often a long-running front end retries a backlog.
 pub const RETRY: Duration = Duration::from_secs(15);
@@ -28,7 +30,6 @@ pub(crate) struct TeamSync {
 struct State {
     running: bool,
     again: bool,
-    last: Option<SyncReport>,
 }
 
 impl TeamSync {
@@ -58,7 +59,6 @@ impl TeamSync {
                     tracing::warn!("team store: {error}");
                 }
                 let mut state = state.lock().unwrap();
-                state.last = Some(report);
                 if !std::mem::take(&mut state.again) {
                     state.running = false;
                     return;
@@ -69,11 +69,6 @@ impl TeamSync {
             Ok(runtime) => *self.worker.lock().unwrap() = Some(runtime.spawn(work)),
             Err(_) => self.state.lock().unwrap().running = false,
         }
-    }
-
-    /// What the last drain did.
-    pub fn last(&self) -> Option<SyncReport> {
-        self.state.lock().unwrap().last.clone()
     }
 
     /// Waits for the running drain, at most `limit`.
@@ -96,5 +91,36 @@ impl TeamSync {
                 }
             }
         });
+    }
+}
+
+/// The team store as the front ends reach it.
+impl Host {
+    /// The team store, with `[store] backend = "team"`.
+    pub fn team(&self) -> Result<&Arc<mcp_canvas_team::TeamStore>, HostError> {
+        self.housekeeping.team().map(|sync| sync.team()).ok_or(HostError::NoTeamStore)
+    }
+
+    /// Drains the outbox now and returns what it did (`store sync`).
+    pub async fn team_sync_now(&self) -> Result<mcp_canvas_team::SyncReport, HostError> {
+        Ok(self.team()?.sync(Host::now_ms()).await)
+    }
+
+    /// Long-running front ends (the app, the proxy): drain what is queued now and retry a backlog
+    /// while the team store is away. Does nothing with a local store.
+    pub fn keep_team_store_in_sync(&self) {
+        if let Some(sync) = self.housekeeping.team() {
+            sync.kick();
+            sync.keep_trying();
+        }
+    }
+
+    /// The artifact `id` in the local store: as it is, or fetched from the team store into the
+    /// cache when this data dir does not have it (a teammate's, or evicted here).
+    pub async fn ensure_local(&self, id: &str) -> Result<mcp_canvas_store::ArtifactRecord, HostError> {
+        match self.housekeeping.team() {
+            Some(sync) => Ok(sync.team().open(id, Host::now_ms()).await?),
+            None => self.store().get(id).map_err(|source| HostError::Store { server: "-".into(), tool: "-".into(), source }),
+        }
     }
 }

@@ -322,9 +322,10 @@ impl ArtifactStore {
         outbox::enqueue_all(&self.conn(), now_ms, except_session)
     }
 
-    /// The next `limit` queued artifacts, oldest first.
-    pub fn team_queue(&self, limit: u32) -> Result<Vec<Queued>, StoreError> {
-        outbox::next(&self.conn(), limit)
+    /// The next `limit` queued artifacts after position `after_seq` (0: from the start), oldest
+    /// first.
+    pub fn team_queue(&self, after_seq: i64, limit: u32) -> Result<Vec<Queued>, StoreError> {
+        outbox::next(&self.conn(), after_seq, limit)
     }
 
     /// The team store registered queued entry `seq`: it leaves the queue (and the artifact

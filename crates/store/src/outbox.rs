@@ -56,12 +56,12 @@ pub(crate) fn enqueue_all(conn: &Connection, now_ms: i64, except_session: &str) 
     )?)
 }
 
-pub(crate) fn next(conn: &Connection, limit: u32) -> Result<Vec<Queued>, StoreError> {
+pub(crate) fn next(conn: &Connection, after_seq: i64, limit: u32) -> Result<Vec<Queued>, StoreError> {
     let sql = format!(
-        "SELECT {COLUMNS}, o.seq, o.attempts FROM team_outbox o JOIN artifacts a ON a.id = o.artifact_id ORDER BY o.seq LIMIT ?1"
+        "SELECT {COLUMNS}, o.seq, o.attempts FROM team_outbox o JOIN artifacts a ON a.id = o.artifact_id WHERE o.seq > ?1 ORDER BY o.seq LIMIT ?2"
     );
     let mut stmt = conn.prepare(&sql)?;
-    let rows = stmt.query_map([limit], |row| Ok(Queued { record: from_row(row)?, seq: row.get(13)?, attempts: row.get(14)? }))?;
+    let rows = stmt.query_map(params![after_seq, limit], |row| Ok(Queued { record: from_row(row)?, seq: row.get(13)?, attempts: row.get(14)? }))?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
 

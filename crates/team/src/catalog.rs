@@ -92,11 +92,6 @@ impl Catalog {
         Ok(catalog)
     }
 
-    /// `postgres://user@host/db`, for messages.
-    pub fn shown(&self) -> &str {
-        &self.shown
-    }
-
     /// Whether the connection has dropped (the caller reconnects).
     pub async fn is_closed(&self) -> bool {
         self.client.lock().await.is_closed()
@@ -277,16 +272,6 @@ impl Catalog {
         Ok(())
     }
 
-    /// Pins or unpins an artifact for the whole team.
-    pub async fn set_pinned(&self, team: &str, me: &str, id: &str, pinned: bool) -> Result<(), TeamError> {
-        let client = self.client.lock().await;
-        let n = client.execute("UPDATE artifacts SET pinned = $4 WHERE team = $1 AND id = $2 AND (NOT private OR member = $3 OR EXISTS (SELECT 1 FROM artifact_holders h WHERE h.team = artifacts.team AND h.id = artifacts.id AND h.member = $3))", &[&team, &id, &me, &pinned]).await.map_err(|e| self.error(e))?;
-        if n == 0 {
-            return Err(TeamError::NotFound(id.to_owned()));
-        }
-        Ok(())
-    }
-
     /// Removes one of `me`'s artifacts from the team catalog (its blob goes with retention when
     /// nothing else references it).
     pub async fn remove(&self, team: &str, me: &str, id: &str) -> Result<(), TeamError> {
@@ -306,16 +291,6 @@ impl Catalog {
             .await
             .map_err(|e| self.error(e))?;
         Ok(rows.iter().map(|r| TeamMember { member: r.get(0), count: r.get::<_, i64>(1) as u32 }).collect())
-    }
-
-    /// Appends audit rows (JSON, already redacted by their writer).
-    pub async fn audit(&self, team: &str, member: &str, rows: &[(i64, serde_json::Value)]) -> Result<(), TeamError> {
-        let mut client = self.client.lock().await;
-        let tx = client.transaction().await.map_err(|e| self.error(e))?;
-        for (at_ms, record) in rows {
-            tx.execute("INSERT INTO audit (team, member, at_ms, record) VALUES ($1, $2, $3, $4)", &[&team, &member, at_ms, record]).await.map_err(|e| self.error(e))?;
-        }
-        tx.commit().await.map_err(|e| self.error(e))
     }
 
     /// Runs `retention` holding the team's retention lock; `None` when another process holds it.

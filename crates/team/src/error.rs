@@ -79,17 +79,3 @@ pub enum TeamError {
     #[error(transparent)]
     Local(#[from] StoreError),
 }
-
-impl TeamError {
-    /// Whether the bucket or catalog could not be reached at all (the outbox waits and retries),
-    /// rather than refused what was asked.
-    pub fn is_unreachable(&self) -> bool {
-        match self {
-            TeamError::Bucket { what, .. } | TeamError::Catalog { what, .. } => {
-                let what = what.to_ascii_lowercase();
-                ["connect", "timed out", "timeout", "connection", "dns", "unreachable", "closed", "reset", "error sending request"].iter().any(|w| what.contains(w))
-            }
-            _ => false,
-        }
-    }
-}

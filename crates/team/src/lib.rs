@@ -183,20 +183,19 @@ impl TeamStore {
     pub async fn sync(&self, now_ms: i64) -> SyncReport {
         let _one = self.draining.lock().await;
         let mut report = SyncReport::default();
-        let mut failed_here = std::collections::HashSet::new();
+        // Entries that failed stay queued for the next drain; this one goes on past them.
+        let mut after = 0;
         loop {
-            let queued = match self.local.team_queue(64 + failed_here.len() as u32) {
+            let queued = match self.local.team_queue(after, 64) {
+                Ok(queued) if queued.is_empty() => return report,
                 Ok(queued) => queued,
                 Err(e) => {
                     report.error = Some(e.to_string());
                     return report;
                 }
             };
-            let queued: Vec<_> = queued.into_iter().filter(|q| !failed_here.contains(&q.seq)).collect();
-            if queued.is_empty() {
-                return report;
-            }
             for entry in queued {
+                after = entry.seq;
                 // Each entry's own time: a long drain must not start reservations in the past.
                 let now_ms = now_ms.max(wall_clock_ms());
                 match self.push(&entry.record, now_ms).await {
@@ -215,10 +214,10 @@ impl TeamStore {
                         let text = e.to_string();
                         let _ = self.local.team_failed(entry.seq, &text);
                         report.error = Some(text);
-                        if e.is_unreachable() || matches!(e, TeamError::Catalog { .. } | TeamError::Bucket { .. } | TeamError::SchemaTooNew { .. } | TeamError::SchemaTooOld { .. }) {
+                        // The bucket or catalog refused or is away: everything waits, in order.
+                        if matches!(e, TeamError::Catalog { .. } | TeamError::Bucket { .. } | TeamError::SchemaTooNew { .. } | TeamError::SchemaTooOld { .. }) {
                             return report;
                         }
-                        failed_here.insert(entry.seq);
                     }
                 }
             }
@@ -298,8 +297,8 @@ impl TeamStore {
     /// store (streamed from the bucket, hashed, and refused if it does not match the catalog).
     pub async fn open(&self, id: &str, now_ms: i64) -> Result<ArtifactRecord, TeamError> {
         match self.local.get(id) {
-            Ok(record) if self.local.blob_path(&record.sha256).exists() => return Ok(record),
-            Ok(_) | Err(mcp_canvas_store::StoreError::NotFound(_)) => {}
+            Ok(record) => return Ok(record),
+            Err(mcp_canvas_store::StoreError::NotFound(_)) => {}
             Err(e) => return Err(e.into()),
         }
         let catalog = self.catalog().await?;
