@@ -454,3 +454,47 @@ fn team_race_child() {
         }
     });
 }
+
+/// The app, the proxy and the CLI on one data dir drain one outbox: two `store sync` processes
+/// at once (and a call storing meanwhile) register every queued artifact exactly once, each
+/// readable by a teammate.
+#[test]
+fn two_processes_on_one_data_dir_drain_one_outbox_without_loss_or_duplicates() {
+    let (s3, pg) = (S3Server::start(), Postgres::start());
+    let ada = join(&s3, &pg, "ada");
+    store(ada.path(), &pdfish(70, 1000), "schema.pdf");
+    let good = std::fs::read_to_string(ada.path().join("settings.toml")).unwrap();
+    std::fs::write(ada.path().join("settings.toml"), good.replace(&s3.endpoint(), "http://127.0.0.1:9")).unwrap();
+    let mut expected = Vec::new();
+    for i in 0..12 {
+        let bytes = pdfish(71 + i, 300_000 + i as usize * 1000);
+        expected.push((store(ada.path(), &bytes, &format!("q-{i}.pdf")), hex(&bytes)));
+    }
+    std::fs::write(ada.path().join("settings.toml"), &good).unwrap();
+    let spawn = |args: &[&str]| {
+        let mut command = Command::new(binary("mcp-canvas-cli"));
+        command.arg("--data-dir").arg(ada.path()).args(args).stdout(Stdio::piped()).stderr(Stdio::piped());
+        for (k, v) in member_env() {
+            command.env(k, v);
+        }
+        command
+    };
+    let first = spawn(&["store", "sync", "--json"]).spawn().unwrap();
+    let second = spawn(&["store", "sync", "--json"]).spawn().unwrap();
+    let meanwhile = pdfish(99, 2000);
+    let mut call = spawn(&["normalize", "--server", "reports", "--tool", "render", "--json"]).stdin(Stdio::piped()).spawn().unwrap();
+    std::io::Write::write_all(&mut call.stdin.take().unwrap(), &result_with(&meanwhile, "meanwhile.pdf")).unwrap();
+    for child in [first, second, call] {
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    }
+    let _ = member(ada.path(), &["store", "sync"], b"");
+    assert_eq!(json_of(&member(ada.path(), &["store", "status", "--json"], b""))["backlog"]["count"], 0);
+    assert_eq!(pg.admin("SELECT COUNT(*) FROM artifacts"), "14", "each artifact registered once");
+    let bo = join(&s3, &pg, "bo");
+    for (id, sha) in &expected {
+        let out = bo.path().join("x.pdf");
+        assert_eq!(member(bo.path(), &["store", "pull", id, "--out", out.to_str().unwrap()], b"").code, 0, "{id}");
+        assert_eq!(&hex(&std::fs::read(&out).unwrap()), sha);
+    }
+}
