@@ -493,7 +493,13 @@ class Inspector:
         shown = False
         while not shown:
             t_click = time.monotonic()
-            self.click_scrolled("main button[data-variant=listItem]", app_items.index(display), "app list item")
+            # By its text, not its position: a list that re-renders between finding and clicking
+            # shifts positions (a neighbour's form then got this call's arguments).
+            by_text = f'//main//button[@data-variant="listItem"][.//*[normalize-space(text())={json.dumps(display)}]]'
+            if wd.try_find(xpath=by_text) and '"' not in display:
+                wd.click_when_ready(xpath=by_text, what=f"app list item {display!r}", timeout=self.ns.timeout, scroll=True)
+            else:
+                self.click_scrolled("main button[data-variant=listItem]", app_items.index(display), "app list item")
             retry = time.monotonic() + 3
             while time.monotonic() < min(retry, end):
                 if wd.try_find(css="[data-testid=open-app]"):
