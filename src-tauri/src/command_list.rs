@@ -113,6 +113,24 @@ macro_rules! for_each_command {
             async stop_server(server: String) -> ();
             /// Sets a server's own call timeout in servers.json (null: the default).
             sync set_server_timeout(server: String, seconds: Option<f64>) -> ();
+            /// A server's resources and resource templates (every page).
+            async server_resources(server: String) -> ResourceList;
+            /// Reads a resource (or a `resource_link`'s URI): stored, and shown in the canvas as a
+            /// tool result would be (`canvas-changed` before the promise resolves).
+            async resource_read(server: String, uri: String) -> ResourceRead;
+            /// Keeps a resource's tab live: read again each time the server says it changed
+            /// (`resource-watch` events); watching what is already watched does nothing.
+            async resource_watch(server: String, uri: String) -> ();
+            /// Stops watching a resource.
+            sync resource_unwatch(server: String, uri: String) -> ();
+            /// Suggestions for a template variable or prompt argument as the user types (a slow
+            /// or failing server gives none, with a note).
+            async complete_argument(server: String, target: CompletionTarget, argument: String, value: String, context: HashMap<String, String>) -> Suggestions;
+            /// A server's prompts (every page).
+            async server_prompts(server: String) -> Vec<PromptView>;
+            /// Fills in a prompt: its messages stored (a Markdown transcript, images and resources
+            /// beside it) and shown in the canvas; the Markdown and JSON come back for copying.
+            async prompt_read(server: String, name: String, arguments: Map<String, Value>) -> PromptRead;
             /// The settings in effect.
             sync settings_view() -> SettingsView;
             /// Changes one setting (`section.name`); null restores its default.

@@ -8,7 +8,9 @@ use std::sync::Arc;
 
 use mcp_canvas_app::{apps::AppLaunch, App};
 #[allow(unused_imports)]
-use serde_json::Value;
+use serde_json::{Map, Value};
+#[allow(unused_imports)]
+use std::collections::HashMap;
 #[allow(unused_imports)]
 use mcp_canvas_canvas::{CanvasIntent, CanvasView, TabId};
 #[allow(unused_imports)]
@@ -23,6 +25,9 @@ use mcp_canvas_host::{
         SamplingSettings,
     },
     wire::{CallOutcome, ElicitationAnswer, ServerView, SignInView, ToolView},
+    completion::{CompletionTarget, Suggestions},
+    prompts::{PromptRead, PromptView},
+    resources::{ResourceList, ResourceRead},
 };
 #[allow(unused_imports)]
 use mcp_canvas_store::{ArtifactPage, ArtifactQuery, ArtifactRecord, ArtifactSource, StorageUsage};

@@ -8,7 +8,9 @@ import { ConfirmDialog } from "./components/ConfirmDialog";
 import { ElicitationDialog } from "./components/ElicitationDialog";
 import { SamplingDialog } from "./components/sampling/SamplingDialog";
 import { SamplingReviewDialog } from "./components/sampling/SamplingReviewDialog";
-import { ServerList, type ToolSelection } from "./components/ServerList";
+import { ServerList, type OfferView, type ToolSelection } from "./components/ServerList";
+import { PromptsPanel } from "./offers/PromptsPanel";
+import { ResourcesPanel } from "./offers/ResourcesPanel";
 import { SettingsPanel } from "./components/SettingsPanel";
 import { ToolPanel } from "./components/ToolPanel";
 import {
@@ -46,6 +48,8 @@ export function App() {
   const [servers, setServers] = useState<ServerView[]>([]);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [selection, setSelection] = useState<ToolSelection | null>(null);
+  // A server's resources or prompts in the tool column (instead of the selected tool).
+  const [offer, setOffer] = useState<OfferView | null>(null);
   const [canvas, setCanvas] = useState<CanvasView | null>(null);
   const [canvasError, setCanvasError] = useState<string | null>(null);
   const [settingsOpen, setSettingsOpen] = useState(false);
@@ -199,7 +203,15 @@ export function App() {
           selection={selection}
           onSelect={(s) => {
             setSettingsOpen(false);
+            setFilesOpen(false);
+            setOffer(null);
             setSelection(s);
+          }}
+          offer={offer}
+          onOffer={(o) => {
+            setSettingsOpen(false);
+            setFilesOpen(false);
+            setOffer(o);
           }}
         />
         <CallHistory onRerun={rerun} />
@@ -209,6 +221,10 @@ export function App() {
           <SettingsPanel onClose={() => setSettingsOpen(false)} />
         ) : browsing ? (
           <ArtifactBrowser onClose={() => setFilesOpen(false)} refresh={artifactsChanged} />
+        ) : offer?.view === "resources" ? (
+          <ResourcesPanel key={`resources/${offer.server}`} server={offer.server} onClose={() => setOffer(null)} />
+        ) : offer?.view === "prompts" ? (
+          <PromptsPanel key={`prompts/${offer.server}`} server={offer.server} onClose={() => setOffer(null)} />
         ) : selection ? (
           <ToolPanel key={`${selection.server}/${selection.tool.name}/${selection.rerun?.nonce ?? ""}`} selection={selection} onOutcome={onOutcome} />
         ) : (

@@ -15,6 +15,7 @@ import type { SamplingReviewPrompt } from "./wire/SamplingReviewPrompt";
 import type { ServerChangedEvent } from "./wire/ServerChangedEvent";
 import type { SignInStartedEvent } from "./wire/SignInStartedEvent";
 import type { AppToolResultEvent } from "./wire/AppToolResultEvent";
+import type { ResourceWatchEvent } from "./wire/ResourceWatchEvent";
 
 const app = commands(invoke);
 
@@ -71,6 +72,13 @@ export const {
   artifactOpenExternal,
   settingsView,
   settingsSet,
+  serverResources,
+  resourceRead,
+  resourceWatch,
+  resourceUnwatch,
+  completeArgument,
+  serverPrompts,
+  promptRead,
 } = app;
 
 /** A fresh token for `callTool`. */
@@ -95,6 +103,11 @@ export function onSignInStarted(callback: (event: SignInStartedEvent) => void): 
 
 export function onAppToolResult(callback: (event: AppToolResultEvent) => void): () => void {
   return subscribe(EVENTS.appToolResult, callback);
+}
+
+/** Calls `callback` each time a watched resource is read again, fails to be, or stops being watched. */
+export function onResourceWatch(callback: (event: ResourceWatchEvent) => void): () => void {
+  return subscribe(EVENTS.resourceWatch, callback);
 }
 
 /** Calls `callback` with each progress report of any running call (match on `call_token`). */

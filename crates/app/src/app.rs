@@ -89,13 +89,14 @@ pub const LOG_TAIL_BYTES: u64 = 64 * 1024;
 /// The app: host, canvas, dashboards, running calls and the user's open questions.
 pub struct App {
     host: HostState,
-    window: WindowSlot,
+    pub(crate) window: WindowSlot,
     canvas: Mutex<Canvas>,
     dashboards: Dashboards,
     calls: RunningCalls,
     questions: Arc<Questions>,
     elicitation: Arc<DialogElicitation>,
     apps: AppInstances,
+    pub(crate) watches: crate::offers::Watches,
 }
 
 fn now_ms() -> i64 {
@@ -117,7 +118,7 @@ impl App {
         // the dashboards pinned in the last run (without their tokens).
         let mut canvas = layout::load(host.as_deref().ok());
         dashboards.restore(host.as_deref().ok(), &mut canvas);
-        Self { host, window, canvas: Mutex::new(canvas), dashboards, calls: RunningCalls::default(), questions, elicitation, apps: AppInstances::default() }
+        Self { host, window, canvas: Mutex::new(canvas), dashboards, calls: RunningCalls::default(), questions, elicitation, apps: AppInstances::default(), watches: Default::default() }
     }
 
     /// Connects the window; events and questions go to it from now on.

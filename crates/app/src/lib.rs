@@ -16,6 +16,7 @@ pub mod calls;
 pub mod dashboards;
 pub mod elicitation;
 pub mod layout;
+pub mod offers;
 pub mod questions;
 pub mod sampling;
 pub mod window;

@@ -82,6 +82,8 @@ app_events! {
     AppToolResult(crate::apps::AppToolResultEvent) = "app-tool-result";
     /// A sign-in to a server waits for the browser (the authorization page it was handed).
     SignInStarted(mcp_canvas_host::wire::SignInStartedEvent) = "sign-in-started";
+    /// A watched resource was read again, could not be, or its watch ended.
+    ResourceWatch(crate::offers::ResourceWatchEvent) = "resource-watch";
     /// The canvas changed (a call's outcome, a user intent, an artifact opened or deleted): the
     /// only way canvas state reaches the window after its first `canvas_view`.
     CanvasChanged(CanvasView) = "canvas-changed";

@@ -41,6 +41,7 @@ mod walk;
 
 pub use base64_runs::{is_base64_char, longest_base64_run, map_base64_runs};
 pub use canvas_intent::viewer_for;
+pub use names::extension_for;
 pub use config::{ExtractionConfig, FieldRule, ToolRule};
 pub use normalize::Normalizer;
 pub use outcome::{

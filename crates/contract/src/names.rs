@@ -65,7 +65,7 @@ impl UniqueNames {
 }
 
 /// A file extension for a MIME type.
-pub(crate) fn extension_for(mime: &str) -> &'static str {
+pub fn extension_for(mime: &str) -> &'static str {
     match mime {
         "image/png" => "png",
         "image/jpeg" | "image/jpg" => "jpg",

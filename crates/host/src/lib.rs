@@ -16,6 +16,7 @@ pub mod apps;
 pub mod artifact_files;
 pub mod app_link;
 mod arguments;
+pub mod completion;
 pub(crate) mod audit;
 pub use mcp_canvas_config::{data_dir, servers as config, import as config_import, settings, settings_edit};
 pub use mcp_canvas_client::{elicitation, health, oauth, opener};

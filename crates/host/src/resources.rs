@@ -272,7 +272,9 @@ impl Host {
         let empty = contents.is_empty();
         // Each content is exactly an embedded resource's `resource`: the contract's path for those
         // names it from the URI, checks its MIME type against the bytes and queues it for storing.
-        let content: Vec<Value> = contents.into_iter().map(|resource| json!({ "type": "resource", "resource": resource })).collect();
+        // A URI whose last segment has no extension (`demo://notes/scratch`) names the file by
+        // that segment; the contract adds the extension of its MIME type.
+        let content: Vec<Value> = contents.into_iter().map(|resource| json!({ "type": "resource", "resource": with_name(resource) })).collect();
         let raw = json!({ "content": content });
         let mut outcome = self.store_result(server, READ_RESOURCE_TOOL, raw, None, read_id).await?;
         if empty {
@@ -280,6 +282,22 @@ impl Host {
         }
         Ok(ResourceRead { read_id: read_id.to_owned(), server: server.to_owned(), uri: uri.to_owned(), outcome })
     }
+}
+
+fn with_name(mut resource: Value) -> Value {
+    if let Value::Object(map) = &mut resource {
+        if !map.contains_key("name") {
+            let last = map.get("uri").and_then(Value::as_str).and_then(|uri| uri.split(['?', '#']).next()).and_then(|path| path.trim_end_matches('/').rsplit('/').next()).filter(|s| !s.is_empty() && !s.contains(':'));
+            if let Some(last) = last.map(|l| percent_encoding::percent_decode_str(l).decode_utf8_lossy().into_owned()) {
+                let name = match map.get("mimeType").and_then(Value::as_str) {
+                    Some(mime) if !last.contains('.') => format!("{last}.{}", mcp_canvas_contract::extension_for(mime)),
+                    _ => last,
+                };
+                map.insert("name".to_owned(), Value::String(name));
+            }
+        }
+    }
+    resource
 }
 
 /// Follows `nextCursor` until it ends, refusing a cursor that repeats or never ends.
@@ -318,5 +336,14 @@ mod tests {
         assert_eq!(parse_link("Resource link: a <b> <file:///x%20y>"), Some(("a <b>".into(), "file:///x%20y".into(), None)));
         assert_eq!(parse_link("Resource link: x <>"), None);
         assert_eq!(parse_link("Some text <demo://guide.md>"), None);
+    }
+
+    #[test]
+    fn a_uri_without_an_extension_still_names_the_file() {
+        assert_eq!(with_name(json!({ "uri": "demo://notes/scratch?x=1" }))["name"], "scratch");
+        assert_eq!(with_name(json!({ "uri": "demo://notes/scratch", "mimeType": "text/markdown" }))["name"], "scratch.md");
+        assert_eq!(with_name(json!({ "uri": "demo://notes/", "name": "kept" }))["name"], "kept");
+        assert_eq!(with_name(json!({ "uri": "urn:x" })).get("name"), None);
+        assert_eq!(with_name(json!({ "uri": "demo://chart/1%2C2", "mimeType": "image/png" }))["name"], "1,2.png");
     }
 }

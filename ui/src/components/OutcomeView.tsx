@@ -1,3 +1,6 @@
+import { useState } from "react";
+import { errorText, resourceRead } from "../ipc";
+import { resourceLinks } from "../offers/links";
 import type { CallOutcome } from "../wire/CallOutcome";
 
 interface Props {
@@ -45,6 +48,7 @@ export function OutcomeView({ outcome, onChoose }: Props) {
         </div>
       ) : null}
       <pre className="summary">{outcome.summary}</pre>
+      <ResourceLinks outcome={outcome} />
       {warnings.length > 0 ? (
         <details className="warnings">
           <summary>
@@ -57,6 +61,42 @@ export function OutcomeView({ outcome, onChoose }: Props) {
           </ul>
         </details>
       ) : null}
+    </div>
+  );
+}
+
+/** The result's `resource_link`s, each opened in the canvas like a resource read (stored, shown with
+ * the same rules as a tool result). */
+function ResourceLinks({ outcome }: { outcome: CallOutcome }) {
+  const links = resourceLinks(outcome.texts);
+  const [opening, setOpening] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  if (links.length === 0) return null;
+  async function open(uri: string) {
+    setOpening(uri);
+    setError(null);
+    try {
+      await resourceRead(outcome.server, uri);
+    } catch (e) {
+      setError(errorText(e));
+    } finally {
+      setOpening(null);
+    }
+  }
+  return (
+    <div className="resource-links">
+      <p className="muted small">Linked resources</p>
+      <ul>
+        {links.map((link) => (
+          <li key={link.uri}>
+            <button type="button" className="resource-link" data-uri={link.uri} disabled={opening !== null} onClick={() => void open(link.uri)} title={link.description ?? link.uri}>
+              {opening === link.uri ? "Opening…" : `Open ${link.name}`}
+            </button>
+            <span className="muted small"> {link.uri}</span>
+          </li>
+        ))}
+      </ul>
+      {error ? <p className="error small">{error}</p> : null}
     </div>
   );
 }

@@ -17,10 +17,15 @@ export interface ToolSelection {
   rerun?: { arguments: string; nonce: number };
 }
 
+/** What else of a server the tool column can show. */
+export type OfferView = { server: string; view: "resources" | "prompts" };
+
 interface Props {
   servers: ServerView[];
   selection: ToolSelection | null;
   onSelect: (selection: ToolSelection) => void;
+  offer?: OfferView | null;
+  onOffer?: (offer: OfferView) => void;
 }
 
 /** How often the servers' states are fetched again (they change when servers exit or start). */
@@ -35,7 +40,7 @@ export const STATE_WORDS: Record<ServerState, string> = {
 };
 
 /** The servers, each with its state, Restart, Log and tools; a search box filters the tools. */
-export function ServerList({ servers, selection, onSelect }: Props) {
+export function ServerList({ servers, selection, onSelect, offer = null, onOffer = () => {} }: Props) {
   const [query, setQuery] = useState("");
   const [statuses, setStatuses] = useState<Record<string, ServerStatus>>({});
   const [logOf, setLogOf] = useState<string | null>(null);
@@ -84,6 +89,8 @@ export function ServerList({ servers, selection, onSelect }: Props) {
             onShowLog={() => setLogOf(server.name)}
             onShowSampling={() => setSamplingOf(server.name)}
             onStatusChange={refreshStatuses}
+            offer={offer?.server === server.name ? offer.view : null}
+            onOffer={(view) => onOffer({ server: server.name, view })}
           />
         ))}
       </nav>
@@ -104,9 +111,11 @@ interface ServerProps {
   onShowLog: () => void;
   onShowSampling: () => void;
   onStatusChange: () => void;
+  offer: OfferView["view"] | null;
+  onOffer: (view: OfferView["view"]) => void;
 }
 
-function ServerTools({ server, status, query, selection, onSelect, onShowLog, onShowSampling, onStatusChange }: ServerProps) {
+function ServerTools({ server, status, query, selection, onSelect, onShowLog, onShowSampling, onStatusChange, offer, onOffer }: ServerProps) {
   const [state, setState] = useState<ToolsState>({ kind: "loading" });
   // Bumped to list the tools again (Retry, Restart, the server's tools/list_changed).
   const [listing, setListing] = useState(0);
@@ -232,13 +241,21 @@ function ServerTools({ server, status, query, selection, onSelect, onShowLog, on
           </button>
         </div>
       ) : null}
+      <div className="server-offers" role="group" aria-label={`More of ${server.name}`}>
+        <button type="button" className="server-offer" data-offer="resources" aria-pressed={offer === "resources"} onClick={() => onOffer("resources")} title={`${server.name}'s resources and resource templates`}>
+          Resources
+        </button>
+        <button type="button" className="server-offer" data-offer="prompts" aria-pressed={offer === "prompts"} onClick={() => onOffer("prompts")} title={`${server.name}'s prompts`}>
+          Prompts
+        </button>
+      </div>
       {state.kind === "ready" ? (
         shown.length === 0 ? (
           <p className="muted small no-tools">{state.tools.length === 0 ? "No tools." : "No matching tools."}</p>
         ) : (
           <ul className="tools">
             {shown.map((tool) => {
-              const active = selection?.server === server.name && selection.tool.name === tool.name;
+              const active = offer === null && selection?.server === server.name && selection.tool.name === tool.name;
               return (
                 <li key={tool.name}>
                   <button

@@ -12,12 +12,18 @@ import type { CallOutcome } from "./CallOutcome";
 import type { CallProgressEvent } from "./CallProgressEvent";
 import type { CanvasIntent } from "./CanvasIntent";
 import type { CanvasView } from "./CanvasView";
+import type { CompletionTarget } from "./CompletionTarget";
 import type { ConfirmPrompt } from "./ConfirmPrompt";
 import type { DashboardAccess } from "./DashboardAccess";
 import type { ElicitationAnswer } from "./ElicitationAnswer";
 import type { ElicitationPrompt } from "./ElicitationPrompt";
 import type { ExchangeRecord } from "./ExchangeRecord";
 import type { JsonValue } from "./serde_json/JsonValue";
+import type { PromptRead } from "./PromptRead";
+import type { PromptView } from "./PromptView";
+import type { ResourceList } from "./ResourceList";
+import type { ResourceRead } from "./ResourceRead";
+import type { ResourceWatchEvent } from "./ResourceWatchEvent";
 import type { Review } from "./Review";
 import type { SamplingPrompt } from "./SamplingPrompt";
 import type { SamplingReviewPrompt } from "./SamplingReviewPrompt";
@@ -30,6 +36,7 @@ import type { SignInStartedEvent } from "./SignInStartedEvent";
 import type { SignInView } from "./SignInView";
 import type { StorageUsage } from "./StorageUsage";
 import type { StoreSettings } from "./StoreSettings";
+import type { Suggestions } from "./Suggestions";
 import type { SyncReport } from "./SyncReport";
 import type { TabId } from "./TabId";
 import type { TeamArtifact } from "./TeamArtifact";
@@ -231,6 +238,38 @@ export function commands(invoke: Invoke) {
      */
     setServerTimeout: (server: string, seconds: number | null): Promise<void> => invoke<void>("set_server_timeout", { server, seconds }),
     /**
+     * A server's resources and resource templates (every page).
+     */
+    serverResources: (server: string): Promise<ResourceList> => invoke<ResourceList>("server_resources", { server }),
+    /**
+     * Reads a resource (or a `resource_link`'s URI): stored, and shown in the canvas as a
+     * tool result would be (`canvas-changed` before the promise resolves).
+     */
+    resourceRead: (server: string, uri: string): Promise<ResourceRead> => invoke<ResourceRead>("resource_read", { server, uri }),
+    /**
+     * Keeps a resource's tab live: read again each time the server says it changed
+     * (`resource-watch` events); watching what is already watched does nothing.
+     */
+    resourceWatch: (server: string, uri: string): Promise<void> => invoke<void>("resource_watch", { server, uri }),
+    /**
+     * Stops watching a resource.
+     */
+    resourceUnwatch: (server: string, uri: string): Promise<void> => invoke<void>("resource_unwatch", { server, uri }),
+    /**
+     * Suggestions for a template variable or prompt argument as the user types (a slow
+     * or failing server gives none, with a note).
+     */
+    completeArgument: (server: string, target: CompletionTarget, argument: string, value: string, context: { [key in string]: string }): Promise<Suggestions> => invoke<Suggestions>("complete_argument", { server, target, argument, value, context }),
+    /**
+     * A server's prompts (every page).
+     */
+    serverPrompts: (server: string): Promise<Array<PromptView>> => invoke<Array<PromptView>>("server_prompts", { server }),
+    /**
+     * Fills in a prompt: its messages stored (a Markdown transcript, images and resources
+     * beside it) and shown in the canvas; the Markdown and JSON come back for copying.
+     */
+    promptRead: (server: string, name: string, argumentsText: { [key in string]: JsonValue }): Promise<PromptRead> => invoke<PromptRead>("prompt_read", { server, name, arguments: argumentsText }),
+    /**
      * The settings in effect.
      */
     settingsView: (): Promise<SettingsView> => invoke<SettingsView>("settings_view"),
@@ -292,6 +331,10 @@ export type AppEvents = {
    */
   "sign-in-started": SignInStartedEvent;
   /**
+   * A watched resource was read again, could not be, or its watch ended.
+   */
+  "resource-watch": ResourceWatchEvent;
+  /**
    * The canvas changed (a call's outcome, a user intent, an artifact opened or deleted): the
    * only way canvas state reaches the window after its first `canvas_view`.
    */
@@ -312,5 +355,6 @@ export const EVENTS = {
   proxiedCall: "proxied-call",
   appToolResult: "app-tool-result",
   signInStarted: "sign-in-started",
+  resourceWatch: "resource-watch",
   canvasChanged: "canvas-changed",
 } as const satisfies Record<string, keyof AppEvents>;

@@ -15,7 +15,7 @@ use crate::chart;
 pub(super) const GUIDE_URI: &str = "demo://guide.md";
 pub(super) const CHART_URI: &str = "demo://chart.png";
 pub(super) const SAMPLE_PDF_URI: &str = "demo://sample.pdf";
-const CHART_TEMPLATE: &str = "demo://chart/{values}";
+pub(super) const CHART_TEMPLATE: &str = "demo://chart/{values}";
 const CHART_PREFIX: &str = "demo://chart/";
 /// The example the `list_files` tool links for the template.
 const CHART_EXAMPLE_URI: &str = "demo://chart/3,1,4,1,5,9";
@@ -45,7 +45,22 @@ run time and is the same for the same arguments (`seed` picks the numbers and wo
 - `demo://chart.png` — a bar chart.
 - `demo://sample.pdf` — a two-page sample workbook.
 - `demo://chart/{values}` — a bar chart of comma-separated values, e.g. `demo://chart/3,1,4,1,5`.
+
+## Prompts
+
+- `describe_chart` — a chart described for an audience, with the chart attached.
+- `read_the_guide` — this guide, embedded.
 ";
+
+/// The guide's Markdown (`demo://guide.md`).
+pub(super) fn guide() -> &'static str {
+    GUIDE
+}
+
+/// A chart of comma-separated values, as the template renders it.
+pub(super) fn chart_png_for(values: &str) -> Result<Vec<u8>, String> {
+    chart_for(values)
+}
 
 /// The default chart (`demo://chart.png`), also the PNG `big_output` starts with.
 pub(super) fn chart_png() -> &'static [u8] {

@@ -1,0 +1,124 @@
+//! What a server offers besides tools, as the window's commands: its resources and templates
+//! (read one into the canvas, watch one so its tab stays live), its prompts (fill one in, the
+//! messages into the canvas), and argument completion for both. Reads go through the host's
+//! normalize → store path and reach the canvas exactly like a tool result.
+
+use std::{collections::HashMap, sync::Mutex, time::Duration};
+
+use mcp_canvas_host::{
+    completion::{CompletionTarget, Suggestions},
+    prompts::{PromptRead, PromptView},
+    resources::{ResourceList, ResourceRead, READ_RESOURCE_TOOL},
+    wire::CallOutcome,
+};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use ts_rs::TS;
+
+use crate::{window::AppEvent, App};
+
+/// A watched resource is read again at most this often, however often it changes.
+pub const WATCH_MIN_INTERVAL: Duration = Duration::from_millis(500);
+
+/// The watches running, by (server, URI).
+#[derive(Default)]
+pub struct Watches(Mutex<HashMap<(String, String), tokio::task::AbortHandle>>);
+
+impl Drop for Watches {
+    fn drop(&mut self) {
+        for (_, task) in self.0.get_mut().map(std::mem::take).unwrap_or_default() {
+            task.abort();
+        }
+    }
+}
+
+/// What became of a watched resource (the `resource-watch` event).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct ResourceWatchEvent {
+    /// Server name.
+    pub server: String,
+    /// The URI watched.
+    pub uri: String,
+    /// `updated` (read again and shown), `failed` (read again and refused: `detail`), `ended` (the
+    /// server or connection ended the watch).
+    pub state: String,
+    /// How many times it was read again since the watch began.
+    pub reads: u32,
+    /// Why, for `failed` and `ended`.
+    pub detail: Option<String>,
+}
+
+impl App {
+    /// `server`'s resources and templates (every page).
+    pub async fn server_resources(&self, server: String) -> Result<ResourceList, String> {
+        self.host()?.resources(&server).await.map_err(|e| e.to_string())
+    }
+
+    /// Reads `uri` of `server`, stores it and shows it in the canvas as a tool result would be.
+    pub async fn resource_read(&self, server: String, uri: String) -> Result<ResourceRead, String> {
+        let read = self.host()?.read_resource(&server, &uri).await.map_err(|e| e.to_string())?;
+        self.apply_outcome(&CallOutcome { call_id: read.read_id.clone(), server, tool: READ_RESOURCE_TOOL.to_owned(), outcome: read.outcome.clone() });
+        Ok(read)
+    }
+
+    /// Suggestions for one argument of a template or prompt while the user types.
+    pub async fn complete_argument(&self, server: String, target: CompletionTarget, argument: String, value: String, context: HashMap<String, String>) -> Result<Suggestions, String> {
+        self.host()?.complete(&server, &target, &argument, &value, context).await.map_err(|e| e.to_string())
+    }
+
+    /// `server`'s prompts (every page).
+    pub async fn server_prompts(&self, server: String) -> Result<Vec<PromptView>, String> {
+        self.host()?.prompts(&server).await.map_err(|e| e.to_string())
+    }
+
+    /// Fills in prompt `name`; its messages are stored and shown in the canvas.
+    pub async fn prompt_read(&self, server: String, name: String, arguments: Map<String, Value>) -> Result<PromptRead, String> {
+        let read = self.host()?.read_prompt(&server, &name, arguments).await.map_err(|e| e.to_string())?;
+        self.apply_outcome(&CallOutcome { call_id: read.read_id.clone(), server, tool: mcp_canvas_host::prompts::GET_PROMPT_TOOL.to_owned(), outcome: read.outcome.clone() });
+        Ok(read)
+    }
+
+    /// Keeps `uri`'s tab live: each time the server says it changed, it is read again (at most
+    /// every [`WATCH_MIN_INTERVAL`]) and replaces its tab; each re-read is a `resource-watch`
+    /// event. Watching what is already watched does nothing.
+    pub async fn resource_watch(self: &std::sync::Arc<Self>, server: String, uri: String) -> Result<(), String> {
+        let key = (server.clone(), uri.clone());
+        if self.watches.0.lock().unwrap().get(&key).is_some_and(|task| !task.is_finished()) {
+            return Ok(());
+        }
+        let mut watch = self.host()?.watch_resource(&server, &uri).await.map_err(|e| e.to_string())?;
+        let app = std::sync::Arc::downgrade(self);
+        let task = tokio::spawn(async move {
+            let mut reads = 0;
+            let detail = loop {
+                if watch.changed().await.is_none() {
+                    break Some("the server or its connection ended the watch".to_owned());
+                }
+                let Some(app) = app.upgrade() else { return };
+                reads += 1;
+                let (state, detail) = match app.resource_read(server.clone(), uri.clone()).await {
+                    Ok(_) => ("updated", None),
+                    Err(e) => ("failed", Some(e)),
+                };
+                app.window.emit_or_log(AppEvent::ResourceWatch(ResourceWatchEvent { server: server.clone(), uri: uri.clone(), state: state.to_owned(), reads, detail }));
+                drop(app);
+                tokio::time::sleep(WATCH_MIN_INTERVAL).await;
+            };
+            if let Some(app) = app.upgrade() {
+                app.watches.0.lock().unwrap().remove(&(server.clone(), uri.clone()));
+                app.window.emit_or_log(AppEvent::ResourceWatch(ResourceWatchEvent { server, uri, state: "ended".to_owned(), reads, detail }));
+            }
+        });
+        self.watches.0.lock().unwrap().insert(key, task.abort_handle());
+        Ok(())
+    }
+
+    /// Stops watching `uri` (the server is told: unsubscribe, or the listen stream ends).
+    pub fn resource_unwatch(&self, server: String, uri: String) -> Result<(), String> {
+        if let Some(task) = self.watches.0.lock().unwrap().remove(&(server, uri)) {
+            task.abort();
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,156 @@
+import { useEffect, useMemo, useState } from "react";
+import { errorText, onServerChanged, promptRead, serverPrompts } from "../ipc";
+import { OutcomeView } from "../components/OutcomeView";
+import type { PromptRead } from "../wire/PromptRead";
+import type { PromptView } from "../wire/PromptView";
+import { CompletingInput } from "./CompletingInput";
+import { readAsOutcome } from "./shared";
+
+type Listing = { kind: "loading" } | { kind: "ready"; prompts: PromptView[] } | { kind: "failed"; error: string };
+
+/** A server's prompts: pick one, fill in its arguments with the server's suggestions, and see the
+ * messages it returns in the canvas; copy them as Markdown or JSON. */
+export function PromptsPanel({ server, onClose }: { server: string; onClose: () => void }) {
+  const [listing, setListing] = useState<Listing>({ kind: "loading" });
+  const [reload, setReload] = useState(0);
+  const [chosen, setChosen] = useState<string | null>(null);
+
+  useEffect(() => {
+    let live = true;
+    serverPrompts(server).then(
+      (prompts) => {
+        if (!live) return;
+        setListing({ kind: "ready", prompts });
+        setChosen((c) => c ?? prompts[0]?.name ?? null);
+      },
+      (e) => live && setListing({ kind: "failed", error: errorText(e) }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [server, reload]);
+
+  useEffect(
+    () =>
+      onServerChanged((change) => {
+        if (change.server === server && change.list === "prompts") setReload((n) => n + 1);
+      }),
+    [server],
+  );
+
+  const prompt = listing.kind === "ready" ? listing.prompts.find((p) => p.name === chosen) ?? null : null;
+  return (
+    <div className="offer-panel prompts-panel" data-server={server}>
+      <header className="offer-header">
+        <h2>
+          Prompts <span className="muted">of {server}</span>
+        </h2>
+        <button type="button" onClick={() => setReload((n) => n + 1)} title="List them again">
+          Reload
+        </button>
+        <button type="button" className="close" aria-label="Close prompts" onClick={onClose}>
+          ×
+        </button>
+      </header>
+      {listing.kind === "loading" ? <p className="muted">Listing…</p> : null}
+      {listing.kind === "failed" ? <p className="error small">{listing.error}</p> : null}
+      {listing.kind === "ready" && listing.prompts.length === 0 ? <p className="muted">{server} offers no prompts.</p> : null}
+      {listing.kind === "ready" && listing.prompts.length > 0 ? (
+        <ul className="offer-list prompt-list">
+          {listing.prompts.map((p) => (
+            <li key={p.name}>
+              <button type="button" className={`prompt-item${p.name === chosen ? " active" : ""}`} data-prompt={p.name} onClick={() => setChosen(p.name)} title={p.description ?? undefined}>
+                <span className="offer-title">{p.title ?? p.name}</span>
+                <span className="offer-sub">{p.description ?? p.name}</span>
+              </button>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {prompt ? <PromptForm key={prompt.name} server={server} prompt={prompt} /> : null}
+    </div>
+  );
+}
+
+function PromptForm({ server, prompt }: { server: string; prompt: PromptView }) {
+  const [values, setValues] = useState<Record<string, string>>({});
+  const [running, setRunning] = useState(false);
+  const [result, setResult] = useState<PromptRead | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [copied, setCopied] = useState<string | null>(null);
+  const target = useMemo(() => ({ kind: "prompt" as const, name: prompt.name }), [prompt.name]);
+  const missing = prompt.arguments.filter((a) => a.required && (values[a.name] ?? "") === "").map((a) => a.name);
+
+  async function run() {
+    setRunning(true);
+    setError(null);
+    setCopied(null);
+    try {
+      const given = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== ""));
+      setResult(await promptRead(server, prompt.name, given));
+    } catch (e) {
+      setError(errorText(e));
+    } finally {
+      setRunning(false);
+    }
+  }
+
+  async function copy(what: "Markdown" | "JSON", text: string) {
+    try {
+      await navigator.clipboard.writeText(text);
+      setCopied(`${what} copied${result?.cut ? " (cut: the whole transcript is the stored file)" : ""}`);
+    } catch (e) {
+      setCopied(`Could not copy: ${errorText(e)}`);
+    }
+  }
+
+  return (
+    <form
+      className="prompt-form"
+      data-prompt={prompt.name}
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (missing.length === 0) void run();
+      }}
+    >
+      <h3>{prompt.title ?? prompt.name}</h3>
+      {prompt.description ? <p className="muted small">{prompt.description}</p> : null}
+      {prompt.arguments.map((a) => (
+        <CompletingInput
+          key={a.name}
+          server={server}
+          target={target}
+          name={a.name}
+          label={a.name}
+          required={a.required}
+          description={a.description}
+          value={values[a.name] ?? ""}
+          context={Object.fromEntries(Object.entries(values).filter(([k, v]) => k !== a.name && v !== ""))}
+          onChange={(value) => setValues((old) => ({ ...old, [a.name]: value }))}
+        />
+      ))}
+      <button type="submit" className="prompt-get primary" disabled={running || missing.length > 0} title={missing.length > 0 ? `Needs: ${missing.join(", ")}` : undefined}>
+        {running ? "Getting…" : "Get prompt"}
+      </button>
+      {error ? <p className="error small offer-error">{error}</p> : null}
+      {result ? (
+        <section className="offer-result prompt-result" aria-label="Prompt messages">
+          <div className="offer-result-actions">
+            <span className="muted small">
+              {result.messages} message{result.messages === 1 ? "" : "s"}
+            </span>
+            <button type="button" className="copy-markdown" onClick={() => void copy("Markdown", result.markdown)}>
+              Copy as Markdown
+            </button>
+            <button type="button" className="copy-json" onClick={() => void copy("JSON", result.json)}>
+              Copy as JSON
+            </button>
+            {copied ? <span className="muted small copied">{copied}</span> : null}
+          </div>
+          <pre className="prompt-transcript">{result.markdown}</pre>
+          <OutcomeView outcome={readAsOutcome(result.read_id, server, "prompts/get", result)} onChoose={() => {}} />
+        </section>
+      ) : null}
+    </form>
+  );
+}

@@ -1,0 +1,218 @@
+import { useCallback, useEffect, useMemo, useState } from "react";
+import { errorText, onResourceWatch, onServerChanged, resourceRead, resourceUnwatch, resourceWatch, serverResources } from "../ipc";
+import { setWatch, useWatches, watchStarted } from "./watches";
+import { OutcomeView } from "../components/OutcomeView";
+import type { ResourceList } from "../wire/ResourceList";
+import type { ResourceRead } from "../wire/ResourceRead";
+import type { ResourceTemplateView } from "../wire/ResourceTemplateView";
+import { CompletingInput } from "./CompletingInput";
+import { expandTemplate, templateVariables } from "./uriTemplate";
+import { formatBytes as formatSize } from "../browser/filters";
+import { readAsOutcome } from "./shared";
+
+/** Resources are shown this many at a time (a server may list thousands). */
+export const RESOURCE_PAGE = 100;
+
+type Listing = { kind: "loading" } | { kind: "ready"; list: ResourceList } | { kind: "failed"; error: string };
+
+/** A server's resources and templates: open one in the canvas, watch one live, fill in a template
+ * with the server's suggestions. */
+export function ResourcesPanel({ server, onClose }: { server: string; onClose: () => void }) {
+  const [listing, setListing] = useState<Listing>({ kind: "loading" });
+  const [reload, setReload] = useState(0);
+  const [filter, setFilter] = useState("");
+  const [shown, setShown] = useState(RESOURCE_PAGE);
+  const [busy, setBusy] = useState<string | null>(null);
+  const [last, setLast] = useState<ResourceRead | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const watches = useWatches(server);
+
+  useEffect(() => {
+    let live = true;
+    setListing((l) => (l.kind === "ready" ? l : { kind: "loading" }));
+    serverResources(server).then(
+      (list) => live && setListing({ kind: "ready", list }),
+      (e) => live && setListing({ kind: "failed", error: errorText(e) }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [server, reload]);
+
+  useEffect(
+    () =>
+      onServerChanged((change) => {
+        if (change.server === server && change.list === "resources") setReload((n) => n + 1);
+      }),
+    [server],
+  );
+
+  useEffect(
+    () =>
+      onResourceWatch((event) => {
+        if (event.server === server && event.state === "ended") setError(`Stopped watching ${event.uri}: ${event.detail ?? "the watch ended"}`);
+      }),
+    [server],
+  );
+
+  const open = useCallback(
+    async (uri: string) => {
+      setBusy(uri);
+      setError(null);
+      try {
+        setLast(await resourceRead(server, uri));
+      } catch (e) {
+        setError(errorText(e));
+      } finally {
+        setBusy(null);
+      }
+    },
+    [server],
+  );
+
+  async function toggleWatch(uri: string) {
+    setError(null);
+    if (watches[uri]) {
+      setWatch(server, uri, null);
+      await resourceUnwatch(server, uri).catch((e) => setError(errorText(e)));
+      return;
+    }
+    setWatch(server, uri, "starting");
+    try {
+      await open(uri);
+      await resourceWatch(server, uri);
+      watchStarted(server, uri);
+    } catch (e) {
+      setWatch(server, uri, null);
+      setError(errorText(e));
+    }
+  }
+
+  const resources = useMemo(() => {
+    if (listing.kind !== "ready") return [];
+    const q = filter.trim().toLowerCase();
+    return q === "" ? listing.list.resources : listing.list.resources.filter((r) => [r.name, r.title ?? "", r.uri, r.description ?? ""].some((t) => t.toLowerCase().includes(q)));
+  }, [listing, filter]);
+
+  return (
+    <div className="offer-panel resources-panel" data-server={server}>
+      <header className="offer-header">
+        <h2>
+          Resources <span className="muted">of {server}</span>
+        </h2>
+        <button type="button" onClick={() => setReload((n) => n + 1)} title="List them again">
+          Reload
+        </button>
+        <button type="button" className="close" aria-label="Close resources" onClick={onClose}>
+          ×
+        </button>
+      </header>
+      {listing.kind === "loading" ? <p className="muted">Listing…</p> : null}
+      {listing.kind === "failed" ? <p className="error small">{listing.error}</p> : null}
+      {error ? <p className="error small offer-error">{error}</p> : null}
+      {listing.kind === "ready" && !listing.list.supported ? <p className="muted">{server} offers no resources.</p> : null}
+      {listing.kind === "ready" && listing.list.supported ? (
+        <>
+          {listing.list.templates.length > 0 ? (
+            <section className="offer-section">
+              <h3>Templates</h3>
+              {listing.list.templates.map((t) => (
+                <TemplateForm key={t.uri_template} server={server} template={t} busy={busy !== null} onOpen={open} />
+              ))}
+            </section>
+          ) : null}
+          <section className="offer-section">
+            <h3>
+              Resources <span className="muted small">{listing.list.resources.length}</span>
+            </h3>
+            {listing.list.resources.length > 10 ? (
+              <input type="search" className="offer-filter" placeholder="Filter resources" value={filter} onChange={(e) => setFilter(e.target.value)} aria-label="Filter resources" />
+            ) : null}
+            {resources.length === 0 ? <p className="muted small">No resources{filter ? " match" : ""}.</p> : null}
+            <ul className="offer-list">
+              {resources.slice(0, shown).map((r) => {
+                const watch = watches[r.uri];
+                return (
+                  <li key={r.uri} className="offer-item" data-uri={r.uri}>
+                    <div className="offer-item-text" title={r.description ?? undefined}>
+                      <span className="offer-title">{r.title ?? r.name}</span>
+                      <span className="offer-sub">
+                        {r.uri}
+                        {r.mime ? ` · ${r.mime}` : ""}
+                        {r.size !== null ? ` · ${formatSize(r.size)}` : ""}
+                      </span>
+                      {watch && typeof watch === "object" ? (
+                        <span className={`watch-state ${watch.state}`}>{watch.state === "failed" ? `read ${watch.reads}× · last failed: ${watch.detail}` : `live · updated ${watch.reads}×`}</span>
+                      ) : watch === "watching" ? (
+                        <span className="watch-state">live · waiting for changes</span>
+                      ) : null}
+                    </div>
+                    <div className="offer-actions">
+                      <button type="button" className="resource-open" disabled={busy !== null} onClick={() => void open(r.uri)}>
+                        {busy === r.uri ? "Opening…" : "Open"}
+                      </button>
+                      <button type="button" className="resource-watch" aria-pressed={watch !== undefined} disabled={watch === "starting"} onClick={() => void toggleWatch(r.uri)} title="Keep its tab live: read it again each time the server says it changed">
+                        {watch ? "Stop watching" : "Watch"}
+                      </button>
+                    </div>
+                  </li>
+                );
+              })}
+            </ul>
+            {resources.length > shown ? (
+              <button type="button" className="show-more" onClick={() => setShown((n) => n + RESOURCE_PAGE)}>
+                Show {Math.min(RESOURCE_PAGE, resources.length - shown)} more of {resources.length - shown}
+              </button>
+            ) : null}
+          </section>
+        </>
+      ) : null}
+      {last ? (
+        <section className="offer-result" aria-label="Last read">
+          <h3>Last read: {last.uri}</h3>
+          <OutcomeView outcome={readAsOutcome(last.read_id, server, "resources/read", last)} onChoose={() => {}} />
+        </section>
+      ) : null}
+    </div>
+  );
+}
+
+function TemplateForm({ server, template, busy, onOpen }: { server: string; template: ResourceTemplateView; busy: boolean; onOpen: (uri: string) => Promise<void> }) {
+  const variables = useMemo(() => templateVariables(template.uri_template), [template.uri_template]);
+  const [values, setValues] = useState<Record<string, string>>({});
+  const uri = expandTemplate(template.uri_template, values);
+  const complete = variables.every((v) => (values[v] ?? "") !== "");
+  const target = useMemo(() => ({ kind: "resource_template" as const, uri_template: template.uri_template }), [template.uri_template]);
+  return (
+    <form
+      className="template-form"
+      data-template={template.uri_template}
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (complete) void onOpen(uri);
+      }}
+    >
+      <p className="offer-title">{template.title ?? template.name}</p>
+      {template.description ? <p className="muted small">{template.description}</p> : null}
+      {variables.map((v) => (
+        <CompletingInput
+          key={v}
+          server={server}
+          target={target}
+          name={v}
+          label={v}
+          required
+          value={values[v] ?? ""}
+          context={Object.fromEntries(Object.entries(values).filter(([k, val]) => k !== v && val !== ""))}
+          onChange={(value) => setValues((old) => ({ ...old, [v]: value }))}
+        />
+      ))}
+      <p className="template-uri muted small">
+        <code>{uri}</code>
+      </p>
+      <button type="submit" className="template-open" disabled={!complete || busy}>
+        Open
+      </button>
+    </form>
+  );
+}
