@@ -1,5 +1,5 @@
 // Every command the window may invoke, declared once: name, arguments (named as in Rust; the
-// window sends them camelCase) and what it resolves to (errors are strings). `async` commands run
+// window sends them camelCase) and what it resolves to (errors are `CommandError`: kind + message). `async` commands run
 // on the async runtime, `sync` ones on the main thread, in order.
 //
 // From this one list come: the app manifest's command list (`build.rs`, through `include!`), the

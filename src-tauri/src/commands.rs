@@ -7,6 +7,7 @@
 use std::sync::Arc;
 
 use mcp_canvas_app::{apps::AppLaunch, App};
+use mcp_canvas_host::CommandError;
 #[allow(unused_imports)]
 use serde_json::{Map, Value};
 #[allow(unused_imports)]
@@ -36,14 +37,14 @@ macro_rules! command_fn {
     ($(#[doc = $doc:literal])* async $name:ident ( $( $arg:ident : $ty:ty ),* ) -> $ret:ty) => {
         $(#[doc = $doc])*
         #[tauri::command]
-        async fn $name(app: tauri::State<'_, Arc<App>>, $( $arg: $ty ),*) -> Result<$ret, String> {
+        async fn $name(app: tauri::State<'_, Arc<App>>, $( $arg: $ty ),*) -> Result<$ret, CommandError> {
             app.$name($( $arg ),*).await
         }
     };
     ($(#[doc = $doc:literal])* sync $name:ident ( $( $arg:ident : $ty:ty ),* ) -> $ret:ty) => {
         $(#[doc = $doc])*
         #[tauri::command]
-        fn $name(app: tauri::State<'_, Arc<App>>, $( $arg: $ty ),*) -> Result<$ret, String> {
+        fn $name(app: tauri::State<'_, Arc<App>>, $( $arg: $ty ),*) -> Result<$ret, CommandError> {
             app.$name($( $arg ),*)
         }
     };
@@ -144,7 +145,8 @@ mod tests {
         ts.push_str(
             "\n/** Sends a command: Tauri's `invoke` (in `ipc.ts`, the only module that talks to Tauri), or a test's stand-in. */\n\
              export type Invoke = <T>(command: string, args?: Record<string, unknown>) => Promise<T>;\n\n\
-             /** The app's commands as typed functions (arguments sent with the camelCase keys Tauri expects). */\n\
+             /** The app's commands as typed functions (arguments sent with the camelCase keys Tauri expects).\n\
+              * Each rejects with a `CommandError` (`wire/CommandError.ts`): a `kind` to act on and a `message`. */\n\
              export function commands(invoke: Invoke) {\n  return {\n",
         );
         for c in &commands {

@@ -16,6 +16,8 @@ import type { ServerChangedEvent } from "./wire/ServerChangedEvent";
 import type { SignInStartedEvent } from "./wire/SignInStartedEvent";
 import type { AppToolResultEvent } from "./wire/AppToolResultEvent";
 import type { ResourceWatchEvent } from "./wire/ResourceWatchEvent";
+import type { CommandError } from "./wire/CommandError";
+import type { ErrorKind } from "./wire/ErrorKind";
 
 const app = commands(invoke);
 
@@ -189,6 +191,15 @@ export const artifactViewUrl = (id: string, view: string): string => `${convertF
 /** URL of an open MCP App's view on the `mcp-app:` scheme (its own origin, served with its CSP). */
 export const appViewUrl = (appId: string): string => convertFileSrc(appId, "mcp-app");
 
-/** Tauri rejects with the command's error string; anything else is shown as is. */
+/** Whether a command's rejection is a `CommandError` (every command rejects with one). */
+export function isCommandError(error: unknown): error is CommandError {
+  return typeof error === "object" && error !== null && typeof (error as CommandError).kind === "string" && typeof (error as CommandError).message === "string";
+}
+
+/** The message of a command's `CommandError`; anything else (a thrown Error, a string) as is. */
 export const errorText = (error: unknown): string =>
-  typeof error === "string" ? error : error instanceof Error ? error.message : JSON.stringify(error);
+  isCommandError(error) ? error.message : typeof error === "string" ? error : error instanceof Error ? error.message : JSON.stringify(error);
+
+/** The kind of a command's `CommandError` (what the window can do about it); `bug` for anything
+ * that is not one (a thrown Error is the window's own fault). */
+export const errorKind = (error: unknown): ErrorKind => (isCommandError(error) ? error.kind : "bug");

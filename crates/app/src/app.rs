@@ -33,6 +33,7 @@ use mcp_canvas_host::team::{SyncReport, TeamArtifact, TeamMember, TeamStatus};
 use mcp_canvas_host::settings::StoreSettings;
 use mcp_canvas_store::{ArtifactPage, ArtifactQuery, ArtifactRecord, ArtifactSource, StorageUsage};
 use serde_json::{Map, Value};
+use mcp_canvas_host::{CommandError, ErrorKind};
 
 use crate::{
     apps::{AppInstances, AppLaunch, AppToolResultEvent},
@@ -130,8 +131,8 @@ impl App {
     }
 
     /// The host, or why there is none.
-    pub fn host(&self) -> Result<&Host, String> {
-        self.host.as_deref().map_err(|reason| format!("MCP Canvas could not open its data directory: {reason}"))
+    pub fn host(&self) -> Result<&Host, CommandError> {
+        self.host.as_deref().map_err(|reason| CommandError::new(ErrorKind::Config, format!("MCP Canvas could not open its data directory: {reason}")))
     }
 
     /// The host, shared.
@@ -230,33 +231,33 @@ impl App {
         })
     }
 
-    fn configured(&self, server: &str) -> Result<&Host, String> {
+    fn configured(&self, server: &str) -> Result<&Host, CommandError> {
         let host = self.host()?;
         // Only whether it is configured: `servers()` would read every sign-in record.
         if host.server_entry(server).is_some() {
             Ok(host)
         } else {
-            Err(format!("there is no server named `{server}` in servers.json"))
+            Err(CommandError::new(ErrorKind::NotFound, format!("there is no server named `{server}` in servers.json")))
         }
     }
 }
 
 /// The commands, one method each, named and typed as in `src-tauri/src/command_list.rs`.
 impl App {
-    pub async fn list_servers(&self) -> Result<Vec<ServerView>, String> {
+    pub async fn list_servers(&self) -> Result<Vec<ServerView>, CommandError> {
         Ok(self.host()?.servers())
     }
 
-    pub async fn list_tools(&self, server: String) -> Result<Vec<ToolView>, String> {
-        self.host()?.tools(&server).await.map_err(|e| e.to_string())
+    pub async fn list_tools(&self, server: String) -> Result<Vec<ToolView>, CommandError> {
+        self.host()?.tools(&server).await.map_err(CommandError::from)
     }
 
     /// `arguments` is the JSON text the user typed, parsed here so the error names the tool. While
     /// the call runs its progress goes out as `call-progress` events carrying `call_token`, and
     /// `cancel_call(call_token)` stops it. The outcome is applied to the canvas before it returns.
-    pub async fn call_tool(&self, server: String, tool: String, arguments: String, confirmed: bool, call_token: String) -> Result<CallOutcome, String> {
+    pub async fn call_tool(&self, server: String, tool: String, arguments: String, confirmed: bool, call_token: String) -> Result<CallOutcome, CommandError> {
         let host = self.host()?;
-        let arguments = Host::parse_arguments(&server, &tool, &arguments).map_err(|e| e.to_string())?;
+        let arguments = Host::parse_arguments(&server, &tool, &arguments).map_err(CommandError::from)?;
         let running = self.calls.start(&call_token)?;
         let window = self.window.clone();
         let token = call_token.clone();
@@ -277,7 +278,7 @@ impl App {
                 if early && self.apps.cancelled(&call_id, &reason) {
                     self.window.emit_or_log(AppEvent::AppToolResult(AppToolResultEvent { app_id: call_id, result: None, cancelled: Some(reason.clone()) }));
                 }
-                return Err(reason);
+                return Err(e.into());
             }
         };
         self.apply_call(&detail.call, detail.app.as_ref());
@@ -309,13 +310,13 @@ impl App {
     }
 
     /// What the window needs to bridge the App of tab `app_id` (its view is read and checked).
-    pub async fn app_launch(&self, app_id: String) -> Result<AppLaunch, String> {
+    pub async fn app_launch(&self, app_id: String) -> Result<AppLaunch, CommandError> {
         self.apps.launch(self.host()?, &app_id).await
     }
 
     /// `tools/call` from an App: its own server's tools whose visibility includes `app`; the
     /// result as the server sent it.
-    pub async fn app_call_tool(&self, app_id: String, name: String, arguments: Value) -> Result<Value, String> {
+    pub async fn app_call_tool(&self, app_id: String, name: String, arguments: Value) -> Result<Value, CommandError> {
         let questions = self.questions.clone();
         let host = self.host()?;
         let server = self.apps.view_of(&app_id).map(|(s, _)| s).unwrap_or_default();
@@ -326,13 +327,13 @@ impl App {
     }
 
     /// `resources/read` from an App: its own server's resources.
-    pub async fn app_read_resource(&self, app_id: String, uri: String) -> Result<Value, String> {
+    pub async fn app_read_resource(&self, app_id: String, uri: String) -> Result<Value, CommandError> {
         self.apps.read_resource(self.host()?, &app_id, &uri).await
     }
 
     /// `ui/open-link` from an App: http(s) only, opened in the system browser after the user
     /// agreed in the consent dialog. Whether it was opened.
-    pub async fn app_open_link(&self, app_id: String, url: String) -> Result<bool, String> {
+    pub async fn app_open_link(&self, app_id: String, url: String) -> Result<bool, CommandError> {
         let host = self.host()?;
         let request = self.apps.link_request(host, &app_id, &url)?;
         let server = request.server.clone();
@@ -345,14 +346,14 @@ impl App {
     }
 
     /// `ui/update-model-context` from an App (the last one wins).
-    pub fn app_update_model_context(&self, app_id: String, context: Value) -> Result<(), String> {
+    pub fn app_update_model_context(&self, app_id: String, context: Value) -> Result<(), CommandError> {
         self.apps.set_model_context(self.host()?, &app_id, context)
     }
 
     /// Something else an App did, for the audit log (`message`, `display-mode`, `log`).
-    pub fn app_event(&self, app_id: String, action: String, details: Value) -> Result<(), String> {
+    pub fn app_event(&self, app_id: String, action: String, details: Value) -> Result<(), CommandError> {
         if !matches!(action.as_str(), "message" | "display-mode" | "log" | "initialized" | "teardown") {
-            return Err(format!("`{action}` is not an App event MCP Canvas records"));
+            return Err(CommandError::bug(format!("`{action}` is not an App event MCP Canvas records")));
         }
         self.apps.audit(self.host()?, &app_id, &action, details)
     }
@@ -362,150 +363,150 @@ impl App {
         crate::apps::respond(self.host.as_deref().ok(), &self.apps, request).await
     }
 
-    pub fn canvas_view(&self) -> Result<CanvasView, String> {
+    pub fn canvas_view(&self) -> Result<CanvasView, CommandError> {
         Ok(self.canvas().view())
     }
 
     /// A user intent on the canvas; the window hears the new canvas (`canvas-changed`).
-    pub fn canvas_intent(&self, intent: CanvasIntent) -> Result<(), String> {
+    pub fn canvas_intent(&self, intent: CanvasIntent) -> Result<(), CommandError> {
         let mut canvas = self.canvas();
         let cause = format!("closed by the user ({})", intent_name(&intent));
-        self.dashboards.change(self.host.as_deref().ok(), &mut canvas, &cause, |c| c.apply_intent(intent)).map_err(|e| e.to_string())?;
+        self.dashboards.change(self.host.as_deref().ok(), &mut canvas, &cause, |c| c.apply_intent(intent)).map_err(canvas_error)?;
         self.changed(&canvas);
         Ok(())
     }
 
-    pub fn dashboard_access(&self, tab: TabId) -> Result<DashboardAccess, String> {
+    pub fn dashboard_access(&self, tab: TabId) -> Result<DashboardAccess, CommandError> {
         self.dashboards.access(&self.canvas(), tab)
     }
 
-    pub fn allowlist_view(&self) -> Result<AllowlistView, String> {
+    pub fn allowlist_view(&self) -> Result<AllowlistView, CommandError> {
         self.dashboards.view()
     }
 
-    pub fn allowlist_add(&self, origin: String, tab: Option<TabId>) -> Result<AllowlistView, String> {
+    pub fn allowlist_add(&self, origin: String, tab: Option<TabId>) -> Result<AllowlistView, CommandError> {
         self.dashboards.allow(self.host()?, &self.canvas(), &origin, tab)
     }
 
-    pub fn allowlist_remove(&self, origin: String) -> Result<AllowlistView, String> {
+    pub fn allowlist_remove(&self, origin: String) -> Result<AllowlistView, CommandError> {
         self.dashboards.disallow(self.host()?, &origin)
     }
 
-    pub fn answer_elicitation(&self, id: String, answer: ElicitationAnswer) -> Result<(), String> {
+    pub fn answer_elicitation(&self, id: String, answer: ElicitationAnswer) -> Result<(), CommandError> {
         self.questions.answer(&id, Answer::Elicitation(answer))
     }
 
-    pub fn answer_confirmation(&self, id: String, confirmed: bool) -> Result<(), String> {
+    pub fn answer_confirmation(&self, id: String, confirmed: bool) -> Result<(), CommandError> {
         self.questions.answer(&id, Answer::Confirm(confirmed))
     }
 
-    pub fn answer_sampling(&self, id: String, approval: Approval) -> Result<(), String> {
+    pub fn answer_sampling(&self, id: String, approval: Approval) -> Result<(), CommandError> {
         self.questions.answer(&id, Answer::Sampling(approval))
     }
 
-    pub fn answer_sampling_review(&self, id: String, review: Review) -> Result<(), String> {
+    pub fn answer_sampling_review(&self, id: String, review: Review) -> Result<(), CommandError> {
         self.questions.answer(&id, Answer::SamplingReview(review))
     }
 
     /// `server`'s sampling exchanges (all servers' for `None`), newest first, 200 at most.
-    pub async fn sampling_log(&self, server: Option<String>) -> Result<Vec<ExchangeRecord>, String> {
-        let host = self.shared_host().ok_or_else(|| self.host.clone().err().unwrap_or_default())?;
-        tokio::task::spawn_blocking(move || host.sampling_log(server.as_deref(), 200)).await.map_err(|e| e.to_string())?.map_err(|e| e.to_string())
+    pub async fn sampling_log(&self, server: Option<String>) -> Result<Vec<ExchangeRecord>, CommandError> {
+        let host = self.shared_host().ok_or_else(|| self.host().err().expect("no shared host means no host"))?;
+        tokio::task::spawn_blocking(move || host.sampling_log(server.as_deref(), 200)).await.map_err(CommandError::from)?.map_err(CommandError::from)
     }
 
-    pub fn sampling_settings_view(&self) -> Result<SamplingSettings, String> {
+    pub fn sampling_settings_view(&self) -> Result<SamplingSettings, CommandError> {
         Ok(self.host()?.settings().sampling.clone())
     }
 
-    pub fn sampling_settings_set(&self, sampling: SamplingSettings) -> Result<SamplingSettings, String> {
-        Ok(self.host()?.set_sampling(&sampling).map_err(|e| e.to_string())?.sampling.clone())
+    pub fn sampling_settings_set(&self, sampling: SamplingSettings) -> Result<SamplingSettings, CommandError> {
+        Ok(self.host()?.set_sampling(&sampling).map_err(CommandError::from)?.sampling.clone())
     }
 
     /// Stores (or, for `None`, deletes) a provider's API key in the OS keyring, off the main
     /// thread (the Secret Service is a D-Bus round trip).
-    pub async fn sampling_set_key(&self, provider: String, key: Option<String>) -> Result<SamplingSettings, String> {
-        let host = self.shared_host().ok_or_else(|| self.host().err().unwrap_or_default())?;
+    pub async fn sampling_set_key(&self, provider: String, key: Option<String>) -> Result<SamplingSettings, CommandError> {
+        let host = self.shared_host().ok_or_else(|| self.host().err().expect("no shared host means no host"))?;
         let key = key.map(|k| ApiKey::new(k.trim())).filter(|k| !k.expose().is_empty());
-        let settings = tokio::task::spawn_blocking(move || host.set_provider_key(&provider, key)).await.map_err(|e| e.to_string())?.map_err(|e| e.to_string())?;
+        let settings = tokio::task::spawn_blocking(move || host.set_provider_key(&provider, key)).await.map_err(CommandError::from)?.map_err(CommandError::from)?;
         Ok(settings.sampling.clone())
     }
 
-    pub fn cancel_call(&self, call_token: String) -> Result<(), String> {
+    pub fn cancel_call(&self, call_token: String) -> Result<(), CommandError> {
         self.calls.cancel(&call_token)
     }
 
-    pub async fn artifacts_query(&self, query: ArtifactQuery) -> Result<ArtifactPage, String> {
-        self.host()?.store().query(&query).map_err(|e| e.to_string())
+    pub async fn artifacts_query(&self, query: ArtifactQuery) -> Result<ArtifactPage, CommandError> {
+        self.host()?.store().query(&query).map_err(CommandError::from)
     }
 
-    pub async fn artifacts_sources(&self) -> Result<Vec<ArtifactSource>, String> {
-        self.host()?.store().sources().map_err(|e| e.to_string())
+    pub async fn artifacts_sources(&self) -> Result<Vec<ArtifactSource>, CommandError> {
+        self.host()?.store().sources().map_err(CommandError::from)
     }
 
-    pub async fn artifacts_usage(&self) -> Result<StorageUsage, String> {
+    pub async fn artifacts_usage(&self) -> Result<StorageUsage, CommandError> {
         let host = self.host()?;
-        host.store().usage(host.local_limits().quota_bytes).map_err(|e| e.to_string())
+        host.store().usage(host.local_limits().quota_bytes).map_err(CommandError::from)
     }
 
     /// The team store's state (`None` with a local store): bucket, catalog, what is pending.
-    pub async fn team_status(&self) -> Result<Option<TeamStatus>, String> {
+    pub async fn team_status(&self) -> Result<Option<TeamStatus>, CommandError> {
         match self.host()?.team() {
-            Ok(team) => team.status().await.map(Some).map_err(|e| e.to_string()),
+            Ok(team) => team.status().await.map(Some).map_err(CommandError::from),
             Err(_) => Ok(None),
         }
     }
 
     /// One page (100) of the team's artifacts this member may see, newest first.
-    pub async fn team_artifacts(&self, member: Option<String>, offset: u32) -> Result<Vec<TeamArtifact>, String> {
-        let team = self.host()?.team().map_err(|e| e.to_string())?;
-        team.list(member.as_deref(), 100, i64::from(offset)).await.map_err(|e| e.to_string())
+    pub async fn team_artifacts(&self, member: Option<String>, offset: u32) -> Result<Vec<TeamArtifact>, CommandError> {
+        let team = self.host()?.team().map_err(CommandError::from)?;
+        team.list(member.as_deref(), 100, i64::from(offset)).await.map_err(CommandError::from)
     }
 
     /// The team's members and their artifact counts.
-    pub async fn team_members(&self) -> Result<Vec<TeamMember>, String> {
-        let team = self.host()?.team().map_err(|e| e.to_string())?;
-        team.members().await.map_err(|e| e.to_string())
+    pub async fn team_members(&self) -> Result<Vec<TeamMember>, CommandError> {
+        let team = self.host()?.team().map_err(CommandError::from)?;
+        team.members().await.map_err(CommandError::from)
     }
 
     /// Keeps one of my team artifacts to myself, or shares it again.
-    pub async fn team_set_private(&self, id: String, keep_private: bool) -> Result<(), String> {
-        let team = self.host()?.team().map_err(|e| e.to_string())?;
-        team.set_private(&id, keep_private).await.map_err(|e| e.to_string())
+    pub async fn team_set_private(&self, id: String, keep_private: bool) -> Result<(), CommandError> {
+        let team = self.host()?.team().map_err(CommandError::from)?;
+        team.set_private(&id, keep_private).await.map_err(CommandError::from)
     }
 
     /// `[store]` as settings.toml says (what runs may differ until the next start).
-    pub fn store_settings_view(&self) -> Result<StoreSettings, String> {
+    pub fn store_settings_view(&self) -> Result<StoreSettings, CommandError> {
         Ok(self.host()?.settings().store.clone())
     }
 
     /// Replaces `[store]` (refused, nothing written, when a team store lacks its bucket, catalog
     /// or team); in effect at the next start.
-    pub fn store_settings_set(&self, store: StoreSettings) -> Result<StoreSettings, String> {
-        Ok(self.host()?.set_store(&store).map_err(|e| e.to_string())?.store.clone())
+    pub fn store_settings_set(&self, store: StoreSettings) -> Result<StoreSettings, CommandError> {
+        Ok(self.host()?.set_store(&store).map_err(CommandError::from)?.store.clone())
     }
 
     /// Keeps the team catalog's password in the OS keyring (off the main thread: D-Bus).
-    pub async fn store_set_password(&self, password: String) -> Result<(), String> {
-        let url = self.host()?.settings().store.catalog_url.clone().ok_or("set the catalog URL first")?;
-        tokio::task::spawn_blocking(move || mcp_canvas_host::team::set_catalog_password(&url, &password)).await.map_err(|e| e.to_string())?
+    pub async fn store_set_password(&self, password: String) -> Result<(), CommandError> {
+        let url = self.host()?.settings().store.catalog_url.clone().ok_or_else(|| CommandError::new(ErrorKind::Config, "set the catalog URL first (Settings → Storage)"))?;
+        tokio::task::spawn_blocking(move || mcp_canvas_host::team::set_catalog_password(&url, &password)).await?.map_err(|e| CommandError::new(ErrorKind::Config, e))
     }
 
     /// Uploads what is queued now.
-    pub async fn team_sync(&self) -> Result<SyncReport, String> {
-        self.host()?.team_sync_now().await.map_err(|e| e.to_string())
+    pub async fn team_sync(&self) -> Result<SyncReport, CommandError> {
+        self.host()?.team_sync_now().await.map_err(CommandError::from)
     }
 
-    pub async fn artifact_record(&self, id: String) -> Result<ArtifactRecord, String> {
-        self.host()?.store().get(&id).map_err(|e| e.to_string())
+    pub async fn artifact_record(&self, id: String) -> Result<ArtifactRecord, CommandError> {
+        self.host()?.store().get(&id).map_err(CommandError::from)
     }
 
-    pub async fn artifact_set_pinned(&self, id: String, pinned: bool) -> Result<ArtifactRecord, String> {
-        self.host()?.store().set_pinned(&id, pinned).map_err(|e| e.to_string())
+    pub async fn artifact_set_pinned(&self, id: String, pinned: bool) -> Result<ArtifactRecord, CommandError> {
+        self.host()?.store().set_pinned(&id, pinned).map_err(CommandError::from)
     }
 
     /// Deletes an artifact (its blob goes when nothing else shares it); tabs showing it close.
-    pub async fn artifact_remove(&self, id: String) -> Result<(), String> {
-        self.host()?.store().remove(&id).map_err(|e| e.to_string())?;
+    pub async fn artifact_remove(&self, id: String) -> Result<(), CommandError> {
+        self.host()?.store().remove(&id).map_err(CommandError::from)?;
         let mut canvas = self.canvas();
         canvas.close_artifact(&id);
         self.changed(&canvas);
@@ -514,99 +515,99 @@ impl App {
 
     /// Opens a stored artifact in the focused pane (or shows its tab). With a team store, one
     /// this data dir does not have (a teammate's, or evicted here) is fetched into the cache first.
-    pub async fn artifact_open(&self, id: String) -> Result<(), String> {
+    pub async fn artifact_open(&self, id: String) -> Result<(), CommandError> {
         let host = self.host()?;
         let store = host.store();
-        let record = host.ensure_local(&id).await.map_err(|e| e.to_string())?;
+        let record = host.ensure_local(&id).await.map_err(CommandError::from)?;
         let _ = store.touch(&id, now_ms());
         let mut canvas = self.canvas();
-        canvas.apply_intent(CanvasIntent::OpenArtifact { artifact: ArtifactTab::for_stored(&record.id, &record.name, &record.mime) }).map_err(|e| e.to_string())?;
+        canvas.apply_intent(CanvasIntent::OpenArtifact { artifact: ArtifactTab::for_stored(&record.id, &record.name, &record.mime) }).map_err(canvas_error)?;
         self.changed(&canvas);
         Ok(())
     }
 
     /// "Save as…": the window's native dialog says where, then the store writes a verified copy
     /// (through a temp file beside it). The path, or `None` when the user cancelled.
-    pub async fn artifact_save_as(&self, id: String) -> Result<Option<String>, String> {
+    pub async fn artifact_save_as(&self, id: String) -> Result<Option<String>, CommandError> {
         let store = self.host()?.store().clone();
-        let record = self.host()?.ensure_local(&id).await.map_err(|e| e.to_string())?;
+        let record = self.host()?.ensure_local(&id).await.map_err(CommandError::from)?;
         let dialog = SaveDialog {
             title: format!("Save {}", record.name),
             file_name: artifact_files::safe_file_name(&record.name, &record.id),
             extension: Path::new(&record.name).extension().and_then(|e| e.to_str()).map(str::to_owned),
         };
-        let window = self.window.get().ok_or("the MCP Canvas window is not ready")?.clone();
+        let window = self.window.get().ok_or_else(|| CommandError::bug("the MCP Canvas window is not ready"))?.clone();
         // Waits for the user: this runs on the async runtime, never on the main thread.
         let Some(path) = window.choose_save_path(dialog) else { return Ok(None) };
         let destination = path.clone();
         tokio::task::spawn_blocking(move || store.export(&id, &destination).and_then(|_| store.touch(&id, now_ms())))
             .await
-            .map_err(|e| e.to_string())?
-            .map_err(|e| e.to_string())?;
+            .map_err(CommandError::from)?
+            .map_err(CommandError::from)?;
         Ok(Some(path.display().to_string()))
     }
 
     /// "Open with the system application": a private, verified copy (`opened/<id>/<name>`)
     /// handed to the platform's opener; programs and active content are refused with the reason.
-    pub async fn artifact_open_external(&self, id: String) -> Result<String, String> {
+    pub async fn artifact_open_external(&self, id: String) -> Result<String, CommandError> {
         let host = self.host()?;
-        host.ensure_local(&id).await.map_err(|e| e.to_string())?;
+        host.ensure_local(&id).await.map_err(CommandError::from)?;
         let (store, data_dir) = (host.store().clone(), host.data_dir().to_owned());
-        let path = tokio::task::spawn_blocking(move || artifact_files::copy_for_opening(&store, &data_dir, &id)).await.map_err(|e| e.to_string())?.map_err(|e| e.to_string())?;
+        let path = tokio::task::spawn_blocking(move || artifact_files::copy_for_opening(&store, &data_dir, &id)).await?.map_err(|e| CommandError::new(ErrorKind::Refused, e.to_string()))?;
         opener::open(&path).map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => format!("no program to open files with was found ({} is not installed); the copy is at {}", opener::OPENER, path.display()),
-            _ => format!("could not open {}: {e}", path.display()),
+            std::io::ErrorKind::NotFound => CommandError::new(ErrorKind::Config, format!("no program to open files with was found ({} is not installed); the copy is at {}", opener::OPENER, path.display())),
+            _ => CommandError::new(ErrorKind::Config, format!("could not open {}: {e}", path.display())),
         })?;
         Ok(path.display().to_string())
     }
 
-    pub async fn server_statuses(&self) -> Result<Vec<ServerStatus>, String> {
+    pub async fn server_statuses(&self) -> Result<Vec<ServerStatus>, CommandError> {
         Ok(self.host()?.server_statuses().await)
     }
 
-    pub async fn restart_server(&self, server: String) -> Result<(), String> {
-        self.configured(&server)?.restart(&server).await.map_err(|e| e.to_string())
+    pub async fn restart_server(&self, server: String) -> Result<(), CommandError> {
+        self.configured(&server)?.restart(&server).await.map_err(CommandError::from)
     }
 
     /// The end of `server`'s log, at most [`LOG_TAIL_BYTES`], from a line boundary.
     /// `server`'s sign-in state (null: it does not sign in).
-    pub fn sign_in_state(&self, server: String) -> Result<Option<SignInView>, String> {
+    pub fn sign_in_state(&self, server: String) -> Result<Option<SignInView>, CommandError> {
         Ok(self.configured(&server)?.sign_in_view(&server))
     }
 
     /// Signs in to `server` in the system browser (the window hears `sign-in-started`).
-    pub async fn sign_in(&self, server: String) -> Result<SignInView, String> {
-        self.configured(&server)?.sign_in(&server).await.map_err(|e| e.to_string())
+    pub async fn sign_in(&self, server: String) -> Result<SignInView, CommandError> {
+        self.configured(&server)?.sign_in(&server).await.map_err(CommandError::from)
     }
 
     /// Forgets `server`'s tokens.
-    pub async fn sign_out(&self, server: String) -> Result<SignInView, String> {
-        self.configured(&server)?.sign_out(&server).await.map_err(|e| e.to_string())
+    pub async fn sign_out(&self, server: String) -> Result<SignInView, CommandError> {
+        self.configured(&server)?.sign_out(&server).await.map_err(CommandError::from)
     }
 
-    pub async fn server_log(&self, server: String) -> Result<String, String> {
-        self.configured(&server)?.server_log_tail(&server, LOG_TAIL_BYTES).map_err(|e| e.to_string())
+    pub async fn server_log(&self, server: String) -> Result<String, CommandError> {
+        self.configured(&server)?.server_log_tail(&server, LOG_TAIL_BYTES).map_err(CommandError::from)
     }
 
-    pub async fn stop_server(&self, server: String) -> Result<(), String> {
+    pub async fn stop_server(&self, server: String) -> Result<(), CommandError> {
         self.configured(&server)?.stop(&server).await;
         Ok(())
     }
 
-    pub fn set_server_timeout(&self, server: String, seconds: Option<f64>) -> Result<(), String> {
-        self.configured(&server)?.set_server_timeout(&server, seconds).map_err(|e| e.to_string())
+    pub fn set_server_timeout(&self, server: String, seconds: Option<f64>) -> Result<(), CommandError> {
+        self.configured(&server)?.set_server_timeout(&server, seconds).map_err(CommandError::from)
     }
 
-    pub fn settings_view(&self) -> Result<SettingsView, String> {
-        let host = self.host.as_ref().map_err(Clone::clone)?;
+    pub fn settings_view(&self) -> Result<SettingsView, CommandError> {
+        let host = self.host.as_ref().map_err(|reason| CommandError::new(ErrorKind::Config, reason.clone()))?;
         Ok(SettingsView::new(&host.settings(), host.data_dir()))
     }
 
     /// Changes `key` (`section.name`) to `value`, or back to its default for `None`; the theme
     /// applies at once, the rest from the next use.
-    pub fn settings_set(&self, key: String, value: Option<String>) -> Result<SettingsView, String> {
-        let host = self.host.as_ref().map_err(Clone::clone)?;
-        let settings = host.set_setting(&key, value.as_deref()).map_err(|e| e.to_string())?;
+    pub fn settings_set(&self, key: String, value: Option<String>) -> Result<SettingsView, CommandError> {
+        let host = self.host.as_ref().map_err(|reason| CommandError::new(ErrorKind::Config, reason.clone()))?;
+        let settings = host.set_setting(&key, value.as_deref()).map_err(CommandError::from)?;
         if let Some(window) = self.window.get() {
             window.set_theme(settings.appearance.theme);
         }
@@ -650,4 +651,9 @@ impl AppRequests for App {
         self.apply_call(&call, app.as_ref());
         self.window.emit_or_log(AppEvent::ProxiedCall(call));
     }
+}
+
+/// A canvas intent that names a tab or pane that is gone.
+fn canvas_error(e: mcp_canvas_canvas::CanvasError) -> CommandError {
+    CommandError::new(ErrorKind::NotFound, e.to_string())
 }

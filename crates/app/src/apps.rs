@@ -16,7 +16,7 @@ use std::{
 
 use http::{header, Request, Response, StatusCode};
 use mcp_canvas_canvas::{AppTab, Canvas};
-use mcp_canvas_host::{elicitation::UrlRequest, AppCall, Host};
+use mcp_canvas_host::{elicitation::UrlRequest, AppCall, CommandError, ErrorKind, Host};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
@@ -117,16 +117,16 @@ impl AppInstances {
         self.open.lock().unwrap().retain(|id, _| open.contains(&id.as_str()));
     }
 
-    fn tab(&self, app_id: &str) -> Result<AppTab, String> {
-        self.open.lock().unwrap().get(app_id).map(|i| i.tab.clone()).ok_or_else(|| format!("no App `{app_id}` is open (its tab was closed)"))
+    fn tab(&self, app_id: &str) -> Result<AppTab, CommandError> {
+        self.open.lock().unwrap().get(app_id).map(|i| i.tab.clone()).ok_or_else(|| CommandError::new(ErrorKind::NotFound, format!("no App `{app_id}` is open (its tab was closed)")))
     }
 
     /// What the window needs to bridge the App; reads (and checks) its view first.
-    pub async fn launch(&self, host: &Host, app_id: &str) -> Result<AppLaunch, String> {
+    pub async fn launch(&self, host: &Host, app_id: &str) -> Result<AppLaunch, CommandError> {
         let tab = self.tab(app_id)?;
-        let view = host.app_view(&tab.server, &tab.resource_uri).await.map_err(|e| e.to_string())?;
+        let view = host.app_view(&tab.server, &tab.resource_uri).await.map_err(CommandError::from)?;
         let open = self.open.lock().unwrap();
-        let instance = open.get(app_id).ok_or_else(|| format!("no App `{app_id}` is open (its tab was closed)"))?;
+        let instance = open.get(app_id).ok_or_else(|| CommandError::new(ErrorKind::NotFound, format!("no App `{app_id}` is open (its tab was closed)")))?;
         Ok(AppLaunch {
             app_id: app_id.to_owned(),
             server: tab.server.clone(),
@@ -149,7 +149,7 @@ impl AppInstances {
     /// `tools/call` from the App: its own server's tools only, as the pipeline checks
     /// (visibility `app`; arguments against the schema; audited with the local identity). A tool
     /// that may change or delete data is first confirmed by the user (`confirm`).
-    pub async fn call_tool<F, Fut>(&self, host: &Host, app_id: &str, tool: &str, arguments: Value, confirm: F) -> Result<Value, String>
+    pub async fn call_tool<F, Fut>(&self, host: &Host, app_id: &str, tool: &str, arguments: Value, confirm: F) -> Result<Value, CommandError>
     where
         F: FnOnce(String, serde_json::Map<String, Value>) -> Fut,
         Fut: std::future::Future<Output = bool>,
@@ -161,29 +161,29 @@ impl AppInstances {
             Err(HostError::NeedsConfirmation { .. }) => {
                 let map = arguments.as_object().cloned().unwrap_or_default();
                 if !confirm(format!("an App of `{}` ({})", tab.server, tab.tool_title.as_deref().unwrap_or(&tab.tool)), map).await {
-                    return Err(format!("the user did not allow the App to run `{tool}`"));
+                    return Err(CommandError::new(ErrorKind::Cancelled, format!("the user did not allow the App to run `{tool}`")));
                 }
                 host.call_tool_detailed(&tab.server, tool, arguments, CallOptions { confirmed: true, ..options }, CallControl::default()).await
             }
             other => other,
         }
-        .map_err(|e| e.to_string())?;
+        .map_err(CommandError::from)?;
         Ok(detail.app.map(|a| a.result).unwrap_or(Value::Null))
     }
 
     /// `resources/read` from the App: its own server's resources, as the server sent them.
-    pub async fn read_resource(&self, host: &Host, app_id: &str, uri: &str) -> Result<Value, String> {
+    pub async fn read_resource(&self, host: &Host, app_id: &str, uri: &str) -> Result<Value, CommandError> {
         let tab = self.tab(app_id)?;
         let result = host.read_resource_contents(&tab.server, uri).await;
         let outcome = if result.is_ok() { "ok" } else { "error" };
         host.audit_app(&tab.server, app_id, "read-resource", serde_json::json!({ "uri": uri }), outcome, result.as_ref().err().map(ToString::to_string));
-        let result = result.map_err(|e| e.to_string())?;
-        serde_json::to_value(result).map_err(|e| e.to_string())
+        let result = result.map_err(CommandError::from)?;
+        serde_json::to_value(result).map_err(CommandError::bug)
     }
 
     /// `ui/open-link`: an http(s) URL, described for the user's consent dialog; anything else
     /// is refused with the reason (and audited either way).
-    pub fn link_request(&self, host: &Host, app_id: &str, url: &str) -> Result<UrlRequest, String> {
+    pub fn link_request(&self, host: &Host, app_id: &str, url: &str) -> Result<UrlRequest, CommandError> {
         let tab = self.tab(app_id)?;
         match mcp_canvas_host::elicitation::inspect_url(url) {
             Ok((domain, warnings)) => Ok(UrlRequest {
@@ -196,14 +196,14 @@ impl AppInstances {
             }),
             Err(reason) => {
                 host.audit_app(&tab.server, app_id, "open-link", serde_json::json!({ "url": url }), "refused", Some(reason.clone()));
-                Err(reason)
+                Err(CommandError::new(ErrorKind::Refused, reason))
             }
         }
     }
 
     /// `ui/update-model-context`: kept, the last one replacing the one before. The first one of
     /// an App is audited; later ones only replace it (an App may update it on every keystroke).
-    pub fn set_model_context(&self, host: &Host, app_id: &str, context: Value) -> Result<(), String> {
+    pub fn set_model_context(&self, host: &Host, app_id: &str, context: Value) -> Result<(), CommandError> {
         let tab = self.tab(app_id)?;
         let first = match self.open.lock().unwrap().get_mut(app_id) {
             Some(instance) => instance.model_context.replace(context).is_none(),
@@ -221,7 +221,7 @@ impl AppInstances {
     }
 
     /// Anything else the App did that the audit log should hold (`ui/message`, display modes).
-    pub fn audit(&self, host: &Host, app_id: &str, action: &str, arguments: Value) -> Result<(), String> {
+    pub fn audit(&self, host: &Host, app_id: &str, action: &str, arguments: Value) -> Result<(), CommandError> {
         let tab = self.tab(app_id)?;
         host.audit_app(&tab.server, app_id, action, arguments, "ok", None);
         Ok(())

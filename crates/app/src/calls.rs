@@ -6,7 +6,7 @@ use std::{
     sync::{Mutex, MutexGuard},
 };
 
-use mcp_canvas_host::CancellationToken;
+use mcp_canvas_host::{CancellationToken, CommandError, ErrorKind};
 
 /// The running calls.
 #[derive(Default)]
@@ -32,22 +32,22 @@ impl RunningCalls {
     }
 
     /// Registers a call under `token` (non-empty, not used by another running call).
-    pub fn start(&self, token: &str) -> Result<RunningCall<'_>, String> {
+    pub fn start(&self, token: &str) -> Result<RunningCall<'_>, CommandError> {
         if token.is_empty() {
-            return Err("a call needs a non-empty call token".to_owned());
+            return Err(CommandError::bug("a call needs a non-empty call token"));
         }
         let cancel = CancellationToken::new();
         let mut running = self.lock();
         if running.contains_key(token) {
-            return Err(format!("a call with the token {token} is already running"));
+            return Err(CommandError::bug(format!("a call with the token {token} is already running")));
         }
         running.insert(token.to_owned(), cancel.clone());
         Ok(RunningCall { calls: self, token: token.to_owned(), cancel })
     }
 
     /// Cancels the call running under `token`; one that already ended is an error.
-    pub fn cancel(&self, token: &str) -> Result<(), String> {
-        let cancel = self.lock().get(token).cloned().ok_or_else(|| format!("no call with the token {token} is running (it ended already)"))?;
+    pub fn cancel(&self, token: &str) -> Result<(), CommandError> {
+        let cancel = self.lock().get(token).cloned().ok_or_else(|| CommandError::new(ErrorKind::NotFound, format!("no call with the token {token} is running (it ended already)")))?;
         cancel.cancel();
         Ok(())
     }
@@ -67,12 +67,12 @@ mod tests {
         let calls = RunningCalls::default();
         assert!(calls.start("").is_err());
         let running = calls.start("t1").unwrap();
-        assert!(calls.start("t1").err().unwrap().contains("already running"));
+        assert!(calls.start("t1").err().unwrap().message.contains("already running"));
         calls.cancel("t1").unwrap();
         assert!(running.cancel.is_cancelled());
         drop(running);
         assert!(!calls.is_running("t1"));
-        assert!(calls.cancel("t1").unwrap_err().contains("ended already"));
+        assert!(calls.cancel("t1").unwrap_err().message.contains("ended already"));
         calls.start("t1").unwrap();
     }
 }

@@ -24,6 +24,7 @@ use std::{
 use mcp_canvas_canvas::{AppliedOutcome, Canvas, PinnedDashboard, TabContent, TabId};
 use mcp_canvas_contract::DashboardPersistence;
 use mcp_canvas_host::{
+    CommandError, ErrorKind,
     allowlist::{self, audit_dashboard, Allowlist, AllowlistView, DashboardAccess, DashboardEvent},
     data_dir::DataPaths,
     Host,
@@ -92,15 +93,15 @@ impl Dashboards {
         NavigationGuard(self.allowlist.clone())
     }
 
-    fn settings_path(&self) -> Result<&Path, String> {
-        self.settings_path.as_deref().ok_or_else(|| "MCP Canvas could not open its data directory, so it has no settings to change".to_owned())
+    fn settings_path(&self) -> Result<&Path, CommandError> {
+        self.settings_path.as_deref().ok_or_else(|| CommandError::new(ErrorKind::Config, "MCP Canvas could not open its data directory, so it has no settings to change"))
     }
 
     /// Re-reads the allowlist from `settings.toml` (edits by the CLI show up); a file that cannot
     /// be read keeps the list in use, and the error is returned.
-    fn reload(&self) -> Result<Allowlist, String> {
+    fn reload(&self) -> Result<Allowlist, CommandError> {
         let path = self.settings_path()?;
-        let list = Allowlist::load(path).map_err(|e| e.to_string())?;
+        let list = Allowlist::load(path).map_err(|e| CommandError::new(ErrorKind::Config, e.to_string()))?;
         *self.allowlist.write().unwrap_or_else(|p| p.into_inner()) = list.clone();
         Ok(list)
     }
@@ -116,24 +117,24 @@ impl Dashboards {
     }
 
     /// The allowlist as the Settings panel shows it.
-    pub fn view(&self) -> Result<AllowlistView, String> {
+    pub fn view(&self) -> Result<AllowlistView, CommandError> {
         let list = self.reload()?;
         Ok(list.view(self.settings_path()?))
     }
 
     /// Whether the dashboard in `tab` may load, and its iframe URL when it may.
-    pub fn access(&self, canvas: &Canvas, tab: TabId) -> Result<DashboardAccess, String> {
-        let tab = canvas.tab(tab).ok_or_else(|| format!("there is no tab {} (it was closed)", tab.0))?;
+    pub fn access(&self, canvas: &Canvas, tab: TabId) -> Result<DashboardAccess, CommandError> {
+        let tab = canvas.tab(tab).ok_or_else(|| CommandError::new(ErrorKind::NotFound, format!("there is no tab {} (it was closed)", tab.0)))?;
         let TabContent::Dashboard(dashboard) = &tab.content else {
-            return Err(format!("tab {} is not a dashboard", tab.id.0));
+            return Err(CommandError::bug(format!("tab {} is not a dashboard", tab.id.0)));
         };
         Ok(DashboardAccess::decide(&self.current(), &dashboard.url, dashboard.token.as_deref()))
     }
 
     /// Allows `origin` (the user confirmed), recording it with the dashboard that asked, if any.
-    pub fn allow(&self, host: &Host, canvas: &Canvas, origin: &str, tab: Option<TabId>) -> Result<AllowlistView, String> {
+    pub fn allow(&self, host: &Host, canvas: &Canvas, origin: &str, tab: Option<TabId>) -> Result<AllowlistView, CommandError> {
         let path = self.settings_path()?.to_owned();
-        let edit = allowlist::add_origin(&path, origin).map_err(|e| e.to_string())?;
+        let edit = allowlist::add_origin(&path, origin).map_err(allowlist_error)?;
         *self.allowlist.write().unwrap_or_else(|p| p.into_inner()) = edit.allowlist.clone();
         let dashboard = tab.and_then(|t| canvas.tab(t)).and_then(|t| match &t.content {
             TabContent::Dashboard(d) => Some(d),
@@ -158,9 +159,9 @@ impl Dashboards {
     }
 
     /// Stops allowing `origin`.
-    pub fn disallow(&self, host: &Host, origin: &str) -> Result<AllowlistView, String> {
+    pub fn disallow(&self, host: &Host, origin: &str) -> Result<AllowlistView, CommandError> {
         let path = self.settings_path()?.to_owned();
-        let edit = allowlist::remove_origin(&path, origin).map_err(|e| e.to_string())?;
+        let edit = allowlist::remove_origin(&path, origin).map_err(allowlist_error)?;
         *self.allowlist.write().unwrap_or_else(|p| p.into_inner()) = edit.allowlist.clone();
         self.audit(host, &DashboardEvent { action: "disallow", origin: Some(&edit.origin), outcome: "ok", ..Default::default() });
         Ok(edit.allowlist.view(&path))
@@ -430,4 +431,10 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         dir
     }
+}
+
+/// An allowlist edit that failed: a refused origin is the user's to fix, anything else the file's.
+fn allowlist_error(e: allowlist::AllowlistError) -> CommandError {
+    let kind = if matches!(e, allowlist::AllowlistError::Refused { .. }) { ErrorKind::Refused } else { ErrorKind::Config };
+    CommandError::new(kind, e.to_string())
 }

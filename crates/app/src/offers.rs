@@ -15,6 +15,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use ts_rs::TS;
 
+use mcp_canvas_host::CommandError;
+
 use crate::{window::AppEvent, App};
 
 /// A watched resource is read again at most this often, however often it changes.
@@ -51,30 +53,30 @@ pub struct ResourceWatchEvent {
 
 impl App {
     /// `server`'s resources and templates (every page).
-    pub async fn server_resources(&self, server: String) -> Result<ResourceList, String> {
-        self.host()?.resources(&server).await.map_err(|e| e.to_string())
+    pub async fn server_resources(&self, server: String) -> Result<ResourceList, CommandError> {
+        self.host()?.resources(&server).await.map_err(CommandError::from)
     }
 
     /// Reads `uri` of `server`, stores it and shows it in the canvas as a tool result would be.
-    pub async fn resource_read(&self, server: String, uri: String) -> Result<ResourceRead, String> {
-        let read = self.host()?.read_resource(&server, &uri).await.map_err(|e| e.to_string())?;
+    pub async fn resource_read(&self, server: String, uri: String) -> Result<ResourceRead, CommandError> {
+        let read = self.host()?.read_resource(&server, &uri).await.map_err(CommandError::from)?;
         self.apply_outcome(&CallOutcome { call_id: read.read_id.clone(), server, tool: READ_RESOURCE_TOOL.to_owned(), outcome: read.outcome.clone() });
         Ok(read)
     }
 
     /// Suggestions for one argument of a template or prompt while the user types.
-    pub async fn complete_argument(&self, server: String, target: CompletionTarget, argument: String, value: String, context: HashMap<String, String>) -> Result<Suggestions, String> {
-        self.host()?.complete(&server, &target, &argument, &value, context).await.map_err(|e| e.to_string())
+    pub async fn complete_argument(&self, server: String, target: CompletionTarget, argument: String, value: String, context: HashMap<String, String>) -> Result<Suggestions, CommandError> {
+        self.host()?.complete(&server, &target, &argument, &value, context).await.map_err(CommandError::from)
     }
 
     /// `server`'s prompts (every page).
-    pub async fn server_prompts(&self, server: String) -> Result<Vec<PromptView>, String> {
-        self.host()?.prompts(&server).await.map_err(|e| e.to_string())
+    pub async fn server_prompts(&self, server: String) -> Result<Vec<PromptView>, CommandError> {
+        self.host()?.prompts(&server).await.map_err(CommandError::from)
     }
 
     /// Fills in prompt `name`; its messages are stored and shown in the canvas.
-    pub async fn prompt_read(&self, server: String, name: String, arguments: Map<String, Value>) -> Result<PromptRead, String> {
-        let read = self.host()?.read_prompt(&server, &name, arguments).await.map_err(|e| e.to_string())?;
+    pub async fn prompt_read(&self, server: String, name: String, arguments: Map<String, Value>) -> Result<PromptRead, CommandError> {
+        let read = self.host()?.read_prompt(&server, &name, arguments).await.map_err(CommandError::from)?;
         self.apply_outcome(&CallOutcome { call_id: read.read_id.clone(), server, tool: mcp_canvas_host::prompts::GET_PROMPT_TOOL.to_owned(), outcome: read.outcome.clone() });
         Ok(read)
     }
@@ -82,12 +84,12 @@ impl App {
     /// Keeps `uri`'s tab live: each time the server says it changed, it is read again (at most
     /// every [`WATCH_MIN_INTERVAL`]) and replaces its tab; each re-read is a `resource-watch`
     /// event. Watching what is already watched does nothing.
-    pub async fn resource_watch(self: &std::sync::Arc<Self>, server: String, uri: String) -> Result<(), String> {
+    pub async fn resource_watch(self: &std::sync::Arc<Self>, server: String, uri: String) -> Result<(), CommandError> {
         let key = (server.clone(), uri.clone());
         if self.watches.0.lock().unwrap().get(&key).is_some_and(|task| !task.is_finished()) {
             return Ok(());
         }
-        let mut watch = self.host()?.watch_resource(&server, &uri).await.map_err(|e| e.to_string())?;
+        let mut watch = self.host()?.watch_resource(&server, &uri).await.map_err(CommandError::from)?;
         let app = std::sync::Arc::downgrade(self);
         let task = tokio::spawn(async move {
             let mut reads = 0;
@@ -99,7 +101,7 @@ impl App {
                 reads += 1;
                 let (state, detail) = match app.resource_read(server.clone(), uri.clone()).await {
                     Ok(_) => ("updated", None),
-                    Err(e) => ("failed", Some(e)),
+                    Err(e) => ("failed", Some(e.message)),
                 };
                 app.window.emit_or_log(AppEvent::ResourceWatch(ResourceWatchEvent { server: server.clone(), uri: uri.clone(), state: state.to_owned(), reads, detail }));
                 drop(app);
@@ -115,7 +117,7 @@ impl App {
     }
 
     /// Stops watching `uri` (the server is told: unsubscribe, or the listen stream ends).
-    pub fn resource_unwatch(&self, server: String, uri: String) -> Result<(), String> {
+    pub fn resource_unwatch(&self, server: String, uri: String) -> Result<(), CommandError> {
         if let Some(task) = self.watches.0.lock().unwrap().remove(&(server, uri)) {
             task.abort();
         }

@@ -19,6 +19,7 @@ use std::{
 };
 
 use mcp_canvas_host::{
+    CommandError, ErrorKind,
     elicitation::{form_fields, FormRequest, UrlRequest},
     sampling_core::sampler::{Approval, ApprovalRequest, Review, ReviewRequest},
     wire::{ConfirmPrompt, ElicitationAnswer, ElicitationPrompt, SamplingPrompt, SamplingReviewPrompt},
@@ -218,15 +219,15 @@ impl Questions {
 
     /// Delivers the user's answer to the question `id`. An unknown id (answered already, timed
     /// out, never asked) or an answer of another kind is an error; the latter keeps the question open.
-    pub fn answer(&self, id: &str, answer: Answer) -> Result<(), String> {
+    pub fn answer(&self, id: &str, answer: Answer) -> Result<(), CommandError> {
         let mut pending = self.lock();
-        let kind = pending.get(id).map(|p| p.kind).ok_or_else(|| format!("the question {id} is no longer open (answered already, timed out, or no longer needed)"))?;
+        let kind = pending.get(id).map(|p| p.kind).ok_or_else(|| CommandError::new(ErrorKind::NotFound, format!("the question {id} is no longer open (answered already, timed out, or no longer needed)")))?;
         if !kind.accepts(&answer) {
-            return Err(format!("the question {id} is a {kind:?} question; that answer does not fit it"));
+            return Err(CommandError::bug(format!("the question {id} is a {kind:?} question; that answer does not fit it")));
         }
         let open = pending.remove(id).expect("just found");
         drop(pending);
-        open.sender.send(answer).map_err(|_| format!("the question {id} is no longer open (no longer needed)"))
+        open.sender.send(answer).map_err(|_| CommandError::new(ErrorKind::NotFound, format!("the question {id} is no longer open (no longer needed)")))
     }
 
     /// Shows `question` in the window and waits for the answer.

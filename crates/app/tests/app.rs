@@ -126,7 +126,7 @@ fn intents_push_the_new_canvas_and_a_refused_one_pushes_nothing() {
     let pushed = window.canvases();
     assert_eq!(artifact_ids(&pushed[0]), vec![vec!["demo_bbb".to_owned()]]);
     let refused = app.canvas_intent(CanvasIntent::CloseTab { tab: TabId(9999) }).unwrap_err();
-    assert!(refused.contains("9999"), "{refused}");
+    assert!(refused.message.contains("9999"), "{refused}");
     assert!(window.take().is_empty());
 }
 
@@ -180,7 +180,7 @@ fn a_dashboard_of_an_origin_not_on_the_allowlist_is_refused_until_allowed() {
     assert!(app.navigation_guard().allows(&"http://127.0.0.1:8765/x".parse().unwrap()));
     app.allowlist_remove("http://127.0.0.1:8765".into()).unwrap();
     assert!(matches!(app.dashboard_access(tab).unwrap(), DashboardAccess::Refused { .. }));
-    assert!(app.dashboard_access(TabId(9999)).unwrap_err().contains("no tab"));
+    assert!(app.dashboard_access(TabId(9999)).unwrap_err().message.contains("no tab"));
 }
 
 #[test]
@@ -234,14 +234,14 @@ fn unknown_servers_are_refused_before_the_host_is_asked() {
     let dir = tempfile::tempdir().unwrap();
     let (app, _window) = app_at(dir.path());
     let refused = app.set_server_timeout("nope".into(), Some(3.0)).unwrap_err();
-    assert!(refused.contains("no server named `nope`"), "{refused}");
+    assert!(refused.message.contains("no server named `nope`"), "{refused}");
 }
 
 #[test]
 fn a_call_token_that_is_not_running_cannot_be_cancelled() {
     let dir = tempfile::tempdir().unwrap();
     let (app, _window) = app_at(dir.path());
-    assert!(app.cancel_call("t1".into()).unwrap_err().contains("no call with the token t1"));
+    assert!(app.cancel_call("t1".into()).unwrap_err().message.contains("no call with the token t1"));
 }
 
 // The question queue.
@@ -283,14 +283,14 @@ async fn a_question_is_pending_until_answered_and_its_id_then_unknown() {
     assert!(matches!(&window.take()[..], [AppEvent::ConfirmRequest(prompt)] if prompt.id == id && prompt.tool == "purge_cache"));
     // An answer of another kind does not fit, and the question stays open.
     let wrong = questions.answer(&id, Answer::Elicitation(ElicitationAnswer { action: ElicitationChoice::Accept, content: None })).unwrap_err();
-    assert!(wrong.contains("does not fit"), "{wrong}");
+    assert!(wrong.message.contains("does not fit"), "{wrong}");
     assert_eq!(questions.pending().len(), 1);
     questions.answer(&id, Answer::Confirm(true)).unwrap();
     assert_eq!(asker.await.unwrap(), Asked::Answered(Answer::Confirm(true)));
     assert!(questions.pending().is_empty());
     assert!(window.take().is_empty(), "an answered question needs no closed event");
     let unknown = questions.answer(&id, Answer::Confirm(false)).unwrap_err();
-    assert!(unknown.contains("no longer open"), "{unknown}");
+    assert!(unknown.message.contains("no longer open"), "{unknown}");
     assert!(questions.answer("e42", Answer::Confirm(false)).is_err());
 }
 

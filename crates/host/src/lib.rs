@@ -41,7 +41,7 @@ pub mod sampling;
 pub mod signin;
 pub mod wire;
 
-pub use error::HostError;
+pub use error::{CommandError, ErrorKind, HostError};
 pub use host::{Host, HostOptions};
 pub use mcp_canvas_client::{validation::needs_confirmation, ChangedList, ClientError, ResourceWatch, ServerChange, ServerMessage};
 pub use pipeline::{AppCall, CallControl, CallDetail, CallOptions, CallProgress, CancellationToken, ProgressFn};

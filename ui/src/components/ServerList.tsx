@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from "react";
-import { errorText, listTools, onServerChanged, restartServer, serverStatuses, setServerTimeout, stopServer } from "../ipc";
+import { errorKind, errorText, listTools, onServerChanged, restartServer, serverStatuses, setServerTimeout, stopServer } from "../ipc";
 import { takeTools } from "../startup";
 import { filterTools } from "../toolSearch";
 import type { ServerState } from "../wire/ServerState";
@@ -7,7 +7,8 @@ import type { ServerStatus } from "../wire/ServerStatus";
 import type { ServerView } from "../wire/ServerView";
 import type { ToolView } from "../wire/ToolView";
 import { ServerLogDialog } from "./ServerLogDialog";
-import { asksForSignIn, SignInRow } from "./SignInRow";
+import { CommandErrorView } from "./CommandErrorView";
+import { SignInRow } from "./SignInRow";
 import { SamplingLogDialog } from "./sampling/SamplingLogDialog";
 
 export interface ToolSelection {
@@ -100,7 +101,7 @@ export function ServerList({ servers, selection, onSelect, offer = null, onOffer
   );
 }
 
-type ToolsState = { kind: "loading" } | { kind: "ready"; tools: ToolView[] } | { kind: "failed"; error: string };
+type ToolsState = { kind: "loading" } | { kind: "ready"; tools: ToolView[] } | { kind: "failed"; error: unknown };
 
 interface ServerProps {
   server: ServerView;
@@ -130,7 +131,7 @@ function ServerTools({ server, status, query, selection, onSelect, onShowLog, on
     (listing === 0 ? takeTools(server.name) : listTools(server.name))
       .then(
         (tools) => live && setState({ kind: "ready", tools }),
-        (error) => live && setState({ kind: "failed", error: errorText(error) }),
+        (error) => live && setState({ kind: "failed", error }),
       )
       // Listing starts the server: its state changed.
       .finally(() => live && onStatusChange());
@@ -231,11 +232,11 @@ function ServerTools({ server, status, query, selection, onSelect, onShowLog, on
       ) : null}
       {restartError ? <p className="error small server-restart-error">{restartError}</p> : null}
       {state.kind === "loading" ? <p className="muted small">Connecting…</p> : null}
-      {state.kind === "failed" && server.sign_in && asksForSignIn(state.error) ? (
+      {state.kind === "failed" && server.sign_in && errorKind(state.error) === "sign_in" ? (
         <p className="muted small">Sign in to list its tools.</p>
       ) : state.kind === "failed" ? (
-        <div className="error small">
-          <p>{state.error}</p>
+        <div className="tools-failed">
+          <CommandErrorView error={state.error} server={server.name} onRetry={() => setListing((n) => n + 1)} />
           <button type="button" onClick={() => setListing((n) => n + 1)}>
             Retry
           </button>

@@ -12,11 +12,6 @@ interface Props {
   onSignedIn: () => void;
 }
 
-/** Whether an error is a server asking for a sign-in (the host's wording, see ClientError). */
-export function asksForSignIn(error: string): boolean {
-  return error.includes("asks you to sign in") || error.includes("needs more permission than you granted it");
-}
-
 /** An HTTP server's sign-in (OAuth): where it stands, Sign in / Sign out, and while the browser
  * is busy, the page it was handed (for a user whose browser did not open). */
 export function SignInRow({ server, initial, listing, onSignedIn }: Props) {

@@ -18,6 +18,7 @@ import { callTool, cancelCall, errorText, newCallToken, onCallProgress } from ".
 import type { CallOutcome } from "../wire/CallOutcome";
 import type { CallProgressEvent } from "../wire/CallProgressEvent";
 import type { ToolView } from "../wire/ToolView";
+import { CommandErrorView } from "./CommandErrorView";
 import { OutcomeView } from "./OutcomeView";
 import { LazySchemaForm as SchemaForm } from "./LazySchemaForm";
 import type { SchemaFormHandle } from "./SchemaForm";
@@ -33,7 +34,7 @@ function needsConfirmation(tool: ToolView): boolean {
   return tool.destructive === true || (tool.read_only === false && tool.destructive === null);
 }
 
-type Entry = { kind: "outcome"; outcome: CallOutcome } | { kind: "failure"; error: string; at: number };
+type Entry = { kind: "outcome"; outcome: CallOutcome } | { kind: "failure"; error: unknown; at: number };
 type EditorMode = "form" | "json";
 
 /** The editor last chosen, kept for the next tool during this run. */
@@ -150,7 +151,7 @@ export function ToolPanel({ selection, onOutcome }: Props) {
       onOutcome(outcome);
     } catch (error) {
       const at = Date.now();
-      setResults((h) => [{ kind: "failure", error: errorText(error), at }, ...h]);
+      setResults((h) => [{ kind: "failure", error, at }, ...h]);
       recordCall(recordFailure(token, server, tool, text, errorText(error), at));
     } finally {
       if (callToken.current === token) callToken.current = null;
@@ -261,7 +262,13 @@ export function ToolPanel({ selection, onOutcome }: Props) {
             </li>
           ) : (
             <li key={entry.at} className="result failed">
-              <p className="error small call-error">{entry.error}</p>
+              <CommandErrorView
+                error={entry.error}
+                server={server}
+                className="call-error"
+                onRetry={() => void run(false, toSend, false)}
+                onFixArguments={() => (mode === "form" ? formRef.current?.validateForm() : document.querySelector<HTMLTextAreaElement>("textarea.arguments")?.focus())}
+              />
             </li>
           ),
         )}

@@ -1,12 +1,13 @@
 import { useEffect, useMemo, useState } from "react";
 import { errorText, onServerChanged, promptRead, serverPrompts } from "../ipc";
+import { CommandErrorView } from "../components/CommandErrorView";
 import { OutcomeView } from "../components/OutcomeView";
 import type { PromptRead } from "../wire/PromptRead";
 import type { PromptView } from "../wire/PromptView";
 import { CompletingInput } from "./CompletingInput";
 import { readAsOutcome } from "./shared";
 
-type Listing = { kind: "loading" } | { kind: "ready"; prompts: PromptView[] } | { kind: "failed"; error: string };
+type Listing = { kind: "loading" } | { kind: "ready"; prompts: PromptView[] } | { kind: "failed"; error: unknown };
 
 /** A server's prompts: pick one, fill in its arguments with the server's suggestions, and see the
  * messages it returns in the canvas; copy them as Markdown or JSON. */
@@ -23,7 +24,7 @@ export function PromptsPanel({ server, onClose }: { server: string; onClose: () 
         setListing({ kind: "ready", prompts });
         setChosen((c) => c ?? prompts[0]?.name ?? null);
       },
-      (e) => live && setListing({ kind: "failed", error: errorText(e) }),
+      (e) => live && setListing({ kind: "failed", error: e }),
     );
     return () => {
       live = false;
@@ -53,7 +54,7 @@ export function PromptsPanel({ server, onClose }: { server: string; onClose: () 
         </button>
       </header>
       {listing.kind === "loading" ? <p className="muted">Listing…</p> : null}
-      {listing.kind === "failed" ? <p className="error small">{listing.error}</p> : null}
+      {listing.kind === "failed" ? <CommandErrorView error={listing.error} server={server} onRetry={() => setReload((n) => n + 1)} /> : null}
       {listing.kind === "ready" && listing.prompts.length === 0 ? <p className="muted">{server} offers no prompts.</p> : null}
       {listing.kind === "ready" && listing.prompts.length > 0 ? (
         <ul className="offer-list prompt-list">
@@ -76,7 +77,7 @@ function PromptForm({ server, prompt }: { server: string; prompt: PromptView }) 
   const [values, setValues] = useState<Record<string, string>>({});
   const [running, setRunning] = useState(false);
   const [result, setResult] = useState<PromptRead | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(null);
   const [copied, setCopied] = useState<string | null>(null);
   const target = useMemo(() => ({ kind: "prompt" as const, name: prompt.name }), [prompt.name]);
   const missing = prompt.arguments.filter((a) => a.required && (values[a.name] ?? "") === "").map((a) => a.name);
@@ -89,7 +90,7 @@ function PromptForm({ server, prompt }: { server: string; prompt: PromptView }) 
       const given = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== ""));
       setResult(await promptRead(server, prompt.name, given));
     } catch (e) {
-      setError(errorText(e));
+      setError(e);
     } finally {
       setRunning(false);
     }
@@ -132,7 +133,7 @@ function PromptForm({ server, prompt }: { server: string; prompt: PromptView }) 
       <button type="submit" className="prompt-get primary" disabled={running || missing.length > 0} title={missing.length > 0 ? `Needs: ${missing.join(", ")}` : undefined}>
         {running ? "Getting…" : "Get prompt"}
       </button>
-      {error ? <p className="error small offer-error">{error}</p> : null}
+      {error !== null ? <CommandErrorView error={error} server={server} className="offer-error" onFixArguments={() => document.querySelector<HTMLInputElement>(".prompt-form input")?.focus()} /> : null}
       {result ? (
         <section className="offer-result prompt-result" aria-label="Prompt messages">
           <div className="offer-result-actions">

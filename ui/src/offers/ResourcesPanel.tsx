@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useMemo, useState } from "react";
-import { errorText, onResourceWatch, onServerChanged, resourceRead, resourceUnwatch, resourceWatch, serverResources } from "../ipc";
+import { CommandErrorView } from "../components/CommandErrorView";
+import { onResourceWatch, onServerChanged, resourceRead, resourceUnwatch, resourceWatch, serverResources } from "../ipc";
 import { setWatch, useWatches, watchStarted } from "./watches";
 import { OutcomeView } from "../components/OutcomeView";
 import type { ResourceList } from "../wire/ResourceList";
@@ -13,7 +14,7 @@ import { readAsOutcome } from "./shared";
 /** Resources are shown this many at a time (a server may list thousands). */
 export const RESOURCE_PAGE = 100;
 
-type Listing = { kind: "loading" } | { kind: "ready"; list: ResourceList } | { kind: "failed"; error: string };
+type Listing = { kind: "loading" } | { kind: "ready"; list: ResourceList } | { kind: "failed"; error: unknown };
 
 /** A server's resources and templates: open one in the canvas, watch one live, fill in a template
  * with the server's suggestions. */
@@ -24,7 +25,8 @@ export function ResourcesPanel({ server, onClose }: { server: string; onClose: (
   const [shown, setShown] = useState(RESOURCE_PAGE);
   const [busy, setBusy] = useState<string | null>(null);
   const [last, setLast] = useState<ResourceRead | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [watchNote, setWatchNote] = useState<string | null>(null);
   const watches = useWatches(server);
 
   useEffect(() => {
@@ -32,7 +34,7 @@ export function ResourcesPanel({ server, onClose }: { server: string; onClose: (
     setListing((l) => (l.kind === "ready" ? l : { kind: "loading" }));
     serverResources(server).then(
       (list) => live && setListing({ kind: "ready", list }),
-      (e) => live && setListing({ kind: "failed", error: errorText(e) }),
+      (e) => live && setListing({ kind: "failed", error: e }),
     );
     return () => {
       live = false;
@@ -50,7 +52,7 @@ export function ResourcesPanel({ server, onClose }: { server: string; onClose: (
   useEffect(
     () =>
       onResourceWatch((event) => {
-        if (event.server === server && event.state === "ended") setError(`Stopped watching ${event.uri}: ${event.detail ?? "the watch ended"}`);
+        if (event.server === server && event.state === "ended") setWatchNote(`Stopped watching ${event.uri}: ${event.detail ?? "the watch ended"}`);
       }),
     [server],
   );
@@ -62,7 +64,7 @@ export function ResourcesPanel({ server, onClose }: { server: string; onClose: (
       try {
         setLast(await resourceRead(server, uri));
       } catch (e) {
-        setError(errorText(e));
+        setError(e);
       } finally {
         setBusy(null);
       }
@@ -74,7 +76,7 @@ export function ResourcesPanel({ server, onClose }: { server: string; onClose: (
     setError(null);
     if (watches[uri]) {
       setWatch(server, uri, null);
-      await resourceUnwatch(server, uri).catch((e) => setError(errorText(e)));
+      await resourceUnwatch(server, uri).catch((e) => setError(e));
       return;
     }
     setWatch(server, uri, "starting");
@@ -84,7 +86,7 @@ export function ResourcesPanel({ server, onClose }: { server: string; onClose: (
       watchStarted(server, uri);
     } catch (e) {
       setWatch(server, uri, null);
-      setError(errorText(e));
+      setError(e);
     }
   }
 
@@ -108,8 +110,9 @@ export function ResourcesPanel({ server, onClose }: { server: string; onClose: (
         </button>
       </header>
       {listing.kind === "loading" ? <p className="muted">Listing…</p> : null}
-      {listing.kind === "failed" ? <p className="error small">{listing.error}</p> : null}
-      {error ? <p className="error small offer-error">{error}</p> : null}
+      {listing.kind === "failed" ? <CommandErrorView error={listing.error} server={server} onRetry={() => setReload((n) => n + 1)} /> : null}
+      {error !== null ? <CommandErrorView error={error} server={server} className="offer-error" /> : null}
+      {watchNote ? <p className="muted small">{watchNote}</p> : null}
       {listing.kind === "ready" && !listing.list.supported ? <p className="muted">{server} offers no resources.</p> : null}
       {listing.kind === "ready" && listing.list.supported ? (
         <>

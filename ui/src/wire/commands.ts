@@ -47,7 +47,8 @@ import type { ToolView } from "./ToolView";
 /** Sends a command: Tauri's `invoke` (in `ipc.ts`, the only module that talks to Tauri), or a test's stand-in. */
 export type Invoke = <T>(command: string, args?: Record<string, unknown>) => Promise<T>;
 
-/** The app's commands as typed functions (arguments sent with the camelCase keys Tauri expects). */
+/** The app's commands as typed functions (arguments sent with the camelCase keys Tauri expects).
+* Each rejects with a `CommandError` (`wire/CommandError.ts`): a `kind` to act on and a `message`. */
 export function commands(invoke: Invoke) {
   return {
     /**
