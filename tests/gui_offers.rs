@@ -104,6 +104,35 @@ async fn drive(driver: WebDriver) {
     wait_for(&driver, ".history .result button.resource-link[data-uri='demo://guide.md']").await.click().await.unwrap();
     until(&driver, "offers_link_tab", "const t = document.querySelector('section.pane.active .tab.active .tab-label'); return t && t.textContent === 'guide.md';").await;
     screenshot(&driver, "offers_resource_link.png").await;
+
+    // The protocol view: a chart call's answer, its image a note naming the artifact it became.
+    let chart = wait_for(&driver, r#"[data-server="demo"] button[data-tool="render_chart"]"#).await;
+    chart.scroll_into_view().await.unwrap();
+    chart.click().await.unwrap();
+    let summary = call_with(&driver, r#"{"values": [2, 7, 1, 8]}"#).await;
+    let reference = summary.split("Reference: ").nth(1).and_then(|r| r.split_whitespace().next()).expect("a reference").to_owned();
+    let protocol = wait_for(&driver, r#"[data-server="demo"] button[data-offer="protocol"]"#).await;
+    protocol.scroll_into_view().await.unwrap();
+    protocol.click().await.unwrap();
+    until(&driver, "protocol_listed", "return document.querySelectorAll('.protocol-entry').length > 5;").await;
+    let methods: Vec<String> = serde_json::from_value(driver.execute("return [...document.querySelectorAll('.protocol-entry')].map(e => e.dataset.method);", vec![]).await.unwrap().json().clone()).unwrap();
+    for expected in ["resources/read", "prompts/get", "completion/complete", "tools/call", "tools/list"] {
+        assert!(methods.iter().any(|m| m == expected), "{expected} in {methods:?}");
+    }
+    let filter = wait_for(&driver, "input.protocol-method").await;
+    filter.send_keys("tools/call").await.unwrap();
+    until(&driver, "protocol_filtered", "const m = [...document.querySelectorAll('.protocol-entry')].map(e => e.dataset.method); return m.length > 0 && m.every(x => x === 'tools/call');").await;
+    // The newest answer is the chart's: expanded, it shows the note, not the base64.
+    wait_for(&driver, ".protocol-entry.received.response .protocol-row").await.click().await.unwrap();
+    let text = wait_for(&driver, ".protocol-text").await.text().await.unwrap();
+    assert!(text.contains(&format!("→ artifact {reference}")), "{text}");
+    assert!(!text.contains("iVBOR"), "no base64 in the protocol view");
+    let latency = wait_for(&driver, ".protocol-entry.received.response .protocol-latency").await.text().await.unwrap();
+    assert!(latency.ends_with(" ms"), "{latency}");
+    // Only this call: its request and its answer.
+    wait_for(&driver, "button.protocol-only-call").await.click().await.unwrap();
+    until(&driver, "protocol_call", "const e = [...document.querySelectorAll('.protocol-entry')]; return e.length >= 2 && e.length <= 4 && document.querySelector('.protocol-call-filter');").await;
+    screenshot(&driver, "offers_protocol.png").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

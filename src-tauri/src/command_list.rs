@@ -131,6 +131,12 @@ macro_rules! for_each_command {
             /// Fills in a prompt: its messages stored (a Markdown transcript, images and resources
             /// beside it) and shown in the canvas; the Markdown and JSON come back for copying.
             async prompt_read(server: String, name: String, arguments: Map<String, Value>) -> PromptRead;
+            /// A server's protocol log: its JSON-RPC messages both ways (time, direction, method,
+            /// size, latency; redacted, base64 as notes), filtered by method and call.
+            sync protocol_log(server: String, filter: ProtocolFilter) -> ProtocolPage;
+            /// Saves a server's protocol log as JSON lines through a "Save as…" dialog; the path,
+            /// or null when cancelled.
+            async protocol_export(server: String) -> Option<String>;
             /// The settings in effect.
             sync settings_view() -> SettingsView;
             /// Changes one setting (`section.name`); null restores its default.

@@ -29,6 +29,7 @@ use mcp_canvas_host::{
     completion::{CompletionTarget, Suggestions},
     prompts::{PromptRead, PromptView},
     resources::{ResourceList, ResourceRead},
+    trace::{ProtocolFilter, ProtocolPage},
 };
 #[allow(unused_imports)]
 use mcp_canvas_store::{ArtifactPage, ArtifactQuery, ArtifactRecord, ArtifactSource, StorageUsage};

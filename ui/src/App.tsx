@@ -10,6 +10,7 @@ import { SamplingDialog } from "./components/sampling/SamplingDialog";
 import { SamplingReviewDialog } from "./components/sampling/SamplingReviewDialog";
 import { ServerList, type OfferView, type ToolSelection } from "./components/ServerList";
 import { PromptsPanel } from "./offers/PromptsPanel";
+import { ProtocolView } from "./offers/ProtocolView";
 import { ResourcesPanel } from "./offers/ResourcesPanel";
 import { SettingsPanel } from "./components/SettingsPanel";
 import { ToolPanel } from "./components/ToolPanel";
@@ -223,6 +224,8 @@ export function App() {
           <ArtifactBrowser onClose={() => setFilesOpen(false)} refresh={artifactsChanged} />
         ) : offer?.view === "resources" ? (
           <ResourcesPanel key={`resources/${offer.server}`} server={offer.server} onClose={() => setOffer(null)} />
+        ) : offer?.view === "protocol" ? (
+          <ProtocolView key={`protocol/${offer.server}`} server={offer.server} onClose={() => setOffer(null)} />
         ) : offer?.view === "prompts" ? (
           <PromptsPanel key={`prompts/${offer.server}`} server={offer.server} onClose={() => setOffer(null)} />
         ) : selection ? (

@@ -81,6 +81,8 @@ export const {
   completeArgument,
   serverPrompts,
   promptRead,
+  protocolLog,
+  protocolExport,
 } = app;
 
 /** A fresh token for `callTool`. */

@@ -6,7 +6,9 @@
 use std::{collections::HashMap, sync::Mutex, time::Duration};
 
 use mcp_canvas_host::{
+    artifact_files,
     completion::{CompletionTarget, Suggestions},
+    trace::{ProtocolFilter, ProtocolPage},
     prompts::{PromptRead, PromptView},
     resources::{ResourceList, ResourceRead, READ_RESOURCE_TOOL},
     wire::CallOutcome,
@@ -122,5 +124,27 @@ impl App {
             task.abort();
         }
         Ok(())
+    }
+
+    /// `server`'s protocol log: the messages `filter` asks for, both ways.
+    pub fn protocol_log(&self, server: String, filter: ProtocolFilter) -> Result<ProtocolPage, CommandError> {
+        Ok(self.host()?.protocol_page(&server, &filter)?)
+    }
+
+    /// Saves `server`'s protocol log as JSON lines where the user picks ("Save as…"); the path,
+    /// or null when cancelled.
+    pub async fn protocol_export(&self, server: String) -> Result<Option<String>, CommandError> {
+        let host = self.host()?;
+        host.protocol_page(&server, &ProtocolFilter { limit: Some(1), ..Default::default() })?;
+        let dialog = crate::window::SaveDialog {
+            title: format!("Save the protocol log of {server}"),
+            file_name: artifact_files::safe_file_name(&format!("{server}-protocol.jsonl"), "protocol.jsonl"),
+            extension: Some("jsonl".to_owned()),
+        };
+        let window = self.window.get().ok_or_else(|| CommandError::bug("the MCP Canvas window is not ready"))?.clone();
+        // Waits for the user: this runs on the async runtime, never on the main thread.
+        let Some(path) = window.choose_save_path(dialog) else { return Ok(None) };
+        host.protocol_export(&server, &path)?;
+        Ok(Some(path.display().to_string()))
     }
 }

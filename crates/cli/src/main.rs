@@ -48,6 +48,11 @@ struct Cli {
     /// Default: settings.toml's [sampling] policy, asked on the terminal when there is one.
     #[arg(long, global = true, env = "MCP_CANVAS_SAMPLING", value_name = "ask|always|never")]
     sampling: Option<PolicyMode>,
+    /// Append every JSON-RPC message to and from every server to FILE, one JSON line each (time,
+    /// direction, method, id, size, latency; secrets redacted, base64 runs as a note naming the
+    /// artifact they become), as the app's protocol view shows them.
+    #[arg(long, global = true, value_name = "FILE")]
+    trace: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -280,6 +285,13 @@ async fn run(cli: Cli) -> ExitCode {
     let host = match open_host(cli.data_dir.as_deref(), timeout, session) {
         Ok(host) => host,
         Err(e) => return fail(json, &e.to_string()),
+    };
+    let host = match &cli.trace {
+        Some(path) => match host.with_trace(path) {
+            Ok(host) => host,
+            Err(e) => return fail(json, &e.to_string()),
+        },
+        None => host,
     };
     let proxy = matches!(cli.command, Command::Proxy { .. });
     // Only the proxy lives long enough for servers' list changes; a one-shot command leaves no

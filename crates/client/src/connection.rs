@@ -105,6 +105,9 @@ pub struct SpawnContext<'a> {
     pub spill: Option<Arc<dyn crate::transport::spill::MessageSpill>>,
     /// Open a `subscriptions/listen` stream for list changes (2026-07-28 servers).
     pub list_changes: bool,
+    /// Where every message to and from the server is recorded (kept by the host across
+    /// reconnects; the protocol view and `--trace`).
+    pub protocol: Arc<mcp_canvas_trace::ProtocolLog>,
 }
 
 impl ServerConnection {
@@ -150,7 +153,7 @@ impl ServerConnection {
         let stderr_done = Arc::new(tokio::sync::Mutex::new(stderr.map(|stderr| tokio::spawn(capture_stderr(stderr, ctx.log_path.clone(), stderr_tail.clone())))));
 
         let client = CanvasClient::new(&ctx)?;
-        let handshake = tokio::time::timeout(HANDSHAKE_TIMEOUT, client.clone().connect(transport, client.lifecycle())).await;
+        let handshake = tokio::time::timeout(HANDSHAKE_TIMEOUT, client.clone().connect(crate::transport::traced::Traced::new(transport, ctx.protocol.clone()), client.lifecycle())).await;
         let handshake_error = |reason: String| async {
             // Give the stderr reader a moment to drain what a crashing server printed.
             settle(&stderr_done).await;
@@ -201,9 +204,9 @@ impl ServerConnection {
                     let manager = oauth::transport_manager(url, &settings, store).await.map_err(|reason| ClientError::SignIn { server: ctx.name.to_owned(), reason })?;
                     let auth = AuthClient::new(http.clone(), manager);
                     let managed = auth.auth_manager.clone();
-                    Ok((http_handshake(&client, auth, config, lifecycle).await, Some(managed)))
+                    Ok((http_handshake(&client, auth, config, lifecycle, &ctx.protocol).await, Some(managed)))
                 }
-                None => Ok((http_handshake(&client, http.clone(), config, lifecycle).await, None)),
+                None => Ok((http_handshake(&client, http.clone(), config, lifecycle, &ctx.protocol).await, None)),
             }
         };
         let (service, auth) = match tokio::time::timeout(HANDSHAKE_TIMEOUT, handshake).await {
@@ -437,13 +440,22 @@ impl ServerConnection {
 /// The handshake over Streamable HTTP through `http` (plain, or carrying the OAuth token): as
 /// the lifecycle says, and once more with `initialize` (a new transport, a new session) when an
 /// older server answered `server/discover` with a stray result.
-async fn http_handshake<C>(client: &CanvasClient, http: C, config: StreamableHttpClientTransportConfig, lifecycle: ClientLifecycleMode) -> Result<RunningService<RoleClient, CanvasClient>, rmcp::service::ClientInitializeError>
+async fn http_handshake<C>(
+    client: &CanvasClient,
+    http: C,
+    config: StreamableHttpClientTransportConfig,
+    lifecycle: ClientLifecycleMode,
+    log: &Arc<mcp_canvas_trace::ProtocolLog>,
+) -> Result<RunningService<RoleClient, CanvasClient>, rmcp::service::ClientInitializeError>
 where
     C: StreamableHttpClient + Clone + Send + Sync + 'static,
 {
+    use crate::transport::traced::Traced;
     let auto = matches!(lifecycle, ClientLifecycleMode::Auto { .. });
-    match client.clone().connect(StreamableHttpClientTransport::with_client(http.clone(), config.clone()), lifecycle).await {
-        Err(e) if auto && retry_with_initialize(&e) => client.clone().connect(StreamableHttpClientTransport::with_client(http, config), ClientLifecycleMode::Initialize).await,
+    match client.clone().connect(Traced::new(StreamableHttpClientTransport::with_client(http.clone(), config.clone()), log.clone()), lifecycle).await {
+        Err(e) if auto && retry_with_initialize(&e) => {
+            client.clone().connect(Traced::new(StreamableHttpClientTransport::with_client(http, config), log.clone()), ClientLifecycleMode::Initialize).await
+        }
         other => other,
     }
 }

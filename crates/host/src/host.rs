@@ -84,6 +84,8 @@ pub struct Host {
     pub(crate) views: crate::apps::ViewCache,
     /// Who shows sign-in pages, when, and which servers asked for one.
     pub(crate) sign_ins: crate::signin::SignIns,
+    /// Each server's protocol log and the trace file (see `protocol.rs`).
+    pub(crate) protocol: crate::protocol::ProtocolLogs,
 }
 
 impl Host {
@@ -135,6 +137,7 @@ impl Host {
             health: std::sync::Mutex::new(HashMap::new()),
             views: Default::default(),
             sign_ins: Default::default(),
+            protocol: Default::default(),
         })
     }
 
@@ -656,6 +659,7 @@ impl Host {
             tokens: self.token_store(server),
             spill: Some(Arc::new(crate::spill::StoreSpill(self.store.clone()))),
             list_changes: self.list_changes,
+            protocol: self.protocol_log(server),
         };
         let connected = match endpoint {
             Endpoint::Stdio { command } => ServerConnection::start(context(), resolve_program(command)).await,

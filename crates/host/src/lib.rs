@@ -35,6 +35,9 @@ pub mod team_sync;
 /// The team store's types (`[store] backend = "team"`).
 pub use mcp_canvas_team as team;
 pub mod probe;
+mod protocol;
+/// The protocol log's types (`mcp_canvas_trace`).
+pub use mcp_canvas_trace as trace;
 pub mod prompts;
 pub mod resources;
 pub mod sampling;

@@ -21,6 +21,8 @@ import type { ExchangeRecord } from "./ExchangeRecord";
 import type { JsonValue } from "./serde_json/JsonValue";
 import type { PromptRead } from "./PromptRead";
 import type { PromptView } from "./PromptView";
+import type { ProtocolFilter } from "./ProtocolFilter";
+import type { ProtocolPage } from "./ProtocolPage";
 import type { ResourceList } from "./ResourceList";
 import type { ResourceRead } from "./ResourceRead";
 import type { ResourceWatchEvent } from "./ResourceWatchEvent";
@@ -270,6 +272,16 @@ export function commands(invoke: Invoke) {
      * beside it) and shown in the canvas; the Markdown and JSON come back for copying.
      */
     promptRead: (server: string, name: string, argumentsText: { [key in string]: JsonValue }): Promise<PromptRead> => invoke<PromptRead>("prompt_read", { server, name, arguments: argumentsText }),
+    /**
+     * A server's protocol log: its JSON-RPC messages both ways (time, direction, method,
+     * size, latency; redacted, base64 as notes), filtered by method and call.
+     */
+    protocolLog: (server: string, filter: ProtocolFilter): Promise<ProtocolPage> => invoke<ProtocolPage>("protocol_log", { server, filter }),
+    /**
+     * Saves a server's protocol log as JSON lines through a "Save as…" dialog; the path,
+     * or null when cancelled.
+     */
+    protocolExport: (server: string): Promise<string | null> => invoke<string | null>("protocol_export", { server }),
     /**
      * The settings in effect.
      */
