@@ -5,7 +5,9 @@
 //! at each protocol version it names of 2025-11-25 and 2026-07-28 (else at its own).
 //!
 //! The list comes from the installed suite itself (`list`), so a newer pin brings its new
-//! scenarios in; fewer than the pinned version has is a failure, not a silent skip.
+//! scenarios in; fewer than the pinned version has is a failure, not a silent skip. The skills
+//! extension's scenarios (`sep-2640-client-*`) run too, and must pass by verifying, not by never
+//! asking.
 
 use std::{path::PathBuf, process::Command};
 
@@ -115,4 +117,42 @@ fn every_client_scenario_passes() {
     }
     assert!(failures.is_empty(), "{} of {runs} conformance runs failed: {failures:?}", failures.len());
     eprintln!("conformance: {runs} runs of {} client scenarios passed", scenarios.len());
+}
+
+/// The skills extension's client scenarios (SEP-2640): the suite passes a client that never asks
+/// for skills (its checks are then SKIPPED), so each check must be a SUCCESS here — the adapter
+/// lists the skills, loads each, and refuses a SKILL.md whose digest, size or frontmatter is not
+/// the listing's, reading none of its other files.
+#[test]
+fn skills_scenarios_pass_because_skills_are_read_and_verified() {
+    let listed = Command::new(node22()).arg(suite()).arg("list").output().unwrap();
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    let scenarios: Vec<&str> = listed.lines().filter_map(|l| l.trim().strip_prefix("- ")).filter_map(|e| e.split(' ').next()).filter(|n| n.starts_with("sep-2640-client-")).collect();
+    assert!(scenarios.len() >= 4, "the suite lists the skills scenarios: {scenarios:?}");
+    for scenario in scenarios {
+        let results = tempfile::tempdir().unwrap();
+        let output = Command::new(node22())
+            .arg(suite())
+            .args(["client", "--scenario", scenario, "--timeout", "120000", "--command"])
+            .arg(mcp_canvas_e2e::binary("mcp-canvas-conformance"))
+            .arg("-o")
+            .arg(results.path())
+            .output()
+            .unwrap();
+        let report = format!("{}\n{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+        assert!(output.status.success() && report.contains("OVERALL: PASSED"), "{scenario}: {report}");
+        let checks = walk(results.path()).into_iter().find(|p| p.ends_with("checks.json")).expect("checks.json");
+        let checks: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&checks).unwrap()).unwrap();
+        let skills: Vec<(&str, &str)> = checks.as_array().unwrap().iter().filter_map(|c| Some((c["id"].as_str()?, c["status"].as_str()?))).filter(|(id, _)| id.starts_with("sep-2640-")).collect();
+        assert!(!skills.is_empty() && skills.iter().all(|(_, status)| *status == "SUCCESS"), "{scenario}: every skills check must succeed, not be skipped: {skills:?}\n{report}");
+        let said = std::fs::read_to_string(checks_dir(results.path()).join("stdout.txt")).unwrap_or_default();
+        if scenario != "sep-2640-client-no-prefetch" {
+            assert!(said.contains("refused pdf-processing"), "{scenario}: the tampered skill is refused by name: {said}");
+        }
+        eprintln!("conformance {scenario}: passed ({})", said.trim());
+    }
+}
+
+fn checks_dir(results: &std::path::Path) -> PathBuf {
+    walk(results).into_iter().find(|p| p.ends_with("checks.json")).and_then(|p| p.parent().map(PathBuf::from)).unwrap_or_default()
 }

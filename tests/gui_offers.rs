@@ -105,6 +105,24 @@ async fn drive(driver: WebDriver) {
     until(&driver, "offers_link_tab", "const t = document.querySelector('section.pane.active .tab.active .tab-label'); return t && t.textContent === 'guide.md';").await;
     screenshot(&driver, "offers_resource_link.png").await;
 
+    // Skills: the chart skill's SKILL.md and a reference open, checked; the tampered one is
+    // refused by name and nothing of it is shown.
+    let skills = wait_for(&driver, r#"[data-server="demo"] button[data-offer="skills"]"#).await;
+    skills.scroll_into_view().await.unwrap();
+    skills.click().await.unwrap();
+    wait_for(&driver, ".skill-item[data-skill='read-a-chart'] button.skill-open").await.click().await.unwrap();
+    let verified = until(&driver, "skills_verified", "const v = document.querySelector('.skill-verified'); return v && v.textContent;").await;
+    assert!(verified.as_str().unwrap().contains("frontmatter as listed") && verified.as_str().unwrap().contains("digest sha256:"), "{verified}");
+    until(&driver, "skills_tab", "const t = document.querySelector('section.pane.active .tab.active .tab-label'); return t && t.textContent === 'SKILL.md';").await;
+    wait_for(&driver, ".skill-item[data-skill='read-a-chart'] button.skill-file[data-path='references/palette.md']").await.click().await.unwrap();
+    until(&driver, "skills_file_tab", "const t = document.querySelector('section.pane.active .tab.active .tab-label'); return t && t.textContent === 'palette.md';").await;
+    wait_for(&driver, ".skill-item[data-skill='tampered-example'] button.skill-open").await.click().await.unwrap();
+    let refused = until(&driver, "skills_refused", "const e = document.querySelector('.offer-error'); return e && e.dataset.kind === 'refused' && e.textContent;").await;
+    assert!(refused.as_str().unwrap().contains("skill `skill://tampered-example/SKILL.md` of server `demo` was not loaded") && refused.as_str().unwrap().contains("the manifest says"), "{refused}");
+    let labels: Vec<String> = serde_json::from_value(driver.execute("return [...document.querySelectorAll('.tab-label')].map(t => t.textContent);", vec![]).await.unwrap().json().clone()).unwrap();
+    assert!(!labels.iter().any(|l| l.contains("tampered")), "nothing of a refused skill is shown: {labels:?}");
+    screenshot(&driver, "offers_skills.png").await;
+
     // The protocol view: a chart call's answer, its image a note naming the artifact it became.
     let chart = wait_for(&driver, r#"[data-server="demo"] button[data-tool="render_chart"]"#).await;
     chart.scroll_into_view().await.unwrap();
@@ -156,4 +174,5 @@ async fn resources_prompts_and_links_open_in_the_canvas() {
     assert!(std::fs::read_to_string(&out).unwrap().contains(NOTE), "the newest read is the changed note");
     let prompts: Vec<&Value> = items.iter().filter(|a| a["tool"] == "prompts/get").collect();
     assert_eq!(prompts.len(), 2, "the transcript and the chart: {listed}");
+    assert!(!items.iter().any(|a| a["name"].as_str().is_some_and(|n| n.contains("tampered"))), "a refused skill stores nothing: {listed}");
 }

@@ -131,6 +131,12 @@ macro_rules! for_each_command {
             /// Fills in a prompt: its messages stored (a Markdown transcript, images and resources
             /// beside it) and shown in the canvas; the Markdown and JSON come back for copying.
             async prompt_read(server: String, name: String, arguments: Map<String, Value>) -> PromptRead;
+            /// A server's skills (`io.modelcontextprotocol/skills`) as it lists them; nothing is read.
+            async server_skills(server: String) -> SkillList;
+            /// Reads a skill's SKILL.md (`file` null) or one of its files, verified against the
+            /// listing (size, digest, frontmatter), then stored and shown in the canvas; a file
+            /// that does not match is refused and nothing of it is shown.
+            async skill_read(server: String, skill: String, file: Option<String>) -> SkillRead;
             /// A server's protocol log: its JSON-RPC messages both ways (time, direction, method,
             /// size, latency; redacted, base64 as notes), filtered by method and call.
             sync protocol_log(server: String, filter: ProtocolFilter) -> ProtocolPage;

@@ -30,6 +30,7 @@ use mcp_canvas_host::{
     prompts::{PromptRead, PromptView},
     resources::{ResourceList, ResourceRead},
     trace::{ProtocolFilter, ProtocolPage},
+    skills::{SkillList, SkillRead},
 };
 #[allow(unused_imports)]
 use mcp_canvas_store::{ArtifactPage, ArtifactQuery, ArtifactRecord, ArtifactSource, StorageUsage};

@@ -11,6 +11,7 @@ import { SamplingReviewDialog } from "./components/sampling/SamplingReviewDialog
 import { ServerList, type OfferView, type ToolSelection } from "./components/ServerList";
 import { PromptsPanel } from "./offers/PromptsPanel";
 import { ProtocolView } from "./offers/ProtocolView";
+import { SkillsPanel } from "./offers/SkillsPanel";
 import { ResourcesPanel } from "./offers/ResourcesPanel";
 import { SettingsPanel } from "./components/SettingsPanel";
 import { ToolPanel } from "./components/ToolPanel";
@@ -226,6 +227,8 @@ export function App() {
           <ResourcesPanel key={`resources/${offer.server}`} server={offer.server} onClose={() => setOffer(null)} />
         ) : offer?.view === "protocol" ? (
           <ProtocolView key={`protocol/${offer.server}`} server={offer.server} onClose={() => setOffer(null)} />
+        ) : offer?.view === "skills" ? (
+          <SkillsPanel key={`skills/${offer.server}`} server={offer.server} onClose={() => setOffer(null)} />
         ) : offer?.view === "prompts" ? (
           <PromptsPanel key={`prompts/${offer.server}`} server={offer.server} onClose={() => setOffer(null)} />
         ) : selection ? (

@@ -83,6 +83,8 @@ export const {
   promptRead,
   protocolLog,
   protocolExport,
+  serverSkills,
+  skillRead,
 } = app;
 
 /** A fresh token for `callTool`. */

@@ -11,6 +11,7 @@ use mcp_canvas_host::{
     trace::{ProtocolFilter, ProtocolPage},
     prompts::{PromptRead, PromptView},
     resources::{ResourceList, ResourceRead, READ_RESOURCE_TOOL},
+    skills::{SkillList, SkillRead, READ_SKILL_TOOL},
     wire::CallOutcome,
 };
 use serde::{Deserialize, Serialize};
@@ -146,5 +147,18 @@ impl App {
         let Some(path) = window.choose_save_path(dialog) else { return Ok(None) };
         host.protocol_export(&server, &path)?;
         Ok(Some(path.display().to_string()))
+    }
+
+    /// `server`'s skills as it lists them (nothing of them is read).
+    pub async fn server_skills(&self, server: String) -> Result<SkillList, CommandError> {
+        Ok(self.host()?.skills(&server).await?)
+    }
+
+    /// Reads a skill's `SKILL.md` (`file` null) or one of its files, verified against the
+    /// listing (size, digest, frontmatter) before it is stored and shown in the canvas.
+    pub async fn skill_read(&self, server: String, skill: String, file: Option<String>) -> Result<SkillRead, CommandError> {
+        let read = self.host()?.read_skill(&server, &skill, file.as_deref()).await?;
+        self.apply_outcome(&CallOutcome { call_id: read.read_id.clone(), server, tool: READ_SKILL_TOOL.to_owned(), outcome: read.outcome.clone() });
+        Ok(read)
     }
 }

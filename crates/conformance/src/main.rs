@@ -110,6 +110,12 @@ async fn scenario_steps(host: &Host, scenario: &str, context: &Value) -> Result<
             Err(e) => format!("{tool} failed: {e}"),
         })
     };
+    // Skills (SEP-2640): list them (nothing is read by listing), then load each as a user would
+    // — its SKILL.md, verified against the listing, then its other files — unless the scenario
+    // only checks that listing fetches nothing.
+    if scenario.starts_with("sep-2640-client-") {
+        return skills_steps(host, scenario).await;
+    }
     let tools = host.tools(SERVER).await?;
     let mut done = vec![format!("connected; {} tool(s)", tools.len())];
     // The calls the scenario names in its context, as given.
@@ -132,6 +138,29 @@ async fn scenario_steps(host: &Host, scenario: &str, context: &Value) -> Result<
             for tool in &tools {
                 done.push(call(tool.name.clone(), least_arguments(&tool.input_schema)).await?);
             }
+        }
+    }
+    Ok(done.join("; "))
+}
+
+async fn skills_steps(host: &Host, scenario: &str) -> Result<String, HostError> {
+    let list = host.skills(SERVER).await?;
+    let mut done = vec![format!("{} skill(s) listed", list.skills.len())];
+    if scenario == "sep-2640-client-no-prefetch" {
+        return Ok(done.join("; "));
+    }
+    for skill in &list.skills {
+        match host.read_skill(SERVER, &skill.uri, None).await {
+            Ok(read) => {
+                done.push(format!("loaded {} ({})", skill.name, read.verified.join(", ")));
+                for file in skill.files.iter().flatten().filter(|f| f.uri != skill.uri) {
+                    match host.read_skill(SERVER, &skill.uri, Some(&file.uri)).await {
+                        Ok(_) => done.push(format!("read {}", file.path)),
+                        Err(e) => done.push(format!("refused {}: {e}", file.path)),
+                    }
+                }
+            }
+            Err(e) => done.push(format!("refused {}: {e}", skill.name)),
         }
     }
     Ok(done.join("; "))

@@ -66,3 +66,34 @@ pub fn audit_dashboard(host: &Host, event: &DashboardEvent<'_>) -> Result<(), mc
     host.store().audit(&record)
 }
 
+
+/// Records a read the user asked for — a resource, a prompt, a skill's file — as the pseudo tool
+/// `tool` (`resources/read`, `prompts/get`, `skills/read`): its redacted arguments, how long it
+/// took, and what it stored or why it failed.
+pub(crate) fn audit_read(host: &Host, call_id: &str, server: &str, tool: &str, arguments: &serde_json::Value, started_ms: i64, result: Result<Vec<String>, &crate::HostError>) {
+    use crate::HostError;
+    use mcp_canvas_client::ClientError;
+    let (outcome, detail, artifact_ids) = match result {
+        Ok(ids) => ("ok", None, ids),
+        Err(e @ HostError::Timeout { .. }) => ("timeout", Some(e.to_string()), Vec::new()),
+        Err(e @ HostError::Server(ClientError::Request { .. } | ClientError::Handshake { .. })) => ("protocol_error", Some(e.to_string()), Vec::new()),
+        Err(e @ HostError::SkillRefused { .. }) => ("refused", Some(e.to_string()), Vec::new()),
+        Err(e) => ("error", Some(e.to_string()), Vec::new()),
+    };
+    let record = mcp_canvas_store::AuditRecord {
+        call_id: call_id.to_owned(),
+        session_id: host.session_id().to_owned(),
+        server: server.to_owned(),
+        tool: tool.to_owned(),
+        arguments: redact(arguments),
+        identity: None,
+        started_ms,
+        duration_ms: Host::now_ms() - started_ms,
+        outcome: outcome.to_owned(),
+        detail: detail.map(|d| redact_text(&d)),
+        artifact_ids,
+    };
+    if let Err(e) = host.store().audit(&record) {
+        tracing::warn!("writing the audit log failed: {e}");
+    }
+}

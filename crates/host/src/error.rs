@@ -75,6 +75,17 @@ pub enum HostError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A skill's file did not match the server's listing (size, digest, frontmatter), is not in
+    /// its manifest, or the skill is over the limits: nothing of it is shown or stored.
+    #[error("skill `{skill}` of server `{server}` was not loaded: {reason}. Nothing of it was shown; the server's author can compare its skills/list entry with the files it serves")]
+    SkillRefused {
+        /// Server name.
+        server: String,
+        /// The skill (its name or SKILL.md URI).
+        skill: String,
+        /// What did not match.
+        reason: String,
+    },
     /// An MCP App asked for a tool it may not call.
     #[error("an App of server `{server}` may not call tool `{tool}`: {reason}")]
     AppRefused {
@@ -214,7 +225,7 @@ impl HostError {
             Self::UnknownServer { .. } | Self::UnknownTool { .. } | Self::UnknownProvider { .. } => ErrorKind::NotFound,
             Self::Server(e) => client_kind(e),
             Self::InvalidArguments { .. } | Self::ArgumentsRejected { .. } => ErrorKind::BadArguments,
-            Self::AppView { .. } | Self::AppRefused { .. } => ErrorKind::Refused,
+            Self::AppView { .. } | Self::AppRefused { .. } | Self::SkillRefused { .. } => ErrorKind::Refused,
             Self::NeedsConfirmation { .. } => ErrorKind::NeedsConfirmation,
             Self::Timeout { .. } => ErrorKind::Timeout,
             Self::Cancelled { .. } => ErrorKind::Cancelled,

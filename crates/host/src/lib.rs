@@ -42,6 +42,7 @@ pub mod prompts;
 pub mod resources;
 pub mod sampling;
 pub mod signin;
+pub mod skills;
 pub mod wire;
 
 pub use error::{CommandError, ErrorKind, HostError};

@@ -150,27 +150,13 @@ impl Host {
     pub async fn read_prompt(&self, server: &str, name: &str, arguments: Map<String, Value>) -> Result<PromptRead, HostError> {
         let started_ms = Self::now_ms();
         let read_id = ids::fresh("prompt");
-        let audited_arguments = audit::redact(&json!({ "name": name, "arguments": arguments }));
+        let audited_arguments = json!({ "name": name, "arguments": arguments });
         let result = match self.get_prompt(server, name, arguments).await {
             Ok(result) => self.store_prompt(server, name, result, &read_id).await,
             Err(e) => Err(e),
         };
-        let record = mcp_canvas_store::AuditRecord {
-            call_id: read_id,
-            session_id: self.session_id().to_owned(),
-            server: server.to_owned(),
-            tool: GET_PROMPT_TOOL.to_owned(),
-            arguments: audited_arguments,
-            identity: None,
-            started_ms,
-            duration_ms: Self::now_ms() - started_ms,
-            outcome: if result.is_ok() { "ok" } else { "error" }.to_owned(),
-            detail: result.as_ref().err().map(|e| audit::redact_text(&e.to_string())),
-            artifact_ids: result.as_ref().map(|r| r.outcome.artifacts.iter().map(|a| a.id.clone()).collect()).unwrap_or_default(),
-        };
-        if let Err(e) = self.store().audit(&record) {
-            tracing::warn!("writing the audit log failed: {e}");
-        }
+        let stored = result.as_ref().map(|read| read.outcome.artifacts.iter().map(|a| a.id.clone()).collect());
+        audit::audit_read(self, &read_id, server, GET_PROMPT_TOOL, &audited_arguments, started_ms, stored);
         result
     }
 

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use ts_rs::TS;
 
-use mcp_canvas_client::{ClientError, ResourceWatch, ServerConnection};
+use mcp_canvas_client::{ResourceWatch, ServerConnection};
 
 use crate::{audit, error::HostError, host::Host, ids};
 
@@ -223,28 +223,8 @@ impl Host {
             Ok(connection) => self.read_unaudited(&connection, uri, &read_id).await,
             Err(e) => Err(e),
         };
-        let (outcome, detail, artifact_ids) = match &result {
-            Ok(read) => ("ok", None, read.outcome.artifacts.iter().map(|a| a.id.clone()).collect()),
-            Err(e @ HostError::Timeout { .. }) => ("timeout", Some(e.to_string()), Vec::new()),
-            Err(e @ HostError::Server(ClientError::Request { .. } | ClientError::Handshake { .. })) => ("protocol_error", Some(e.to_string()), Vec::new()),
-            Err(e) => ("error", Some(e.to_string()), Vec::new()),
-        };
-        let record = mcp_canvas_store::AuditRecord {
-            call_id: read_id,
-            session_id: self.session_id().to_owned(),
-            server: server.to_owned(),
-            tool: READ_RESOURCE_TOOL.to_owned(),
-            arguments: audit::redact(&json!({ "uri": uri })),
-            identity: None,
-            started_ms,
-            duration_ms: Self::now_ms() - started_ms,
-            outcome: outcome.to_owned(),
-            detail: detail.map(|d| audit::redact_text(&d)),
-            artifact_ids,
-        };
-        if let Err(e) = self.store().audit(&record) {
-            tracing::warn!("writing the audit log failed: {e}");
-        }
+        let stored = result.as_ref().map(|read| read.outcome.artifacts.iter().map(|a| a.id.clone()).collect());
+        audit::audit_read(self, &read_id, server, READ_RESOURCE_TOOL, &json!({ "uri": uri }), started_ms, stored);
         result
     }
 

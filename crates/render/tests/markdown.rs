@@ -118,3 +118,11 @@ fn remote_images_follow_the_options() {
         "<p><img src=\"https://example.com/chart.png\" alt=\"chart\"></p>\n"
     );
 }
+
+#[test]
+fn frontmatter_is_shown_as_code_not_as_a_rule_and_a_heading() {
+    let html = render_markdown("---\nname: a <b>\ndescription: d\n---\n# Title\n").html;
+    assert!(html.contains("<code>name: a &lt;b&gt;\ndescription: d\n</code></pre>"), "{html}");
+    assert!(html.contains("<h1>Title</h1>"), "{html}");
+    assert!(!html.contains("<hr"), "{html}");
+}

@@ -19,7 +19,7 @@ export interface ToolSelection {
 }
 
 /** What else of a server the tool column can show. */
-export type OfferView = { server: string; view: "resources" | "prompts" | "protocol" };
+export type OfferView = { server: string; view: "resources" | "prompts" | "skills" | "protocol" };
 
 interface Props {
   servers: ServerView[];
@@ -248,6 +248,9 @@ function ServerTools({ server, status, query, selection, onSelect, onShowLog, on
         </button>
         <button type="button" className="server-offer" data-offer="prompts" aria-pressed={offer === "prompts"} onClick={() => onOffer("prompts")} title={`${server.name}'s prompts`}>
           Prompts
+        </button>
+        <button type="button" className="server-offer" data-offer="skills" aria-pressed={offer === "skills"} onClick={() => onOffer("skills")} title={`${server.name}'s skills (io.modelcontextprotocol/skills)`}>
+          Skills
         </button>
         <button type="button" className="server-offer" data-offer="protocol" aria-pressed={offer === "protocol"} onClick={() => onOffer("protocol")} title={`Every message between MCP Canvas and ${server.name}`}>
           Protocol

@@ -36,6 +36,8 @@ import type { ServerView } from "./ServerView";
 import type { SettingsView } from "./SettingsView";
 import type { SignInStartedEvent } from "./SignInStartedEvent";
 import type { SignInView } from "./SignInView";
+import type { SkillList } from "./SkillList";
+import type { SkillRead } from "./SkillRead";
 import type { StorageUsage } from "./StorageUsage";
 import type { StoreSettings } from "./StoreSettings";
 import type { Suggestions } from "./Suggestions";
@@ -272,6 +274,16 @@ export function commands(invoke: Invoke) {
      * beside it) and shown in the canvas; the Markdown and JSON come back for copying.
      */
     promptRead: (server: string, name: string, argumentsText: { [key in string]: JsonValue }): Promise<PromptRead> => invoke<PromptRead>("prompt_read", { server, name, arguments: argumentsText }),
+    /**
+     * A server's skills (`io.modelcontextprotocol/skills`) as it lists them; nothing is read.
+     */
+    serverSkills: (server: string): Promise<SkillList> => invoke<SkillList>("server_skills", { server }),
+    /**
+     * Reads a skill's SKILL.md (`file` null) or one of its files, verified against the
+     * listing (size, digest, frontmatter), then stored and shown in the canvas; a file
+     * that does not match is refused and nothing of it is shown.
+     */
+    skillRead: (server: string, skill: string, file: string | null): Promise<SkillRead> => invoke<SkillRead>("skill_read", { server, skill, file }),
     /**
      * A server's protocol log: its JSON-RPC messages both ways (time, direction, method,
      * size, latency; redacted, base64 as notes), filtered by method and call.

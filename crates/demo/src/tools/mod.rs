@@ -11,6 +11,7 @@ mod resources;
 mod tasks;
 mod notes;
 mod prompts;
+mod skills;
 #[path = "../pdf.rs"]
 mod pdf;
 
@@ -52,7 +53,7 @@ impl DemoServer {
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for DemoServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_tool_list_changed().enable_resources().enable_resources_subscribe().enable_prompts().enable_completions().enable_tasks().build())
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_tool_list_changed().enable_resources().enable_resources_subscribe().enable_prompts().enable_completions().enable_skills().enable_tasks().build())
             .with_server_info(
                 Implementation::new("mcp-canvas-demo", env!("CARGO_PKG_VERSION"))
                     .with_title("MCP Canvas demo server"),
@@ -121,6 +122,14 @@ impl ServerHandler for DemoServer {
         Ok(list)
     }
 
+    async fn list_skills(
+        &self,
+        _request: Option<rmcp::model::PaginatedRequestParams>,
+        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::ListSkillsResult, rmcp::ErrorData> {
+        Ok(skills::list())
+    }
+
     async fn list_prompts(
         &self,
         _request: Option<rmcp::model::PaginatedRequestParams>,
@@ -158,6 +167,9 @@ impl ServerHandler for DemoServer {
         request: rmcp::model::ReadResourceRequestParams,
         _context: rmcp::service::RequestContext<rmcp::RoleServer>,
     ) -> Result<rmcp::model::ReadResourceResponse, rmcp::ErrorData> {
+        if let Some(file) = skills::read(&request.uri) {
+            return Ok(file.into());
+        }
         if request.uri == notes::NOTE_URI {
             return Ok(notes::read(&self.notes.lock().unwrap()).into());
         }
