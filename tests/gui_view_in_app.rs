@@ -84,6 +84,19 @@ async fn drive(driver: WebDriver) {
     assert_eq!(header, json!(["label", "q1", "q2", "q3", "q4", "total"]));
     driver.enter_parent_frame().await.unwrap();
     screenshot(&driver, "proxy_view_in_app_table.png").await;
+
+    // `ui/download-file`: the view's Save asks in our dialog, then the file is stored here and
+    // opened in a tab of its own (Save as… and Open with work there as for any artifact).
+    enter_view(&driver).await;
+    until(&driver, "proxy_view_download", "const b = [...document.querySelectorAll('button')].find(b => b.textContent === 'Save'); if (b) b.click(); return !!b;").await;
+    driver.enter_parent_frame().await.unwrap();
+    let asked = until(&driver, "proxy_view_download", "const d = document.querySelector('[role=alertdialog]'); return d && d.textContent;").await;
+    assert!(asked.as_str().unwrap().contains("wants to save a file in MCP Canvas: data.csv"), "{asked}");
+    until(&driver, "proxy_view_download", "const b = [...document.querySelectorAll('[role=alertdialog] button')].find(b => b.textContent.trim() === 'Save'); if (b) b.click(); return !!b;").await;
+    until(&driver, "proxy_view_download", "return [...document.querySelectorAll('section.pane .tab-label')].some(t => t.textContent === 'data.csv');").await;
+    let app_still_open = driver.execute("return document.querySelectorAll('section.pane .app-slot iframe.app-frame').length;", vec![]).await.unwrap().json().as_u64().unwrap();
+    assert!(app_still_open >= 1, "the saved file opens beside the App, not in its place");
+    screenshot(&driver, "proxy_view_in_app_download.png").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

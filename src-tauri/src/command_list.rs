@@ -25,6 +25,10 @@ macro_rules! for_each_command {
             async app_call_tool(app_id: String, name: String, arguments: Value) -> Value;
             async app_read_resource(app_id: String, uri: String) -> Value;
             async app_open_link(app_id: String, url: String) -> bool;
+            /// `ui/download-file` from an App: asked first, then stored and opened in the canvas.
+            async app_download_file(app_id: String, contents: Vec<Value>) -> Value;
+            /// `sampling/createMessage` from an App's view: the server's policy, approval and transcript.
+            async app_create_message(app_id: String, request: Value) -> Value;
             sync app_update_model_context(app_id: String, context: Value) -> ();
             sync app_event(app_id: String, action: String, details: Value) -> ();
             /// The canvas (panes, tabs) as it is now; afterwards it arrives as `canvas-changed`.

@@ -38,6 +38,8 @@ export const {
   appCallTool,
   appReadResource,
   appOpenLink,
+  appDownloadFile,
+  appCreateMessage,
   appUpdateModelContext,
   appEvent,
   cancelCall,

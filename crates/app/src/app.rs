@@ -326,6 +326,42 @@ impl App {
             .await
     }
 
+    /// `ui/download-file` from an App: the user is asked first (the files' names and sizes);
+    /// then each file is stored (named from its URI, sanitized) and opened in the canvas, where
+    /// Save as… and Open with work as for any artifact. The App hears `{}` or the refusal.
+    pub async fn app_download_file(&self, app_id: String, contents: Vec<Value>) -> Result<Value, CommandError> {
+        let host = self.host()?;
+        let (server, _) = self.apps.view_of(&app_id).ok_or_else(|| CommandError::new(ErrorKind::NotFound, format!("no App `{app_id}` is open (its tab was closed)")))?;
+        let described: Vec<Value> = contents.iter().map(crate::apps::describe_download).collect();
+        let total: u64 = described.iter().filter_map(|d| d.get("bytes").and_then(Value::as_u64)).sum();
+        if total > crate::apps::MAX_DOWNLOAD_BYTES {
+            host.audit_app(&server, &app_id, "download-file", serde_json::json!({ "files": described }), "refused", Some("too large".into()));
+            return Err(CommandError::new(ErrorKind::Refused, format!("the App of `{server}` asked to save {total} bytes; MCP Canvas takes at most {} bytes from an App at once", crate::apps::MAX_DOWNLOAD_BYTES)));
+        }
+        let arguments = Map::from_iter([("files".to_owned(), Value::Array(described.clone()))]);
+        if !self.questions.confirm(&server, "ui/download-file", &arguments, &format!("an App of `{server}`")).await {
+            host.audit_app(&server, &app_id, "download-file", serde_json::json!({ "files": described }), "refused", Some("the user said no".into()));
+            return Err(CommandError::new(ErrorKind::Cancelled, "the user did not allow the App to save these files"));
+        }
+        let outcome = host.store_app_download(&server, &app_id, &contents).await?;
+        let call_id = format!("{app_id}-download-{}", now_ms());
+        self.apply_outcome(&CallOutcome { call_id, server, tool: "ui/download-file".to_owned(), outcome });
+        Ok(serde_json::json!({}))
+    }
+
+    /// `sampling/createMessage` from an App's view: the same policy, approval dialog and
+    /// transcript as its server's own sampling requests (the dialog names the server).
+    pub async fn app_create_message(&self, app_id: String, request: Value) -> Result<Value, CommandError> {
+        let host = self.host()?;
+        let (server, _) = self.apps.view_of(&app_id).ok_or_else(|| CommandError::new(ErrorKind::NotFound, format!("no App `{app_id}` is open (its tab was closed)")))?;
+        let request: SamplingRequest = serde_json::from_value(request).map_err(|e| CommandError::new(ErrorKind::BadArguments, format!("the App's sampling request is not one: {e}")))?;
+        let result = host.sampler().create_message(&server, request, &NoCall).await;
+        let outcome = if result.is_ok() { "ok" } else { "refused" };
+        host.audit_app(&server, &app_id, "sampling", Value::Null, outcome, result.as_ref().err().map(|e| e.message.clone()));
+        let result = result.map_err(|e| CommandError::new(ErrorKind::Refused, e.message))?;
+        serde_json::to_value(result).map_err(CommandError::bug)
+    }
+
     /// `resources/read` from an App: its own server's resources.
     pub async fn app_read_resource(&self, app_id: String, uri: String) -> Result<Value, CommandError> {
         self.apps.read_resource(self.host()?, &app_id, &uri).await

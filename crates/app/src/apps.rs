@@ -49,6 +49,11 @@ pub struct AppLaunch {
     pub result: Option<Value>,
     /// `ui/notifications/tool-cancelled`: why the call ended without a result.
     pub cancelled: Option<String>,
+    /// `hostContext.toolInfo.tool`: the definition of the tool whose call opened it.
+    pub tool_info: Option<Value>,
+    /// The `sampling` capability offered to the view (`{}`, `{"tools": {}}`), or null when the
+    /// sampling policy for its server is `never`.
+    pub sampling: Option<Value>,
 }
 
 /// How an App's call ended, sent to the window as it happens (`app-tool-result`).
@@ -125,6 +130,8 @@ impl AppInstances {
     pub async fn launch(&self, host: &Host, app_id: &str) -> Result<AppLaunch, CommandError> {
         let tab = self.tab(app_id)?;
         let view = host.app_view(&tab.server, &tab.resource_uri).await.map_err(CommandError::from)?;
+        let tool_info = host.tool_definitions(&tab.server).await.ok().and_then(|tools| tools.iter().find(|t| t.name == tab.tool).and_then(|t| serde_json::to_value(t).ok()));
+        let sampling = host.sampler().capability(&tab.server).map(|c| if c.tools { serde_json::json!({ "tools": {} }) } else { serde_json::json!({}) });
         let open = self.open.lock().unwrap();
         let instance = open.get(app_id).ok_or_else(|| CommandError::new(ErrorKind::NotFound, format!("no App `{app_id}` is open (its tab was closed)")))?;
         Ok(AppLaunch {
@@ -138,6 +145,8 @@ impl AppInstances {
             arguments: instance.arguments.clone(),
             result: instance.result.clone(),
             cancelled: instance.cancelled.clone(),
+            tool_info,
+            sampling,
         })
     }
 
@@ -262,3 +271,22 @@ fn plain(status: StatusCode, text: String) -> Response<Vec<u8>> {
 
 /// Holds the instances for the app (shared with the scheme's handler thread).
 pub type SharedApps = Arc<AppInstances>;
+
+/// At most this many bytes (decoded) an App may hand over in one `ui/download-file`.
+pub const MAX_DOWNLOAD_BYTES: u64 = 256 * 1024 * 1024;
+
+/// One item of a `ui/download-file` as the consent dialog shows it: its URI, the name it
+/// would be stored under (its last segment) and its size (an embedded blob's decoded size, a
+/// text's bytes; a link's size is the server's to tell).
+pub fn describe_download(item: &Value) -> Value {
+    let resource = item.get("resource").unwrap_or(item);
+    let uri = resource.get("uri").and_then(Value::as_str).unwrap_or("");
+    // A link names itself; an embedded resource is named by its URI's last segment.
+    let name = item.get("name").and_then(Value::as_str).unwrap_or_else(|| uri.split(['?', '#']).next().unwrap_or("").rsplit('/').next().unwrap_or(""));
+    let bytes = match (resource.get("blob").and_then(Value::as_str), resource.get("text").and_then(Value::as_str)) {
+        (Some(blob), _) => Some(blob.len() as u64 / 4 * 3),
+        (None, Some(text)) => Some(text.len() as u64),
+        _ => item.get("size").and_then(Value::as_u64),
+    };
+    serde_json::json!({ "uri": uri, "name": name, "bytes": bytes, "kind": item.get("type").cloned().unwrap_or(Value::Null) })
+}

@@ -216,7 +216,13 @@ impl Host {
             return Err(broken(format!("it is {} bytes, over the {MAX_VIEW_BYTES}-byte limit for a view", bytes.len())));
         }
         let html = String::from_utf8(bytes).map_err(|_| broken("its HTML is not UTF-8".to_owned()))?;
-        let ui = meta.as_ref().and_then(|m| m.get("ui")).cloned().unwrap_or(Value::Null);
+        // The content's `_meta.ui` wins; without one, the listing's entry for the same URI (the
+        // spec lets a server declare it in either place). A server that does not list its views
+        // (they MAY be unlisted) has none there.
+        let ui = match meta.as_ref().and_then(|m| m.get("ui")).cloned() {
+            Some(ui) => ui,
+            None => self.listed_ui(server, uri).await.unwrap_or(Value::Null),
+        };
         let csp = ui.get("csp").and_then(|c| serde_json::from_value(c.clone()).ok()).unwrap_or_default();
         let view = Arc::new(AppView {
             server: server.to_owned(),
@@ -228,6 +234,72 @@ impl Host {
         });
         self.views.views.lock().unwrap().insert(key, (Arc::downgrade(&connection), view.clone()));
         Ok(view)
+    }
+
+    /// `_meta.ui` of `uri` as `resources/list` gives it, when the server lists it.
+    async fn listed_ui(&self, server: &str, uri: &str) -> Option<Value> {
+        let (resources, _) = self.resource_definitions(server).await.ok()??;
+        let listed = resources.into_iter().find(|r| r.uri == uri)?;
+        listed.meta.as_ref()?.get("ui").cloned()
+    }
+
+    /// `ui/download-file` from an App of `server`: each embedded resource stored under the name
+    /// its URI gives (sanitized by the contract: `../../.bashrc` becomes `bashrc`), each
+    /// `resource_link` read from the App's own server first (an `artifact://localhost/<id>` link
+    /// is one of our own artifacts, opened as it is, when this data dir has it). Stored and summarized like a tool result,
+    /// audited as `app:download-file`.
+    pub async fn store_app_download(&self, server: &str, app_id: &str, contents: &[Value]) -> Result<mcp_canvas_contract::ToolOutcome, HostError> {
+        let mut blocks = Vec::new();
+        let mut own = Vec::new();
+        for item in contents {
+            match item.get("type").and_then(Value::as_str) {
+                Some("resource") => blocks.push(item.clone()),
+                Some("resource_link") => {
+                    let uri = item.get("uri").and_then(Value::as_str).unwrap_or_default();
+                    // One of ours, when this data dir has it; else the App's server serves it
+                    // (our proxy does: its artifacts are `artifact://localhost/<id>` too).
+                    if let Some(record) = uri.strip_prefix("artifact://localhost/").and_then(|id| self.store().get(id).ok()) {
+                        own.push(record);
+                        continue;
+                    }
+                    let read = self.read_resource_contents(server, uri).await?;
+                    let link_name = item.get("name").and_then(Value::as_str);
+                    for mut content in serde_json::to_value(&read.contents).unwrap_or(Value::Null).as_array().cloned().into_iter().flatten() {
+                        // The link's name (`data.csv`) over a URI that has none (`artifact://localhost/demo_5b49…`).
+                        if let (Some(name), Value::Object(map)) = (link_name, &mut content) {
+                            map.entry("name").or_insert_with(|| Value::String(name.to_owned()));
+                        }
+                        blocks.push(serde_json::json!({ "type": "resource", "resource": content }));
+                    }
+                }
+                other => {
+                    return Err(HostError::AppRefused { server: server.to_owned(), tool: "ui/download-file".to_owned(), reason: format!("a download's contents are embedded resources or resource links, not `{}`", other.unwrap_or("untyped")) });
+                }
+            }
+        }
+        let call_id = crate::ids::fresh("download");
+        let mut outcome = self.store_result(server, "ui/download-file", serde_json::json!({ "content": blocks }), None, &call_id).await?;
+        for record in own {
+            outcome.artifacts.push(mcp_canvas_contract::OutcomeArtifact {
+                id: record.id.clone(),
+                name: record.name.clone(),
+                mime: record.mime.clone(),
+                size: record.size,
+                sha256: record.sha256.clone(),
+                description: record.description.clone(),
+                viewer: mcp_canvas_contract::viewer_for(&record.mime, &record.name),
+                source: "artifact".to_owned(),
+                audience: mcp_canvas_contract::Audience::Both,
+                pages: None,
+                width: None,
+                height: None,
+            });
+        }
+        // Beside the App, never in place of it.
+        outcome.display.mode = mcp_canvas_contract::CanvasMode::Append;
+        let names: Vec<&str> = outcome.artifacts.iter().map(|a| a.name.as_str()).collect();
+        self.audit_app(server, app_id, "download-file", serde_json::json!({ "files": names }), "ok", None);
+        Ok(outcome)
     }
 
     /// Records what an App did through us (`app:<action>`: `open-link`, `read-resource`,

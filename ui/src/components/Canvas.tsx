@@ -78,6 +78,12 @@ function Pane({ pane, active, multiple, send, grow }: { pane: CanvasPane; active
   // Any tab can take the whole window (an App may ask for it too); Escape gives it back.
   const [fullscreen, setFullscreen] = useState(false);
   const mode: DisplayMode = fullscreen ? "fullscreen" : "inline";
+  // The App floating in picture-in-picture (it asked for `pip`): shown over the window whatever
+  // tab is active, until it asks for another mode or the user puts it back.
+  const [pipTab, setPipTab] = useState<number | null>(null);
+  useEffect(() => {
+    if (pipTab !== null && !pane.tabs.some((t) => t.id === pipTab)) setPipTab(null);
+  }, [pane.tabs, pipTab]);
   useEffect(() => {
     if (!fullscreen) return;
     const onKey = (e: KeyboardEvent) => e.key === "Escape" && setFullscreen(false);
@@ -163,8 +169,31 @@ function Pane({ pane, active, multiple, send, grow }: { pane: CanvasPane; active
         {!current ? <EmptyCanvas /> : null}
         {apps.map((tab) =>
           tab.content.kind === "app" ? (
-            <div key={tab.id} className="app-slot" hidden={tab.id !== current?.id}>
-              <AppViewer app={tab.content} displayMode={tab.id === current?.id ? mode : "inline"} setDisplayMode={(m) => setFullscreen(m === "fullscreen")} />
+            <div key={tab.id} className={`app-slot${tab.id === pipTab ? " pip" : ""}`} hidden={tab.id !== current?.id && tab.id !== pipTab} data-tab={tab.id}>
+              {tab.id === pipTab ? (
+                <div className="pip-bar">
+                  <span className="pip-title">{tab.label}</span>
+                  <button type="button" className="pip-return" title="Put the App back in its tab" onClick={() => {
+                    setPipTab(null);
+                    send({ intent: "activate_tab", tab: tab.id });
+                  }}>
+                    Back to its tab
+                  </button>
+                </div>
+              ) : null}
+              <AppViewer
+                app={tab.content}
+                displayMode={tab.id === pipTab ? "pip" : tab.id === current?.id ? mode : "inline"}
+                setDisplayMode={(m) => {
+                  if (m === "pip") {
+                    setPipTab(tab.id);
+                    setFullscreen(false);
+                  } else {
+                    if (pipTab === tab.id) setPipTab(null);
+                    setFullscreen(m === "fullscreen");
+                  }
+                }}
+              />
             </div>
           ) : null,
         )}

@@ -16,6 +16,8 @@ interface Props {
  * Keyboard: focus starts on "Don't run", Tab stays inside, Escape is "Don't run".
  */
 export function ConfirmDialog({ prompt, onAnswer }: Props) {
+  // An App's `ui/download-file` is asked with the same dialog: files to keep, not a tool to run.
+  const download = prompt.tool === "ui/download-file";
   const { error, busy, send } = useDialogAnswer(onAnswer);
   const dialog = useRef<HTMLDivElement>(null);
   const backdrop = useModalFocus(dialog, {
@@ -39,18 +41,19 @@ export function ConfirmDialog({ prompt, onAnswer }: Props) {
       >
         <p className="eyebrow">{prompt.server} · confirmation needed</p>
         <h2 id="proxy-confirm-title" className="elicitation-message">
-          {confirmHeadline(prompt)}, which may change or delete data.
+          {confirmHeadline(prompt)}
+          {download ? "." : ", which may change or delete data."}
         </h2>
         <div id="proxy-confirm-description" className="dialog-description">
-          <p className="small">It will run with exactly these arguments:</p>
+          <p className="small">{download ? "They will be stored here and opened in the canvas (Save as… from there):" : "It will run with exactly these arguments:"}</p>
           <pre className="confirm-arguments proxy-confirm-arguments">{prettyArguments(prompt.arguments)}</pre>
         </div>
         <div className="elicitation-actions">
           <button type="button" className="primary danger proxy-confirm-run" disabled={busy} onClick={() => send(true)}>
-            Run it
+            {download ? "Save" : "Run it"}
           </button>
           <button type="button" className="secondary proxy-confirm-refuse" disabled={busy} onClick={() => send(false)} aria-keyshortcuts="Escape">
-            Don't run
+            {download ? "Don't save" : "Don't run"}
           </button>
         </div>
         <DialogError error={error} />

@@ -21,3 +21,10 @@ describe("prettyArguments", () => {
     expect(prettyArguments({})).toBe("(no arguments)");
   });
 });
+
+describe("an App's download", () => {
+  it("is said as files to save, with their names", () => {
+    const prompt = { id: "q", server: "pdf", tool: "ui/download-file", on_behalf_of: "an App of `pdf`", arguments: { files: [{ name: "bashrc", bytes: 10 }] } } as never;
+    expect(confirmHeadline(prompt)).toBe("An App of `pdf` wants to save a file in MCP Canvas: bashrc");
+  });
+});

@@ -1,12 +1,15 @@
 import { useEffect, useRef, useState } from "react";
 import type { AppBridge } from "@modelcontextprotocol/ext-apps/app-bridge";
-import { appCallTool, appEvent, appLaunch, appOpenLink, appReadResource, appUpdateModelContext, appViewUrl, errorText, onAppToolResult } from "../ipc";
+import { appCallTool, appCreateMessage, appDownloadFile, appEvent, appLaunch, appOpenLink, appReadResource, appUpdateModelContext, appViewUrl, errorText, onAppToolResult } from "../ipc";
 import type { AppLaunch } from "../wire/AppLaunch";
 import type { JsonValue } from "../wire/serde_json/JsonValue";
 import type { AppTab } from "../wire/AppTab";
-import { appMessageText, hostContext, type DisplayMode } from "./appContext";
+import { appMessageText, grantedMode, hostContext, type DisplayMode } from "./appContext";
 
 type State = { kind: "loading" } | { kind: "ready"; launch: AppLaunch } | { kind: "failed"; error: string };
+
+/** The most a `ui/download-file` may carry as JSON (base64 included): about 256 MB of files. */
+const DOWNLOAD_JSON_LIMIT = 360_000_000;
 
 /** Teardowns of the Apps on screen, by App id: the tab strip awaits one before closing its tab. */
 const teardowns = new Map<string, () => Promise<void>>();
@@ -93,8 +96,17 @@ export function AppViewer({ app, displayMode, setDisplayMode }: { app: AppTab; d
       bridge = new AppBridge(
         null,
         { name: "MCP Canvas", version: "0.1.0" },
-        { openLinks: {}, serverTools: {}, serverResources: {}, logging: {}, updateModelContext: { text: {} }, message: { text: {} } },
-        { hostContext: hostContext(modeRef.current, size()) },
+        {
+          openLinks: {},
+          serverTools: {},
+          serverResources: {},
+          logging: {},
+          updateModelContext: { text: {} },
+          message: { text: {} },
+          downloadFile: {},
+          ...(launch.sampling != null ? { sampling: launch.sampling as Record<string, never> } : {}),
+        },
+        { hostContext: hostContext(modeRef.current, size(), launch.tool_info) },
       );
       bridgeRef.current = bridge;
       const id = launch.app_id;
@@ -118,7 +130,7 @@ export function AppViewer({ app, displayMode, setDisplayMode }: { app: AppTab; d
         return {};
       };
       bridge.onrequestdisplaymode = async ({ mode }) => {
-        const granted: DisplayMode = mode === "fullscreen" ? "fullscreen" : "inline";
+        const granted: DisplayMode = grantedMode(mode, modeRef.current, bridge?.getAppCapabilities()?.availableDisplayModes);
         setModeRef.current(granted);
         await appEvent(id, "display-mode", { requested: mode, granted });
         return { mode: granted };
@@ -128,7 +140,33 @@ export function AppViewer({ app, displayMode, setDisplayMode }: { app: AppTab; d
         return {};
       };
       bridge.onsizechange = () => undefined; // the App fills its pane; the pane decides the size
-      bridge.onloggingmessage = ({ level, data }) => console.debug(`[App ${launch.tool}] ${level}:`, data);
+      // The App's log lines go to the audit log, at most 20 a second (an App may log in a loop).
+      let logged = { second: 0, count: 0 };
+      bridge.onloggingmessage = ({ level, data }) => {
+        const second = Math.floor(Date.now() / 1000);
+        logged = logged.second === second ? { second, count: logged.count + 1 } : { second, count: 1 };
+        if (logged.count <= 20) void appEvent(id, "log", { level, data } as unknown as JsonValue).catch(() => undefined);
+      };
+      // `ui/download-file`: asked in our dialog, stored, opened in the canvas. Anything over the
+      // limit is refused here, before megabytes cross into Rust.
+      bridge.ondownloadfile = async ({ contents }) => {
+        const size = JSON.stringify(contents).length;
+        if (size > DOWNLOAD_JSON_LIMIT) {
+          setMessages((m) => [...m.slice(-4), `asked to save ${(size / 1e6).toFixed(0)} MB; an App may hand over at most ${DOWNLOAD_JSON_LIMIT / 1e6} MB at once`]);
+          return { isError: true };
+        }
+        return (await appDownloadFile(id, contents as unknown as JsonValue[]).then(
+          () => ({}),
+          (error) => {
+            setMessages((m) => [...m.slice(-4), `could not save: ${errorText(error)}`]);
+            return { isError: true };
+          },
+        )) as Awaited<ReturnType<NonNullable<AppBridge["ondownloadfile"]>>>;
+      };
+      // `sampling/createMessage` from the view: the server's sampling policy, our approval dialog.
+      if (launch.sampling != null) {
+        bridge.oncreatesamplingmessage = async (params) => (await appCreateMessage(id, params as unknown as JsonValue).catch(refused)) as Awaited<ReturnType<NonNullable<AppBridge["oncreatesamplingmessage"]>>>;
+      }
       await bridge.connect(new PostMessageTransport(target, target));
       if (closed) return;
       // Only now does the view load: its first message cannot be missed.

@@ -45,4 +45,13 @@ result: JsonValue | null,
 /**
  * `ui/notifications/tool-cancelled`: why the call ended without a result.
  */
-cancelled: string | null, };
+cancelled: string | null, 
+/**
+ * `hostContext.toolInfo.tool`: the definition of the tool whose call opened it.
+ */
+tool_info: JsonValue | null, 
+/**
+ * The `sampling` capability offered to the view (`{}`, `{"tools": {}}`), or null when the
+ * sampling policy for its server is `never`.
+ */
+sampling: JsonValue | null, };

@@ -74,6 +74,14 @@ export function commands(invoke: Invoke) {
     appCallTool: (appId: string, name: string, argumentsText: JsonValue): Promise<JsonValue> => invoke<JsonValue>("app_call_tool", { appId, name, arguments: argumentsText }),
     appReadResource: (appId: string, uri: string): Promise<JsonValue> => invoke<JsonValue>("app_read_resource", { appId, uri }),
     appOpenLink: (appId: string, url: string): Promise<boolean> => invoke<boolean>("app_open_link", { appId, url }),
+    /**
+     * `ui/download-file` from an App: asked first, then stored and opened in the canvas.
+     */
+    appDownloadFile: (appId: string, contents: Array<JsonValue>): Promise<JsonValue> => invoke<JsonValue>("app_download_file", { appId, contents }),
+    /**
+     * `sampling/createMessage` from an App's view: the server's policy, approval and transcript.
+     */
+    appCreateMessage: (appId: string, request: JsonValue): Promise<JsonValue> => invoke<JsonValue>("app_create_message", { appId, request }),
     appUpdateModelContext: (appId: string, context: JsonValue): Promise<void> => invoke<void>("app_update_model_context", { appId, context }),
     appEvent: (appId: string, action: string, details: JsonValue): Promise<void> => invoke<void>("app_event", { appId, action, details }),
     /**
