@@ -204,8 +204,8 @@ impl AppInstances {
                 warnings,
             }),
             Err(reason) => {
-                host.audit_app(&tab.server, app_id, "open-link", serde_json::json!({ "url": url }), "refused", Some(reason.clone()));
-                Err(CommandError::new(ErrorKind::Refused, reason))
+                host.audit_app(&tab.server, app_id, "open-link", serde_json::json!({ "url": url }), "refused", Some(reason.0.clone()));
+                Err(CommandError::new(ErrorKind::Refused, reason.0))
             }
         }
     }

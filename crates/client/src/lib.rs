@@ -12,9 +12,8 @@
 //! - [`watch`]: watching one resource for changes (`subscriptions/listen` or `resources/subscribe`).
 //! - [`health`]: failures in a row and the wait before the next start.
 //! - [`validation`]: JSON Schema checks of arguments and answers.
-//! - [`opener`]: the platform's opener (a URL in the browser, a file in its application).
-//! - [`oauth`]: signing in to HTTP servers (rmcp's OAuth 2.1 flow; our token store, loopback
-//!   redirect and browser).
+//! - [`oauth`] and [`opener`] (crate `mcp-canvas-oauth`): signing in to HTTP servers (rmcp's
+//!   OAuth 2.1 flow; our token store, loopback redirect and browser), and the platform's opener.
 //!
 //! Knows nothing of the store, the contract or windows: the host (`mcp-canvas-host`) drives it.
 #![deny(missing_docs)]
@@ -25,9 +24,12 @@ mod error;
 pub mod handler;
 pub mod health;
 pub mod transport;
-pub mod oauth;
-pub mod opener;
-pub mod validation;
+/// Signing in to HTTP servers (`mcp-canvas-oauth`).
+pub use mcp_canvas_oauth as oauth;
+/// The platform's opener (`mcp-canvas-oauth`).
+pub use mcp_canvas_oauth::opener;
+/// JSON Schema checks of arguments and answers (`mcp-canvas-elicitation`).
+pub use mcp_canvas_elicitation::validation;
 pub mod watch;
 
 pub use call_context::{CallContext, InFlight};
