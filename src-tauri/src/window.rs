@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use mcp_canvas_app::{AppEvent, SaveDialog};
+use mcp_canvas_app::{AppEvent, EmitError, SaveDialog};
 use mcp_canvas_host::settings::Theme;
 use tauri::{AppHandle, Emitter, Manager};
 use tauri_plugin_dialog::DialogExt;
@@ -17,8 +17,8 @@ pub const MAIN: &str = "main";
 pub struct TauriWindow(pub AppHandle);
 
 impl mcp_canvas_app::Window for TauriWindow {
-    fn emit(&self, event: AppEvent) -> Result<(), String> {
-        self.0.emit_to(MAIN, event.name(), &event).map_err(|e| e.to_string())
+    fn emit(&self, event: AppEvent) -> Result<(), EmitError> {
+        self.0.emit_to(MAIN, event.name(), &event).map_err(|e| EmitError(e.to_string()))
     }
 
     fn is_open(&self) -> bool {

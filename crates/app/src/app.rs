@@ -524,7 +524,7 @@ impl App {
     /// Keeps the team catalog's password in the OS keyring (off the main thread: D-Bus).
     pub async fn store_set_password(&self, password: String) -> Result<(), CommandError> {
         let url = self.host()?.settings().store.catalog_url.clone().ok_or_else(|| CommandError::new(ErrorKind::Config, "set the catalog URL first (Settings → Storage)"))?;
-        tokio::task::spawn_blocking(move || mcp_canvas_host::team::set_catalog_password(&url, &password)).await?.map_err(|e| CommandError::new(ErrorKind::Config, e))
+        tokio::task::spawn_blocking(move || mcp_canvas_host::team::set_catalog_password(&url, &password)).await?.map_err(CommandError::from)
     }
 
     /// Uploads what is queued now.

@@ -22,4 +22,4 @@ pub mod sampling;
 pub mod window;
 
 pub use app::{App, Frontends, HostState, LOG_TAIL_BYTES};
-pub use window::{event_decls, AppEvent, EventDecl, SaveDialog, Window, WindowSlot};
+pub use window::{event_decls, AppEvent, EmitError, EventDecl, SaveDialog, Window, WindowSlot};

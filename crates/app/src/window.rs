@@ -100,10 +100,15 @@ pub struct SaveDialog {
     pub extension: Option<String>,
 }
 
+/// Why an event did not reach the window (it is not attached, or the webview refused it).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct EmitError(pub String);
+
 /// What the app asks of its window.
 pub trait Window: Send + Sync {
     /// Sends `event` to the main window; `Err` with why it could not.
-    fn emit(&self, event: AppEvent) -> Result<(), String>;
+    fn emit(&self, event: AppEvent) -> Result<(), EmitError>;
     /// Whether the main window is open to ask the user something.
     fn is_open(&self) -> bool {
         true
@@ -133,10 +138,10 @@ impl WindowSlot {
     }
 
     /// Sends `event` when a window is attached.
-    pub fn emit(&self, event: AppEvent) -> Result<(), String> {
+    pub fn emit(&self, event: AppEvent) -> Result<(), EmitError> {
         match self.get() {
             Some(window) => window.emit(event),
-            None => Err("the MCP Canvas window is not ready".to_owned()),
+            None => Err(EmitError("the MCP Canvas window is not ready".to_owned())),
         }
     }
 

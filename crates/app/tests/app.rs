@@ -9,7 +9,7 @@ use std::{
 
 use mcp_canvas_app::{
     questions::{Answer, Asked, Question, QuestionKind, Questions},
-    App, AppEvent, Window, WindowSlot,
+    App, AppEvent, EmitError, Window, WindowSlot,
 };
 use mcp_canvas_canvas::{CanvasIntent, CanvasView, PinnedDashboard, TabContent, TabId};
 use mcp_canvas_host::{
@@ -29,7 +29,7 @@ struct Recorder {
 }
 
 impl Window for Recorder {
-    fn emit(&self, event: AppEvent) -> Result<(), String> {
+    fn emit(&self, event: AppEvent) -> Result<(), EmitError> {
         self.events.lock().unwrap().push(event);
         Ok(())
     }

@@ -121,7 +121,7 @@ pub struct CliElicitation {
 
 impl CliElicitation {
     /// From `--answers FILE` if given, else the terminal if stdin is one, else nothing (decline).
-    pub fn new(answers: Option<&Path>) -> Result<Self, String> {
+    pub(crate) fn new(answers: Option<&Path>) -> Result<Self, String> {
         let source = match answers {
             Some(path) => Source::File(Mutex::new(Answers::read(path)?)),
             None if std::io::stdin().is_terminal() => Source::Terminal,

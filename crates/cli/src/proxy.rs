@@ -17,7 +17,7 @@ use mcp_canvas_proxy::{
 pub fn print_config(host: &str, data_dir: Option<&Path>, servers: &[String]) -> ExitCode {
     let ai_host = match AiHost::parse(host) {
         Ok(ai_host) => ai_host,
-        Err(e) => return crate::fail(false, &e),
+        Err(e) => return crate::fail(false, &e.to_string()),
     };
     let program = std::env::current_exe().and_then(|p| p.canonicalize()).unwrap_or_else(|_| "mcp-canvas-cli".into());
     let mut args = Vec::new();
@@ -63,7 +63,7 @@ pub async fn serve(host: Host, servers: Vec<String>, http: Option<u16>, viewer: 
     host.shutdown().await;
     match served {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => crate::fail(false, &e),
+        Err(e) => crate::fail(false, &e.to_string()),
     }
 }
 

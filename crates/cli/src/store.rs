@@ -181,7 +181,7 @@ pub async fn run(host: &Host, command: StoreCommand) -> ExitCode {
                     outln!("kept in the OS keyring for {}", mcp_canvas_team::catalog::shown_url(&url));
                     ExitCode::SUCCESS
                 }
-                Err(e) => fail(false, &e),
+                Err(e) => fail(false, &e.to_string()),
             }
         }
     }

@@ -201,7 +201,7 @@ impl ServerConnection {
                 // stored, requests go out without one and a 401 says how to sign in.
                 Some(store) => {
                     let settings = ctx.entry.oauth().map_err(|e| ClientError::Config(e.in_file(ctx.name, ctx.config_path)))?;
-                    let manager = oauth::transport_manager(url, &settings, store).await.map_err(|reason| ClientError::SignIn { server: ctx.name.to_owned(), reason })?;
+                    let manager = oauth::transport_manager(url, &settings, store).await.map_err(|reason| ClientError::SignIn { server: ctx.name.to_owned(), reason: reason.0 })?;
                     let auth = AuthClient::new(http.clone(), manager);
                     let managed = auth.auth_manager.clone();
                     Ok((http_handshake(&client, auth, config, lifecycle, &ctx.protocol).await, Some(managed)))
@@ -309,7 +309,7 @@ impl ServerConnection {
     /// the new token from the record.
     pub async fn reload_sign_in(&self, settings: &mcp_canvas_config::servers::OAuthEntry, store: &oauth::TokenStore) -> Result<(), ClientError> {
         let (Some(auth), Some(url)) = (&self.auth, &self.url) else { return Ok(()) };
-        let fresh = oauth::transport_manager(url, settings, store).await.map_err(|reason| ClientError::SignIn { server: self.name.clone(), reason })?;
+        let fresh = oauth::transport_manager(url, settings, store).await.map_err(|reason| ClientError::SignIn { server: self.name.clone(), reason: reason.0 })?;
         *auth.lock().await = fresh;
         Ok(())
     }

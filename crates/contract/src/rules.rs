@@ -15,7 +15,7 @@ pub(crate) enum Segment {
 pub(crate) struct FieldPath(pub Vec<Segment>);
 
 impl FieldPath {
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub(crate) fn parse(text: &str) -> Result<Self, String> {
         let mut segments = Vec::new();
         let mut chars = text.chars().peekable();
         let mut key = String::new();

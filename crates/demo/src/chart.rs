@@ -28,7 +28,7 @@ const PALETTE: [Rgba<u8>; 5] = [
 ///
 /// Errors (as a message for the caller) when there are no values, too many, or a value is negative
 /// or not finite.
-pub fn bar_chart_png(values: &[f64]) -> Result<Vec<u8>, String> {
+pub(crate) fn bar_chart_png(values: &[f64]) -> Result<Vec<u8>, String> {
     if values.is_empty() || values.len() > MAX_BARS {
         return Err(format!("`values` must hold 1 to {MAX_BARS} numbers, got {}", values.len()));
     }

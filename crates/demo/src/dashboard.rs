@@ -84,7 +84,7 @@ pub struct IssuedLink {
 
 impl DashboardServer {
     /// The server, started on first use. Fails only if no loopback port can be bound.
-    pub async fn get() -> Result<&'static DashboardServer, String> {
+    pub(crate) async fn get() -> Result<&'static DashboardServer, String> {
         SERVER
             .get_or_try_init(|| async {
                 let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
@@ -112,7 +112,7 @@ impl DashboardServer {
     }
 
     /// Issues a token for one dashboard view titled `title`.
-    pub fn open_dashboard(&self, title: &str) -> Result<IssuedDashboard, String> {
+    pub(crate) fn open_dashboard(&self, title: &str) -> Result<IssuedDashboard, String> {
         let token = random_hex(16)?;
         self.state.insert(&token, GrantKind::Dashboard { title: title.to_owned() });
         let url = format!("http://127.0.0.1:{}/dashboard?token={token}", self.port);
@@ -120,7 +120,7 @@ impl DashboardServer {
     }
 
     /// Issues a token for one account-linking page.
-    pub fn open_link(&self) -> Result<IssuedLink, String> {
+    pub(crate) fn open_link(&self) -> Result<IssuedLink, String> {
         let token = random_hex(16)?;
         let (linked_tx, linked_rx) = watch::channel(false);
         self.state.insert(&token, GrantKind::Link { linked: linked_tx });
@@ -163,7 +163,7 @@ impl State {
 }
 
 /// `n` random bytes from the OS, hex-encoded.
-pub fn random_hex(n: usize) -> Result<String, String> {
+pub(crate) fn random_hex(n: usize) -> Result<String, String> {
     let mut bytes = vec![0u8; n];
     getrandom::fill(&mut bytes).map_err(|e| format!("the OS random number generator failed: {e}"))?;
     Ok(hex(&bytes))

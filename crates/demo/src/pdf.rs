@@ -59,7 +59,7 @@ pub struct Document<'a> {
 }
 
 /// Renders `doc` into PDF bytes. Fails only when the chart is not a decodable PNG.
-pub fn render(doc: &Document<'_>) -> Result<Vec<u8>, String> {
+pub(crate) fn render(doc: &Document<'_>) -> Result<Vec<u8>, String> {
     let chart = image::load_from_memory_with_format(doc.chart_png, image::ImageFormat::Png)
         .map_err(|e| format!("the chart is not a readable PNG: {e}"))?
         .to_rgb8();

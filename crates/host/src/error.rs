@@ -256,7 +256,7 @@ fn store_kind(e: &mcp_canvas_store::StoreError) -> ErrorKind {
 fn team_kind(e: &mcp_canvas_team::TeamError) -> ErrorKind {
     use mcp_canvas_team::TeamError as T;
     match e {
-        T::Settings(_) | T::SchemaTooNew { .. } | T::SchemaTooOld { .. } => ErrorKind::Config,
+        T::Settings(_) | T::Keyring(_) | T::SchemaTooNew { .. } | T::SchemaTooOld { .. } => ErrorKind::Config,
         T::NotFound(_) => ErrorKind::NotFound,
         T::Mismatch { .. } | T::TooLarge { .. } => ErrorKind::Refused,
         T::Local(e) => store_kind(e),

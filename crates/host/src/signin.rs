@@ -76,7 +76,7 @@ impl Host {
         let (signed_in, scopes, problem) = match store.credentials() {
             Ok(Some(credentials)) if credentials.token_response.is_some() => (true, credentials.granted_scopes, None),
             Ok(_) => (false, Vec::new(), None),
-            Err(problem) => (false, Vec::new(), Some(problem)),
+            Err(problem) => (false, Vec::new(), Some(problem.0)),
         };
         Some(SignInView {
             signed_in,
@@ -93,7 +93,7 @@ impl Host {
     /// servers.json), next to its tokens — never in servers.json.
     pub fn set_client_secret(&self, server: &str, secret: Option<String>) -> Result<(), HostError> {
         let store = self.http_store(server)?;
-        store.set_client_secret(secret).map_err(|reason| HostError::Server(ClientError::SignIn { server: server.to_owned(), reason }))
+        store.set_client_secret(secret).map_err(|reason| HostError::Server(ClientError::SignIn { server: server.to_owned(), reason: reason.0 }))
     }
 
     /// Signs in to `server` through the browser given with [`Host::with_browser`], then connects
@@ -119,7 +119,7 @@ impl Host {
     /// Forgets `server`'s tokens (the configured client secret stays) and closes its connection.
     pub async fn sign_out(&self, server: &str) -> Result<SignInView, HostError> {
         let store = self.http_store(server)?;
-        store.sign_out().map_err(|reason| HostError::Server(ClientError::SignIn { server: server.to_owned(), reason }))?;
+        store.sign_out().map_err(|reason| HostError::Server(ClientError::SignIn { server: server.to_owned(), reason: reason.0 }))?;
         self.stop(server).await;
         Ok(self.sign_in_view(server).expect("an HTTP server"))
     }
@@ -180,7 +180,7 @@ impl Host {
             return Ok(());
         }
         tracing::info!(server, "signing in");
-        let signed_in = oauth::sign_in(oauth::SignIn { server, url, challenge, settings: &settings, store: &store, browser: browser.as_ref(), limit: self.sign_ins.limit }).await.map_err(failed)?;
+        let signed_in = oauth::sign_in(oauth::SignIn { server, url, challenge, settings: &settings, store: &store, browser: browser.as_ref(), limit: self.sign_ins.limit }).await.map_err(|e| failed(e.0))?;
         tracing::info!(server, scopes = ?signed_in.scopes, "signed in");
         self.note_sign_in(server, None);
         Ok(())

@@ -27,7 +27,14 @@ use mcp_canvas_config::servers::OAuthEntry;
 use rmcp::transport::auth::{AuthorizationManager, AuthorizationRequest, AuthorizationSession, OAuthClientConfig, WWWAuthenticateParams};
 
 pub use browser::{Browser, Headless, SystemBrowser};
-pub use store::{Backend, TokenStorage, TokenStore};
+pub use store::{Backend, TokenStorage, TokenStore, TokenStoreError};
+
+/// Why signing in did not finish or a connection could not carry the stored token: the browser,
+/// the redirect, the authorization server, or the token store (the message says which; it never
+/// holds a token).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct OAuthError(pub String);
 
 /// How long the user has to finish signing in in the browser.
 pub const SIGN_IN_LIMIT: Duration = Duration::from_secs(300);
@@ -66,7 +73,11 @@ pub fn wants_more_scope(url: &str, challenge: &str) -> bool {
 
 /// Runs the authorization-code flow once and stores the tokens. The reason of a failure is
 /// meant for the user; it never contains a token.
-pub async fn sign_in(request: SignIn<'_>) -> Result<SignedIn, String> {
+pub async fn sign_in(request: SignIn<'_>) -> Result<SignedIn, OAuthError> {
+    sign_in_inner(request).await.map_err(OAuthError)
+}
+
+async fn sign_in_inner(request: SignIn<'_>) -> Result<SignedIn, String> {
     let SignIn { server, url, challenge, settings, store, browser, limit } = request;
     let mut manager = AuthorizationManager::new(url).await.map_err(|e| e.to_string())?;
     manager.set_credential_store(store.clone());
@@ -115,7 +126,7 @@ pub async fn sign_in(request: SignIn<'_>) -> Result<SignedIn, String> {
     let state = page.query_pairs().find(|(k, _)| k == "state").map(|(_, v)| v.into_owned());
     // Both at once: the page's redirect reaches the listener while the browser is still busy.
     let opened = async { browser.open(server, page.as_str()).await.map_err(|e| format!("cannot show the authorization page: {e}")) };
-    let (_, callback) = tokio::try_join!(opened, loopback.callback(server, state.as_deref(), limit))?;
+    let (_, callback) = tokio::try_join!(opened, async { loopback.callback(server, state.as_deref(), limit).await.map_err(String::from) })?;
     let callback_url = match callback {
         loopback::Callback::Code(url) => url,
         loopback::Callback::Refused(reason) => return Err(format!("the authorization server refused: {reason}")),
@@ -144,7 +155,11 @@ fn web_page(url: &url::Url) -> bool {
 /// The manager a connection's transport carries: it reads the stored tokens on every request
 /// and refreshes them when they expire. `None` when nothing is stored (the first request then
 /// goes out without a token, and a 401 says how to sign in).
-pub async fn transport_manager(url: &str, settings: &OAuthEntry, store: &TokenStore) -> Result<AuthorizationManager, String> {
+pub async fn transport_manager(url: &str, settings: &OAuthEntry, store: &TokenStore) -> Result<AuthorizationManager, OAuthError> {
+    transport_manager_inner(url, settings, store).await.map_err(OAuthError)
+}
+
+async fn transport_manager_inner(url: &str, settings: &OAuthEntry, store: &TokenStore) -> Result<AuthorizationManager, String> {
     let mut manager = AuthorizationManager::new(url).await.map_err(|e| e.to_string())?;
     manager.set_credential_store(store.clone());
     let Some(stored) = store.credentials()?.filter(|c| c.token_response.is_some()) else {
@@ -183,5 +198,11 @@ mod tests {
         ] {
             assert_eq!(super::web_page(&url::Url::parse(url).unwrap()), ok, "{url}");
         }
+    }
+}
+
+impl From<OAuthError> for String {
+    fn from(e: OAuthError) -> Self {
+        e.0
     }
 }

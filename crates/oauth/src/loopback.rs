@@ -45,7 +45,11 @@ impl Loopback {
 
     /// Waits for the authorization response, answering anything else (a favicon, a stray
     /// connection) with 404 and going on waiting. `server` names the server on the page.
-    pub async fn callback(self, server: &str, state: Option<&str>, limit: Duration) -> Result<Callback, String> {
+    pub async fn callback(self, server: &str, state: Option<&str>, limit: Duration) -> Result<Callback, crate::OAuthError> {
+        self.callback_inner(server, state, limit).await.map_err(crate::OAuthError)
+    }
+
+    async fn callback_inner(self, server: &str, state: Option<&str>, limit: Duration) -> Result<Callback, String> {
         tokio::time::timeout(limit, async {
             loop {
                 let Ok((mut stream, _)) = self.listener.accept().await else {
@@ -150,6 +154,6 @@ mod tests {
         assert_eq!(waiting.await.unwrap().unwrap(), Callback::Refused("access_denied: user said no".into()));
         let quiet = Loopback::bind().await.unwrap();
         let err = quiet.callback("srv", None, Duration::from_millis(50)).await.unwrap_err();
-        assert!(err.contains("no answer from the browser"), "{err}");
+        assert!(err.0.contains("no answer from the browser"), "{err}");
     }
 }

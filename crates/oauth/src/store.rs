@@ -59,6 +59,18 @@ struct Record {
     client_secret: Option<String>,
 }
 
+/// Where a server's tokens are kept (the OS keyring or the 0600 file) could not be read or
+/// written; the message names which and why, never a token.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct TokenStoreError(pub String);
+
+impl From<TokenStoreError> for String {
+    fn from(e: TokenStoreError) -> Self {
+        e.0
+    }
+}
+
 /// A server's token record. Cheap to clone; every clone reads and writes the same record.
 #[derive(Clone)]
 pub struct TokenStore {
@@ -185,28 +197,32 @@ impl TokenStore {
     }
 
     /// The stored credentials, if any.
-    pub fn credentials(&self) -> Result<Option<StoredCredentials>, String> {
-        self.read().map(|r| r.credentials)
+    pub fn credentials(&self) -> Result<Option<StoredCredentials>, TokenStoreError> {
+        self.read().map(|r| r.credentials).map_err(TokenStoreError)
     }
 
     /// Whether an access token is stored.
-    pub fn signed_in(&self) -> Result<bool, String> {
+    pub fn signed_in(&self) -> Result<bool, TokenStoreError> {
         Ok(self.credentials()?.is_some_and(|c| c.token_response.is_some()))
     }
 
     /// A pre-registered client's secret, if one was stored.
-    pub fn client_secret(&self) -> Result<Option<String>, String> {
-        self.read().map(|r| r.client_secret)
+    pub fn client_secret(&self) -> Result<Option<String>, TokenStoreError> {
+        self.read().map(|r| r.client_secret).map_err(TokenStoreError)
     }
 
     /// Stores (or with `None` removes) a pre-registered client's secret.
-    pub fn set_client_secret(&self, secret: Option<String>) -> Result<(), String> {
-        self.update(|record| record.client_secret = secret)
+    pub fn set_client_secret(&self, secret: Option<String>) -> Result<(), TokenStoreError> {
+        self.update(|record| record.client_secret = secret).map_err(TokenStoreError)
     }
 
     /// Forgets the tokens (keeps a stored client secret: it belongs to the configuration). A
     /// record that cannot be read is removed whole: signing out is the way out of it.
-    pub fn sign_out(&self) -> Result<(), String> {
+    pub fn sign_out(&self) -> Result<(), TokenStoreError> {
+        self.sign_out_inner().map_err(TokenStoreError)
+    }
+
+    fn sign_out_inner(&self) -> Result<(), String> {
         match self.read() {
             Ok(mut record) => {
                 record.credentials = None;
@@ -252,7 +268,7 @@ fn store_error(e: String) -> AuthError {
 impl CredentialStore for TokenStore {
     async fn load(&self) -> Result<Option<StoredCredentials>, AuthError> {
         let store = self.clone();
-        tokio::task::spawn_blocking(move || store.credentials()).await.map_err(|e| store_error(e.to_string()))?.map_err(store_error)
+        tokio::task::spawn_blocking(move || store.credentials()).await.map_err(|e| store_error(e.to_string()))?.map_err(|e| store_error(e.0))
     }
 
     async fn save(&self, credentials: StoredCredentials) -> Result<(), AuthError> {
@@ -262,7 +278,7 @@ impl CredentialStore for TokenStore {
 
     async fn clear(&self) -> Result<(), AuthError> {
         let store = self.clone();
-        tokio::task::spawn_blocking(move || store.sign_out()).await.map_err(|e| store_error(e.to_string()))?.map_err(store_error)
+        tokio::task::spawn_blocking(move || store.sign_out()).await.map_err(|e| store_error(e.to_string()))?.map_err(|e| store_error(e.0))
     }
 
     /// A refresh holds an exclusive lock on the record's lock file until its new tokens are

@@ -16,14 +16,19 @@ pub enum AiHost {
     VsCode,
 }
 
+/// An AI host name that is not one of ours (the message lists them).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct UnknownAiHost(pub String);
+
 impl AiHost {
     /// Parses `claude`, `cursor` or `vscode`.
-    pub fn parse(name: &str) -> Result<Self, String> {
+    pub fn parse(name: &str) -> Result<Self, UnknownAiHost> {
         match name.to_ascii_lowercase().as_str() {
             "claude" | "claude-desktop" => Ok(Self::Claude),
             "cursor" => Ok(Self::Cursor),
             "vscode" | "vs-code" | "code" => Ok(Self::VsCode),
-            other => Err(format!("no config format for `{other}`: choose claude, cursor or vscode")),
+            other => Err(UnknownAiHost(format!("no config format for `{other}`: choose claude, cursor or vscode"))),
         }
     }
 
@@ -65,6 +70,6 @@ mod tests {
             snippet(AiHost::parse("vscode").unwrap(), program, &[]),
             json!({"servers": {"mcp-canvas": {"type": "stdio", "command": "/usr/bin/mcp-canvas-cli", "args": ["proxy"]}}})
         );
-        assert!(AiHost::parse("emacs").unwrap_err().contains("claude, cursor or vscode"));
+        assert!(AiHost::parse("emacs").unwrap_err().0.contains("claude, cursor or vscode"));
     }
 }

@@ -23,7 +23,7 @@ mod stdio_guard;
 pub mod shape;
 pub mod viewer;
 
-pub use serve::{serve_http, serve_stdio, ProxyOptions};
+pub use serve::{serve_http, serve_stdio, ProxyOptions, ServeError};
 pub use server::{ProxyServer, ProxyState};
 
 /// A problem worth the user's attention, on stderr (AI hosts keep their MCP servers' stderr in

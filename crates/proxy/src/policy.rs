@@ -125,15 +125,15 @@ impl InlinePolicy {
         let path = data_dir.join(FILE_NAME);
         let error = |reason: String| PolicyError { path: path.display().to_string(), reason };
         match std::fs::read_to_string(&path) {
-            Ok(text) => Self::parse(&text).map_err(error),
+            Ok(text) => Self::parse(&text).map_err(|e| error(e.to_string())),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Self::default()),
             Err(e) => Err(error(e.to_string())),
         }
     }
 
     /// Parses the TOML text of a policy.
-    pub fn parse(text: &str) -> Result<Self, String> {
-        toml::from_str(text).map_err(|e| e.to_string())
+    pub fn parse(text: &str) -> Result<Self, toml::de::Error> {
+        toml::from_str(text)
     }
 
     /// The limits for a call of `server`'s `tool`: the first matching rule's values, the
@@ -251,7 +251,7 @@ mod tests {
     #[test]
     fn unknown_keys_are_errors_not_ignored() {
         let err = InlinePolicy::parse("image_max_byte = 5").unwrap_err();
-        assert!(err.contains("image_max_byte"), "{err}");
+        assert!(err.to_string().contains("image_max_byte"), "{err}");
         assert_eq!(InlinePolicy::default().confirm, ConfirmPolicy::WhenRunning);
     }
 }

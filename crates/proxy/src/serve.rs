@@ -51,8 +51,18 @@ fn state(host: Arc<Host>, options: ProxyOptions) -> Result<Arc<ProxyState>, Stri
     Ok(Arc::new(if options.viewer { state } else { state.without_viewer() }))
 }
 
+/// Why the proxy could not serve (its servers, the transport, the port); the message says what
+/// to do.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ServeError(pub String);
+
 /// Serves one upstream client on stdin/stdout until it disconnects.
-pub async fn serve_stdio(host: Arc<Host>, options: ProxyOptions) -> Result<(), String> {
+pub async fn serve_stdio(host: Arc<Host>, options: ProxyOptions) -> Result<(), ServeError> {
+    serve_stdio_inner(host, options).await.map_err(ServeError)
+}
+
+async fn serve_stdio_inner(host: Arc<Host>, options: ProxyOptions) -> Result<(), String> {
     let state = state(host, options)?;
     let (input, output) = stdio();
     let guarded = crate::stdio_guard::Guarded::new(input, output);
@@ -148,7 +158,11 @@ fn evented(fd: std::os::fd::BorrowedFd<'_>, stderr: Option<(u64, u64)>) -> Optio
 
 /// Serves Streamable HTTP at `http://127.0.0.1:<port>/mcp` until the process ends; `ready` gets
 /// the bound address (port 0 picks a free one).
-pub async fn serve_http(host: Arc<Host>, options: ProxyOptions, port: u16, ready: impl FnOnce(std::net::SocketAddr)) -> Result<(), String> {
+pub async fn serve_http(host: Arc<Host>, options: ProxyOptions, port: u16, ready: impl FnOnce(std::net::SocketAddr)) -> Result<(), ServeError> {
+    serve_http_inner(host, options, port, ready).await.map_err(ServeError)
+}
+
+async fn serve_http_inner(host: Arc<Host>, options: ProxyOptions, port: u16, ready: impl FnOnce(std::net::SocketAddr)) -> Result<(), String> {
     let state = state(host, options)?;
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await.map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
     ready(listener.local_addr().map_err(|e| e.to_string())?);

@@ -173,11 +173,11 @@ impl Waiting for NoCall {
 }
 
 /// Builds a provider from its configuration (the real one resolves keys; tests may swap it).
-pub type ProviderFactory = dyn Fn(&ProviderConfig) -> Result<Arc<dyn Provider>, String> + Send + Sync;
+pub type ProviderFactory = dyn Fn(&ProviderConfig) -> Result<Arc<dyn Provider>, keys::KeyError> + Send + Sync;
 
 /// The real factory: the key from the keyring or the environment, then [`provider::build`].
-pub fn real_provider(config: &ProviderConfig) -> Result<Arc<dyn Provider>, String> {
-    let key = keys::resolve(config).map_err(|e| e.to_string())?;
+pub fn real_provider(config: &ProviderConfig) -> Result<Arc<dyn Provider>, keys::KeyError> {
+    let key = keys::resolve(config)?;
     Ok(Arc::from(provider::build(config.clone(), key)))
 }
 
@@ -300,7 +300,7 @@ impl Sampler {
         {
             return Ok(provider.clone());
         }
-        let provider = (self.factory)(config)?;
+        let provider = (self.factory)(config).map_err(|e| e.to_string())?;
         built.insert(config.name.clone(), (config.clone(), provider.clone()));
         Ok(provider)
     }

@@ -33,8 +33,13 @@ pub fn without_schema_tool(request: &SamplingRequest) -> SamplingRequest {
     plain
 }
 
+/// Why a structured answer is not a JSON object.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct NotAnObject(pub String);
+
 /// Reads the model's structured answer: a JSON object, tolerating a Markdown code fence around it.
-pub fn parse_object(text: &str) -> Result<Map<String, Value>, String> {
+pub fn parse_object(text: &str) -> Result<Map<String, Value>, NotAnObject> {
     let trimmed = text.trim();
     let unfenced = trimmed
         .strip_prefix("```json")
@@ -44,10 +49,10 @@ pub fn parse_object(text: &str) -> Result<Map<String, Value>, String> {
         .trim();
     match serde_json::from_str::<Value>(unfenced) {
         Ok(Value::Object(object)) => Ok(object),
-        Ok(other) => Err(format!("the answer is JSON but not an object (it is {})", kind(&other))),
+        Ok(other) => Err(NotAnObject(format!("the answer is JSON but not an object (it is {})", kind(&other)))),
         Err(e) => {
             let start: String = unfenced.chars().take(80).collect();
-            Err(format!("the answer is not JSON ({e}); it starts with {start:?}"))
+            Err(NotAnObject(format!("the answer is not JSON ({e}); it starts with {start:?}")))
         }
     }
 }
@@ -81,7 +86,7 @@ pub fn problems(schema: &Map<String, Value>, value: &Value) -> Vec<String> {
 
 /// Checks a structured answer's text: parsed and matching, or the problems.
 pub fn check(schema: &Map<String, Value>, text: &str) -> Result<Map<String, Value>, Vec<String>> {
-    let object = parse_object(text).map_err(|e| vec![e])?;
+    let object = parse_object(text).map_err(|e| vec![e.0])?;
     let found = problems(schema, &Value::Object(object.clone()));
     if found.is_empty() { Ok(object) } else { Err(found) }
 }

@@ -9,6 +9,9 @@ pub enum TeamError {
     /// `[store]` is incomplete or wrong.
     #[error("team store settings: {0}")]
     Settings(String),
+    /// The OS keyring could not keep the catalog's password.
+    #[error("OS keyring: {0}; set MCP_CANVAS_CATALOG_PASSWORD instead")]
+    Keyring(String),
     /// The bucket refused or could not be reached.
     #[error("team bucket {bucket}: {what}{remedy}")]
     Bucket {

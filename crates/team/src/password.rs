@@ -24,7 +24,7 @@ pub fn catalog_password(catalog_url: &str) -> Option<String> {
 }
 
 /// Keeps the password for `catalog_url` in the OS keyring.
-pub fn set_catalog_password(catalog_url: &str, password: &str) -> Result<(), String> {
-    let entry = keyring::Entry::new(KEYRING_SERVICE, &account(catalog_url)).map_err(|e| format!("OS keyring: {e}"))?;
-    entry.set_password(password).map_err(|e| format!("OS keyring: {e}; set {PASSWORD_ENV} instead"))
+pub fn set_catalog_password(catalog_url: &str, password: &str) -> Result<(), crate::TeamError> {
+    let entry = keyring::Entry::new(KEYRING_SERVICE, &account(catalog_url)).map_err(|e| crate::TeamError::Keyring(e.to_string()))?;
+    entry.set_password(password).map_err(|e| crate::TeamError::Keyring(e.to_string()))
 }

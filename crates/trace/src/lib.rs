@@ -35,6 +35,10 @@ pub const MAX_TEXT: usize = 64 * 1024;
 pub const MAX_ENTRIES: usize = 5000;
 /// At most this many bytes of entry text are kept per server.
 pub const MAX_BYTES: usize = 16 * 1024 * 1024;
+/// What marks a base64 run the host took out of a message while reading it (its spill); the
+/// host's spill writes this tag (`mcp-canvas-host` `spill`), so the note can say so instead of
+/// hashing the marker.
+pub const SPILL_TAG: &str = "McpCanvasSpill";
 /// Requests remembered for latency and call grouping (older ones are forgotten).
 const MAX_PENDING: usize = 4096;
 
@@ -322,6 +326,9 @@ fn shown_text(server: &str, message: &Value) -> (String, u32, bool) {
 
 /// `⟨base64 1.2 MB → artifact demo_0123456789ab⟩` for a run that decodes, its length otherwise.
 fn note(server: &str, run: &str) -> String {
+    if run.contains(SPILL_TAG) {
+        return format!("⟨base64 over 64 KB, taken to the store as it was read: the call's result names its artifact ({} characters shown here)⟩", run.len());
+    }
     // A run inside a JSON string may end with the `=` padding or run on into a key; decode what
     // is a whole number of quads.
     let body = run.trim_end_matches('=');
@@ -386,6 +393,15 @@ mod tests {
         assert_eq!(image.runs, 1);
         assert!(image.bytes > 400_000, "the size on the wire is the whole message");
         assert!(!page.entries[1].text.contains("sk-secret-123"), "{}", page.entries[1].text);
+    }
+
+    #[test]
+    fn a_spilled_run_is_named_as_such_not_hashed() {
+        let run = format!("{}{SPILL_TAG}{:016x}{:08x}Zz", "A".repeat(32 * 1024), 7, 0);
+        let log = ProtocolLog::new("demo", None);
+        log.record(Direction::Received, &json!({ "jsonrpc": "2.0", "id": 1, "result": { "content": [{ "type": "image", "data": run }] } }), None);
+        let text = &log.page(&ProtocolFilter::default()).entries[0].text;
+        assert!(text.contains("taken to the store as it was read") && !text.contains("→ artifact"), "{text}");
     }
 
     #[test]

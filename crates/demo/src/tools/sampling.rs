@@ -93,7 +93,7 @@ fn client_error(e: ServiceError) -> CallToolResult {
 /// The city record in a structured answer, or what is wrong with the answer. A hand-written check
 /// of this one schema (required keys, types, the minimum, at most 5 landmarks): the demo carries
 /// no JSON Schema validator.
-pub fn read_city(result: &CreateMessageResult) -> Result<Map<String, Value>, String> {
+pub(crate) fn read_city(result: &CreateMessageResult) -> Result<Map<String, Value>, String> {
     let blocks: Vec<&SamplingMessageContentBlock> = result.message.content.iter().collect();
     let [SamplingMessageContentBlock::ToolUse(call)] = blocks.as_slice() else {
         let kinds: Vec<String> = blocks.iter().map(|b| serde_json::to_value(b).ok().and_then(|v| v["type"].as_str().map(str::to_owned)).unwrap_or_default()).collect();

@@ -51,7 +51,7 @@ fn whole(store: &ArtifactStore, file: &ViewFile, limit: u64) -> Result<Vec<u8>, 
 }
 
 /// What the viewer of `file` needs first.
-pub fn open(store: &ArtifactStore, file: &ViewFile) -> Result<Value, String> {
+pub(crate) fn open(store: &ArtifactStore, file: &ViewFile) -> Result<Value, String> {
     match file.viewer {
         V::Image => {
             let bytes = whole(store, file, MAX_INLINE_BYTES)?;
@@ -95,7 +95,7 @@ pub fn open(store: &ArtifactStore, file: &ViewFile) -> Result<Value, String> {
 }
 
 /// Page `page` (from 0) of a PDF as a PNG `width` pixels wide.
-pub fn pdf_page(store: &ArtifactStore, file: &ViewFile, page: u32, width: u32) -> Result<Value, String> {
+pub(crate) fn pdf_page(store: &ArtifactStore, file: &ViewFile, page: u32, width: u32) -> Result<Value, String> {
     if file.viewer != V::Pdf {
         return Err(format!("`{}` is not a PDF", file.name));
     }

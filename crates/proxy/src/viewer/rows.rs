@@ -45,7 +45,7 @@ pub struct RowCache {
 
 impl RowCache {
     /// Rows `offset..offset + limit` (not counting the header row) of `file`.
-    pub fn window(&self, store: &ArtifactStore, file: &ViewFile, offset: u64, limit: u64) -> Result<Value, String> {
+    pub(crate) fn window(&self, store: &ArtifactStore, file: &ViewFile, offset: u64, limit: u64) -> Result<Value, String> {
         if file.viewer != mcp_canvas_contract::Viewer::Csv {
             return Err(format!("`{}` is not a table", file.name));
         }

@@ -24,13 +24,13 @@ impl Provider for Anthropic {
 
     fn complete<'a>(&'a self, request: ProviderRequest<'a>) -> BoxFuture<'a, Result<Completion, ProviderError>> {
         Box::pin(async move {
-            let body = body(&request).map_err(|e| self.http.unsupported(e))?;
+            let body = body(&request).map_err(|e| self.http.unsupported(e.to_string()))?;
             let mut headers = vec![("anthropic-version", "2023-06-01".to_owned())];
             if let Some(key) = &self.http.key {
                 headers.push(("x-api-key", key.expose().to_owned()));
             }
             let answer = self.http.post(&join(&self.config.base_url, "v1/messages"), &headers, &body).await?;
-            let mut completion = read(&answer, request.model).map_err(|e| self.http.bad(e))?;
+            let mut completion = read(&answer, request.model).map_err(|e| self.http.bad(e.to_string()))?;
             if request.schema.is_some() {
                 let input = completion.content.iter().find_map(|b| match b {
                     Block::ToolUse { name, input, .. } if name == SCHEMA_TOOL => Some(Value::Object(input.clone()).to_string()),
@@ -44,7 +44,12 @@ impl Provider for Anthropic {
 }
 
 /// The request body for `request`.
-pub fn body(request: &ProviderRequest<'_>) -> Result<Value, String> {
+/// The request in this provider's format, or why it cannot be said in it.
+pub fn body(request: &ProviderRequest<'_>) -> Result<Value, super::FormatError> {
+    body_text(request).map_err(super::FormatError::Unsupported)
+}
+
+fn body_text(request: &ProviderRequest<'_>) -> Result<Value, String> {
     let sampling = request.request;
     let mut messages = Vec::new();
     for message in &sampling.messages {
@@ -110,7 +115,12 @@ fn result_content(content: &[Value]) -> Vec<Value> {
 }
 
 /// An Anthropic answer in MCP terms.
-pub fn read(answer: &Value, requested_model: &str) -> Result<Completion, String> {
+/// The completion in this provider's answer, or why it cannot be read.
+pub fn read(answer: &Value, requested_model: &str) -> Result<Completion, super::FormatError> {
+    read_text(answer, requested_model).map_err(super::FormatError::Unreadable)
+}
+
+fn read_text(answer: &Value, requested_model: &str) -> Result<Completion, String> {
     let blocks = answer.get("content").and_then(Value::as_array).ok_or("no content in the answer")?;
     let mut content = Vec::new();
     for (index, block) in blocks.iter().enumerate() {

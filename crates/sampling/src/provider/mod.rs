@@ -176,6 +176,17 @@ pub struct Completion {
     pub structured_text: Option<String>,
 }
 
+/// Why a request cannot be written in a provider's format, or its answer cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FormatError {
+    /// The request asks for something this provider's format cannot say.
+    #[error("{0}")]
+    Unsupported(String),
+    /// The provider's answer is not what its format promises.
+    #[error("{0}")]
+    Unreadable(String),
+}
+
 /// A provider could not answer.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ProviderError {

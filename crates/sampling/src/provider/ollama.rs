@@ -23,10 +23,10 @@ impl Provider for Ollama {
 
     fn complete<'a>(&'a self, request: ProviderRequest<'a>) -> BoxFuture<'a, Result<Completion, ProviderError>> {
         Box::pin(async move {
-            let body = body(&request).map_err(|e| self.http.unsupported(e))?;
+            let body = body(&request).map_err(|e| self.http.unsupported(e.to_string()))?;
             let headers: Vec<(&str, String)> = self.http.key.iter().map(|k| ("authorization", format!("Bearer {}", k.expose()))).collect();
             let answer = self.http.post(&join(&self.config.base_url, "api/chat"), &headers, &body).await?;
-            let mut completion = read(&answer, request.model).map_err(|e| self.http.bad(e))?;
+            let mut completion = read(&answer, request.model).map_err(|e| self.http.bad(e.to_string()))?;
             if request.schema.is_some() {
                 completion.structured_text = Some(completion.content.iter().filter_map(Block::as_text).collect());
             }
@@ -39,7 +39,12 @@ impl Provider for Ollama {
 pub const REQUIRED_NUDGE: &str = "You must call one of the provided tools to answer.";
 
 /// The request body for `request`.
-pub fn body(request: &ProviderRequest<'_>) -> Result<Value, String> {
+/// The request in this provider's format, or why it cannot be said in it.
+pub fn body(request: &ProviderRequest<'_>) -> Result<Value, super::FormatError> {
+    body_text(request).map_err(super::FormatError::Unsupported)
+}
+
+fn body_text(request: &ProviderRequest<'_>) -> Result<Value, String> {
     let sampling = request.request;
     let mut messages = Vec::new();
     let offers_tools = !sampling.tools.is_empty() && sampling.choice() != ToolChoiceMode::None;
@@ -102,7 +107,12 @@ pub fn body(request: &ProviderRequest<'_>) -> Result<Value, String> {
 }
 
 /// An Ollama answer in MCP terms (Ollama gives tool calls no ids: `call_N`).
-pub fn read(answer: &Value, requested_model: &str) -> Result<Completion, String> {
+/// The completion in this provider's answer, or why it cannot be read.
+pub fn read(answer: &Value, requested_model: &str) -> Result<Completion, super::FormatError> {
+    read_text(answer, requested_model).map_err(super::FormatError::Unreadable)
+}
+
+fn read_text(answer: &Value, requested_model: &str) -> Result<Completion, String> {
     let message = answer.get("message").ok_or("no message in the answer")?;
     let mut content = Vec::new();
     if let Some(text) = message.get("content").and_then(Value::as_str).filter(|t| !t.is_empty()) {

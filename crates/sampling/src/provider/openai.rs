@@ -23,10 +23,10 @@ impl Provider for OpenAi {
 
     fn complete<'a>(&'a self, request: ProviderRequest<'a>) -> BoxFuture<'a, Result<Completion, ProviderError>> {
         Box::pin(async move {
-            let body = body(&request, self.config.structured).map_err(|e| self.http.unsupported(e))?;
+            let body = body(&request, self.config.structured).map_err(|e| self.http.unsupported(e.to_string()))?;
             let headers: Vec<(&str, String)> = self.http.key.iter().map(|k| ("authorization", format!("Bearer {}", k.expose()))).collect();
             let answer = self.http.post(&join(&self.config.base_url, "chat/completions"), &headers, &body).await?;
-            let mut completion = read(&answer, request.model).map_err(|e| self.http.bad(e))?;
+            let mut completion = read(&answer, request.model).map_err(|e| self.http.bad(e.to_string()))?;
             if request.schema.is_some() {
                 completion.structured_text = Some(completion.content.iter().filter_map(Block::as_text).collect());
             }
@@ -36,7 +36,12 @@ impl Provider for OpenAi {
 }
 
 /// The request body for `request`.
-pub fn body(request: &ProviderRequest<'_>, structured: StructuredMode) -> Result<Value, String> {
+/// The request in this provider's format, or why it cannot be said in it.
+pub fn body(request: &ProviderRequest<'_>, structured: StructuredMode) -> Result<Value, super::FormatError> {
+    body_text(request, structured).map_err(super::FormatError::Unsupported)
+}
+
+fn body_text(request: &ProviderRequest<'_>, structured: StructuredMode) -> Result<Value, String> {
     let sampling = request.request;
     let mut body = json!({ "model": request.model, "messages": messages(sampling)?, "max_tokens": request.max_tokens });
     let object = body.as_object_mut().expect("an object");
@@ -124,7 +129,7 @@ fn strict_node(node: &Map<String, Value>, depth: usize) -> bool {
 }
 
 /// MCP messages as OpenAI messages (system prompt first).
-pub fn messages(request: &SamplingRequest) -> Result<Vec<Value>, String> {
+pub(crate) fn messages(request: &SamplingRequest) -> Result<Vec<Value>, String> {
     let mut out = Vec::new();
     if let Some(system) = &request.system_prompt {
         out.push(json!({"role": "system", "content": system}));
@@ -175,7 +180,12 @@ pub fn messages(request: &SamplingRequest) -> Result<Vec<Value>, String> {
 }
 
 /// An OpenAI answer in MCP terms.
-pub fn read(answer: &Value, requested_model: &str) -> Result<Completion, String> {
+/// The completion in this provider's answer, or why it cannot be read.
+pub fn read(answer: &Value, requested_model: &str) -> Result<Completion, super::FormatError> {
+    read_text(answer, requested_model).map_err(super::FormatError::Unreadable)
+}
+
+fn read_text(answer: &Value, requested_model: &str) -> Result<Completion, String> {
     let choice = answer.pointer("/choices/0").ok_or("no choices in the answer")?;
     let message = choice.get("message").ok_or("no message in the first choice")?;
     let mut content = Vec::new();
@@ -306,7 +316,7 @@ mod tests {
         assert_eq!(completion.content, request.messages[1].content);
         assert_eq!((completion.stop_reason, completion.model.as_str(), completion.usage.output_tokens), (StopReason::ToolUse, "gpt-x", 4));
         let bad = json!({"choices": [{"message": {"tool_calls": [{"id": "x", "function": {"name": "f", "arguments": "{oops"}}]}}]});
-        assert!(read(&bad, "m").unwrap_err().contains("`f`"));
+        assert!(read(&bad, "m").unwrap_err().to_string().contains("`f`"));
         let audio = SamplingRequest { messages: vec![Message::new(Role::User, Block::Audio { data: "A".into(), mime_type: "audio/ogg".into() })], ..SamplingRequest::user("", 1) };
         assert!(messages(&audio).unwrap_err().contains("audio/ogg"));
     }
