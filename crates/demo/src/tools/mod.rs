@@ -151,7 +151,7 @@ impl ServerHandler for DemoServer {
         request: rmcp::model::CompleteRequestParams,
         _context: rmcp::service::RequestContext<rmcp::RoleServer>,
     ) -> Result<rmcp::model::CompleteResult, rmcp::ErrorData> {
-        prompts::complete(&request)
+        prompts::complete(&request).await
     }
 
     async fn list_resource_templates(

@@ -26,6 +26,12 @@ pub(super) fn list() -> ListPromptsResult {
         )
         .with_title("Describe a chart"),
         Prompt::new("read_the_guide", Some("Hands the model the demo server's guide as an embedded resource"), None::<Vec<PromptArgument>>).with_title("Read the guide"),
+        Prompt::new(
+            "slow_suggestions",
+            Some("A prompt whose argument's suggestions take 30 s: the host's form goes on without them"),
+            Some(vec![PromptArgument::new("topic").with_description("Anything").with_required(true)]),
+        )
+        .with_title("Slow suggestions"),
     ])
 }
 
@@ -48,12 +54,23 @@ pub(super) fn get(name: &str, arguments: Option<Map<String, Value>>) -> Result<G
             PromptMessage::new_resource(Role::User, resources::GUIDE_URI.to_owned(), Some("text/markdown".to_owned()), Some(resources::guide().to_owned()), None, None, None),
         ])
         .with_description("The guide, embedded")),
-        other => Err(ErrorData::invalid_params(format!("no prompt `{other}`; available: describe_chart, read_the_guide"), None)),
+        "slow_suggestions" => Ok(GetPromptResult::new(vec![PromptMessage::new_text(Role::User, format!("Tell me about {}.", arg("topic").unwrap_or_default()))])),
+        other => Err(ErrorData::invalid_params(format!("no prompt `{other}`; available: describe_chart, read_the_guide, slow_suggestions"), None)),
     }
 }
 
-/// Suggestions: examples that start with what was typed.
-pub(super) fn complete(request: &CompleteRequestParams) -> Result<CompleteResult, ErrorData> {
+/// How long `slow_suggestions`' completion takes.
+const SLOW: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Suggestions: examples that start with what was typed (`slow_suggestions`' after [`SLOW`]).
+pub(super) async fn complete(request: &CompleteRequestParams) -> Result<CompleteResult, ErrorData> {
+    if matches!(&request.r#ref, Reference::Prompt(p) if p.name == "slow_suggestions") {
+        tokio::time::sleep(SLOW).await;
+    }
+    complete_now(request)
+}
+
+fn complete_now(request: &CompleteRequestParams) -> Result<CompleteResult, ErrorData> {
     let typed = request.argument.value.as_str();
     let pool: &[&str] = match (&request.r#ref, request.argument.name.as_str()) {
         (Reference::Resource(r), "values") if r.uri == resources::CHART_TEMPLATE => VALUE_EXAMPLES,
@@ -80,8 +97,8 @@ mod tests {
         assert!(get("describe_chart", None).unwrap_err().message.contains("needs `values`"));
         assert_eq!(get("read_the_guide", None).unwrap().messages.len(), 2);
         let request = CompleteRequestParams::new(Reference::for_resource(resources::CHART_TEMPLATE), ArgumentInfo::new("values", "1,"));
-        assert_eq!(complete(&request).unwrap().completion.values, vec!["1,1,2,3,5,8,13", "1,2,3"]);
+        assert_eq!(complete_now(&request).unwrap().completion.values, vec!["1,1,2,3,5,8,13", "1,2,3"]);
         let request = CompleteRequestParams::new(Reference::for_prompt("describe_chart"), ArgumentInfo::new("audience", "e"));
-        assert_eq!(complete(&request).unwrap().completion.values, vec!["executive"]);
+        assert_eq!(complete_now(&request).unwrap().completion.values, vec!["executive"]);
     }
 }
