@@ -428,9 +428,12 @@ fn every_listing_prints_json_with_the_data_of_its_text() {
     assert!(resources["templates"].as_array().unwrap().iter().any(|t| t["uri_template"] == "demo://chart/{values}"), "{resources}");
     assert!(text_of(&["resources", "demo"]).contains("  demo://sample.pdf\tapplication/pdf"));
 
-    // prompts: the demo has none; a server that has one lists it with its arguments.
-    assert_eq!(json_of_compact(data, &["prompts", "demo", "--json"]), json!([]));
-    assert!(text_of(&["prompts", "demo"]).starts_with("0 prompt(s):"));
+    // prompts: the demo's three, with their arguments; a server that has one lists it too.
+    let prompts = json_of_compact(data, &["prompts", "demo", "--json"]);
+    let names: Vec<&str> = prompts.as_array().unwrap().iter().filter_map(|p| p["name"].as_str()).collect();
+    assert_eq!(names, vec!["describe_chart", "read_the_guide", "slow_suggestions"], "{prompts}");
+    assert_eq!(prompts[0]["arguments"][0], json!({ "name": "values", "description": "Comma-separated numbers, e.g. 3,1,4", "required": true }));
+    assert!(text_of(&["prompts", "demo"]).starts_with("3 prompt(s):"));
     let prompter = data.join("prompter.py");
     std::fs::write(&prompter, PROMPT_SERVER).unwrap();
     write_servers(data, json!({

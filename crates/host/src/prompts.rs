@@ -162,14 +162,7 @@ impl Host {
 
     async fn store_prompt(&self, server: &str, name: &str, result: GetPromptResult, read_id: &str) -> Result<PromptRead, HostError> {
         let description = result.description.clone();
-        let messages = match serde_json::to_value(&result).expect("a GetPromptResult serializes") {
-            Value::Object(mut map) => match map.remove("messages") {
-                Some(Value::Array(messages)) => messages,
-                _ => Vec::new(),
-            },
-            _ => Vec::new(),
-        };
-        drop(result);
+        let messages = crate::resources::array_field(result, "messages");
         let transcript = Transcript::of(server, name, description.as_deref(), messages);
         // content[0] is the transcript, content[1..] the attachments, in message order.
         let mut content = vec![json!({ "type": "resource", "resource": {

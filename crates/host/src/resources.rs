@@ -241,14 +241,7 @@ impl Host {
             Ok(Err(e)) => return Err(HostError::from(connection.request_error(&what(), e.to_string()))),
             Err(_) => return Err(HostError::Timeout { server: server.to_owned(), tool: format!("{READ_RESOURCE_TOOL} {uri}"), seconds: self.call_timeout.as_secs() }),
         };
-        let contents = match serde_json::to_value(&result).expect("a ReadResourceResult serializes") {
-            Value::Object(mut map) => match map.remove("contents") {
-                Some(Value::Array(contents)) => contents,
-                _ => Vec::new(),
-            },
-            _ => Vec::new(),
-        };
-        drop(result);
+        let contents = array_field(result, "contents");
         let empty = contents.is_empty();
         // Each content is exactly an embedded resource's `resource`: the contract's path for those
         // names it from the URI, checks its MIME type against the bytes and queues it for storing.
@@ -261,6 +254,18 @@ impl Host {
             outcome.warnings.push(format!("server `{server}` returned no contents for `{uri}`"));
         }
         Ok(ResourceRead { read_id: read_id.to_owned(), server: server.to_owned(), uri: uri.to_owned(), outcome })
+    }
+}
+
+/// The array `field` of a result as JSON (`contents` of a read, `messages` of a prompt), the
+/// result itself dropped; empty when it has none.
+pub(crate) fn array_field(result: impl serde::Serialize, field: &str) -> Vec<Value> {
+    match serde_json::to_value(result) {
+        Ok(Value::Object(mut map)) => match map.remove(field) {
+            Some(Value::Array(items)) => items,
+            _ => Vec::new(),
+        },
+        _ => Vec::new(),
     }
 }
 

@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useState } from "react";
 import { errorText, onServerChanged, promptRead, serverPrompts } from "../ipc";
 import { CommandErrorView } from "../components/CommandErrorView";
+import { OfferHeader } from "./OfferHeader";
 import { OutcomeView } from "../components/OutcomeView";
 import type { PromptRead } from "../wire/PromptRead";
 import type { PromptView } from "../wire/PromptView";
@@ -42,17 +43,7 @@ export function PromptsPanel({ server, onClose }: { server: string; onClose: () 
   const prompt = listing.kind === "ready" ? listing.prompts.find((p) => p.name === chosen) ?? null : null;
   return (
     <div className="offer-panel prompts-panel" data-server={server}>
-      <header className="offer-header">
-        <h2>
-          Prompts <span className="muted">of {server}</span>
-        </h2>
-        <button type="button" onClick={() => setReload((n) => n + 1)} title="List them again">
-          Reload
-        </button>
-        <button type="button" className="close" aria-label="Close prompts" onClick={onClose}>
-          ×
-        </button>
-      </header>
+      <OfferHeader what="Prompts" server={server} onReload={() => setReload((n) => n + 1)} onClose={onClose} />
       {listing.kind === "loading" ? <p className="muted">Listing…</p> : null}
       {listing.kind === "failed" ? <CommandErrorView error={listing.error} server={server} onRetry={() => setReload((n) => n + 1)} /> : null}
       {listing.kind === "ready" && listing.prompts.length === 0 ? <p className="muted">{server} offers no prompts.</p> : null}

@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from "react";
 import { CommandErrorView } from "../components/CommandErrorView";
+import { OfferHeader } from "./OfferHeader";
 import { errorText, protocolExport, protocolLog } from "../ipc";
 import type { ProtocolEntry } from "../wire/ProtocolEntry";
 import { formatBytes } from "../browser/filters";
@@ -85,20 +86,14 @@ export function ProtocolView({ server, onClose }: { server: string; onClose: () 
 
   return (
     <div className="offer-panel protocol-view" data-server={server}>
-      <header className="offer-header">
-        <h2>
-          Protocol <span className="muted">of {server}</span>
-        </h2>
+      <OfferHeader what="Protocol" server={server} onClose={onClose}>
         <button type="button" aria-pressed={paused} onClick={() => setPaused((p) => !p)} title="Stop or resume following new messages">
           {paused ? "Resume" : "Pause"}
         </button>
         <button type="button" className="protocol-export" onClick={() => void exportLog()} title="Save every kept message as JSON lines">
           Export
         </button>
-        <button type="button" className="close" aria-label="Close protocol" onClick={onClose}>
-          ×
-        </button>
-      </header>
+      </OfferHeader>
       <div className="protocol-filters">
         <input type="search" className="protocol-method" placeholder="Filter by method (tools/call…)" value={method} onChange={(e) => setMethod(e.target.value)} aria-label="Filter by method" />
         {call !== null ? (

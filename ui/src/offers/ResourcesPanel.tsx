@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { CommandErrorView } from "../components/CommandErrorView";
+import { OfferHeader } from "./OfferHeader";
 import { onResourceWatch, onServerChanged, resourceRead, resourceUnwatch, resourceWatch, serverResources } from "../ipc";
 import { setWatch, useWatches, watchStarted } from "./watches";
 import { OutcomeView } from "../components/OutcomeView";
@@ -98,17 +99,7 @@ export function ResourcesPanel({ server, onClose }: { server: string; onClose: (
 
   return (
     <div className="offer-panel resources-panel" data-server={server}>
-      <header className="offer-header">
-        <h2>
-          Resources <span className="muted">of {server}</span>
-        </h2>
-        <button type="button" onClick={() => setReload((n) => n + 1)} title="List them again">
-          Reload
-        </button>
-        <button type="button" className="close" aria-label="Close resources" onClick={onClose}>
-          ×
-        </button>
-      </header>
+      <OfferHeader what="Resources" server={server} onReload={() => setReload((n) => n + 1)} onClose={onClose} />
       {listing.kind === "loading" ? <p className="muted">Listing…</p> : null}
       {listing.kind === "failed" ? <CommandErrorView error={listing.error} server={server} onRetry={() => setReload((n) => n + 1)} /> : null}
       {error !== null ? <CommandErrorView error={error} server={server} className="offer-error" /> : null}

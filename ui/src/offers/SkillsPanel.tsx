@@ -1,5 +1,6 @@
 import { useEffect, useState } from "react";
 import { CommandErrorView } from "../components/CommandErrorView";
+import { OfferHeader } from "./OfferHeader";
 import { formatBytes } from "../browser/filters";
 import { serverSkills, skillRead } from "../ipc";
 import type { SkillList } from "../wire/SkillList";
@@ -42,17 +43,7 @@ export function SkillsPanel({ server, onClose }: { server: string; onClose: () =
 
   return (
     <div className="offer-panel skills-panel" data-server={server}>
-      <header className="offer-header">
-        <h2>
-          Skills <span className="muted">of {server}</span>
-        </h2>
-        <button type="button" onClick={() => setReload((n) => n + 1)} title="List them again">
-          Reload
-        </button>
-        <button type="button" className="close" aria-label="Close skills" onClick={onClose}>
-          ×
-        </button>
-      </header>
+      <OfferHeader what="Skills" server={server} onReload={() => setReload((n) => n + 1)} onClose={onClose} />
       {listing.kind === "loading" ? <p className="muted">Listing…</p> : null}
       {listing.kind === "failed" ? <CommandErrorView error={listing.error} server={server} onRetry={() => setReload((n) => n + 1)} /> : null}
       {listing.kind === "ready" && !listing.list.supported ? <p className="muted">{server} offers no skills.</p> : null}
