@@ -31,7 +31,8 @@ pub fn redact_text(text: &str) -> String {
     let mut rest = text;
     while let Some(at) = rest.find('=') {
         let (before, after) = rest.split_at(at);
-        let name_start = before.rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-')).map_or(0, |i| i + 1);
+        // After the last character that cannot be in a name (which may be several bytes long).
+        let name_start = before.char_indices().rev().find(|&(_, c)| !(c.is_ascii_alphanumeric() || c == '_' || c == '-')).map_or(0, |(i, c)| i + c.len_utf8());
         out.push_str(before);
         out.push('=');
         let after = &after[1..];
@@ -69,5 +70,13 @@ mod tests {
         assert_eq!(out["filename"], "http://127.0.0.1:5000/api/files/download/demo_1?token=[redacted]&x=1");
         assert_eq!(out["nested"][0]["password"], REDACTED);
         assert_eq!(redact_text("a=b c=d"), "a=b c=d");
+    }
+
+    #[test]
+    fn text_with_characters_of_several_bytes_before_an_equals_sign() {
+        // A server's text (server-pdf's page description): `≈` is three bytes; this panicked.
+        assert_eq!(redact_text(" 612×792pt. Margins: top≈y=40"), " 612×792pt. Margins: top≈y=40");
+        assert_eq!(redact_text("é token=abc&x=1"), format!("é token={REDACTED}&x=1"));
+        assert_eq!(redact_text("≈token=abc"), format!("≈token={REDACTED}"));
     }
 }

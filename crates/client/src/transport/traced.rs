@@ -32,21 +32,30 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for Traced<T> {
     }
 
     fn send(&mut self, item: TxJsonRpcMessage<RoleClient>) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        if let Ok(value) = serde_json::to_value(&item) {
-            self.log.record(Direction::Sent, &value, None);
-        }
+        record(&self.log, Direction::Sent, &item);
         self.inner.send(item)
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
         let message = self.inner.receive().await?;
-        if let Ok(value) = serde_json::to_value(&message) {
-            self.log.record(Direction::Received, &value, None);
-        }
+        record(&self.log, Direction::Received, &message);
         Some(message)
     }
 
     fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
         self.inner.close()
+    }
+}
+
+/// Records `message`; whatever goes wrong in the record (a bug in shaping a message for the
+/// view) is logged and never reaches the connection, which goes on.
+fn record(log: &ProtocolLog, direction: Direction, message: &impl serde::Serialize) {
+    let recorded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        if let Ok(value) = serde_json::to_value(message) {
+            log.record(direction, &value, None);
+        }
+    }));
+    if recorded.is_err() {
+        tracing::warn!("a message could not be recorded in the protocol log; the connection goes on");
     }
 }
