@@ -106,6 +106,9 @@ fn trace_writes_both_directions_redacted_with_base64_as_a_note() {
     assert!(answer["bytes"].as_u64().unwrap() > text.len() as u64, "the size is the message's, not the note's");
     let request = lines.iter().find(|l| l["method"] == "tools/call" && l["kind"] == "request").unwrap();
     assert_eq!(request["call"], answer["call"]);
+    let all = std::fs::read_to_string(&trace).unwrap();
+    assert!(request["text"].as_str().unwrap().contains("token=[redacted]"), "{}", request["text"]);
+    assert!(!all.contains("token=abc"), "a secret-looking value never reaches the trace file");
     // A trace file that cannot be written is a clear error, and nothing runs.
     let bad = cli(dir.path(), &["--trace", "/proc/nope/trace.jsonl", "servers", "list"]);
     assert_ne!(bad.code, 0);

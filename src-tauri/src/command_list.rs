@@ -143,7 +143,7 @@ macro_rules! for_each_command {
             async skill_read(server: String, skill: String, file: Option<String>) -> SkillRead;
             /// A server's protocol log: its JSON-RPC messages both ways (time, direction, method,
             /// size, latency; redacted, base64 as notes), filtered by method and call.
-            sync protocol_log(server: String, filter: ProtocolFilter) -> ProtocolPage;
+            async protocol_log(server: String, filter: ProtocolFilter) -> ProtocolPage;
             /// Saves a server's protocol log as JSON lines through a "Save as…" dialog; the path,
             /// or null when cancelled.
             async protocol_export(server: String) -> Option<String>;

@@ -84,6 +84,9 @@ impl Browser for WindowBrowser {
     }
 }
 
+/// The most of an App's event (a log line, a message) kept in the audit log.
+const MAX_APP_EVENT_BYTES: usize = 8 * 1024;
+
 /// How much of a server's log the window shows.
 pub const LOG_TAIL_BYTES: u64 = 64 * 1024;
 
@@ -333,7 +336,7 @@ impl App {
         let host = self.host()?;
         let (server, _) = self.apps.view_of(&app_id).ok_or_else(|| CommandError::new(ErrorKind::NotFound, format!("no App `{app_id}` is open (its tab was closed)")))?;
         let described: Vec<Value> = contents.iter().map(crate::apps::describe_download).collect();
-        let total: u64 = described.iter().filter_map(|d| d.get("bytes").and_then(Value::as_u64)).sum();
+        let total = described.iter().filter_map(|d| d.get("bytes").and_then(Value::as_u64)).fold(0u64, u64::saturating_add);
         if total > crate::apps::MAX_DOWNLOAD_BYTES {
             host.audit_app(&server, &app_id, "download-file", serde_json::json!({ "files": described }), "refused", Some("too large".into()));
             return Err(CommandError::new(ErrorKind::Refused, format!("the App of `{server}` asked to save {total} bytes; MCP Canvas takes at most {} bytes from an App at once", crate::apps::MAX_DOWNLOAD_BYTES)));
@@ -391,6 +394,17 @@ impl App {
         if !matches!(action.as_str(), "message" | "display-mode" | "log" | "initialized" | "teardown") {
             return Err(CommandError::bug(format!("`{action}` is not an App event MCP Canvas records")));
         }
+        // An App decides what it sends: a log line of megabytes is kept as its first 8 KB.
+        let details = match serde_json::to_string(&details) {
+            Ok(text) if text.len() > MAX_APP_EVENT_BYTES => {
+                let mut end = MAX_APP_EVENT_BYTES;
+                while !text.is_char_boundary(end) {
+                    end -= 1;
+                }
+                serde_json::json!({ "cut": format!("{}…", &text[..end]), "bytes": text.len() })
+            }
+            _ => details,
+        };
         self.apps.audit(self.host()?, &app_id, &action, details)
     }
 

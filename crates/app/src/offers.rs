@@ -115,7 +115,13 @@ impl App {
                 app.window.emit_or_log(AppEvent::ResourceWatch(ResourceWatchEvent { server, uri, state: "ended".to_owned(), reads, detail }));
             }
         });
-        self.watches.0.lock().unwrap().insert(key, task.abort_handle());
+        // Another request may have started the same watch while this one subscribed: one wins.
+        let mut watches = self.watches.0.lock().unwrap();
+        if watches.get(&key).is_some_and(|other| !other.is_finished()) {
+            task.abort();
+        } else {
+            watches.insert(key, task.abort_handle());
+        }
         Ok(())
     }
 
@@ -127,9 +133,11 @@ impl App {
         Ok(())
     }
 
-    /// `server`'s protocol log: the messages `filter` asks for, both ways.
-    pub fn protocol_log(&self, server: String, filter: ProtocolFilter) -> Result<ProtocolPage, CommandError> {
-        Ok(self.host()?.protocol_page(&server, &filter)?)
+    /// `server`'s protocol log: the messages `filter` asks for, both ways (off the main thread:
+    /// a page may be megabytes of text).
+    pub async fn protocol_log(&self, server: String, filter: ProtocolFilter) -> Result<ProtocolPage, CommandError> {
+        let host = self.shared_host().ok_or_else(|| self.host().err().expect("no shared host means no host"))?;
+        Ok(tokio::task::spawn_blocking(move || host.protocol_page(&server, &filter)).await??)
     }
 
     /// Saves `server`'s protocol log as JSON lines where the user picks ("Save as…"); the path,

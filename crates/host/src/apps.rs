@@ -258,7 +258,9 @@ impl Host {
                     let uri = item.get("uri").and_then(Value::as_str).unwrap_or_default();
                     // One of ours, when this data dir has it; else the App's server serves it
                     // (our proxy does: its artifacts are `artifact://localhost/<id>` too).
-                    if let Some(record) = uri.strip_prefix("artifact://localhost/").and_then(|id| self.store().get(id).ok()) {
+                    // Only an artifact of this App's own server: an App cannot reach another
+                    // server's files by naming their ids.
+                    if let Some(record) = uri.strip_prefix("artifact://localhost/").and_then(|id| self.store().get(id).ok()).filter(|r| r.server == server) {
                         own.push(record);
                         continue;
                     }

@@ -199,7 +199,8 @@ fn problem(skill: &Skill) -> Option<String> {
         if files.len() > MAX_SKILL_FILES {
             return Some(format!("it has {} files, over the {MAX_SKILL_FILES} a skill may have", files.len()));
         }
-        let total: u64 = files.iter().map(|f| f.size).sum();
+        // Sizes come from the server: added without overflowing.
+        let total = files.iter().map(|f| f.size).fold(0u64, u64::saturating_add);
         if total > MAX_SKILL_BYTES {
             return Some(format!("its files add up to {total} bytes, over the {MAX_SKILL_BYTES} a skill may have"));
         }

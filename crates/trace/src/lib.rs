@@ -145,7 +145,12 @@ pub struct TraceFile(Arc<Mutex<std::fs::File>>);
 impl TraceFile {
     /// Opens `path` for appending (created when missing).
     pub fn create(path: &std::path::Path) -> std::io::Result<Self> {
-        let file = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+        let mut options = std::fs::OpenOptions::new();
+        options.create(true).append(true);
+        // It holds tools' arguments and answers: the owner's alone, as the token store is.
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let file = options.open(path)?;
         Ok(Self(Arc::new(Mutex::new(file))))
     }
 
@@ -184,11 +189,28 @@ impl ProtocolLog {
         Self { server: server.into(), state: Mutex::new(State { next_seq: 1, ..State::default() }), trace }
     }
 
-    /// Records `message` (a JSON-RPC message as JSON) going `direction`; `bytes` is its size on
-    /// the wire when the caller knows it.
-    pub fn record(&self, direction: Direction, message: &Value, bytes: Option<usize>) {
-        let (text, runs, cut) = shown_text(&self.server, message);
-        let bytes = bytes.unwrap_or_else(|| serde_json::to_vec(message).map(|v| v.len()).unwrap_or(0)) as u64;
+    /// Records `message` (a JSON-RPC message as JSON) going `direction`.
+    pub fn record(&self, direction: Direction, message: &Value) {
+        if let Ok(text) = serde_json::to_string(message) {
+            self.record_serialized(direction, &text);
+        }
+    }
+
+    /// Records a message as it was serialized (`text`, whose length is its size on the wire).
+    /// Its base64 runs are replaced on the text first, so what is parsed, redacted and kept is
+    /// small however large the message: a 200 MB image costs one pass over it, not copies.
+    pub fn record_serialized(&self, direction: Direction, text: &str) {
+        let bytes = text.len() as u64;
+        let mut runs = 0;
+        let shortened = mcp_canvas_contract::map_base64_runs(text, |run| {
+            if run.len() < MIN_RUN {
+                return None;
+            }
+            runs += 1;
+            Some(note(&self.server, run))
+        });
+        let message: Value = serde_json::from_str(&shortened).unwrap_or(Value::Null);
+        let (text, cut) = shown_text(&message, &shortened);
         let method = message.get("method").and_then(Value::as_str).map(str::to_owned);
         let id = message.get("id").filter(|id| !id.is_null()).map(id_text);
         let kind = match (&method, &id, message.get("result"), message.get("error")) {
@@ -250,15 +272,18 @@ impl ProtocolLog {
             cut,
         };
         state.next_seq += 1;
-        if let Some(trace) = &self.trace {
-            trace.write(&self.server, &entry);
-        }
+        let traced = self.trace.as_ref().map(|trace| (trace, entry.clone()));
         state.bytes += entry.text.len();
         state.entries.push_back(entry);
         while state.entries.len() > MAX_ENTRIES || state.bytes > MAX_BYTES {
             let Some(old) = state.entries.pop_front() else { break };
             state.bytes -= old.text.len();
             state.dropped += 1;
+        }
+        drop(state);
+        // Written after the log is released: a slow disk never holds up the connection's others.
+        if let Some((trace, entry)) = traced {
+            trace.write(&self.server, &entry);
         }
     }
 
@@ -267,17 +292,18 @@ impl ProtocolLog {
         let state = self.state.lock().unwrap();
         let limit = filter.limit.unwrap_or(500).clamp(1, MAX_ENTRIES as u32) as usize;
         let method = filter.method.as_deref().map(str::to_lowercase).filter(|m| !m.is_empty());
+        // From the newest back: only the `limit` entries returned are cloned.
         let mut entries: Vec<ProtocolEntry> = state
             .entries
             .iter()
-            .filter(|e| e.seq > filter.after_seq)
+            .rev()
+            .take_while(|e| e.seq > filter.after_seq)
             .filter(|e| method.as_deref().is_none_or(|m| e.method.as_deref().is_some_and(|em| em.to_lowercase().contains(m))))
             .filter(|e| filter.call.as_deref().is_none_or(|c| e.call.as_deref() == Some(c)))
+            .take(limit)
             .cloned()
             .collect();
-        if entries.len() > limit {
-            entries.drain(..entries.len() - limit);
-        }
+        entries.reverse();
         ProtocolPage { server: self.server.clone(), entries, last_seq: state.next_seq - 1, dropped: state.dropped, kept: state.entries.len() as u32 }
     }
 
@@ -302,26 +328,18 @@ fn id_text(id: &Value) -> String {
     }
 }
 
-/// The message as kept: redacted, long base64 runs replaced by notes, cut.
-fn shown_text(server: &str, message: &Value) -> (String, u32, bool) {
-    let redacted = mcp_canvas_config::redact::redact(message);
-    let compact = serde_json::to_string(&redacted).unwrap_or_default();
-    let mut runs = 0;
-    let shortened = mcp_canvas_contract::map_base64_runs(&compact, |run| {
-        if run.len() < MIN_RUN {
-            return None;
-        }
-        runs += 1;
-        Some(note(server, run))
-    });
+/// The message as kept (its base64 runs already notes): redacted, cut. A message that is not
+/// JSON is kept as its text.
+fn shown_text(message: &Value, raw: &str) -> (String, bool) {
+    let shortened = if message.is_null() { raw.to_owned() } else { serde_json::to_string(&mcp_canvas_config::redact::redact(message)).unwrap_or_default() };
     if shortened.len() <= MAX_TEXT {
-        return (shortened, runs, false);
+        return (shortened, false);
     }
     let mut end = MAX_TEXT;
     while !shortened.is_char_boundary(end) {
         end -= 1;
     }
-    (format!("{}… [cut: {} bytes more]", &shortened[..end], shortened.len() - end), runs, true)
+    (format!("{}… [cut: {} bytes more]", &shortened[..end], shortened.len() - end), true)
 }
 
 /// `⟨base64 1.2 MB → artifact demo_0123456789ab⟩` for a run that decodes, its length otherwise.
@@ -359,10 +377,10 @@ mod tests {
     #[test]
     fn answers_get_their_method_latency_and_call() {
         let log = ProtocolLog::new("demo", None);
-        log.record(Direction::Sent, &json!({ "jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": { "name": "x", "_meta": { "progressToken": "p1" } } }), None);
-        log.record(Direction::Received, &json!({ "jsonrpc": "2.0", "method": "notifications/progress", "params": { "progressToken": "p1", "progress": 1 } }), None);
-        log.record(Direction::Received, &json!({ "jsonrpc": "2.0", "id": 7, "result": { "content": [] } }), None);
-        log.record(Direction::Sent, &json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }), None);
+        log.record(Direction::Sent, &json!({ "jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": { "name": "x", "_meta": { "progressToken": "p1" } } }));
+        log.record(Direction::Received, &json!({ "jsonrpc": "2.0", "method": "notifications/progress", "params": { "progressToken": "p1", "progress": 1 } }));
+        log.record(Direction::Received, &json!({ "jsonrpc": "2.0", "id": 7, "result": { "content": [] } }));
+        log.record(Direction::Sent, &json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }));
         let page = log.page(&ProtocolFilter::default());
         assert_eq!(page.entries.len(), 4);
         let answer = &page.entries[2];
@@ -384,8 +402,8 @@ mod tests {
         let digest = Sha256::digest(&bytes);
         let id: String = digest.iter().take(6).map(|b| format!("{b:02x}")).collect();
         let log = ProtocolLog::new("demo", None);
-        log.record(Direction::Received, &json!({ "jsonrpc": "2.0", "id": 1, "result": { "content": [{ "type": "image", "data": data, "mimeType": "image/png" }] } }), None);
-        log.record(Direction::Sent, &json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": { "arguments": { "api_key": "sk-secret-123" } } }), None);
+        log.record(Direction::Received, &json!({ "jsonrpc": "2.0", "id": 1, "result": { "content": [{ "type": "image", "data": data, "mimeType": "image/png" }] } }));
+        log.record(Direction::Sent, &json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": { "arguments": { "api_key": "sk-secret-123" } } }));
         let page = log.page(&ProtocolFilter::default());
         let image = &page.entries[0];
         assert!(image.text.len() < 300, "{}", image.text);
@@ -399,7 +417,7 @@ mod tests {
     fn a_spilled_run_is_named_as_such_not_hashed() {
         let run = format!("{}{SPILL_TAG}{:016x}{:08x}Zz", "A".repeat(32 * 1024), 7, 0);
         let log = ProtocolLog::new("demo", None);
-        log.record(Direction::Received, &json!({ "jsonrpc": "2.0", "id": 1, "result": { "content": [{ "type": "image", "data": run }] } }), None);
+        log.record(Direction::Received, &json!({ "jsonrpc": "2.0", "id": 1, "result": { "content": [{ "type": "image", "data": run }] } }));
         let text = &log.page(&ProtocolFilter::default()).entries[0].text;
         assert!(text.contains("taken to the store as it was read") && !text.contains("→ artifact"), "{text}");
     }
@@ -408,14 +426,14 @@ mod tests {
     fn the_log_is_bounded_and_counts_what_it_dropped() {
         let log = ProtocolLog::new("demo", None);
         for i in 0..(MAX_ENTRIES + 10) {
-            log.record(Direction::Sent, &json!({ "jsonrpc": "2.0", "method": "notifications/x", "params": { "i": i } }), None);
+            log.record(Direction::Sent, &json!({ "jsonrpc": "2.0", "method": "notifications/x", "params": { "i": i } }));
         }
         let page = log.page(&ProtocolFilter { limit: Some(5000), ..Default::default() });
         assert_eq!(page.kept as usize, MAX_ENTRIES);
         assert_eq!(page.dropped, 10);
         assert_eq!(page.entries.first().unwrap().seq, 11);
         // A huge text message is cut, not kept whole.
-        log.record(Direction::Received, &json!({ "jsonrpc": "2.0", "id": 1, "result": { "text": "word ".repeat(100_000) } }), None);
+        log.record(Direction::Received, &json!({ "jsonrpc": "2.0", "id": 1, "result": { "text": "word ".repeat(100_000) } }));
         let last = log.page(&ProtocolFilter { after_seq: page.last_seq, ..Default::default() });
         assert!(last.entries[0].cut && last.entries[0].text.len() < MAX_TEXT + 100);
     }
@@ -426,12 +444,14 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("trace.jsonl");
         let log = ProtocolLog::new("demo", Some(TraceFile::create(&path).unwrap()));
-        log.record(Direction::Sent, &json!({ "jsonrpc": "2.0", "id": 1, "method": "ping" }), None);
-        log.record(Direction::Received, &json!({ "jsonrpc": "2.0", "id": 1, "result": {} }), None);
+        log.record(Direction::Sent, &json!({ "jsonrpc": "2.0", "id": 1, "method": "ping" }));
+        log.record(Direction::Received, &json!({ "jsonrpc": "2.0", "id": 1, "result": {} }));
         let lines: Vec<Value> = std::fs::read_to_string(&path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
         assert_eq!(lines.len(), 2);
         assert_eq!(lines[1]["server"], "demo");
         assert_eq!(lines[1]["method"], "ping");
+        #[cfg(unix)]
+        assert_eq!(std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&path).unwrap().permissions()) & 0o777, 0o600, "the owner's alone");
         let mut exported = Vec::new();
         assert_eq!(log.export(&mut exported).unwrap(), 2);
         std::fs::remove_dir_all(&dir).unwrap();

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useId, useRef, useState } from "react";
 import { completeArgument, errorText } from "../ipc";
 import type { CompletionTarget } from "../wire/CompletionTarget";
 
@@ -48,13 +48,16 @@ export function CompletingInput({ server, target, name, label, value, required, 
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [server, targetKey, name, value, contextKey, open]);
 
-  function pick(choice: string) {
+  function pick(choice: string | undefined) {
+    if (choice === undefined) return;
     onChange(choice);
     setSuggestions([]);
+    setHighlight(-1);
     setOpen(false);
   }
 
-  const id = `arg-${name}`;
+  // Unique per field: two forms may have a variable of the same name.
+  const id = `arg-${name}-${useId().replace(/:/g, "")}`;
   return (
     <div className="completing-field" data-argument={name}>
       <label htmlFor={id}>
@@ -82,7 +85,7 @@ export function CompletingInput({ server, target, name, label, value, required, 
           } else if (e.key === "ArrowUp") {
             e.preventDefault();
             setHighlight((h) => Math.max(h - 1, -1));
-          } else if (e.key === "Enter" && highlight >= 0 && open) {
+          } else if (e.key === "Enter" && highlight >= 0 && highlight < suggestions.length && open) {
             e.preventDefault();
             pick(suggestions[highlight]);
           } else if (e.key === "Escape") {

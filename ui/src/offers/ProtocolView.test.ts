@@ -21,6 +21,8 @@ describe("protocol view", () => {
   it("holds at most the bound, dropping the oldest", () => {
     const held = [entry(1), entry(2), entry(3)];
     expect(merged(held, [entry(4), entry(5)], 4).map((e) => e.seq)).toEqual([2, 3, 4, 5]);
+    // Two polls that overlapped: what is held already is not added again.
+    expect(merged(held, [entry(3), entry(4)]).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
   });
 
   it("pretty-prints whole JSON and leaves a cut text as it is", () => {

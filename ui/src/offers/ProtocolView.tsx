@@ -7,12 +7,15 @@ import { formatBytes } from "../browser/filters";
 
 /** How often the log is asked for what is new while the view is open. */
 export const PROTOCOL_POLL_MS = 1000;
+/** Entries asked for at a time (more come with the next poll). */
+export const PROTOCOL_PAGE = 500;
 /** The view keeps at most this many entries (the host keeps its own bounded log). */
 export const PROTOCOL_VIEW_MAX = 2000;
 
-/** Newest entries appended to what the view holds, the oldest dropped past the bound. */
+/** Newest entries appended to what the view holds (none twice), the oldest dropped past the bound. */
 export function merged(held: ProtocolEntry[], fresh: ProtocolEntry[], max = PROTOCOL_VIEW_MAX): ProtocolEntry[] {
-  const all = held.concat(fresh);
+  const last = held.length > 0 ? held[held.length - 1].seq : 0;
+  const all = held.concat(fresh.filter((e) => e.seq > last));
   return all.length > max ? all.slice(all.length - max) : all;
 }
 
@@ -49,8 +52,12 @@ export function ProtocolView({ server, onClose }: { server: string; onClose: () 
   useEffect(() => {
     if (paused) return;
     let live = true;
-    const fetchNew = () =>
-      protocolLog(server, { after_seq: last.current, method: method.trim() || null, call, limit: PROTOCOL_VIEW_MAX }).then(
+    // One request at a time: a slow page is not asked for again while it is on its way.
+    let asking = false;
+    const fetchNew = () => {
+      if (asking) return Promise.resolve();
+      asking = true;
+      return protocolLog(server, { after_seq: last.current, method: method.trim() || null, call, limit: PROTOCOL_PAGE }).then(
         (page) => {
           if (!live) return;
           setError(null);
@@ -63,7 +70,10 @@ export function ProtocolView({ server, onClose }: { server: string; onClose: () 
           }
         },
         (e) => live && setError(e),
-      );
+      ).finally(() => {
+        asking = false;
+      });
+    };
     void fetchNew();
     const timer = window.setInterval(() => void fetchNew(), PROTOCOL_POLL_MS);
     return () => {

@@ -26,6 +26,8 @@ export function setWatch(server: string, uri: string, state: WatchState | null) 
 
 /** Applies a `resource-watch` event; returns a note for an ended watch. */
 export function heard(event: ResourceWatchEvent): string | null {
+  // A re-read that was on its way when the user stopped watching does not bring the watch back.
+  if (event.state !== "ended" && watches[key(event.server, event.uri)] === undefined) return null;
   if (event.state === "ended") {
     setWatch(event.server, event.uri, null);
     return `Stopped watching ${event.uri}: ${event.detail ?? "the watch ended"}`;
@@ -50,4 +52,9 @@ export function useWatches(server: string): Record<string, WatchState> {
 /** A watch the server accepted: waiting for changes, unless a change was heard already. */
 export function watchStarted(server: string, uri: string) {
   if (watches[key(server, uri)] === "starting") setWatch(server, uri, "watching");
+}
+
+/** What is known of the watch of `uri` (for tests and callers outside React). */
+export function current(server: string, uri: string): WatchState | undefined {
+  return watches[key(server, uri)];
 }

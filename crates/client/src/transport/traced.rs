@@ -51,8 +51,10 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for Traced<T> {
 /// view) is logged and never reaches the connection, which goes on.
 fn record(log: &ProtocolLog, direction: Direction, message: &impl serde::Serialize) {
     let recorded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        if let Ok(value) = serde_json::to_value(message) {
-            log.record(direction, &value, None);
+        // Serialized once: its length is the size on the wire, and the log shortens the text
+        // before it parses anything.
+        if let Ok(text) = serde_json::to_string(message) {
+            log.record_serialized(direction, &text);
         }
     }));
     if recorded.is_err() {
