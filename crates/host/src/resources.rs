@@ -269,7 +269,7 @@ pub(crate) fn array_field(result: impl serde::Serialize, field: &str) -> Vec<Val
     }
 }
 
-fn with_name(mut resource: Value) -> Value {
+pub(crate) fn with_name(mut resource: Value) -> Value {
     if let Value::Object(map) = &mut resource {
         if !map.contains_key("name") {
             let last = map.get("uri").and_then(Value::as_str).and_then(|uri| uri.split(['?', '#']).next()).and_then(|path| path.trim_end_matches('/').rsplit('/').next()).filter(|s| !s.is_empty() && !s.contains(':'));

@@ -166,12 +166,12 @@ impl Host {
             same_frontmatter(text, entry).map_err(refused)?;
             verified.push("frontmatter as listed".to_owned());
         }
-        let content = json!({ "type": "resource", "resource": {
+        // Named as any resource read is: its URI's last segment (`SKILL.md`, `palette.md`).
+        let content = json!({ "type": "resource", "resource": crate::resources::with_name(json!({
             "uri": uri,
-            "name": skill_file_name(entry, &uri),
             "mimeType": mime.unwrap_or_else(|| if uri.ends_with(".md") { "text/markdown".to_owned() } else { "application/octet-stream".to_owned() }),
             "blob": base64::engine::general_purpose::STANDARD.encode(&bytes),
-        }});
+        }))});
         let outcome = self.store_result(server, READ_SKILL_TOOL, json!({ "content": [content] }), None, read_id).await?;
         Ok(SkillRead { read_id: read_id.to_owned(), server: server.to_owned(), skill: entry.uri.clone(), uri, verified, outcome })
     }
@@ -212,11 +212,6 @@ fn problem(skill: &Skill) -> Option<String> {
 fn relative(skill_uri: &str, file_uri: &str) -> String {
     let base = skill_uri.strip_suffix(rmcp::model::SKILL_MD).unwrap_or(skill_uri);
     file_uri.strip_prefix(base).unwrap_or(file_uri).to_owned()
-}
-
-/// `<skill>-<path with / as ->`: the name when the URI gives none (the URI's last segment wins).
-fn skill_file_name(skill: &Skill, uri: &str) -> String {
-    format!("{}-{}", skill.name(), relative(&skill.uri, uri).replace('/', "-"))
 }
 
 /// The bytes of the content for `uri` (text as UTF-8, a blob decoded) and its MIME type.

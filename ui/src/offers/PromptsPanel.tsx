@@ -1,55 +1,31 @@
-import { useEffect, useMemo, useState } from "react";
-import { errorText, onServerChanged, promptRead, serverPrompts } from "../ipc";
+import { useMemo, useState } from "react";
+import { errorText, promptRead, serverPrompts } from "../ipc";
 import { CommandErrorView } from "../components/CommandErrorView";
 import { OfferHeader } from "./OfferHeader";
 import { OutcomeView } from "../components/OutcomeView";
 import type { PromptRead } from "../wire/PromptRead";
 import type { PromptView } from "../wire/PromptView";
 import { CompletingInput } from "./CompletingInput";
-import { readAsOutcome } from "./shared";
-
-type Listing = { kind: "loading" } | { kind: "ready"; prompts: PromptView[] } | { kind: "failed"; error: unknown };
+import { readAsOutcome, useServerListing } from "./shared";
 
 /** A server's prompts: pick one, fill in its arguments with the server's suggestions, and see the
  * messages it returns in the canvas; copy them as Markdown or JSON. */
 export function PromptsPanel({ server, onClose }: { server: string; onClose: () => void }) {
-  const [listing, setListing] = useState<Listing>({ kind: "loading" });
-  const [reload, setReload] = useState(0);
-  const [chosen, setChosen] = useState<string | null>(null);
+  const [listing, reload] = useServerListing(server, serverPrompts, "prompts");
+  const [picked, setChosen] = useState<string | null>(null);
+  // The first prompt until the user picks one.
+  const chosen = picked ?? (listing.kind === "ready" ? (listing.value[0]?.name ?? null) : null);
 
-  useEffect(() => {
-    let live = true;
-    serverPrompts(server).then(
-      (prompts) => {
-        if (!live) return;
-        setListing({ kind: "ready", prompts });
-        setChosen((c) => c ?? prompts[0]?.name ?? null);
-      },
-      (e) => live && setListing({ kind: "failed", error: e }),
-    );
-    return () => {
-      live = false;
-    };
-  }, [server, reload]);
-
-  useEffect(
-    () =>
-      onServerChanged((change) => {
-        if (change.server === server && change.list === "prompts") setReload((n) => n + 1);
-      }),
-    [server],
-  );
-
-  const prompt = listing.kind === "ready" ? listing.prompts.find((p) => p.name === chosen) ?? null : null;
+  const prompt = listing.kind === "ready" ? listing.value.find((p) => p.name === chosen) ?? null : null;
   return (
     <div className="offer-panel prompts-panel" data-server={server}>
-      <OfferHeader what="Prompts" server={server} onReload={() => setReload((n) => n + 1)} onClose={onClose} />
+      <OfferHeader what="Prompts" server={server} onReload={() => reload()} onClose={onClose} />
       {listing.kind === "loading" ? <p className="muted">Listing…</p> : null}
-      {listing.kind === "failed" ? <CommandErrorView error={listing.error} server={server} onRetry={() => setReload((n) => n + 1)} /> : null}
-      {listing.kind === "ready" && listing.prompts.length === 0 ? <p className="muted">{server} offers no prompts.</p> : null}
-      {listing.kind === "ready" && listing.prompts.length > 0 ? (
+      {listing.kind === "failed" ? <CommandErrorView error={listing.error} server={server} onRetry={() => reload()} /> : null}
+      {listing.kind === "ready" && listing.value.length === 0 ? <p className="muted">{server} offers no prompts.</p> : null}
+      {listing.kind === "ready" && listing.value.length > 0 ? (
         <ul className="offer-list prompt-list">
-          {listing.prompts.map((p) => (
+          {listing.value.map((p) => (
             <li key={p.name}>
               <button type="button" className={`prompt-item${p.name === chosen ? " active" : ""}`} data-prompt={p.name} onClick={() => setChosen(p.name)} title={p.description ?? undefined}>
                 <span className="offer-title">{p.title ?? p.name}</span>

@@ -1,27 +1,23 @@
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { CommandErrorView } from "../components/CommandErrorView";
 import { OfferHeader } from "./OfferHeader";
-import { onResourceWatch, onServerChanged, resourceRead, resourceUnwatch, resourceWatch, serverResources } from "../ipc";
+import { onResourceWatch, resourceRead, resourceUnwatch, resourceWatch, serverResources } from "../ipc";
 import { setWatch, useWatches, watchStarted } from "./watches";
 import { OutcomeView } from "../components/OutcomeView";
-import type { ResourceList } from "../wire/ResourceList";
 import type { ResourceRead } from "../wire/ResourceRead";
 import type { ResourceTemplateView } from "../wire/ResourceTemplateView";
 import { CompletingInput } from "./CompletingInput";
 import { expandTemplate, templateVariables } from "./uriTemplate";
 import { formatBytes as formatSize } from "../browser/filters";
-import { readAsOutcome } from "./shared";
+import { readAsOutcome, useServerListing } from "./shared";
 
 /** Resources are shown this many at a time (a server may list thousands). */
 export const RESOURCE_PAGE = 100;
 
-type Listing = { kind: "loading" } | { kind: "ready"; list: ResourceList } | { kind: "failed"; error: unknown };
-
 /** A server's resources and templates: open one in the canvas, watch one live, fill in a template
  * with the server's suggestions. */
 export function ResourcesPanel({ server, onClose }: { server: string; onClose: () => void }) {
-  const [listing, setListing] = useState<Listing>({ kind: "loading" });
-  const [reload, setReload] = useState(0);
+  const [listing, reload] = useServerListing(server, serverResources, "resources");
   const [filter, setFilter] = useState("");
   const [shown, setShown] = useState(RESOURCE_PAGE);
   const [busy, setBusy] = useState<string | null>(null);
@@ -29,26 +25,6 @@ export function ResourcesPanel({ server, onClose }: { server: string; onClose: (
   const [error, setError] = useState<unknown>(null);
   const [watchNote, setWatchNote] = useState<string | null>(null);
   const watches = useWatches(server);
-
-  useEffect(() => {
-    let live = true;
-    setListing((l) => (l.kind === "ready" ? l : { kind: "loading" }));
-    serverResources(server).then(
-      (list) => live && setListing({ kind: "ready", list }),
-      (e) => live && setListing({ kind: "failed", error: e }),
-    );
-    return () => {
-      live = false;
-    };
-  }, [server, reload]);
-
-  useEffect(
-    () =>
-      onServerChanged((change) => {
-        if (change.server === server && change.list === "resources") setReload((n) => n + 1);
-      }),
-    [server],
-  );
 
   useEffect(
     () =>
@@ -94,32 +70,32 @@ export function ResourcesPanel({ server, onClose }: { server: string; onClose: (
   const resources = useMemo(() => {
     if (listing.kind !== "ready") return [];
     const q = filter.trim().toLowerCase();
-    return q === "" ? listing.list.resources : listing.list.resources.filter((r) => [r.name, r.title ?? "", r.uri, r.description ?? ""].some((t) => t.toLowerCase().includes(q)));
+    return q === "" ? listing.value.resources : listing.value.resources.filter((r) => [r.name, r.title ?? "", r.uri, r.description ?? ""].some((t) => t.toLowerCase().includes(q)));
   }, [listing, filter]);
 
   return (
     <div className="offer-panel resources-panel" data-server={server}>
-      <OfferHeader what="Resources" server={server} onReload={() => setReload((n) => n + 1)} onClose={onClose} />
+      <OfferHeader what="Resources" server={server} onReload={() => reload()} onClose={onClose} />
       {listing.kind === "loading" ? <p className="muted">Listing…</p> : null}
-      {listing.kind === "failed" ? <CommandErrorView error={listing.error} server={server} onRetry={() => setReload((n) => n + 1)} /> : null}
+      {listing.kind === "failed" ? <CommandErrorView error={listing.error} server={server} onRetry={() => reload()} /> : null}
       {error !== null ? <CommandErrorView error={error} server={server} className="offer-error" /> : null}
       {watchNote ? <p className="muted small">{watchNote}</p> : null}
-      {listing.kind === "ready" && !listing.list.supported ? <p className="muted">{server} offers no resources.</p> : null}
-      {listing.kind === "ready" && listing.list.supported ? (
+      {listing.kind === "ready" && !listing.value.supported ? <p className="muted">{server} offers no resources.</p> : null}
+      {listing.kind === "ready" && listing.value.supported ? (
         <>
-          {listing.list.templates.length > 0 ? (
+          {listing.value.templates.length > 0 ? (
             <section className="offer-section">
               <h3>Templates</h3>
-              {listing.list.templates.map((t) => (
+              {listing.value.templates.map((t) => (
                 <TemplateForm key={t.uri_template} server={server} template={t} busy={busy !== null} onOpen={open} />
               ))}
             </section>
           ) : null}
           <section className="offer-section">
             <h3>
-              Resources <span className="muted small">{listing.list.resources.length}</span>
+              Resources <span className="muted small">{listing.value.resources.length}</span>
             </h3>
-            {listing.list.resources.length > 10 ? (
+            {listing.value.resources.length > 10 ? (
               <input type="search" className="offer-filter" placeholder="Filter resources" value={filter} onChange={(e) => setFilter(e.target.value)} aria-label="Filter resources" />
             ) : null}
             {resources.length === 0 ? <p className="muted small">No resources{filter ? " match" : ""}.</p> : null}

@@ -1,32 +1,18 @@
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import { CommandErrorView } from "../components/CommandErrorView";
 import { OfferHeader } from "./OfferHeader";
+import { useServerListing } from "./shared";
 import { formatBytes } from "../browser/filters";
 import { serverSkills, skillRead } from "../ipc";
-import type { SkillList } from "../wire/SkillList";
 import type { SkillRead } from "../wire/SkillRead";
-
-type Listing = { kind: "loading" } | { kind: "ready"; list: SkillList } | { kind: "failed"; error: unknown };
 
 /** A server's skills: each with its files, sizes and digests as listed. Opening one reads it,
  * checks it against the listing, and only then shows it in the canvas. */
 export function SkillsPanel({ server, onClose }: { server: string; onClose: () => void }) {
-  const [listing, setListing] = useState<Listing>({ kind: "loading" });
-  const [reload, setReload] = useState(0);
+  const [listing, reload] = useServerListing(server, serverSkills);
   const [busy, setBusy] = useState<string | null>(null);
   const [last, setLast] = useState<SkillRead | null>(null);
   const [error, setError] = useState<unknown>(null);
-
-  useEffect(() => {
-    let live = true;
-    serverSkills(server).then(
-      (list) => live && setListing({ kind: "ready", list }),
-      (e) => live && setListing({ kind: "failed", error: e }),
-    );
-    return () => {
-      live = false;
-    };
-  }, [server, reload]);
 
   async function open(skill: string, file: string | null) {
     setBusy(file ?? skill);
@@ -43,11 +29,11 @@ export function SkillsPanel({ server, onClose }: { server: string; onClose: () =
 
   return (
     <div className="offer-panel skills-panel" data-server={server}>
-      <OfferHeader what="Skills" server={server} onReload={() => setReload((n) => n + 1)} onClose={onClose} />
+      <OfferHeader what="Skills" server={server} onReload={() => reload()} onClose={onClose} />
       {listing.kind === "loading" ? <p className="muted">Listing…</p> : null}
-      {listing.kind === "failed" ? <CommandErrorView error={listing.error} server={server} onRetry={() => setReload((n) => n + 1)} /> : null}
-      {listing.kind === "ready" && !listing.list.supported ? <p className="muted">{server} offers no skills.</p> : null}
-      {listing.kind === "ready" && listing.list.supported && listing.list.skills.length === 0 ? <p className="muted">{server} lists no skills.</p> : null}
+      {listing.kind === "failed" ? <CommandErrorView error={listing.error} server={server} onRetry={() => reload()} /> : null}
+      {listing.kind === "ready" && !listing.value.supported ? <p className="muted">{server} offers no skills.</p> : null}
+      {listing.kind === "ready" && listing.value.supported && listing.value.skills.length === 0 ? <p className="muted">{server} lists no skills.</p> : null}
       {error !== null ? <CommandErrorView error={error} server={server} className="offer-error" /> : null}
       {last ? (
         <p className="muted small skill-verified">
@@ -56,7 +42,7 @@ export function SkillsPanel({ server, onClose }: { server: string; onClose: () =
       ) : null}
       <ul className="offer-list">
         {listing.kind === "ready"
-          ? listing.list.skills.map((skill) => (
+          ? listing.value.skills.map((skill) => (
               <li key={skill.uri} className="skill-item" data-skill={skill.name}>
                 <div className="offer-item-text">
                   <span className="offer-title">{skill.name}</span>
