@@ -429,14 +429,38 @@ class Inspector:
         """Scroll the index-th match of css into view, then click it."""
         return self.wd.click_when_ready(css=css, index=index, what=what, timeout=self.ns.timeout, scroll=True)
 
+    def select_in_tools_tab(self, tool):
+        """Select `tool` in the Tools tab by its name, not its position, and wait until the form
+        shows that tool. A list that re-renders between reading and clicking (the proxy's
+        tools/list_changed re-fetch) shifted positions: a click by index once ran `big_output`
+        with the chart's arguments."""
+        wd, ts = self.wd, "[data-testid=tools-screen]"
+        display = self.tool(tool)["display"]
+        item = (f'//*[@data-testid="tools-screen"]//button[@data-variant="listItem"]'
+                f'[.//*[normalize-space(text())={json.dumps(tool)}]]')
+        form_title = ("const b=[...document.querySelectorAll('" + ts + " button')].find(e=>e.textContent.trim()==='Execute Tool');"
+                      "const c=b&&b.closest('.mantine-Card-root');"
+                      "return c? c.innerText.split('\\n').map(s=>s.trim()).filter(Boolean)[0] : null;")
+        end = time.monotonic() + self.ns.timeout
+        while True:
+            if '"' in tool:
+                raise RuntimeError(f"tool name {tool!r} cannot be selected by text")
+            wd.click_when_ready(xpath=item, what=f"tool list item {tool!r}", timeout=self.ns.timeout, scroll=True)
+            retry = time.monotonic() + 3
+            while time.monotonic() < min(retry, end):
+                if wd.js(form_title) == display:
+                    return
+                time.sleep(0.1)
+            if time.monotonic() >= end:
+                raise TimeoutError(f"the Tools tab's form did not show {tool!r} ({display!r}) after clicking its item; "
+                                   f"it shows {wd.js(form_title)!r}")
+
     # ---- Tools tab: what the Inspector shows as the result --------------------------------
     def call_in_tools_tab(self, call):
         wd, ns = self.wd, self.ns
         ts, tx = "[data-testid=tools-screen]", '//*[@data-testid="tools-screen"]'
         self.tools_tab()
-        names = [t["name"] for t in self.tools]
-        self.click_scrolled(f"{ts} button[data-variant=listItem]", names.index(call["tool"]), "tool list item")
-        wd.wait_find(xpath='//button[normalize-space()="Execute Tool"]', timeout=10, what="Execute Tool")
+        self.select_in_tools_tab(call["tool"])
         args_json = json.dumps(call.get("args", {}))
         if enable_json_mode(wd, ts, tx):
             got = ace_set(wd, ts, args_json)
