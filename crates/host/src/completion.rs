@@ -6,10 +6,10 @@
 use std::{collections::HashMap, time::Duration};
 
 use rmcp::model::{ArgumentInfo, CompleteRequestParams, CompletionContext, Reference};
-use serde::{Deserialize, Serialize};
-use ts_rs::TS;
 
 use crate::{error::HostError, host::Host};
+
+pub use mcp_canvas_wire::offers::{CompletionTarget, Suggestions};
 
 /// How long one completion may take before the form goes on without it.
 pub const COMPLETION_TIMEOUT: Duration = Duration::from_secs(3);
@@ -17,44 +17,6 @@ pub const COMPLETION_TIMEOUT: Duration = Duration::from_secs(3);
 pub const MAX_SUGGESTIONS: usize = 100;
 /// A longer suggestion is dropped, not cut (a cut value would be wrong to pick).
 pub const MAX_SUGGESTION_CHARS: usize = 1000;
-
-/// What is being completed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-#[ts(export)]
-pub enum CompletionTarget {
-    /// A variable of a resource template.
-    ResourceTemplate {
-        /// The template, e.g. `demo://chart/{values}`.
-        uri_template: String,
-    },
-    /// An argument of a prompt.
-    Prompt {
-        /// The prompt's name.
-        name: String,
-    },
-}
-
-/// The server's suggestions for one argument.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[ts(export)]
-pub struct Suggestions {
-    /// Values to offer, in the server's order.
-    pub values: Vec<String>,
-    /// How many the server says there are in all, when it says.
-    pub total: Option<u32>,
-    /// Whether there are more than `values`.
-    pub has_more: bool,
-    /// Why there are none, when it is not "the server had none": no `completions` capability,
-    /// too slow, or its error.
-    pub note: Option<String>,
-}
-
-impl Suggestions {
-    fn none(note: impl Into<String>) -> Self {
-        Self { values: Vec::new(), total: None, has_more: false, note: Some(note.into()) }
-    }
-}
 
 impl Host {
     /// Suggestions for `argument` (typed so far: `value`) of `target` on `server`; `context` holds
@@ -65,7 +27,7 @@ impl Host {
         let connection = self.connection(server).await?;
         let supported = connection.peer.peer_info().is_some_and(|info| info.capabilities.completions.is_some());
         if !supported {
-            return Ok(Suggestions::none(format!("server `{server}` does not offer completions")));
+            return Ok(Suggestions::with_note(format!("server `{server}` does not offer completions")));
         }
         let reference = match target {
             CompletionTarget::ResourceTemplate { uri_template } => Reference::for_resource(uri_template.clone()),
@@ -76,8 +38,8 @@ impl Host {
             request = request.with_context(CompletionContext::with_arguments(context));
         }
         Ok(match tokio::time::timeout(COMPLETION_TIMEOUT, connection.peer.complete(request)).await {
-            Err(_) => Suggestions::none(format!("server `{server}` did not suggest anything within {} s", COMPLETION_TIMEOUT.as_secs())),
-            Ok(Err(e)) => Suggestions::none(format!("server `{server}` could not complete `{argument}`: {e}")),
+            Err(_) => Suggestions::with_note(format!("server `{server}` did not suggest anything within {} s", COMPLETION_TIMEOUT.as_secs())),
+            Ok(Err(e)) => Suggestions::with_note(format!("server `{server}` could not complete `{argument}`: {e}")),
             Ok(Ok(result)) => bounded(result.completion.values, result.completion.total, result.completion.has_more.unwrap_or(false)),
         })
     }

@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+pub use mcp_canvas_wire::{CommandError, ErrorKind};
+
 /// What can go wrong between "call this tool" and a stored, summarized result.
 #[derive(Debug, thiserror::Error)]
 pub enum HostError {
@@ -159,71 +161,15 @@ fn list_or_none(names: &[String]) -> String {
     }
 }
 
-/// What kind of failure an error is, for a front end to act on: the window offers Sign in for
-/// `sign_in`, Restart for `server_down`, points at the form for `bad_arguments`, and offers to
-/// report `bug`s.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
-#[serde(rename_all = "snake_case")]
-#[ts(export)]
-pub enum ErrorKind {
-    /// The server wants the user to sign in (OAuth), or signing in failed.
-    SignIn,
-    /// The server could not be started or reached, or did not complete the handshake.
-    ServerDown,
-    /// The server answered this request with an error.
-    ServerError,
-    /// The arguments are wrong (not JSON, not the schema, a required one missing).
-    BadArguments,
-    /// A name that does not exist: server, tool, provider, artifact, tab.
-    NotFound,
-    /// The tool may change data and needs the user's confirmation first.
-    NeedsConfirmation,
-    /// The server did not answer in time.
-    Timeout,
-    /// The user cancelled.
-    Cancelled,
-    /// Refused by a rule: an App's request, a policy, a damaged or oversized file.
-    Refused,
-    /// A config or settings file is invalid, or the data directory cannot be used.
-    Config,
-    /// The artifact store or the team store failed.
-    Storage,
-    /// None of the above: MCP Canvas's own fault, worth reporting.
-    Bug,
-}
-
-/// An error as the window's commands return it: its kind and the message to show.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, ts_rs::TS, thiserror::Error)]
-#[error("{message}")]
-#[ts(export)]
-pub struct CommandError {
-    /// What kind of failure, to act on.
-    pub kind: ErrorKind,
-    /// What happened and what to do, naming the server and tool involved.
-    pub message: String,
-}
-
-impl CommandError {
-    /// An error of `kind`.
-    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Self { kind, message: message.into() }
-    }
-
-    /// MCP Canvas's own fault (a task that panicked, a state that cannot be).
-    pub fn bug(message: impl std::fmt::Display) -> Self {
-        Self::new(ErrorKind::Bug, message.to_string())
-    }
-}
-
 impl HostError {
     /// What kind of failure this is.
     pub fn kind(&self) -> ErrorKind {
         match self {
             Self::DataDir(_) | Self::Config(_) | Self::Input(_) => ErrorKind::Config,
-            Self::Team(e) => team_kind(e),
+            Self::Team(e) => mcp_canvas_wire::team_kind(e),
             Self::NoTeamStore => ErrorKind::Config,
             Self::UnknownServer { .. } | Self::UnknownTool { .. } | Self::UnknownProvider { .. } => ErrorKind::NotFound,
-            Self::Server(e) => client_kind(e),
+            Self::Server(e) => mcp_canvas_wire::client_kind(e),
             Self::InvalidArguments { .. } | Self::ArgumentsRejected { .. } => ErrorKind::BadArguments,
             Self::AppView { .. } | Self::AppRefused { .. } | Self::SkillRefused { .. } => ErrorKind::Refused,
             Self::NeedsConfirmation { .. } => ErrorKind::NeedsConfirmation,
@@ -231,78 +177,25 @@ impl HostError {
             Self::Cancelled { .. } => ErrorKind::Cancelled,
             Self::Key(_) => ErrorKind::Config,
             Self::Contract(_) => ErrorKind::ServerError,
-            Self::Store { source, .. } => store_kind(source),
+            Self::Store { source, .. } => mcp_canvas_wire::store_kind(source),
         }
     }
 }
 
-fn client_kind(e: &mcp_canvas_client::ClientError) -> ErrorKind {
-    use mcp_canvas_client::ClientError as C;
-    match e {
-        C::Config(_) => ErrorKind::Config,
-        C::Spawn { .. } | C::Handshake { .. } => ErrorKind::ServerDown,
-        C::Request { .. } => ErrorKind::ServerError,
-        C::SignInRequired { .. } | C::SignIn { .. } => ErrorKind::SignIn,
-    }
-}
-
-fn store_kind(e: &mcp_canvas_store::StoreError) -> ErrorKind {
-    match e {
-        mcp_canvas_store::StoreError::NotFound(_) => ErrorKind::NotFound,
-        _ => ErrorKind::Storage,
-    }
-}
-
-fn team_kind(e: &mcp_canvas_team::TeamError) -> ErrorKind {
-    use mcp_canvas_team::TeamError as T;
-    match e {
-        T::Settings(_) | T::Keyring(_) | T::SchemaTooNew { .. } | T::SchemaTooOld { .. } => ErrorKind::Config,
-        T::NotFound(_) => ErrorKind::NotFound,
-        T::Mismatch { .. } | T::TooLarge { .. } => ErrorKind::Refused,
-        T::Local(e) => store_kind(e),
-        _ => ErrorKind::Storage,
+impl From<mcp_canvas_ingest::IngestError> for HostError {
+    fn from(error: mcp_canvas_ingest::IngestError) -> Self {
+        use mcp_canvas_ingest::IngestError;
+        match error {
+            IngestError::Store(message) => Self::DataDir(message),
+            IngestError::Input(message) => Self::Input(message),
+            IngestError::Contract(error) => Self::Contract(error),
+        }
     }
 }
 
 impl From<HostError> for CommandError {
     fn from(e: HostError) -> Self {
         Self::new(e.kind(), e.to_string())
-    }
-}
-
-impl From<mcp_canvas_client::ClientError> for CommandError {
-    fn from(e: mcp_canvas_client::ClientError) -> Self {
-        Self::new(client_kind(&e), e.to_string())
-    }
-}
-
-impl From<mcp_canvas_store::StoreError> for CommandError {
-    fn from(e: mcp_canvas_store::StoreError) -> Self {
-        Self::new(store_kind(&e), e.to_string())
-    }
-}
-
-impl From<mcp_canvas_team::TeamError> for CommandError {
-    fn from(e: mcp_canvas_team::TeamError) -> Self {
-        Self::new(team_kind(&e), e.to_string())
-    }
-}
-
-impl From<mcp_canvas_config::ConfigError> for CommandError {
-    fn from(e: mcp_canvas_config::ConfigError) -> Self {
-        Self::new(ErrorKind::Config, e.to_string())
-    }
-}
-
-impl From<mcp_canvas_sampling::keys::KeyError> for CommandError {
-    fn from(e: mcp_canvas_sampling::keys::KeyError) -> Self {
-        Self::new(ErrorKind::Config, e.to_string())
-    }
-}
-
-impl From<tokio::task::JoinError> for CommandError {
-    fn from(e: tokio::task::JoinError) -> Self {
-        Self::bug(format!("a background task of MCP Canvas failed: {e}"))
     }
 }
 

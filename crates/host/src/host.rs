@@ -342,7 +342,7 @@ impl Host {
     /// [`Ingest::store_and_finish`] on a blocking thread (decoding, hashing, fsync and probes
     /// block), then the quota applied in the background.
     pub(crate) async fn store_result(&self, server: &str, tool: &str, raw: Value, output_schema: Option<Value>, call_id: &str) -> Result<mcp_canvas_contract::ToolOutcome, HostError> {
-        self.ingest().store(server, tool, raw, None, output_schema, call_id, &self.housekeeping).await
+        Ok(self.ingest().store(server, tool, raw, None, output_schema, call_id, || self.housekeeping.after_store()).await?)
     }
 
     /// Normalizes a raw `CallToolResult` that did not come through a connection (read from a
@@ -657,7 +657,7 @@ impl Host {
             messages: messages.clone(),
             changes: self.changes.clone(),
             tokens: self.token_store(server),
-            spill: Some(Arc::new(crate::spill::StoreSpill(self.store.clone()))),
+            spill: Some(Arc::new(mcp_canvas_ingest::spill::StoreSpill(self.store.clone()))),
             list_changes: self.list_changes,
             protocol: self.protocol_log(server),
         };

@@ -13,8 +13,10 @@ pub mod allowlist {
     pub use mcp_canvas_config::allowlist::*;
 }
 pub mod apps;
-pub mod artifact_files;
-pub mod app_link;
+/// Artifacts leaving the store as files (`mcp_canvas_files`): the file server and opened copies.
+pub use mcp_canvas_files::{artifact_files, file_server};
+/// The link between the desktop app and the proxy on one data dir (`mcp_canvas_app_link`).
+pub use mcp_canvas_app_link as app_link;
 mod arguments;
 pub mod completion;
 pub(crate) mod audit;
@@ -23,18 +25,16 @@ pub use mcp_canvas_client::{elicitation, health, oauth, opener};
 /// Sampling (`mcp_canvas_sampling`): types, providers, policy, the sampler.
 pub use mcp_canvas_sampling as sampling_core;
 mod error;
-pub mod file_server;
 mod housekeeping;
 mod host;
 mod ids;
-mod ingest;
 mod pipeline;
-mod spill;
 mod tasks;
 pub mod team_sync;
 /// The team store's types (`[store] backend = "team"`).
 pub use mcp_canvas_team as team;
-pub mod probe;
+/// Facts about stored artifacts for their summary lines (`mcp_canvas_ingest::probe`).
+pub use mcp_canvas_ingest::probe;
 mod protocol;
 /// The protocol log's types (`mcp_canvas_trace`).
 pub use mcp_canvas_trace as trace;
@@ -43,7 +43,8 @@ pub mod resources;
 pub mod sampling;
 pub mod signin;
 pub mod skills;
-pub mod wire;
+/// The wire types and the app commands' typed error (`mcp_canvas_wire`).
+pub use mcp_canvas_wire as wire;
 
 pub use error::{CommandError, ErrorKind, HostError};
 pub use host::{Host, HostOptions};

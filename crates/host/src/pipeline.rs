@@ -29,12 +29,12 @@ use crate::{
     error::HostError,
     file_server::{FileServer, DEFAULT_TOKEN_TTL},
     host::Host,
-    spill,
     housekeeping::Housekeeping,
     settings::Settings,
     wire::CallOutcome,
 };
-pub(crate) use crate::ingest::Ingest;
+pub(crate) use mcp_canvas_ingest::{spill, Ingest};
+pub use mcp_canvas_wire::AppCall;
 use mcp_canvas_client::{validation, CallContext, ClientError, ServerConnection};
 
 /// Choices the caller makes for one call.
@@ -90,19 +90,6 @@ pub struct CallDetail {
     /// App is sent — the arguments and the result as the server sent it (binaries over
     /// [`APP_RESULT_MAX_BYTES`] replaced by the model-safe summary).
     pub app: Option<AppCall>,
-}
-
-/// What an MCP App hears about a call (`ui/notifications/tool-input` and `…/tool-result`).
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct AppCall {
-    /// The view the tool declares, when it declares one.
-    pub resource_uri: Option<String>,
-    /// The tool's title.
-    pub tool_title: Option<String>,
-    /// The arguments as sent.
-    pub arguments: Value,
-    /// The `CallToolResult`.
-    pub result: Value,
 }
 
 /// A result larger than this reaches an App as its summary (the files stay in the store).
@@ -254,7 +241,7 @@ async fn call_unaudited(
             structured = None;
         }
     }
-    let mut outcome = env.ingest.store(server, tool, raw, spills, output_schema, &call_id, env.housekeeping).await?;
+    let mut outcome = env.ingest.store(server, tool, raw, spills, output_schema, &call_id, || env.housekeeping.after_store()).await?;
     outcome.warnings.extend(left_out);
     if let Some(result) = app_result {
         let result = result.unwrap_or_else(|| {

@@ -4,89 +4,19 @@
 //! stored as an artifact, their images, audio and embedded resources stored beside it through
 //! the same contract path as a tool result, so the canvas shows them with the same rules.
 
-use mcp_canvas_contract::ToolOutcome;
 use rmcp::model::{GetPromptRequestParams, GetPromptResult, PaginatedRequestParams, Prompt};
-use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
-use ts_rs::TS;
 
 use crate::{audit, error::HostError, host::Host, ids};
+
+pub use mcp_canvas_wire::offers::{PromptArgumentView, PromptRead, PromptView};
+
 
 /// The name prompt reads are stored and audited under (the `tool` of their artifacts).
 pub const GET_PROMPT_TOOL: &str = "prompts/get";
 /// The transcript and JSON handed to the window are cut at this many bytes each (the stored
 /// transcript is whole).
 pub const MAX_SHOWN_BYTES: usize = 256 * 1024;
-
-/// A prompt filled in, as the window shows it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
-#[ts(export)]
-pub struct PromptRead {
-    /// Id of this read (the `call_id` of its artifacts).
-    pub read_id: String,
-    /// Server name.
-    pub server: String,
-    /// The prompt's name.
-    pub name: String,
-    /// The prompt's description, as the result gives it.
-    pub description: Option<String>,
-    /// How many messages it returned.
-    pub messages: u32,
-    /// The messages as Markdown (images and resources named, their bytes in artifacts); cut at
-    /// [`MAX_SHOWN_BYTES`].
-    pub markdown: String,
-    /// The messages as JSON, every binary replaced by `{"artifact": id}`; cut at
-    /// [`MAX_SHOWN_BYTES`] (then not valid JSON, and `cut` says so).
-    pub json: String,
-    /// Whether `markdown` or `json` was cut.
-    pub cut: bool,
-    /// The transcript (first) and every image, audio and resource, stored.
-    #[serde(flatten)]
-    #[ts(flatten)]
-    pub outcome: ToolOutcome,
-}
-
-/// A prompt a server offers, as the CLI and the window list it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
-#[ts(export)]
-pub struct PromptView {
-    /// Its name on the server (what `prompts/get` takes).
-    pub name: String,
-    /// Human title, when it has one.
-    pub title: Option<String>,
-    /// What it is for.
-    pub description: Option<String>,
-    /// Its arguments.
-    pub arguments: Vec<PromptArgumentView>,
-}
-
-/// One argument of a prompt.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
-#[ts(export)]
-pub struct PromptArgumentView {
-    /// The argument's name.
-    pub name: String,
-    /// What to give.
-    pub description: Option<String>,
-    /// Whether it must be given.
-    pub required: bool,
-}
-
-impl From<&Prompt> for PromptView {
-    fn from(prompt: &Prompt) -> Self {
-        Self {
-            name: prompt.name.clone(),
-            title: prompt.title.clone(),
-            description: prompt.description.clone(),
-            arguments: prompt
-                .arguments
-                .iter()
-                .flatten()
-                .map(|a| PromptArgumentView { name: a.name.clone(), description: a.description.clone(), required: a.required.unwrap_or(false) })
-                .collect(),
-        }
-    }
-}
 
 impl Host {
     /// The prompts of `server` exactly as it lists them (every page), connecting first if

@@ -12,128 +12,22 @@
 //! [`Host::read_resource`]. [`Host::watch_resource`] says when one changed (`subscriptions/listen`
 //! on 2026-07-28, `resources/subscribe` before).
 
-use mcp_canvas_contract::ToolOutcome;
 use rmcp::{
     model::{ErrorCode, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResult, Resource, ResourceTemplate},
     ServiceError,
 };
-use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use ts_rs::TS;
 
 use mcp_canvas_client::{ResourceWatch, ServerConnection};
 
 use crate::{audit, error::HostError, host::Host, ids};
 
+pub use mcp_canvas_wire::offers::{resource_links, ResourceLink, ResourceList, ResourceRead, ResourceTemplateView, ResourceView};
+
 /// The name reads are stored and audited under (the `tool` of their artifacts and audit rows).
 pub const READ_RESOURCE_TOOL: &str = "resources/read";
 /// More pages than this from one listing means the server's cursor never ends.
 const MAX_PAGES: usize = 1000;
-
-/// A resource a server lists.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
-#[ts(export)]
-pub struct ResourceView {
-    /// Its URI, what [`Host::read_resource`] takes.
-    pub uri: String,
-    /// Its name.
-    pub name: String,
-    /// Human title, when it has one.
-    pub title: Option<String>,
-    /// What it is.
-    pub description: Option<String>,
-    /// MIME type the server declares (checked against the bytes when read).
-    pub mime: Option<String>,
-    /// Size in bytes the server declares.
-    #[ts(type = "number | null")]
-    pub size: Option<u64>,
-}
-
-/// A resource template (RFC 6570 URI template) a server lists.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
-#[ts(export)]
-pub struct ResourceTemplateView {
-    /// The URI template, e.g. `demo://chart/{values}`.
-    pub uri_template: String,
-    /// Its name.
-    pub name: String,
-    /// Human title, when it has one.
-    pub title: Option<String>,
-    /// What it produces.
-    pub description: Option<String>,
-    /// MIME type of what it produces.
-    pub mime: Option<String>,
-}
-
-/// Everything a server offers to read.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
-#[ts(export)]
-pub struct ResourceList {
-    /// Server name.
-    pub server: String,
-    /// Whether the server advertises the `resources` capability at all; when it does not, both
-    /// lists are empty and nothing was asked.
-    pub supported: bool,
-    /// Its resources (every page).
-    pub resources: Vec<ResourceView>,
-    /// Its resource templates (every page).
-    pub templates: Vec<ResourceTemplateView>,
-}
-
-/// One resource read: what was read and the normalized outcome (summary, stored artifacts,
-/// warnings), exactly like a tool call's.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
-#[ts(export)]
-pub struct ResourceRead {
-    /// Id of this read (the `call_id` of its artifacts).
-    pub read_id: String,
-    /// Server name.
-    pub server: String,
-    /// The URI read.
-    pub uri: String,
-    /// What came back, normalized and stored.
-    #[serde(flatten)]
-    #[ts(flatten)]
-    pub outcome: ToolOutcome,
-}
-
-/// A `resource_link` a tool result offered for reading.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
-#[ts(export)]
-pub struct ResourceLink {
-    /// The link's name.
-    pub name: String,
-    /// The URI to pass to [`Host::read_resource`].
-    pub uri: String,
-    /// Its description, when it had one.
-    pub description: Option<String>,
-    /// Where it was in the result (`content[2]`).
-    pub source: String,
-}
-
-/// The `resource_link` blocks of a tool result, in order: the contract turns each into a text
-/// `Resource link: <name> <<uri>>[ — <description>]`; this reads them back.
-pub fn resource_links(outcome: &ToolOutcome) -> Vec<ResourceLink> {
-    outcome.texts.iter().filter_map(|text| parse_link(&text.text).map(|(name, uri, description)| ResourceLink { name, uri, description, source: text.source.clone() })).collect()
-}
-
-fn parse_link(text: &str) -> Option<(String, String, Option<String>)> {
-    let rest = text.strip_prefix("Resource link: ")?;
-    // The name may contain ` <`; the URI is the first `<...>` that looks like an absolute URI.
-    let mut from = 0;
-    while let Some(at) = rest[from..].find(" <").map(|i| from + i) {
-        let after = &rest[at + 2..];
-        if let Some(end) = after.find('>') {
-            let uri = &after[..end];
-            if uri.contains(':') && !uri.contains(char::is_whitespace) {
-                let description = after[end + 1..].strip_prefix(" — ").map(str::to_owned);
-                return Some((rest[..at].to_owned(), uri.to_owned(), description));
-            }
-        }
-        from = at + 2;
-    }
-    None
-}
 
 impl Host {
     /// The resources and resource templates of `server` (all pages), connecting first if needed.
@@ -311,17 +205,6 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn links_are_read_back_from_the_contract_texts() {
-        assert_eq!(
-            parse_link("Resource link: guide.md <demo://guide.md> — What each demo tool returns"),
-            Some(("guide.md".into(), "demo://guide.md".into(), Some("What each demo tool returns".into())))
-        );
-        assert_eq!(parse_link("Resource link: a <b> <file:///x%20y>"), Some(("a <b>".into(), "file:///x%20y".into(), None)));
-        assert_eq!(parse_link("Resource link: x <>"), None);
-        assert_eq!(parse_link("Some text <demo://guide.md>"), None);
-    }
 
     #[test]
     fn a_uri_without_an_extension_still_names_the_file() {

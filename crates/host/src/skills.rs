@@ -15,13 +15,13 @@
 //! What passes is stored and shown like a resource read (the same contract path).
 
 use base64::Engine as _;
-use mcp_canvas_contract::ToolOutcome;
 use rmcp::model::{PaginatedRequestParams, ReadResourceRequestParams, ResourceContents, Skill, SkillResources};
-use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use ts_rs::TS;
 
 use crate::{error::HostError, host::Host, ids};
+
+pub use mcp_canvas_wire::offers::{SkillFileView, SkillList, SkillRead, SkillView};
+
 
 /// The name skill reads are stored and audited under.
 pub const READ_SKILL_TOOL: &str = "skills/read";
@@ -29,70 +29,6 @@ pub const READ_SKILL_TOOL: &str = "skills/read";
 pub const MAX_SKILL_FILES: usize = 512;
 /// Hosts must accept at least this many bytes per skill; more is refused.
 pub const MAX_SKILL_BYTES: u64 = 16 * 1024 * 1024;
-
-/// One file of a skill's manifest.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
-#[ts(export)]
-pub struct SkillFileView {
-    /// Its URI (`skill://<skill>/<path>`).
-    pub uri: String,
-    /// Its path inside the skill.
-    pub path: String,
-    /// Its size in bytes, as the manifest says.
-    #[ts(type = "number")]
-    pub size: u64,
-    /// `sha256:<hex>`, as the manifest says.
-    pub digest: String,
-}
-
-/// A skill as its server lists it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
-#[ts(export)]
-pub struct SkillView {
-    /// Its `SKILL.md` URI.
-    pub uri: String,
-    /// Its name.
-    pub name: String,
-    /// What it is for.
-    pub description: String,
-    /// Its files (`SKILL.md` first), or null when the server lists them only on request
-    /// (`"dynamic"`).
-    pub files: Option<Vec<SkillFileView>>,
-    /// Why it cannot be read (invalid listing, over the limits), when it cannot.
-    pub problem: Option<String>,
-}
-
-/// Everything a server offers as skills.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
-#[ts(export)]
-pub struct SkillList {
-    /// Server name.
-    pub server: String,
-    /// Whether the server declares the skills extension; when it does not, nothing was asked.
-    pub supported: bool,
-    /// Its skills.
-    pub skills: Vec<SkillView>,
-}
-
-/// One verified file of a skill, stored.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
-#[ts(export)]
-pub struct SkillRead {
-    /// Id of this read (the `call_id` of its artifact).
-    pub read_id: String,
-    /// Server name.
-    pub server: String,
-    /// The skill's `SKILL.md` URI.
-    pub skill: String,
-    /// The file read.
-    pub uri: String,
-    /// What was checked: size, digest, frontmatter.
-    pub verified: Vec<String>,
-    /// The file, stored.
-    #[serde(flatten)]
-    #[ts(flatten)]
-    pub outcome: ToolOutcome,
-}
 
 impl Host {
     /// `server`'s skills (every page). Reads none of their files.

@@ -32,12 +32,12 @@ description: string | null,
 messages: number, 
 /**
  * The messages as Markdown (images and resources named, their bytes in artifacts); cut at
- * [`MAX_SHOWN_BYTES`].
+ * `MAX_SHOWN_BYTES`.
  */
 markdown: string, 
 /**
  * The messages as JSON, every binary replaced by `{"artifact": id}`; cut at
- * [`MAX_SHOWN_BYTES`] (then not valid JSON, and `cut` says so).
+ * `MAX_SHOWN_BYTES` (then not valid JSON, and `cut` says so).
  */
 json: string, 
 /**

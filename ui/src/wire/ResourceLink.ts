@@ -9,7 +9,7 @@ export type ResourceLink = {
  */
 name: string, 
 /**
- * The URI to pass to [`Host::read_resource`].
+ * The URI to pass to `Host::read_resource`.
  */
 uri: string, 
 /**

@@ -5,7 +5,7 @@
  */
 export type ResourceView = { 
 /**
- * Its URI, what [`Host::read_resource`] takes.
+ * Its URI, what `Host::read_resource` takes.
  */
 uri: string, 
 /**

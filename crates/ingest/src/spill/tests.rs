@@ -11,7 +11,7 @@ use mcp_canvas_store::ArtifactStore;
 use serde_json::Value;
 
 use super::{Scanner, HEAD_CHARS};
-use crate::pipeline::Ingest;
+use crate::Ingest;
 
 fn ingest(dir: &Path) -> Ingest {
     Ingest {
@@ -81,7 +81,7 @@ fn outcome_of(ingest: &Ingest, message: &[u8], chunk: Option<usize>) -> (Value, 
     }
 }
 
-fn as_value(outcome: Result<mcp_canvas_contract::ToolOutcome, crate::error::HostError>) -> Value {
+fn as_value(outcome: Result<mcp_canvas_contract::ToolOutcome, crate::IngestError>) -> Value {
     match outcome {
         Ok(outcome) => serde_json::to_value(outcome).unwrap(),
         Err(e) => Value::String(e.to_string()),

@@ -1,9 +1,19 @@
-//! Types that cross to the UI and out of `mcp-canvas-cli --json`. TypeScript declarations are
-//! generated from these (ts-rs) into `ui/src/wire/`; `scripts/check-wire-types.sh` fails on drift.
+//! Types that cross to the UI and out of `mcp-canvas-cli --json`, and the typed error every app
+//! command returns ([`CommandError`]). TypeScript declarations are generated from these (ts-rs)
+//! into `ui/src/wire/`; `scripts/check-wire-types.sh` fails on drift. The host re-exports this
+//! crate as `mcp_canvas_host::wire`.
+#![deny(missing_docs)]
+
+pub mod apps;
+mod error;
+pub mod offers;
+
+pub use error::{client_kind, store_kind, team_kind, CommandError, ErrorKind};
+pub use apps::{ToolUi, Visibility};
 
 use mcp_canvas_contract::ToolOutcome;
 
-use crate::elicitation::FormField;
+use mcp_canvas_elicitation::FormField;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
@@ -63,7 +73,7 @@ pub struct ToolView {
     /// `destructiveHint` annotation.
     pub destructive: Option<bool>,
     /// The MCP App view it declares and who may call it (`_meta.ui`), when it declares one.
-    pub ui: Option<crate::apps::ToolUi>,
+    pub ui: Option<ToolUi>,
 }
 
 /// The result of one tool call: which call it was, and the normalized outcome (summary,
@@ -178,7 +188,7 @@ pub struct SamplingPrompt {
     pub id: String,
     /// What is asked, with the provider and model that would answer.
     #[serde(flatten)]
-    pub request: crate::sampling_core::sampler::ApprovalRequest,
+    pub request: mcp_canvas_sampling::sampler::ApprovalRequest,
 }
 
 /// A completion to review before it is returned (the app's `sampling-review` event); answered
@@ -190,7 +200,7 @@ pub struct SamplingReviewPrompt {
     pub id: String,
     /// The request as sent and the completion as it would be returned.
     #[serde(flatten)]
-    pub review: crate::sampling_core::sampler::ReviewRequest,
+    pub review: mcp_canvas_sampling::sampler::ReviewRequest,
 }
 
 /// Progress a server reported for a running call, as the window shows it (the app's
@@ -217,11 +227,11 @@ pub struct ServerChangedEvent {
     /// The server's configured name.
     pub server: String,
     /// Which list changed.
-    pub list: crate::ChangedList,
+    pub list: mcp_canvas_client::ChangedList,
 }
 
-impl From<crate::ServerChange> for ServerChangedEvent {
-    fn from(change: crate::ServerChange) -> Self {
+impl From<mcp_canvas_client::ServerChange> for ServerChangedEvent {
+    fn from(change: mcp_canvas_client::ServerChange) -> Self {
         Self { server: change.server, list: change.list }
     }
 }
@@ -235,4 +245,17 @@ pub struct SignInStartedEvent {
     pub server: String,
     /// The authorization page.
     pub url: String,
+}
+
+/// What an MCP App hears about a call (`ui/notifications/tool-input` and `…/tool-result`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct AppCall {
+    /// The view the tool declares, when it declares one.
+    pub resource_uri: Option<String>,
+    /// The tool's title.
+    pub tool_title: Option<String>,
+    /// The arguments as sent.
+    pub arguments: Value,
+    /// The `CallToolResult`.
+    pub result: Value,
 }

@@ -10,11 +10,8 @@ use mcp_canvas_store::{ArtifactStore, NewArtifact, Persistence};
 use serde_json::Value;
 
 use crate::{
-    error::HostError,
-    host::Host,
-    housekeeping::Housekeeping,
     probe::{self, ArtifactProbe},
-    spill,
+    spill, IngestError,
 };
 
 /// Whether a raw result is small enough that it cannot hold anything worth storing as a file: at
@@ -55,17 +52,22 @@ const INLINE_BYTES: usize = 8 * 1024;
 /// What turning a raw result into a stored outcome needs, and nothing else: the store, the
 /// probes, the extraction rules and the session. Cheap to clone; moved onto a blocking thread.
 #[derive(Clone)]
-pub(crate) struct Ingest {
+pub struct Ingest {
+    /// Where binaries go.
     pub store: Arc<ArtifactStore>,
+    /// Asked for facts (pages, pixel size) once a binary is stored; the first that answers decides.
     pub probes: Arc<Vec<Box<dyn ArtifactProbe>>>,
+    /// The contract's extraction rules.
     pub extraction: Arc<ExtractionConfig>,
+    /// The session stored artifacts belong to.
     pub session_id: Arc<str>,
 }
 
 impl Ingest {
     /// [`Self::store_and_finish`] on a blocking thread (decoding, hashing, fsync and probes
-    /// block), then the quota applied in the background.
-    pub async fn store(&self, server: &str, tool: &str, raw: Value, spills: Option<spill::Spills>, output_schema: Option<Value>, call_id: &str, housekeeping: &Housekeeping) -> Result<ToolOutcome, HostError> {
+    /// block), then `after_store` when something was stored (the host applies its quota there).
+    #[allow(clippy::too_many_arguments)]
+    pub async fn store(&self, server: &str, tool: &str, raw: Value, spills: Option<spill::Spills>, output_schema: Option<Value>, call_id: &str, after_store: impl FnOnce()) -> Result<ToolOutcome, IngestError> {
         let outcome = if spills.is_none() && holds_no_binary(&raw) {
             // Text and small JSON: nothing to decode, hash or sync, so no hand-off to another
             // thread (two wake-ups, most of a small call's cost through the proxy).
@@ -75,18 +77,18 @@ impl Ingest {
             let (server_name, tool_name, id) = (server.to_owned(), tool.to_owned(), call_id.to_owned());
             tokio::task::spawn_blocking(move || ingest.store_and_finish_spilled(&server_name, &tool_name, raw, spills, output_schema.as_ref(), &id))
                 .await
-                .map_err(|e| HostError::DataDir(format!("storing the result of `{server}`/`{tool}` failed: {e}")))??
+                .map_err(|e| IngestError::Store(format!("storing the result of `{server}`/`{tool}` failed: {e}")))??
         };
         if !outcome.artifacts.is_empty() {
-            housekeeping.after_store();
+            after_store();
         }
         Ok(outcome)
     }
 
     /// A result read from `reader` (named `label` in errors), its long base64 runs stored while
     /// they are read (see `spill/mod.rs`): the message is never held whole.
-    pub fn read_and_store(&self, server: &str, tool: &str, mut reader: impl Read, label: &str, call_id: &str) -> Result<ToolOutcome, HostError> {
-        let stored = |e: mcp_canvas_store::StoreError| HostError::DataDir(format!("storing what {label} holds: {e}"));
+    pub fn read_and_store(&self, server: &str, tool: &str, mut reader: impl Read, label: &str, call_id: &str) -> Result<ToolOutcome, IngestError> {
+        let stored = |e: mcp_canvas_store::StoreError| IngestError::Store(format!("storing what {label} holds: {e}"));
         let mut scanner = spill::Scanner::new(self.store.clone());
         let mut buffer = vec![0u8; 1 << 20];
         loop {
@@ -94,35 +96,35 @@ impl Ingest {
                 Ok(0) => break,
                 Ok(n) => scanner.feed(&buffer[..n]).map_err(stored)?,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(HostError::Input(format!("cannot read {label}: {e}"))),
+                Err(e) => return Err(IngestError::Input(format!("cannot read {label}: {e}"))),
             }
         }
         let (message, spills) = scanner.finish().map_err(stored)?;
         drop(buffer);
-        let raw: Value = serde_json::from_slice(&message).map_err(|e| HostError::Input(format!("{label} is not valid JSON: {e}")))?;
+        let raw: Value = serde_json::from_slice(&message).map_err(|e| IngestError::Input(format!("{label} is not valid JSON: {e}")))?;
         drop(message);
         self.store_and_finish_spilled(server, tool, raw, Some(spills), None, call_id)
     }
 
     /// Normalizes a raw result, streams its binaries into the store, and builds the outcome.
     /// A binary that fails to store becomes a warning; the others are kept. Blocking: call it
-    /// from a blocking thread. The quota is not applied here (see [`crate::housekeeping`]).
-    pub fn store_and_finish(&self, server: &str, tool: &str, raw: Value, output_schema: Option<&Value>, call_id: &str) -> Result<ToolOutcome, HostError> {
+    /// from a blocking thread. No quota is applied here.
+    pub fn store_and_finish(&self, server: &str, tool: &str, raw: Value, output_schema: Option<&Value>, call_id: &str) -> Result<ToolOutcome, IngestError> {
         self.store_and_finish_spilled(server, tool, raw, None, output_schema, call_id)
     }
 
     /// [`Self::store_and_finish`] for a message read through a [`spill::Scanner`]: runs the
     /// contract must see whole are put back first, spilled binaries are adopted, not written
     /// again (see `spill/mod.rs`).
-    pub fn store_and_finish_spilled(&self, server: &str, tool: &str, mut raw: Value, spills: Option<spill::Spills>, output_schema: Option<&Value>, call_id: &str) -> Result<ToolOutcome, HostError> {
+    pub fn store_and_finish_spilled(&self, server: &str, tool: &str, mut raw: Value, spills: Option<spill::Spills>, output_schema: Option<&Value>, call_id: &str) -> Result<ToolOutcome, IngestError> {
         let config: &ExtractionConfig = &self.extraction;
         let mut spills = spills;
-        let spill_error = |e: mcp_canvas_store::StoreError| HostError::DataDir(format!("reading back the result of `{server}`/`{tool}`: {e}"));
+        let spill_error = |e: mcp_canvas_store::StoreError| IngestError::Store(format!("reading back the result of `{server}`/`{tool}`: {e}"));
         if let Some(spills) = spills.as_mut() {
             spill::prepare(&mut raw, spills, config).map_err(spill_error)?;
         }
         let normalized = Normalizer::new(config).normalize(RawToolResult { server, tool, result: raw, output_schema })?;
-        let now_ms = Host::now_ms();
+        let now_ms = now_ms();
         let mut stored: Vec<Result<StoredArtifact, String>> = Vec::with_capacity(normalized.pending.len());
         for pending in &normalized.pending {
             let new = NewArtifact {
@@ -163,4 +165,9 @@ impl Ingest {
             None => Ok(outcome),
         }
     }
+}
+
+/// Milliseconds since the Unix epoch (the store's clock).
+fn now_ms() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
 }

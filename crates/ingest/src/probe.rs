@@ -55,6 +55,6 @@ impl ArtifactProbe for PdfPageProbe {
 }
 
 /// The first probe that handles `mime` decides.
-pub(crate) fn probe_all(probes: &[Box<dyn ArtifactProbe>], path: &Path, mime: &str) -> ProbeFacts {
+pub fn probe_all(probes: &[Box<dyn ArtifactProbe>], path: &Path, mime: &str) -> ProbeFacts {
     probes.iter().find_map(|p| p.probe(path, mime)).unwrap_or_default()
 }

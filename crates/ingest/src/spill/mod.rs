@@ -22,8 +22,8 @@
 mod resolve;
 mod scan;
 
-pub(crate) use resolve::{prepare, restore_outcome};
-pub(crate) use scan::Scanner;
+pub use resolve::{prepare, restore_outcome};
+pub use scan::Scanner;
 
 use std::sync::Arc;
 
@@ -81,7 +81,7 @@ enum Slot {
 }
 
 /// The runs spilled from one message. Dropping it removes the temp files not adopted.
-pub(crate) struct Spills {
+pub struct Spills {
     nonce: u64,
     slots: Vec<Slot>,
 }
@@ -199,7 +199,7 @@ impl Spills {
 }
 
 /// Spilling for a stdio connection: into this store.
-pub(crate) struct StoreSpill(pub Arc<ArtifactStore>);
+pub struct StoreSpill(pub Arc<ArtifactStore>);
 
 impl MessageSpill for StoreSpill {
     fn start(&self) -> Box<dyn SpillingMessage> {
@@ -229,7 +229,7 @@ impl SpilledRuns for Spills {
 }
 
 /// The host's own runs back from the connection's table.
-pub(crate) fn own(runs: Box<dyn SpilledRuns>) -> Option<Spills> {
+pub fn own(runs: Box<dyn SpilledRuns>) -> Option<Spills> {
     runs.into_any().downcast::<Spills>().ok().map(|spills| *spills)
 }
 

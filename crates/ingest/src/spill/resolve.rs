@@ -15,7 +15,7 @@ use serde_json::Value;
 use super::{Marker, Spills, HEAD_CHARS};
 
 /// Puts back every spilled run of `raw` the contract must see whole (see the module docs).
-pub(crate) fn prepare(raw: &mut Value, spills: &mut Spills, config: &ExtractionConfig) -> Result<(), StoreError> {
+pub fn prepare(raw: &mut Value, spills: &mut Spills, config: &ExtractionConfig) -> Result<(), StoreError> {
     if spills.is_empty() {
         return Ok(());
     }
@@ -51,7 +51,7 @@ pub(crate) fn prepare(raw: &mut Value, spills: &mut Spills, config: &ExtractionC
 
 /// After the contract: any run still in the outcome put back (a compact the contract kept
 /// instead of storing; none is expected).
-pub(crate) fn restore_outcome(outcome: ToolOutcome, spills: &mut Spills) -> Result<ToolOutcome, StoreError> {
+pub fn restore_outcome(outcome: ToolOutcome, spills: &mut Spills) -> Result<ToolOutcome, StoreError> {
     if spills.is_empty() {
         return Ok(outcome);
     }

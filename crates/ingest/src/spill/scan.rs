@@ -30,7 +30,7 @@ struct Spilling {
 }
 
 /// Copies a message through, spilling runs of at least `threshold` characters into `store`.
-pub(crate) struct Scanner {
+pub struct Scanner {
     store: Arc<ArtifactStore>,
     threshold: usize,
     /// Drawn when the first run is spilled (most messages have none: no system call for them).
@@ -52,6 +52,7 @@ pub(crate) struct Scanner {
 }
 
 impl Scanner {
+    /// A scanner spilling runs of [`THRESHOLD`] characters or more into `store`.
     pub fn new(store: Arc<ArtifactStore>) -> Self {
         Self::with_threshold(store, THRESHOLD)
     }

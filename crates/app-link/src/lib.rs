@@ -7,6 +7,7 @@
 //! server's sampling request with the app's model (the user approves it in the app's dialog),
 //! or show a call's artifacts in the canvas as they arrive. No socket, or nobody listening on it, means
 //! the app is not running, and every question returns `None`.
+#![deny(missing_docs)]
 
 use std::{
     path::{Path, PathBuf},
@@ -19,10 +20,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
-use crate::{
-    elicitation::{BoxFuture, FormAnswer, FormRequest, UrlAnswer, UrlRequest},
-    wire::CallOutcome,
-};
+use mcp_canvas_client::elicitation::{BoxFuture, FormAnswer, FormRequest, UrlAnswer, UrlRequest};
+use mcp_canvas_wire::{AppCall, CallOutcome};
 
 /// The socket's file name in the data dir.
 pub const SOCKET_NAME: &str = "app.sock";
@@ -65,7 +64,7 @@ pub enum AppRequest {
         /// What the tool's MCP App is sent, when the tool declares a view (the app shows the
         /// App live too).
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        app: Option<Box<crate::AppCall>>,
+        app: Option<Box<AppCall>>,
     },
     /// A server's sampling request (`sampling/createMessage`), for the app's model.
     Sample {
@@ -154,7 +153,7 @@ pub trait AppRequests: Send + Sync {
     /// the app, the provider; the exchange kept in the data dir's transcript).
     fn sample<'a>(&'a self, server: &'a str, request: SamplingRequest) -> BoxFuture<'a, Result<SamplingResult, SamplingError>>;
     /// Show a call's artifacts.
-    fn show(&self, call: CallOutcome, app: Option<crate::AppCall>);
+    fn show(&self, call: CallOutcome, app: Option<AppCall>);
 }
 
 /// The path of the socket for a data dir.
@@ -274,7 +273,7 @@ impl AppLink {
     }
 
     /// Shows a call in the app's canvas; whether the app took it.
-    pub async fn show(&self, call: &CallOutcome, app: Option<&crate::AppCall>) -> bool {
+    pub async fn show(&self, call: &CallOutcome, app: Option<&AppCall>) -> bool {
         matches!(self.ask(&AppRequest::Show { call: Box::new(call.clone()), app: app.cloned().map(Box::new) }).await, Some(AppReply::Ok))
     }
 
@@ -365,7 +364,7 @@ mod tests {
                 })
             })
         }
-        fn show(&self, call: CallOutcome, _app: Option<crate::AppCall>) {
+        fn show(&self, call: CallOutcome, _app: Option<AppCall>) {
             self.shown.lock().unwrap().push(call.call_id);
         }
     }

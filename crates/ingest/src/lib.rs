@@ -1,0 +1,25 @@
+//! A raw tool result in, a stored and summarized outcome out ([`Ingest`]): normalize (the
+//! contract), stream each binary into the store — or adopt what was spilled while the message
+//! was read ([`spill`]) —, ask the [`probe`]s for pages and pixel sizes, finish. The host's call
+//! pipeline ends here; so does `mcp-canvas-cli normalize`.
+#![deny(missing_docs)]
+
+mod ingest;
+pub mod probe;
+pub mod spill;
+
+pub use ingest::Ingest;
+
+/// Why a result could not be stored.
+#[derive(Debug, thiserror::Error)]
+pub enum IngestError {
+    /// The store could not take (or give back) what the result holds.
+    #[error("{0}")]
+    Store(String),
+    /// The message could not be read or is not JSON.
+    #[error("{0}")]
+    Input(String),
+    /// The contract refused the result.
+    #[error(transparent)]
+    Contract(#[from] mcp_canvas_contract::ContractError),
+}
