@@ -8,7 +8,7 @@ use std::{
 };
 
 use mcp_canvas_e2e::binary;
-use mcp_canvas_host::{ClientError, Host, HostError, HostOptions};
+use mcp_canvas_host::{ClientError, CommandError, ErrorKind, Host, HostError, HostOptions};
 use serde_json::json;
 use sha2::Digest as _;
 
@@ -63,6 +63,8 @@ async fn a_server_that_exits_mid_call_is_reported_and_restarted_on_the_next_call
     let message = err.to_string();
     // A dead server is noticed at once (a `Request` error), not by the timeout (a `Timeout`).
     assert!(matches!(err, HostError::Server(ClientError::Request { .. })), "{message}");
+    // The window offers Restart for it.
+    assert_eq!(err.kind(), ErrorKind::ServerDown, "{message}");
     assert!(message.contains("server `faulty`") && message.contains("calling tool `exit_mid_call`"), "{message}");
     assert!(message.contains("exiting in the middle of a response"), "the server's last stderr line is quoted: {message}");
     others_still_work(&host).await;
@@ -200,6 +202,8 @@ async fn a_flood_of_notifications_does_not_stop_the_answer() {
 async fn unreadable_answer(host: &Host, dir: &tempfile::TempDir, tool: &str, problem: &str) {
     let err = host.call_tool("faulty", tool, json!({})).await.unwrap_err();
     assert!(matches!(err, HostError::Server(ClientError::Request { .. })), "{tool}: not answered by its own error: {err:?}");
+    // The server is still there: not a reason to restart it.
+    assert_eq!(err.kind(), ErrorKind::ServerError, "{tool}: {err}");
     let message = err.to_string();
     assert!(message.contains("server `faulty`") && message.contains(&format!("`{tool}`")), "{message}");
     assert!(message.contains("could not read the server's answer") && message.contains(problem), "{tool}: {message}");
@@ -411,5 +415,22 @@ async fn structured_content_read_through_the_spill_is_given_back_as_sent() {
     let plain = host.call_tool("faulty", "big_structured", json!({})).await.unwrap();
     assert_eq!(plain.outcome.artifacts.len(), 1);
     assert_eq!(plain.outcome.artifacts[0].sha256, sha);
+    host.shutdown().await;
+}
+
+/// Arguments that pass the tool's schema but that the server refuses (JSON-RPC -32602) are the
+/// arguments' fault, and the window points at the form with the server's reason; any other error
+/// the server answers with is the server's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn arguments_the_server_refuses_are_bad_arguments_with_its_reason() {
+    let (_dir, host) = patient_host(json!({}));
+    let err = host.call_tool("faulty", "refuse_arguments", json!({"text": "Atlantis"})).await.unwrap_err();
+    let command = CommandError::from(err);
+    assert_eq!(command.kind, ErrorKind::BadArguments, "{command:?}");
+    assert!(command.message.contains("text must name a city") && command.message.contains("`refuse_arguments`"), "{}", command.message);
+    let err = host.read_resource("faulty", "stub://nowhere").await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::ServerError, "{err}");
+    assert!(err.to_string().contains("Resource not found"), "{err}");
+    assert_eq!(echo(&host, "fine").await.unwrap(), "fine");
     host.shutdown().await;
 }

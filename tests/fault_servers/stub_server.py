@@ -65,7 +65,7 @@ def png(width, height):
 # The payload of `big_line`: a 7x5 PNG followed by zeros, 37.5 MB decoded (50 MB as base64).
 BIG_DECODED_LEN = 37_500_000
 TOOLS = ["big_structured", "paused_big", "echo", "exit_after_answer", "exit_mid_call", "never_answer", "garbage", "big_line", "big_garbage", "flood", "bad_result", "embedded_blob", "announce_changes",
-         "deep_result", "cut_result", "oversized_result", "deep_request"]
+         "deep_result", "cut_result", "oversized_result", "deep_request", "refuse_arguments"]
 
 RESOURCES = [
     {"uri": "stub://page1/a.txt", "name": "a.txt", "mimeType": "text/plain"},
@@ -182,6 +182,9 @@ def call(msg_id, name, arguments):
                                               "blob": base64.b64encode(png(3, 2)).decode()}},
             {"type": "resource", "resource": {"uri": "stub://files/notes.txt", "mimeType": "text/plain",
                                               "text": "embedded notes"}}]}})
+    elif name == "refuse_arguments":
+        # Arguments the schema allows but the server refuses: JSON-RPC "invalid params".
+        send({"jsonrpc": "2.0", "id": msg_id, "error": {"code": -32602, "message": "Invalid params: text must name a city"}})
     else:
         send({"jsonrpc": "2.0", "id": msg_id, "error": {"code": -32602, "message": f"Unknown tool: {name}"}})
 

@@ -27,7 +27,7 @@ use tokio::io::BufReader;
 
 use crate::{
     elicitation::ElicitationHandler,
-    error::ClientError,
+    error::{ClientError, RequestCause},
     handler::{retry_with_initialize, CanvasClient, ServerChange, ServerMessages},
     oauth,
     transport::{stderr::capture_stderr, stdio::LineTransport},
@@ -331,13 +331,46 @@ impl ServerConnection {
         settle(&self.stderr_done).await;
     }
 
+    /// [`Self::service_error`] once the server had a moment to say why: after an answer that could
+    /// not be read or a closed connection, its last stderr lines are waited for
+    /// ([`Self::settle_stderr`]), and when its process ended (or the transport closed) the cause
+    /// is [`RequestCause::Lost`] — the window then offers a restart rather than a bug report.
+    pub async fn failed_request(&self, what: &str, error: &rmcp::ServiceError) -> ClientError {
+        let unsure = matches!(error, rmcp::ServiceError::McpError(e) if e.code == rmcp::model::ErrorCode::PARSE_ERROR) || matches!(error, rmcp::ServiceError::TransportClosed);
+        let mut failed = self.service_error(what, error);
+        if unsure {
+            let stderr_closed = settle(&self.stderr_done).await;
+            if self.process_ended(stderr_closed).await || self.peer.is_transport_closed() {
+                if let ClientError::Request { cause, .. } = &mut failed {
+                    *cause = RequestCause::Lost;
+                }
+            }
+        }
+        failed
+    }
+
+    /// Whether the stdio server's process has exited. A process that closed its stderr is
+    /// exiting: it gets a moment (500 ms) to be reaped.
+    async fn process_ended(&self, stderr_closed: bool) -> bool {
+        let mut child = self.child.lock().await;
+        let Some(child) = child.as_mut() else { return false };
+        let deadline = tokio::time::Instant::now() + if stderr_closed { Duration::from_millis(500) } else { Duration::ZERO };
+        loop {
+            match child.try_wait() {
+                Ok(Some(_)) => return true,
+                Ok(None) if tokio::time::Instant::now() < deadline => tokio::time::sleep(Duration::from_millis(10)).await,
+                _ => return false,
+            }
+        }
+    }
+
     /// The error of a request that failed: a 401/403 challenge becomes
     /// [`ClientError::SignInRequired`] (so the host can sign in and try again), anything else a
     /// [`ClientError::Request`] naming `what`.
     pub fn service_error(&self, what: &str, error: &rmcp::ServiceError) -> ClientError {
         match error.auth_challenge() {
             Some(challenge) => ClientError::SignInRequired { server: self.name.clone(), more_scope: self.url.as_deref().is_some_and(|url| oauth::wants_more_scope(url, challenge)), challenge: challenge.to_owned() },
-            None => self.request_error(what, error.to_string()),
+            None => self.request_error_because(what, error.to_string(), RequestCause::of(error)),
         }
     }
 
@@ -400,10 +433,17 @@ impl ServerConnection {
 
     /// A request error naming this server and what was asked, with its last stderr line.
     pub fn request_error(&self, what: &str, reason: String) -> ClientError {
+        self.request_error_because(what, reason, RequestCause::Other)
+    }
+
+    /// [`Self::request_error`] with its cause: [`RequestCause::Lost`] for a connection that
+    /// closed before the answer, the server's code for its JSON-RPC error.
+    pub fn request_error_because(&self, what: &str, reason: String, cause: RequestCause) -> ClientError {
         ClientError::Request {
             server: self.name.clone(),
             what: what.to_owned(),
             reason,
+            cause,
             stderr_tail: self.stderr_tail.lock().unwrap().iter().cloned().collect(),
             log: self.log_path.clone(),
         }
@@ -461,11 +501,13 @@ where
 }
 
 /// Waits (at most 500 ms) for a stderr reader to finish; a finished one is forgotten.
-async fn settle(reader: &tokio::sync::Mutex<Option<tokio::task::JoinHandle<()>>>) {
+/// Waits (at most 500 ms) for the stderr reader to finish; whether it has (or never ran).
+async fn settle(reader: &tokio::sync::Mutex<Option<tokio::task::JoinHandle<()>>>) -> bool {
     let mut reader = reader.lock().await;
     if let Some(handle) = reader.as_mut() {
         if tokio::time::timeout(Duration::from_millis(500), handle).await.is_ok() {
             *reader = None;
         }
     }
+    reader.is_none()
 }

@@ -3,6 +3,33 @@
 
 use std::path::PathBuf;
 
+/// Why a request failed, kept as data so a front end can act on it (restart a server that is
+/// gone, point at the arguments a server refused) without reading the message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RequestCause {
+    /// The connection closed or could not carry the request: the server is gone.
+    Lost,
+    /// The server answered with a JSON-RPC error of this code (`-32602`: invalid params).
+    Refused {
+        /// The JSON-RPC error code.
+        code: i32,
+    },
+    /// Anything else: an answer that could not be read or was not the one asked for, a bound of
+    /// ours (pages, rounds), a server that does not offer what was asked.
+    Other,
+}
+
+impl RequestCause {
+    /// The cause of an rmcp request failure.
+    pub fn of(error: &rmcp::ServiceError) -> Self {
+        match error {
+            rmcp::ServiceError::McpError(data) => Self::Refused { code: data.code.0 },
+            rmcp::ServiceError::TransportClosed | rmcp::ServiceError::TransportSend(_) => Self::Lost,
+            _ => Self::Other,
+        }
+    }
+}
+
 /// A server could not be started, did not complete the handshake, or failed a request.
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
@@ -42,6 +69,9 @@ pub enum ClientError {
         what: String,
         /// The error.
         reason: String,
+        /// Why, as a front end acts on it: the connection was lost, the server refused the
+        /// request with a JSON-RPC error, or anything else.
+        cause: RequestCause,
         /// The last lines the server wrote to stderr.
         stderr_tail: Vec<String>,
         /// The server's log file.

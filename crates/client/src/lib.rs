@@ -34,6 +34,6 @@ pub mod watch;
 
 pub use call_context::{CallContext, InFlight};
 pub use connection::{ServerConnection, SpawnContext, MAX_MESSAGE_BYTES};
-pub use error::ClientError;
+pub use error::{ClientError, RequestCause};
 pub use watch::ResourceWatch;
 pub use handler::{elicitation, CallProgress, CanvasClient, ChangedList, ProgressFn, ServerChange, ServerMessage, ServerMessages};

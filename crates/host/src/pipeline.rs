@@ -318,16 +318,11 @@ async fn send_call(connection: &ServerConnection, tool: &str, arguments: JsonObj
                 let arguments = params.arguments.clone().unwrap_or_default();
                 return crate::tasks::v2025::call(connection, tool, &arguments, Refused::Error(&e), control, &clock, &what).await.map(|r| (r, None));
             }
-            Ok(Err(e)) => {
-                // An unreadable answer or a lost connection: the server may be dying and saying why.
-                if matches!(&e, rmcp::ServiceError::McpError(error) if error.code == rmcp::model::ErrorCode::PARSE_ERROR) || matches!(e, rmcp::ServiceError::TransportClosed) {
-                    connection.settle_stderr().await;
-                }
-                return Err(HostError::from(connection.service_error(&what, &e)));
-            }
+            // An unreadable answer or a lost connection: the server may be dying and saying why.
+            Ok(Err(e)) => return Err(HostError::from(connection.failed_request(&what, &e).await)),
             Err(_) => {
                 connection.settle_stderr().await;
-                return Err(HostError::from(connection.request_error(&what, "the connection closed before the result arrived".to_owned())));
+                return Err(HostError::from(connection.request_error_because(&what, "the connection closed before the result arrived".to_owned(), mcp_canvas_client::RequestCause::Lost)));
             }
         };
         match response {

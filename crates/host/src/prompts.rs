@@ -70,7 +70,7 @@ impl Host {
         let request = connection.peer.get_prompt(GetPromptRequestParams::new(name).with_arguments(strings));
         match tokio::time::timeout(self.call_timeout, request).await {
             Ok(Ok(result)) => Ok(result),
-            Ok(Err(e)) => Err(HostError::from(connection.request_error(&what, e.to_string()))),
+            Ok(Err(e)) => Err(HostError::from(connection.service_error(&what, &e))),
             Err(_) => Err(HostError::Timeout { server: server.to_owned(), tool: format!("prompts/get {name}"), seconds: self.call_timeout.as_secs() }),
         }
     }

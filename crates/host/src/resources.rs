@@ -91,7 +91,7 @@ impl Host {
         let what = format!("reading resource `{uri}`");
         match tokio::time::timeout(self.call_timeout, connection.peer.read_resource(ReadResourceRequestParams::new(uri))).await {
             Ok(Ok(result)) => Ok(result),
-            Ok(Err(e)) => Err(HostError::from(connection.request_error(&what, e.to_string()))),
+            Ok(Err(e)) => Err(HostError::from(connection.service_error(&what, &e))),
             Err(_) => Err(HostError::Timeout { server: server.to_owned(), tool: format!("{READ_RESOURCE_TOOL} {uri}"), seconds: self.call_timeout.as_secs() }),
         }
     }
@@ -132,7 +132,7 @@ impl Host {
         let request = connection.peer.read_resource(ReadResourceRequestParams::new(uri));
         let result = match tokio::time::timeout(self.call_timeout, request).await {
             Ok(Ok(result)) => result,
-            Ok(Err(e)) => return Err(HostError::from(connection.request_error(&what(), e.to_string()))),
+            Ok(Err(e)) => return Err(HostError::from(connection.service_error(&what(), &e))),
             Err(_) => return Err(HostError::Timeout { server: server.to_owned(), tool: format!("{READ_RESOURCE_TOOL} {uri}"), seconds: self.call_timeout.as_secs() }),
         };
         let contents = array_field(result, "contents");
@@ -189,7 +189,7 @@ where
     let mut cursor: Option<String> = None;
     let mut seen = std::collections::HashSet::new();
     for _ in 0..MAX_PAGES {
-        let (batch, next) = page(cursor.take()).await.map_err(|e| HostError::from(connection.request_error(what, e.to_string())))?;
+        let (batch, next) = page(cursor.take()).await.map_err(|e| HostError::from(connection.service_error(what, &e)))?;
         items.extend(batch);
         match next {
             None => return Ok(items),

@@ -83,7 +83,7 @@ impl Host {
         let request = connection.peer.read_resource(ReadResourceRequestParams::new(&uri));
         let result = match tokio::time::timeout(self.call_timeout, request).await {
             Ok(Ok(result)) => result,
-            Ok(Err(e)) => return Err(HostError::from(connection.request_error(&format!("reading `{uri}`"), e.to_string()))),
+            Ok(Err(e)) => return Err(HostError::from(connection.service_error(&format!("reading `{uri}`"), &e))),
             Err(_) => return Err(HostError::Timeout { server: server.to_owned(), tool: format!("{READ_SKILL_TOOL} {uri}"), seconds: self.call_timeout.as_secs() }),
         };
         let (bytes, mime) = contents_bytes(&result.contents, &uri).map_err(refused)?;

@@ -59,10 +59,13 @@ impl CommandError {
 
 /// The kind of a server connection's failure.
 pub fn client_kind(e: &mcp_canvas_client::ClientError) -> ErrorKind {
-    use mcp_canvas_client::ClientError as C;
+    use mcp_canvas_client::{ClientError as C, RequestCause};
     match e {
         C::Config(_) => ErrorKind::Config,
         C::Spawn { .. } | C::Handshake { .. } => ErrorKind::ServerDown,
+        C::Request { cause: RequestCause::Lost, .. } => ErrorKind::ServerDown,
+        // JSON-RPC "invalid params": the server refused the arguments.
+        C::Request { cause: RequestCause::Refused { code: -32602 }, .. } => ErrorKind::BadArguments,
         C::Request { .. } => ErrorKind::ServerError,
         C::SignInRequired { .. } | C::SignIn { .. } => ErrorKind::SignIn,
     }

@@ -118,7 +118,7 @@ pub(crate) async fn call(connection: &ServerConnection, tool: &str, arguments: &
                 let answer = match answer {
                     Ok(Ok(answer)) => answer,
                     Ok(Err(e)) => return Err(HostError::from(connection.service_error(what, &e))),
-                    Err(_) => return Err(HostError::from(connection.request_error(what, "the connection closed before the task's result arrived".to_owned()))),
+                    Err(_) => return Err(HostError::from(connection.request_error_because(what, "the connection closed before the task's result arrived".to_owned(), mcp_canvas_client::RequestCause::Lost))),
                 };
                 return tool_result(answer).map_err(|e| HostError::from(connection.request_error(what, format!("the finished task's result is not a tool result: {e}"))));
             }
