@@ -302,6 +302,26 @@ async fn drive_examples(driver: WebDriver) {
     driver.enter_default_frame().await.unwrap();
     screenshot(&driver, "app_budget_allocator.png").await;
 
+    // Its view exposes tools of its own (ext-apps view tools): listed under the App, run in the
+    // view from a form drawn from their schema. Setting the total and reading the allocations back
+    // goes through the view's own state twice.
+    let pane = "section.pane.active";
+    wait_for(&driver, &format!("{pane} .view-tools-toggle")).await.click().await.unwrap();
+    wait_for(&driver, &format!("{pane} select.view-tool-select option[value='set-total-budget']")).await;
+    let select = wait_for(&driver, &format!("{pane} select.view-tool-select")).await;
+    driver.execute("Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set.call(arguments[0], 'set-total-budget'); arguments[0].dispatchEvent(new Event('change', { bubbles: true }));", vec![select.to_json().unwrap()]).await.unwrap();
+    wait_for(&driver, &format!("{pane} .view-tools-body input#viewtool_amount")).await.send_keys("123456").await.unwrap();
+    wait_for(&driver, &format!("{pane} button.view-tool-run")).await.click().await.unwrap();
+    let set = wait_for_script(&driver, "const a = document.querySelector(arguments[0]); return a && a.textContent ? a.textContent : null;", vec![json!(format!("{pane} .view-tool-answer"))]).await;
+    assert!(set.as_str().unwrap().contains("123,456") || set.as_str().unwrap().contains("123456"), "the view set its total: {set}");
+    let select = wait_for(&driver, &format!("{pane} select.view-tool-select")).await;
+    driver.execute("Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set.call(arguments[0], 'get-allocations'); arguments[0].dispatchEvent(new Event('change', { bubbles: true }));", vec![select.to_json().unwrap()]).await.unwrap();
+    wait_for_script(&driver, "return document.querySelector(arguments[0]) ? null : true;", vec![json!(format!("{pane} .view-tools-body input#viewtool_amount"))]).await;
+    wait_for(&driver, &format!("{pane} button.view-tool-run")).await.click().await.unwrap();
+    let read = wait_for_script(&driver, "const a = document.querySelector(arguments[0]); return a && a.textContent.includes('totalBudget') ? a.textContent : null;", vec![json!(format!("{pane} .view-tool-answer"))]).await;
+    assert!(read.as_str().unwrap().contains("123456"), "the view reads back the total it was given: {read}");
+    screenshot(&driver, "app_view_tools.png").await;
+
     // system-monitor: its view polls the app-only `poll-system-stats` tool by itself.
     open_app(&driver, "monitor", "get-system-info", "", "CPU|Memory|cpu|memory").await;
     driver.enter_default_frame().await.unwrap();
@@ -345,6 +365,10 @@ async fn the_example_apps_budget_allocator_system_monitor_and_pdf_work() {
     let by_app = |tool: &str| rows.iter().filter(|r| r["tool"] == tool && r["identity"].as_str().is_some_and(|i| i.ends_with("(app)"))).count();
     assert!(by_app("poll-system-stats") >= 1, "the monitor polled: {}", audit.stdout);
     assert!(by_app("read_pdf_bytes") >= 1, "the PDF view read its bytes: {}", audit.stdout);
+    // The view tools the user ran, with their arguments.
+    let view_tools: Vec<&serde_json::Value> = rows.iter().filter(|r| r["server"] == "budget" && r["tool"] == "app:view-tool").collect();
+    assert!(view_tools.iter().any(|r| r["arguments"]["tool"] == "set-total-budget" && r["arguments"]["arguments"]["amount"] == 123456 && r["outcome"] == "ok"), "{}", audit.stdout);
+    assert!(view_tools.iter().any(|r| r["arguments"]["tool"] == "get-allocations"), "{}", audit.stdout);
 }
 
 /// The `#events` lines of the App in the active pane (inside its frame), once `condition` holds.

@@ -29,6 +29,7 @@ macro_rules! for_each_command {
             async app_download_file(app_id: String, contents: Vec<Value>) -> Value;
             /// `sampling/createMessage` from an App's view: the server's policy, approval and transcript.
             async app_create_message(app_id: String, request: Value) -> Value;
+            async app_view_tool(app_id: String, tool: String, arguments: Value, result: Value) -> CallOutcome;
             sync app_update_model_context(app_id: String, context: Value) -> ();
             sync app_event(app_id: String, action: String, details: Value) -> ();
             /// The canvas (panes, tabs) as it is now; afterwards it arrives as `canvas-changed`.

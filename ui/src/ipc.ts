@@ -40,6 +40,7 @@ export const {
   appOpenLink,
   appDownloadFile,
   appCreateMessage,
+  appViewTool,
   appUpdateModelContext,
   appEvent,
   cancelCall,

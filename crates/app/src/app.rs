@@ -352,6 +352,20 @@ impl App {
         Ok(serde_json::json!({}))
     }
 
+    /// A tool the App's view exposes (ext-apps' view tools), called by the user from the App's
+    /// "View tools": what the view answered (`result`, its `tools/call` result) is stored and
+    /// audited; files in it open beside the App. The outcome is returned for the bar to show.
+    pub async fn app_view_tool(&self, app_id: String, tool: String, arguments: Value, result: Value) -> Result<CallOutcome, CommandError> {
+        let host = self.host()?;
+        let (server, _) = self.apps.view_of(&app_id).ok_or_else(|| CommandError::new(ErrorKind::NotFound, format!("no App `{app_id}` is open (its tab was closed)")))?;
+        let outcome = host.store_view_tool_result(&server, &app_id, &tool, arguments, result).await?;
+        let call = CallOutcome { call_id: format!("{app_id}-view-{}", now_ms()), server, tool: format!("view:{tool}"), outcome };
+        if !call.outcome.artifacts.is_empty() {
+            self.apply_outcome(&call);
+        }
+        Ok(call)
+    }
+
     /// `sampling/createMessage` from an App's view: the same policy, approval dialog and
     /// transcript as its server's own sampling requests (the dialog names the server).
     pub async fn app_create_message(&self, app_id: String, request: Value) -> Result<Value, CommandError> {

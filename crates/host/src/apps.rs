@@ -153,6 +153,28 @@ impl Host {
         Ok(outcome)
     }
 
+    /// What a tool the App's view exposes answered (ext-apps: the host's `tools/call` to the view;
+    /// the view's own tools, not its server's), stored like a result of the App's server under the
+    /// pseudo tool `view:<name>`, shown beside the App, and audited as `app:view-tool` with the
+    /// arguments it was called with. The view is not trusted more than a server: its answer goes
+    /// through the same contract (binaries stored, HTML never run, sizes bounded).
+    pub async fn store_view_tool_result(&self, server: &str, app_id: &str, tool: &str, arguments: Value, result: Value) -> Result<mcp_canvas_contract::ToolOutcome, HostError> {
+        let call_id = crate::ids::fresh("view");
+        let audited = serde_json::json!({ "tool": tool, "arguments": arguments });
+        match self.store_result(server, &format!("view:{tool}"), result, None, &call_id).await {
+            Ok(mut outcome) => {
+                let label = if outcome.error.is_some() { "tool_error" } else { "ok" };
+                self.audit_app(server, app_id, "view-tool", audited, label, outcome.error.as_ref().map(|e| e.message.clone()));
+                outcome.display.mode = mcp_canvas_contract::CanvasMode::Append;
+                Ok(outcome)
+            }
+            Err(e) => {
+                self.audit_app(server, app_id, "view-tool", audited, "refused", Some(e.to_string()));
+                Err(e)
+            }
+        }
+    }
+
     /// Records what an App did through us (`app:<action>`: `open-link`, `read-resource`,
     /// `message`, `model-context`, …) in the audit log with the local identity; secrets in
     /// `arguments` are redacted. Tool calls an App makes are audited by the call itself.

@@ -1,15 +1,22 @@
 import { useEffect, useRef, useState } from "react";
 import type { AppBridge } from "@modelcontextprotocol/ext-apps/app-bridge";
-import { appCallTool, appCreateMessage, appDownloadFile, appEvent, appLaunch, appOpenLink, appReadResource, appUpdateModelContext, appViewUrl, errorText, onAppToolResult } from "../ipc";
+import { appCallTool, appCreateMessage, appDownloadFile, appEvent, appLaunch, appOpenLink, appReadResource, appUpdateModelContext, appViewTool, appViewUrl, errorText, onAppToolResult } from "../ipc";
+import type { CallOutcome } from "../wire/CallOutcome";
 import type { AppLaunch } from "../wire/AppLaunch";
 import type { JsonValue } from "../wire/serde_json/JsonValue";
 import type { AppTab } from "../wire/AppTab";
 import { appMessageText, grantedMode, hostContext, type DisplayMode } from "./appContext";
+import { readViewTools, type ViewTool } from "./viewTools";
+import { ViewTools } from "./ViewTools";
 
 type State = { kind: "loading" } | { kind: "ready"; launch: AppLaunch } | { kind: "failed"; error: string };
 
 /** The most a `ui/download-file` may carry as JSON (base64 included): about 256 MB of files. */
 const DOWNLOAD_JSON_LIMIT = 360_000_000;
+
+/** How long the view may take to list its tools, and to answer one. */
+const VIEW_LIST_TIMEOUT_MS = 10_000;
+const VIEW_CALL_TIMEOUT_MS = 120_000;
 
 /** Teardowns of the Apps on screen, by App id: the tab strip awaits one before closing its tab. */
 const teardowns = new Map<string, () => Promise<void>>();
@@ -39,6 +46,10 @@ export function AppViewer({ app, displayMode, setDisplayMode }: { app: AppTab; d
   const initializedRef = useRef(false);
   const setModeRef = useRef(setDisplayMode);
   setModeRef.current = setDisplayMode;
+  // The tools the view exposes (ext-apps view tools), and how to run one in it.
+  const [viewTools, setViewTools] = useState<ViewTool[]>([]);
+  const [viewToolsProblem, setViewToolsProblem] = useState<string | null>(null);
+  const runViewTool = useRef<((name: string, args: Record<string, unknown>) => Promise<CallOutcome>) | null>(null);
 
   useEffect(() => {
     let live = true;
@@ -110,12 +121,53 @@ export function AppViewer({ app, displayMode, setDisplayMode }: { app: AppTab; d
       );
       bridgeRef.current = bridge;
       const id = launch.app_id;
+      // The view's own tools, when it says it has some (`appCapabilities.tools`): listed now and
+      // again when it says they changed (at most every half second).
+      let listing = false;
+      let listAgain = false;
+      const listViewTools = async () => {
+        if (listing) {
+          listAgain = true;
+          return;
+        }
+        listing = true;
+        try {
+          const answer = await bridge?.listTools({}, { timeout: VIEW_LIST_TIMEOUT_MS });
+          if (!closed) {
+            setViewTools(readViewTools(answer));
+            setViewToolsProblem(null);
+          }
+        } catch (error) {
+          if (!closed) setViewToolsProblem(`The view did not list its tools: ${errorText(error)}`);
+        }
+        await new Promise((r) => setTimeout(r, 500));
+        listing = false;
+        if (listAgain && !closed) {
+          listAgain = false;
+          void listViewTools();
+        }
+      };
       bridge.oninitialized = () => {
         initialized = true;
         initializedRef.current = true;
         void appEvent(id, "initialized", {}).catch(() => undefined);
         void bridge?.sendToolInput({ arguments: launch.arguments as Record<string, unknown> });
         tellEnd();
+        const offers = bridge?.getAppCapabilities()?.tools;
+        if (offers) {
+          if (offers.listChanged) {
+            (bridge?.setNotificationHandler as unknown as (method: string, handler: () => void) => void)("notifications/tools/list_changed", () => void listViewTools());
+          }
+          void listViewTools();
+        }
+      };
+      // A view tool the user runs from the bar: asked in the view, its answer stored by Rust.
+      runViewTool.current = async (name, args) => {
+        if (!bridge || closed) throw new Error("the App is closed");
+        const result = await bridge.callTool({ name, arguments: args }, { timeout: VIEW_CALL_TIMEOUT_MS });
+        const size = JSON.stringify(result).length;
+        if (size > DOWNLOAD_JSON_LIMIT) throw new Error(`the view answered with ${(size / 1e6).toFixed(0)} MB; MCP Canvas takes at most ${DOWNLOAD_JSON_LIMIT / 1e6} MB from an App at once`);
+        return appViewTool(id, name, args as unknown as JsonValue, result as unknown as JsonValue);
       };
       // Rust refuses with a sentence; the App hears it as the JSON-RPC error's message.
       const refused = (error: unknown): never => {
@@ -194,7 +246,10 @@ export function AppViewer({ app, displayMode, setDisplayMode }: { app: AppTab; d
       observers.forEach((stop) => stop());
       teardowns.delete(launch.app_id);
       bridgeRef.current = null;
+      runViewTool.current = null;
       initializedRef.current = false;
+      setViewTools([]);
+      setViewToolsProblem(null);
       void bridge?.close();
     };
   }, [launch]);
@@ -218,6 +273,11 @@ export function AppViewer({ app, displayMode, setDisplayMode }: { app: AppTab; d
           ))}
         </div>
       ) : null}
+      <ViewTools
+        tools={viewTools}
+        problem={viewToolsProblem}
+        run={(name, args) => (runViewTool.current ? runViewTool.current(name, args) : Promise.reject(new Error("the App is not running")))}
+      />
       {launch ? (
         <iframe
           ref={frame}

@@ -82,6 +82,7 @@ export function commands(invoke: Invoke) {
      * `sampling/createMessage` from an App's view: the server's policy, approval and transcript.
      */
     appCreateMessage: (appId: string, request: JsonValue): Promise<JsonValue> => invoke<JsonValue>("app_create_message", { appId, request }),
+    appViewTool: (appId: string, tool: string, argumentsText: JsonValue, result: JsonValue): Promise<CallOutcome> => invoke<CallOutcome>("app_view_tool", { appId, tool, arguments: argumentsText, result }),
     appUpdateModelContext: (appId: string, context: JsonValue): Promise<void> => invoke<void>("app_update_model_context", { appId, context }),
     appEvent: (appId: string, action: string, details: JsonValue): Promise<void> => invoke<void>("app_event", { appId, action, details }),
     /**
