@@ -1,4 +1,4 @@
-//! MCP Apps in the real window (Xvfb, WebDriver), with the example server from npm
+//! MCP Apps in the real window (Xvfb, WebDriver), with the example servers from npm
 //! (`@modelcontextprotocol/server-basic-vanillajs`, `scripts/setup.sh --tests`): calling its tool
 //! opens its App in a tab, served on the `mcp-app:` scheme in a frame sandboxed to scripts and
 //! forms, with the spec's restrictive CSP; the App gets the call's input and result over the
@@ -340,6 +340,23 @@ async fn drive_examples(driver: WebDriver) {
     assert!(drawn[0].as_u64().unwrap() > 50, "{drawn}");
     driver.enter_default_frame().await.unwrap();
     screenshot(&driver, "app_pdf.png").await;
+
+    // Its download button (shown because we offer `downloadFile`) hands the PDF over with
+    // `ui/download-file`: asked in our dialog, then stored and opened in a tab beside the App.
+    // (A script's click: WebDriver's clicks inside a frame's frame are not always delivered.)
+    let frame = wait_for(&driver, r#"section.pane.active .app-slot:not([hidden]) iframe.app-frame[title$="(App of pdf)"][src]"#).await;
+    frame.enter_frame().await.unwrap();
+    wait_for_script(&driver, "const b = document.getElementById('download-btn'); if (b && b.style.display !== 'none' && !b.disabled) { b.click(); return true; } return null;", vec![]).await;
+    driver.enter_default_frame().await.unwrap();
+    let asked = wait_for_script(&driver, "const d = document.querySelector('[role=alertdialog]'); return d && d.textContent;", vec![]).await;
+    assert!(asked.as_str().unwrap().contains("wants to save a file in MCP Canvas") && asked.as_str().unwrap().contains("document.pdf"), "{asked}");
+    wait_for_script(&driver, "const b = [...document.querySelectorAll('[role=alertdialog] button')].find(b => b.textContent.trim() === 'Save'); if (b) b.click(); return b ? true : null;", vec![]).await;
+    wait_for_script(&driver, "return [...document.querySelectorAll('section.pane .tab-label')].some(t => t.textContent === 'document.pdf') ? true : null;", vec![]).await;
+    // The saved PDF is ours now: drawn by our own viewer (pdfium), beside the App.
+    wait_for_script(&driver, "const img = document.querySelector('section.pane.active img.pdf-page'); return img && img.complete && img.naturalWidth > 50 && document.querySelector('section.pane.active .pdf-page-number')?.textContent === 'Page 1 of 1' ? true : null;", vec![]).await;
+    let apps_open = driver.execute("return document.querySelectorAll('section.pane .app-slot iframe.app-frame[title$=\"(App of pdf)\"]').length;", vec![]).await.unwrap().json().as_u64().unwrap();
+    assert!(apps_open >= 1, "the saved file opens beside the App, not in its place");
+    screenshot(&driver, "app_pdf_download.png").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -369,6 +386,7 @@ async fn the_example_apps_budget_allocator_system_monitor_and_pdf_work() {
     let view_tools: Vec<&serde_json::Value> = rows.iter().filter(|r| r["server"] == "budget" && r["tool"] == "app:view-tool").collect();
     assert!(view_tools.iter().any(|r| r["arguments"]["tool"] == "set-total-budget" && r["arguments"]["arguments"]["amount"] == 123456 && r["outcome"] == "ok"), "{}", audit.stdout);
     assert!(view_tools.iter().any(|r| r["arguments"]["tool"] == "get-allocations"), "{}", audit.stdout);
+    assert!(rows.iter().any(|r| r["server"] == "pdf" && r["tool"] == "app:download-file" && r["outcome"] == "ok"), "the PDF's download: {}", audit.stdout);
 }
 
 /// The `#events` lines of the App in the active pane (inside its frame), once `condition` holds.
