@@ -439,3 +439,72 @@ async fn an_app_gets_its_input_while_the_call_runs_then_the_result_or_the_cancel
     std::fs::write(data_dir.path().join("servers.json"), servers.to_string()).unwrap();
     with_app(&binary("mcp-canvas"), data_dir.path(), |driver, _| drive_slow(driver)).await;
 }
+
+/// Runs `script` in the SDK App's frame (in the active pane or floating) until it returns
+/// something other than null; back in the window afterwards.
+async fn in_sdk_view(driver: &WebDriver, script: &str) -> serde_json::Value {
+    driver.enter_default_frame().await.unwrap();
+    let frame = wait_for(driver, r#".app-slot:not([hidden]) iframe.app-frame[title$="(App of sdk)"][src]"#).await;
+    frame.enter_frame().await.unwrap();
+    let value = wait_for_script(driver, script, vec![]).await;
+    driver.enter_default_frame().await.unwrap();
+    value
+}
+
+async fn drive_sdk(driver: WebDriver) {
+    panels_shown(&driver).await;
+    let text = open_app(&driver, "sdk", "show", "", "connected").await;
+    assert!(text.contains("sampling offered: true"), "the policy is `ask`, so sampling is offered: {text}");
+    driver.enter_default_frame().await.unwrap();
+
+    // Picture-in-picture: granted (both sides list it), the App floats over the canvas.
+    in_sdk_view(&driver, "document.getElementById('pip').click(); return true;").await;
+    in_sdk_view(&driver, "const m = document.getElementById('mode').textContent; return m === 'mode: pip' ? m : null;").await;
+    wait_for(&driver, ".app-slot.pip:not([hidden]) .pip-bar").await;
+    // Another tab in front: the floating App stays on screen, alive.
+    wait_for(&driver, r#"[data-server="demo"] button[data-tool="render_chart"]"#).await.click().await.unwrap();
+    call_again(&driver).await;
+    wait_for_script(&driver, "return [...document.querySelectorAll('section.pane .tab-label')].some(t => t.textContent === 'render_chart.png') && document.querySelector('section.pane.active .image-viewer-frame') ? true : null;", vec![]).await;
+    wait_for(&driver, ".app-slot.pip:not([hidden]) iframe.app-frame").await;
+    screenshot(&driver, "app_pip.png").await;
+    // It still answers while floating: asks the model through our dialog (the server's policy is
+    // `ask`), a real small model answers, the view gets the text.
+    in_sdk_view(&driver, "document.getElementById('ask').click(); return true;").await;
+    let dialog = wait_for(&driver, r#".sampling-dialog[role="dialog"]"#).await;
+    let asked = dialog.text().await.unwrap();
+    assert!(asked.contains("sdk") && asked.contains("Name a fruit."), "the dialog names the server and shows the request: {asked}");
+    screenshot(&driver, "app_sampling_request.png").await;
+    wait_for(&driver, "button.sampling-approve").await.click().await.unwrap();
+    let answer = in_sdk_view(&driver, "const a = document.getElementById('answer').textContent; return a.startsWith('answer: ') || a.startsWith('refused: ') ? a : null;").await;
+    assert!(answer.as_str().unwrap().starts_with("answer: ") && answer.as_str().unwrap().len() > "answer: ".len(), "{answer}");
+    // Back to its tab: no longer floating, and the App is told.
+    wait_for(&driver, ".app-slot.pip .pip-return").await.click().await.unwrap();
+    in_sdk_view(&driver, "const m = document.getElementById('mode').textContent; return m === 'mode: inline' ? m : null;").await;
+    assert!(driver.find_all(By::Css(".app-slot.pip")).await.unwrap().is_empty(), "no App floats any more");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs a display and tauri-driver; scripts/test.sh runs it under xvfb-run"]
+async fn an_sdk_app_floats_in_pip_across_tabs_and_asks_the_model_through_our_dialog() {
+    let llm = mcp_canvas_e2e::llm::LlmServer::start();
+    let data_dir = tempfile::tempdir().unwrap();
+    std::fs::write(data_dir.path().join("settings.toml"), llm.settings("ask")).unwrap();
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fault_servers/sdk_app.py");
+    // The SDK our own window uses (ui/package.json pins it; `npm ci` in ui/ installs it).
+    let sdk = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui/node_modules/@modelcontextprotocol/ext-apps/dist/src/app-with-deps.js");
+    assert!(sdk.is_file(), "{} (npm ci in ui/ installs it)", sdk.display());
+    let servers = json!({ "mcpServers": {
+        "sdk": { "command": "python3", "args": [script, sdk] },
+        "demo": { "command": binary("mcp-canvas-demo") },
+    } });
+    std::fs::write(data_dir.path().join("servers.json"), servers.to_string()).unwrap();
+    with_app(&binary("mcp-canvas"), data_dir.path(), |driver, _| drive_sdk(driver)).await;
+    // The exchange is in the server's transcript, like a server's own request.
+    let log = cli(data_dir.path(), &["sampling", "log", "sdk", "--json"]);
+    let records: Vec<serde_json::Value> = serde_json::from_str(&log.stdout).expect("sampling log --json");
+    assert_eq!(records.len(), 1, "{}", log.stdout);
+    let audit = cli(data_dir.path(), &["audit", "--json", "--limit", "100"]);
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&audit.stdout).expect("audit --json");
+    assert!(rows.iter().any(|r| r["server"] == "sdk" && r["tool"] == "app:sampling" && r["outcome"] == "ok"), "{}", audit.stdout);
+    assert!(rows.iter().any(|r| r["server"] == "sdk" && r["tool"] == "app:display-mode"), "{}", audit.stdout);
+}

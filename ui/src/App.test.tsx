@@ -48,6 +48,7 @@ function canvasOf(...names: string[]): CanvasView {
     content: { kind: "artifact" as const, artifact_id: `demo_${i + 1}`, name, mime: "image/png", viewer: "image" as const },
     opened_by: { kind: "call" as const, call_id: "call-1" },
     pinned: false,
+    floating: false,
   }));
   return { panes: [{ id: 1, tabs, active_tab: tabs.at(-1)?.id ?? null, last_call: "call-1" }], active_pane: 1 };
 }

@@ -11,4 +11,7 @@ pub enum CanvasError {
     /// No pane has this id (closed, or from another canvas).
     #[error("{0} is not on the canvas (it was closed); refresh the canvas view and try again")]
     UnknownPane(PaneId),
+    /// Only an MCP App floats in picture-in-picture.
+    #[error("{0} does not show an MCP App: only an App floats in picture-in-picture")]
+    NotAnApp(TabId),
 }

@@ -65,6 +65,17 @@ pub enum CanvasIntent {
         /// The tab.
         tab: TabId,
     },
+    /// Float an App's tab in picture-in-picture (the App asked for `pip` and it was granted):
+    /// any other floating tab lands back in its pane.
+    FloatTab {
+        /// The tab; it must show an App.
+        tab: TabId,
+    },
+    /// Put a floating App back in its tab.
+    UnfloatTab {
+        /// The tab.
+        tab: TabId,
+    },
     /// Open an artifact the user picked (from a result, the artifact list...) in the focused pane.
     OpenArtifact {
         /// What to show.
@@ -92,6 +103,8 @@ impl Canvas {
             }
             CanvasIntent::PinTab { tab } => self.set_pinned(tab, true),
             CanvasIntent::UnpinTab { tab } => self.set_pinned(tab, false),
+            CanvasIntent::FloatTab { tab } => self.set_floating(tab, true),
+            CanvasIntent::UnfloatTab { tab } => self.set_floating(tab, false),
             CanvasIntent::OpenArtifact { artifact } => {
                 self.open_artifact(artifact);
                 Ok(())
@@ -227,6 +240,22 @@ impl Canvas {
     pub fn set_pinned(&mut self, tab: TabId, pinned: bool) -> Result<(), CanvasError> {
         let (p, t) = self.locate(tab)?;
         self.panes[p].tabs[t].pinned = pinned;
+        Ok(())
+    }
+
+    /// Floats `tab` (an App's) in picture-in-picture, or puts it back. Floating one puts any
+    /// other floating tab back: at most one floats. Only an App floats.
+    pub fn set_floating(&mut self, tab: TabId, floating: bool) -> Result<(), CanvasError> {
+        let (p, t) = self.locate(tab)?;
+        if floating {
+            if self.panes[p].tabs[t].app().is_none() {
+                return Err(CanvasError::NotAnApp(tab));
+            }
+            for other in self.panes.iter_mut().flat_map(|pane| pane.tabs.iter_mut()) {
+                other.floating = false;
+            }
+        }
+        self.panes[p].tabs[t].floating = floating;
         Ok(())
     }
 

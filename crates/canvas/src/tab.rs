@@ -22,6 +22,9 @@ pub struct CanvasTab {
     pub opened_by: OpenedBy,
     /// Pinned by the user: `replace` never closes it.
     pub pinned: bool,
+    /// An App floating in picture-in-picture over the canvas (it asked for `pip`): shown whatever
+    /// tab is active, and `replace` never closes it. At most one tab floats.
+    pub floating: bool,
 }
 
 /// What a tab shows.
@@ -148,7 +151,7 @@ impl ArtifactTab {
 
 impl CanvasTab {
     pub(crate) fn new(id: TabId, content: TabContent, opened_by: OpenedBy) -> Self {
-        let mut tab = Self { id, label: String::new(), content, opened_by, pinned: false };
+        let mut tab = Self { id, label: String::new(), content, opened_by, pinned: false, floating: false };
         tab.relabel();
         tab
     }
@@ -178,14 +181,14 @@ impl CanvasTab {
     }
 
     /// Whether `replace` by the pane's next call closes it: opened by `call_id` (the pane's
-    /// previous call), not pinned, and not a session or pinned dashboard.
+    /// previous call), not pinned, not floating, and not a session or pinned dashboard.
     pub(crate) fn replaceable_by_successor_of(&self, call_id: &str) -> bool {
         let by_that_call = matches!(&self.opened_by, OpenedBy::Call { call_id: c } if c == call_id);
         let lasting = match &self.content {
             TabContent::Artifact(_) | TabContent::App(_) => false,
             TabContent::Dashboard(d) => d.persistence != DashboardPersistence::Ephemeral,
         };
-        by_that_call && !self.pinned && !lasting
+        by_that_call && !self.pinned && !self.floating && !lasting
     }
 
     /// A tool result showed this tab again: it now belongs to that call, unless the user owns it.

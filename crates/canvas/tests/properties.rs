@@ -74,7 +74,7 @@ fn outcomes() -> impl Strategy<Value = ToolOutcome> {
 fn ops() -> impl Strategy<Value = Op> {
     prop_oneof![
         2 => outcomes().prop_map(|o| Op::Apply(Box::new(o))),
-        3 => (0..12u8, any::<usize>(), any::<usize>(), prop::option::of(0..8usize), prop::bool::weighted(0.2))
+        3 => (0..14u8, any::<usize>(), any::<usize>(), prop::option::of(0..8usize), prop::bool::weighted(0.2))
             .prop_map(|(kind, tab, pane, index, stale)| Op::Intent { kind, tab, pane, index, stale }),
     ]
 }
@@ -100,6 +100,8 @@ fn intent(canvas: &Canvas, kind: u8, tab: usize, pane: usize, index: Option<usiz
         7 => CanvasIntent::PreviousTab,
         8 => CanvasIntent::PinTab { tab },
         9 => CanvasIntent::UnpinTab { tab },
+        10 => CanvasIntent::FloatTab { tab },
+        11 => CanvasIntent::UnfloatTab { tab },
         _ => {
             let id = ARTIFACT_IDS[index.unwrap_or(0) % ARTIFACT_IDS.len()];
             CanvasIntent::OpenArtifact {
@@ -115,7 +117,9 @@ fn named_ids(intent: &CanvasIntent) -> (Option<TabId>, Option<PaneId>) {
         | CanvasIntent::CloseTab { tab }
         | CanvasIntent::SplitTab { tab }
         | CanvasIntent::PinTab { tab }
-        | CanvasIntent::UnpinTab { tab } => (Some(*tab), None),
+        | CanvasIntent::UnpinTab { tab }
+        | CanvasIntent::FloatTab { tab }
+        | CanvasIntent::UnfloatTab { tab } => (Some(*tab), None),
         CanvasIntent::MoveTab { tab, pane, .. } => (Some(*tab), Some(*pane)),
         CanvasIntent::ClosePane { pane } | CanvasIntent::FocusPane { pane } => (None, Some(*pane)),
         CanvasIntent::NextTab | CanvasIntent::PreviousTab | CanvasIntent::OpenArtifact { .. } => (None, None),
@@ -187,6 +191,11 @@ proptest! {
                     let pane_known = pane.is_none_or(|p| before.panes().iter().any(|x| x.id == p));
                     match canvas.apply_intent(intent.clone()) {
                         Ok(()) => prop_assert!(tab_known && pane_known, "{intent:?} succeeded on an unknown id"),
+                        // Only an App floats (these outcomes open none).
+                        Err(CanvasError::NotAnApp(t)) => {
+                            prop_assert!(matches!(intent, CanvasIntent::FloatTab { .. }) && before.tab(t).is_some_and(|t| t.app().is_none()), "{intent:?}");
+                            prop_assert_eq!(canvas.view(), before.view(), "a failed intent changed the canvas");
+                        }
                         Err(error) => {
                             let expected = if !tab_known { CanvasError::UnknownTab(tab.unwrap()) } else { CanvasError::UnknownPane(pane.unwrap()) };
                             prop_assert!(!(tab_known && pane_known), "{intent:?} failed on known ids: {error}");

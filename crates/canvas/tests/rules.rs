@@ -502,3 +502,28 @@ fn an_app_opens_first_as_its_own_tab_and_follows_the_modes() {
     let saved: Vec<Vec<&str>> = layout.panes.iter().map(|p| p.tabs.iter().map(|t| t.artifact.artifact_id.as_str()).collect()).collect();
     assert_eq!(saved, [Vec::<&str>::new()], "two App tabs, nothing saved");
 }
+
+#[test]
+fn a_floating_app_survives_the_next_calls_replace_and_only_one_floats() {
+    let mut canvas = Canvas::new();
+    canvas.apply_call("c1", &outcome("a"), Some(&app_tab("c1")));
+    let app = find(&canvas, "app:c1");
+    canvas.apply_intent(CanvasIntent::FloatTab { tab: app }).unwrap();
+    assert!(canvas.tab(app).unwrap().floating);
+    // The next call replaces what the previous one opened: the artifact goes, the floating App stays.
+    canvas.apply_call("c2", &outcome("b"), None);
+    assert_eq!(render(&canvas), ">[app:c1 b*]");
+    // Floating a second App puts the first back: at most one floats.
+    canvas.apply_call("c3", &outcome(""), Some(&app_tab("c3")));
+    let second = find(&canvas, "app:c3");
+    canvas.apply_intent(CanvasIntent::FloatTab { tab: second }).unwrap();
+    assert!(!canvas.tab(app).unwrap().floating && canvas.tab(second).unwrap().floating);
+    // Back in its tab, it is replaceable again.
+    canvas.apply_intent(CanvasIntent::UnfloatTab { tab: second }).unwrap();
+    canvas.apply_call("c4", &outcome("d"), None);
+    assert!(canvas.tab(second).is_none(), "{}", render(&canvas));
+    // Only an App floats.
+    let artifact = find(&canvas, "d");
+    assert_eq!(canvas.apply_intent(CanvasIntent::FloatTab { tab: artifact }), Err(CanvasError::NotAnApp(artifact)));
+    check_invariants(&canvas).unwrap();
+}

@@ -79,11 +79,13 @@ function Pane({ pane, active, multiple, send, grow }: { pane: CanvasPane; active
   const [fullscreen, setFullscreen] = useState(false);
   const mode: DisplayMode = fullscreen ? "fullscreen" : "inline";
   // The App floating in picture-in-picture (it asked for `pip`): shown over the window whatever
-  // tab is active, until it asks for another mode or the user puts it back.
-  const [pipTab, setPipTab] = useState<number | null>(null);
-  useEffect(() => {
-    if (pipTab !== null && !pane.tabs.some((t) => t.id === pipTab)) setPipTab(null);
-  }, [pane.tabs, pipTab]);
+  // tab is active, until it asks for another mode or the user puts it back. Rust holds it (the
+  // tab's `floating`), so the next call's `replace` does not close it.
+  const pipTab = pane.tabs.find((t) => t.floating)?.id ?? null;
+  const setPipTab = (tab: number | null) => {
+    if (tab !== null) send({ intent: "float_tab", tab });
+    else if (pipTab !== null) send({ intent: "unfloat_tab", tab: pipTab });
+  };
   useEffect(() => {
     if (!fullscreen) return;
     const onKey = (e: KeyboardEvent) => e.key === "Escape" && setFullscreen(false);

@@ -18,6 +18,7 @@ const tab = (content: DashboardTab, by: CanvasTab["opened_by"]): CanvasTab => ({
   content: { kind: "dashboard", ...content },
   opened_by: by,
   pinned: false,
+  floating: false,
 });
 
 describe("dashboard tabs", () => {

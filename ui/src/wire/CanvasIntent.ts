@@ -46,6 +46,14 @@ tab: TabId, } | { "intent": "unpin_tab",
 /**
  * The tab.
  */
+tab: TabId, } | { "intent": "float_tab", 
+/**
+ * The tab; it must show an App.
+ */
+tab: TabId, } | { "intent": "unfloat_tab", 
+/**
+ * The tab.
+ */
 tab: TabId, } | { "intent": "open_artifact", 
 /**
  * What to show.

@@ -26,4 +26,9 @@ opened_by: OpenedBy,
 /**
  * Pinned by the user: `replace` never closes it.
  */
-pinned: boolean, };
+pinned: boolean, 
+/**
+ * An App floating in picture-in-picture over the canvas (it asked for `pip`): shown whatever
+ * tab is active, and `replace` never closes it. At most one tab floats.
+ */
+floating: boolean, };

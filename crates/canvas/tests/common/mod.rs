@@ -163,6 +163,10 @@ pub fn check_invariants(canvas: &Canvas) -> Result<(), String> {
             }
         }
     }
+    let floating: Vec<_> = view.panes.iter().flat_map(|p| &p.tabs).filter(|t| t.floating).collect();
+    if floating.len() > 1 || floating.iter().any(|t| t.app().is_none()) {
+        return Err(format!("floating tabs {:?}: at most one, and only an App", floating.iter().map(|t| t.id).collect::<Vec<_>>()));
+    }
     if canvas.tab_count() != tab_ids.len() {
         return Err("tab_count disagrees with the panes".into());
     }
