@@ -310,7 +310,9 @@ async fn drive_examples(driver: WebDriver) {
     wait_for(&driver, &format!("{pane} select.view-tool-select option[value='set-total-budget']")).await;
     let select = wait_for(&driver, &format!("{pane} select.view-tool-select")).await;
     driver.execute("Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set.call(arguments[0], 'set-total-budget'); arguments[0].dispatchEvent(new Event('change', { bubbles: true }));", vec![select.to_json().unwrap()]).await.unwrap();
-    wait_for(&driver, &format!("{pane} .view-tools-body input#viewtool_amount")).await.send_keys("123456").await.unwrap();
+    let amount = wait_for(&driver, &format!("{pane} .view-tools-body input#viewtool_amount")).await;
+    amount.clear().await.unwrap();
+    amount.send_keys("123456").await.unwrap();
     wait_for(&driver, &format!("{pane} button.view-tool-run")).await.click().await.unwrap();
     let set = wait_for_script(&driver, "const a = document.querySelector(arguments[0]); return a && a.textContent ? a.textContent : null;", vec![json!(format!("{pane} .view-tool-answer"))]).await;
     assert!(set.as_str().unwrap().contains("123,456") || set.as_str().unwrap().contains("123456"), "the view set its total: {set}");

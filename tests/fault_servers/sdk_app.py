@@ -25,6 +25,8 @@ OUT = sys.stdout.buffer
 def classic_sdk():
     """The ESM bundle as a classic script: its trailing `export{a as B,…}` becomes `window.ExtApps`."""
     code = open(SDK_PATH, encoding="utf-8").read()
+    if "</script" in code.lower():
+        raise SystemExit(f"{SDK_PATH}: holds `</script`, which would end the inline script early")
     match = re.search(r"export\s*\{([^}]*)\}\s*;?\s*$", code)
     if not match:
         raise SystemExit(f"{SDK_PATH}: no trailing export list")

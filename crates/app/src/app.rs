@@ -358,8 +358,8 @@ impl App {
     pub async fn app_view_tool(&self, app_id: String, tool: String, arguments: Value, result: Value) -> Result<CallOutcome, CommandError> {
         let host = self.host()?;
         let (server, _) = self.apps.view_of(&app_id).ok_or_else(|| CommandError::new(ErrorKind::NotFound, format!("no App `{app_id}` is open (its tab was closed)")))?;
-        let outcome = host.store_view_tool_result(&server, &app_id, &tool, arguments, result).await?;
-        let call = CallOutcome { call_id: format!("{app_id}-view-{}", now_ms()), server, tool: format!("view:{tool}"), outcome };
+        // The host's call id: the one its artifacts and its audit row carry.
+        let call = host.store_view_tool_result(&server, &app_id, &tool, arguments, result).await?;
         if !call.outcome.artifacts.is_empty() {
             self.apply_outcome(&call);
         }

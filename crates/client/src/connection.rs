@@ -336,14 +336,20 @@ impl ServerConnection {
     /// ([`Self::settle_stderr`]), and when its process ended (or the transport closed) the cause
     /// is [`RequestCause::Lost`] — the window then offers a restart rather than a bug report.
     pub async fn failed_request(&self, what: &str, error: &rmcp::ServiceError) -> ClientError {
-        let unsure = matches!(error, rmcp::ServiceError::McpError(e) if e.code == rmcp::model::ErrorCode::PARSE_ERROR) || matches!(error, rmcp::ServiceError::TransportClosed);
-        let mut failed = self.service_error(what, error);
-        if unsure {
+        let unsure = matches!(error, rmcp::ServiceError::McpError(e) if e.code == rmcp::model::ErrorCode::PARSE_ERROR)
+            || matches!(error, rmcp::ServiceError::TransportClosed | rmcp::ServiceError::TransportSend(_));
+        // Settled first: the error quotes the stderr lines a dying server wrote.
+        let lost = unsure && {
             let stderr_closed = settle(&self.stderr_done).await;
-            if self.process_ended(stderr_closed).await || self.peer.is_transport_closed() {
-                if let ClientError::Request { cause, .. } = &mut failed {
-                    *cause = RequestCause::Lost;
-                }
+            self.process_ended(stderr_closed).await || self.peer.is_transport_closed()
+        };
+        let mut failed = self.service_error(what, error);
+        if let ClientError::Request { cause, .. } = &mut failed {
+            // A send that failed on a live connection (an HTTP error status) is not a lost server.
+            if lost {
+                *cause = RequestCause::Lost;
+            } else if matches!(error, rmcp::ServiceError::TransportSend(_)) {
+                *cause = RequestCause::Other;
             }
         }
         failed

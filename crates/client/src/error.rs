@@ -24,7 +24,8 @@ impl RequestCause {
     pub fn of(error: &rmcp::ServiceError) -> Self {
         match error {
             rmcp::ServiceError::McpError(data) => Self::Refused { code: data.code.0 },
-            rmcp::ServiceError::TransportClosed | rmcp::ServiceError::TransportSend(_) => Self::Lost,
+            rmcp::ServiceError::TransportClosed => Self::Lost,
+            // Also an HTTP error status on a live connection: `failed_request` tells them apart.
             _ => Self::Other,
         }
     }

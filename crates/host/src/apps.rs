@@ -158,15 +158,16 @@ impl Host {
     /// pseudo tool `view:<name>`, shown beside the App, and audited as `app:view-tool` with the
     /// arguments it was called with. The view is not trusted more than a server: its answer goes
     /// through the same contract (binaries stored, HTML never run, sizes bounded).
-    pub async fn store_view_tool_result(&self, server: &str, app_id: &str, tool: &str, arguments: Value, result: Value) -> Result<mcp_canvas_contract::ToolOutcome, HostError> {
+    pub async fn store_view_tool_result(&self, server: &str, app_id: &str, tool: &str, arguments: Value, result: Value) -> Result<crate::wire::CallOutcome, HostError> {
         let call_id = crate::ids::fresh("view");
-        let audited = serde_json::json!({ "tool": tool, "arguments": arguments });
-        match self.store_result(server, &format!("view:{tool}"), result, None, &call_id).await {
+        let pseudo = format!("view:{tool}");
+        let audited = serde_json::json!({ "tool": tool, "arguments": arguments, "call_id": call_id });
+        match self.store_result(server, &pseudo, result, None, &call_id).await {
             Ok(mut outcome) => {
                 let label = if outcome.error.is_some() { "tool_error" } else { "ok" };
                 self.audit_app(server, app_id, "view-tool", audited, label, outcome.error.as_ref().map(|e| e.message.clone()));
                 outcome.display.mode = mcp_canvas_contract::CanvasMode::Append;
-                Ok(outcome)
+                Ok(crate::wire::CallOutcome { call_id, server: server.to_owned(), tool: pseudo, outcome })
             }
             Err(e) => {
                 self.audit_app(server, app_id, "view-tool", audited, "refused", Some(e.to_string()));

@@ -358,7 +358,7 @@ impl Host {
 
     /// [`Self::normalize_raw`] for a result read from `reader` (named `label` in errors): long
     /// base64 runs are decoded, hashed and written into the store while they are read, so the
-    /// message is never held whole and each of their bytes is touched once (see `spill/mod.rs`).
+    /// message is never held whole and each of their bytes is touched once (see `mcp_canvas_ingest::spill`).
     pub fn normalize_reader(&self, server: &str, tool: &str, reader: impl std::io::Read, label: &str) -> Result<CallOutcome, HostError> {
         let call_id = ids::fresh("call");
         let outcome = self.ingest().read_and_store(server, tool, reader, label, &call_id)?;
@@ -435,7 +435,7 @@ impl Host {
     }
 
     /// `wants_structured`: the caller reads [`CallDetail::structured_content`] (else it may be
-    /// left out when putting it together would cost memory; see `spill/mod.rs`).
+    /// left out when putting it together would cost memory; see `mcp_canvas_ingest::spill`).
     async fn call_detailed(&self, server: &str, tool: &str, arguments: Value, options: CallOptions, control: CallControl, wants_structured: bool) -> Result<CallDetail, HostError> {
         let started_ms = Self::now_ms();
         let connection = match self.connection(server).await {

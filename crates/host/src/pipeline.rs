@@ -1,5 +1,5 @@
 //! The tool-call pipeline: find the tool → call with a timeout → normalize → store → summarize
-//! (the last three: [`Ingest`], `ingest.rs`).
+//! (the last three: [`Ingest`], `mcp-canvas-ingest`).
 //!
 //! The call step itself ([`send_call`]) sends `tools/call` as a cancellable request: its progress
 //! notifications go to the caller's [`ProgressFn`], the caller's cancel token or the timeout
@@ -273,7 +273,7 @@ async fn call_unaudited(
 /// timeout as `notifications/cancelled`, `input_required` rounds answered and retried.
 use crate::tasks::v2025::Refused;
 
-/// With the result, the runs spilled from it while it was read (see `spill/mod.rs`).
+/// With the result, the runs spilled from it while it was read (see `mcp_canvas_ingest::spill`).
 async fn send_call(connection: &ServerConnection, tool: &str, arguments: JsonObject, as_task: bool, control: &CallControl, context: &Arc<CallContext>, limit: Duration) -> Result<(CallToolResult, Option<Spilled>), HostError> {
     let server = connection.name.as_str();
     let what = format!("calling tool `{tool}`");

@@ -64,7 +64,8 @@ pub fn client_kind(e: &mcp_canvas_client::ClientError) -> ErrorKind {
         C::Config(_) => ErrorKind::Config,
         C::Spawn { .. } | C::Handshake { .. } => ErrorKind::ServerDown,
         C::Request { cause: RequestCause::Lost, .. } => ErrorKind::ServerDown,
-        // JSON-RPC "invalid params": the server refused the arguments.
+        // JSON-RPC "invalid params": the server refused the arguments. (MCP also answers an
+        // unknown tool or prompt name with it; the form is still where to look.)
         C::Request { cause: RequestCause::Refused { code: -32602 }, .. } => ErrorKind::BadArguments,
         C::Request { .. } => ErrorKind::ServerError,
         C::SignInRequired { .. } | C::SignIn { .. } => ErrorKind::SignIn,

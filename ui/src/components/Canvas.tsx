@@ -191,7 +191,9 @@ function Pane({ pane, active, multiple, send, grow }: { pane: CanvasPane; active
                     setPipTab(tab.id);
                     setFullscreen(false);
                   } else {
-                    if (pipTab === tab.id) setPipTab(null);
+                    // Whatever the last view from Rust said: a float still on its way must not
+                    // outlive the App being granted another mode (a no-op when it is not floating).
+                    send({ intent: "unfloat_tab", tab: tab.id });
                     setFullscreen(m === "fullscreen");
                   }
                 }}

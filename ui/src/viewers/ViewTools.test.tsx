@@ -45,6 +45,22 @@ describe("ViewTools", () => {
     await waitFor(() => expect(run).toHaveBeenCalledWith("set-total-budget", { amount: 250000 }));
   });
 
+  it("starts each tool from its own schema's defaults, also the first one shown", async () => {
+    const user = userEvent.setup();
+    const run = vi.fn<(name: string, args: Record<string, unknown>) => Promise<CallOutcome>>().mockResolvedValue(outcome("ok"));
+    const zoom: ViewTool = { name: "zoom", title: null, description: null, inputSchema: { type: "object", properties: { level: { type: "number", default: 1.5 } } } };
+    const { rerender } = render(<ViewTools tools={[zoom, tools[1]]} problem={null} run={run} />);
+    await user.click(screen.getByRole("button", { name: /View tools/ }));
+    await waitFor(() => expect(document.querySelector(".schema-form")).toBeTruthy());
+    await user.click(screen.getByRole("button", { name: "Run in the view" }));
+    await waitFor(() => expect(run).toHaveBeenLastCalledWith("zoom", { level: 1.5 }));
+    // The view's list changed and `zoom` is gone: the next tool shown does not get zoom's arguments.
+    rerender(<ViewTools tools={[tools[1]]} problem={null} run={run} />);
+    await user.type(await screen.findByRole("spinbutton"), "7");
+    await user.click(screen.getByRole("button", { name: "Run in the view" }));
+    await waitFor(() => expect(run).toHaveBeenLastCalledWith("set-total-budget", { amount: 7 }));
+  });
+
   it("says why when the view failed or answered with an error", async () => {
     const user = userEvent.setup();
     const run = vi

@@ -21,7 +21,12 @@ export function ViewTools({ tools, problem, run }: { tools: ViewTool[]; problem:
   const tool = tools.find((t) => t.name === chosen) ?? tools[0];
   const schema = useMemo<RJSFSchema | null>(() => (tool ? toolFormSchema(tool.inputSchema) : null), [tool]);
   const uiSchema = useMemo(() => (schema ? uiSchemaFor(schema, { hostNotes: false }) : {}), [schema]);
-  const [args, setArgs] = useState<Record<string, unknown>>({});
+  // The arguments belong to the tool they were filled for: another tool (chosen, or shown because
+  // the view's list changed) starts from its own schema's defaults.
+  const [edited, setEdited] = useState<{ tool: string; args: Record<string, unknown> } | null>(null);
+  const defaults = useMemo(() => (schema ? initialArguments(schema) : {}), [schema]);
+  const args = edited && tool && edited.tool === tool.name ? edited.args : defaults;
+  const setArgs = (next: Record<string, unknown>) => tool && setEdited({ tool: tool.name, args: next });
   const [running, setRunning] = useState(false);
   const [answer, setAnswer] = useState<Answer | null>(null);
   const formRef = useRef<SchemaFormHandle>(null);
@@ -29,9 +34,6 @@ export function ViewTools({ tools, problem, run }: { tools: ViewTool[]; problem:
 
   const choose = (name: string) => {
     setChosen(name);
-    const next = tools.find((t) => t.name === name);
-    const nextSchema = next ? toolFormSchema(next.inputSchema) : null;
-    setArgs(nextSchema ? initialArguments(nextSchema) : {});
     setAnswer(null);
   };
   const submit = async () => {

@@ -8,8 +8,10 @@ export interface ViewTool {
 
 /** At most this many of a view's tools are shown (a view is not trusted to be small). */
 export const MAX_VIEW_TOOLS = 100;
-/** Names and titles longer than this are cut (a view could send anything). */
+/** A title longer than this is cut (a view could send anything). */
 const MAX_LABEL = 200;
+/** A tool whose name is longer than this is not offered (its name is what the view is called with). */
+const MAX_NAME = 200;
 /** A description longer than this is cut. */
 const MAX_DESCRIPTION = 2000;
 
@@ -17,7 +19,7 @@ const text = (value: unknown, max: number): string | null => (typeof value === "
 
 /**
  * The tools in a view's `tools/list` answer, as the bar shows them: only entries with a string
- * name, each name once, at most {@link MAX_VIEW_TOOLS}; an input schema that is not an object
+ * name of at most 200 characters, each name once, at most {@link MAX_VIEW_TOOLS}; an input schema that is not an object
  * schema becomes the empty one (the form then offers no fields, and the view decides).
  */
 export function readViewTools(answer: unknown): ViewTool[] {
@@ -29,7 +31,8 @@ export function readViewTools(answer: unknown): ViewTool[] {
     if (tools.length >= MAX_VIEW_TOOLS) break;
     if (!item || typeof item !== "object") continue;
     const entry = item as Record<string, unknown>;
-    const name = text(entry.name, MAX_LABEL);
+    // A name is called as it is: one too long to show whole is left out, never cut.
+    const name = typeof entry.name === "string" && entry.name.length <= MAX_NAME ? text(entry.name, MAX_NAME) : null;
     if (name === null || seen.has(name)) continue;
     seen.add(name);
     const schema = entry.inputSchema;
