@@ -526,10 +526,14 @@ class Inspector:
                 self.click_scrolled("main button[data-variant=listItem]", app_items.index(display), "app list item")
             retry = time.monotonic() + 3
             while time.monotonic() < min(retry, end):
-                if wd.try_find(css="[data-testid=open-app]"):
+                # The form must be this App's: the previous call's form (and its Open App button)
+                # is still there until the click is taken, and once got this call's arguments.
+                title, status = wd.js(f'const f=document.querySelector("{af}"); if(!f) return [null, null];'
+                                      "return [f.innerText.split('\\n').map(s=>s.trim()).filter(Boolean)[0] ?? null, f.dataset.appStatus];")
+                if title == display and wd.try_find(css="[data-testid=open-app]"):
                     shown = True
                     break
-                if wd.js(f'const f=document.querySelector("{af}"); return f? f.dataset.appStatus : null') in ("loading", "ready", "error"):
+                if title == display and status in ("loading", "ready", "error"):
                     return t_click  # no inputs: selecting the item opened it
                 time.sleep(0.1)
             if not shown and time.monotonic() >= end:
