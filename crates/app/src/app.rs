@@ -103,10 +103,6 @@ pub struct App {
     pub(crate) watches: crate::offers::Watches,
 }
 
-fn now_ms() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
-}
-
 impl App {
     /// Opens the host with `open_host`, which is handed the elicitation handler to install (the
     /// user's questions go to the window); the canvas comes back as it was left (pinned
@@ -347,7 +343,7 @@ impl App {
             return Err(CommandError::new(ErrorKind::Cancelled, "the user did not allow the App to save these files"));
         }
         let outcome = host.store_app_download(&server, &app_id, &contents).await?;
-        let call_id = format!("{app_id}-download-{}", now_ms());
+        let call_id = format!("{app_id}-download-{}", Host::now_ms());
         self.apply_outcome(&CallOutcome { call_id, server, tool: "ui/download-file".to_owned(), outcome });
         Ok(serde_json::json!({}))
     }
@@ -583,7 +579,7 @@ impl App {
         let host = self.host()?;
         let store = host.store();
         let record = host.ensure_local(&id).await.map_err(CommandError::from)?;
-        let _ = store.touch(&id, now_ms());
+        let _ = store.touch(&id, Host::now_ms());
         let mut canvas = self.canvas();
         canvas.apply_intent(CanvasIntent::OpenArtifact { artifact: ArtifactTab::for_stored(&record.id, &record.name, &record.mime) }).map_err(canvas_error)?;
         self.changed(&canvas);
@@ -604,7 +600,7 @@ impl App {
         // Waits for the user: this runs on the async runtime, never on the main thread.
         let Some(path) = window.choose_save_path(dialog) else { return Ok(None) };
         let destination = path.clone();
-        tokio::task::spawn_blocking(move || store.export(&id, &destination).and_then(|_| store.touch(&id, now_ms())))
+        tokio::task::spawn_blocking(move || store.export(&id, &destination).and_then(|_| store.touch(&id, Host::now_ms())))
             .await
             .map_err(CommandError::from)?
             .map_err(CommandError::from)?;

@@ -92,7 +92,7 @@ pub fn run(host: &Host, command: ArtifactsCommand) -> ExitCode {
         }
         ExitCode::SUCCESS
     };
-    let now = now_ms();
+    let now = Host::now_ms();
     match command {
         ArtifactsCommand::List { session, server, tool, kind, name, pinned, sort, asc, limit, offset, json } => {
             let query = ArtifactQuery {
@@ -207,8 +207,4 @@ pub fn run(host: &Host, command: ArtifactsCommand) -> ExitCode {
 fn line(record: &ArtifactRecord) -> String {
     let pin = if record.persistence == mcp_canvas_store::Persistence::Pinned { " [pinned]" } else { "" };
     format!("{}\t{}\t{}\t{}\t{}/{}{pin}", record.id, record.name, record.mime, record.size, record.server, record.tool)
-}
-
-fn now_ms() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
 }

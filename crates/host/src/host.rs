@@ -720,10 +720,7 @@ impl Host {
 
     /// Now, milliseconds since the Unix epoch.
     pub fn now_ms() -> i64 {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_millis() as i64)
-            .unwrap_or(0)
+        mcp_canvas_ingest::now_ms()
     }
 }
 

@@ -167,7 +167,7 @@ impl Ingest {
     }
 }
 
-/// Milliseconds since the Unix epoch (the store's clock).
-fn now_ms() -> i64 {
+/// Now, milliseconds since the Unix epoch (the store's clock; `Host::now_ms` is this one).
+pub fn now_ms() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
 }

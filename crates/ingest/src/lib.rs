@@ -8,7 +8,7 @@ mod ingest;
 pub mod probe;
 pub mod spill;
 
-pub use ingest::Ingest;
+pub use ingest::{now_ms, Ingest};
 
 /// Why a result could not be stored.
 #[derive(Debug, thiserror::Error)]
