@@ -14,7 +14,7 @@ pub enum HostError {
     #[error(transparent)]
     Team(#[from] mcp_canvas_team::TeamError),
     /// A team store command was asked for with `backend = "local"`.
-    #[error("this data dir has no team store: set [store] backend = \"team\" with s3_url, catalog_url and team in settings.toml (README: Team store)")]
+    #[error("this data dir has no team store: set [store] backend = \"team\" with s3_url, catalog_url and team in settings.toml (docs/team-store.md)")]
     NoTeamStore,
     /// A result handed in from outside a connection (a file, stdin) could not be read or is not
     /// JSON; the message names where it came from.

@@ -359,7 +359,7 @@ impl Sampler {
         }
         let Some(config) = policy.provider else {
             let reason = match settings.providers.is_empty() {
-                true => "no LLM provider is configured: add one in Settings → Sampling, or a [[sampling.providers]] entry in settings.toml (see README, Sampling)".to_owned(),
+                true => "no LLM provider is configured: add one in Settings → Sampling, or a [[sampling.providers]] entry in settings.toml (see docs/sampling.md)".to_owned(),
                 false => format!("the provider named for `{server}` is not configured ({})", settings.problems().join("; ")),
             };
             return Err(SamplingError::failed(format!("MCP Canvas cannot answer `{server}`'s sampling request: {reason}")));

@@ -76,7 +76,7 @@ impl Catalog {
             let remedy = if what.contains("password") || what.contains("authentication") {
                 "set the password with `mcp-canvas-cli store set-password` (OS keyring) or MCP_CANVAS_CATALOG_PASSWORD"
             } else if what.contains("does not exist") {
-                "create the database and role first (README: Team store)"
+                "create the database and role first (docs/team-store.md)"
             } else {
                 "check catalog_url and that PostgreSQL is running and reachable"
             };
