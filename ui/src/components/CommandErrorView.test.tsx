@@ -1,6 +1,7 @@
 import { render, screen } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
-import { CommandErrorView } from "./CommandErrorView";
+import type { ErrorKind } from "../wire/ErrorKind";
+import { CommandErrorView, KIND_LABEL } from "./CommandErrorView";
 
 describe("CommandErrorView", () => {
   it("offers what the kind calls for", () => {
@@ -25,5 +26,29 @@ describe("CommandErrorView", () => {
   it("offers no sign-in or restart without a server to act on", () => {
     render(<CommandErrorView error={{ kind: "server_down", message: "x" }} />);
     expect(screen.queryByRole("button")).toBeNull();
+  });
+
+  it("says its kind in words at the head of the card", () => {
+    const words: Partial<Record<ErrorKind, string>> = {
+      server_down: "Server stopped",
+      bad_arguments: "Bad arguments",
+      sign_in: "Needs sign-in",
+      storage: "Storage",
+      bug: "Bug",
+      timeout: "Timed out",
+    };
+    const { rerender } = render(<CommandErrorView error={{ kind: "server_down", message: "server `s` exited" }} />);
+    for (const kind of Object.keys(KIND_LABEL) as ErrorKind[]) {
+      rerender(<CommandErrorView error={{ kind, message: "what happened" }} />);
+      const card = screen.getByRole("alert");
+      const label = card.querySelector(".command-error-kind")?.textContent ?? "";
+      expect(card.firstElementChild?.textContent).toBe(label);
+      expect(label).toBe(words[kind] ?? KIND_LABEL[kind]);
+      // Words, not the wire name.
+      expect(label).not.toContain("_");
+      expect(label).not.toBe(kind);
+    }
+    rerender(<CommandErrorView error={new Error("boom")} />);
+    expect(screen.getByRole("alert").textContent).toContain("Bug");
   });
 });

@@ -14,6 +14,22 @@ interface Props {
   className?: string;
 }
 
+/** Each kind in words, at the head of its card: what happened, before the message says why. */
+export const KIND_LABEL: Record<ErrorKind, string> = {
+  sign_in: "Needs sign-in",
+  server_down: "Server stopped",
+  server_error: "Server error",
+  bad_arguments: "Bad arguments",
+  not_found: "Not found",
+  needs_confirmation: "Needs confirmation",
+  timeout: "Timed out",
+  cancelled: "Cancelled",
+  refused: "Refused",
+  config: "Configuration",
+  storage: "Storage",
+  bug: "Bug",
+};
+
 /** What each kind offers, in words. */
 export const REMEDY: Partial<Record<ErrorKind, string>> = {
   sign_in: "Sign in",
@@ -60,6 +76,7 @@ export function CommandErrorView({ error, server, onRetry, onFixArguments, class
   const offered = REMEDY[kind] && ((kind !== "sign_in" && kind !== "server_down") || server) && (kind !== "bad_arguments" || onFixArguments);
   return (
     <div className={`command-error error small ${className}`} data-kind={kind} role="alert">
+      <p className="command-error-kind">{KIND_LABEL[kind] ?? kind}</p>
       <p className="command-error-message">{message}</p>
       {offered ? (
         <button type="button" className={`command-error-action remedy-${kind}`} disabled={busy} onClick={() => void act()}>

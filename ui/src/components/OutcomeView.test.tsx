@@ -61,4 +61,21 @@ describe("OutcomeView", () => {
     await user.click(warnings);
     expect(warnings.closest("details")?.open).toBe(true);
   });
+
+  it("offers Fix the arguments for a tool's own error where there is a form, not when a retry may help", async () => {
+    const onFix = vi.fn();
+    const user = userEvent.setup();
+    const failed = { ...base, error: { code: "TOOL_ERROR", message: "unknown pattern", retryable: null, details: null } };
+    const { rerender } = render(<OutcomeView outcome={failed} onChoose={() => {}} onFixArguments={onFix} />);
+    await user.click(screen.getByRole("button", { name: "Fix the arguments" }));
+    expect(onFix).toHaveBeenCalledOnce();
+    // A resource or prompt read has no argument form.
+    rerender(<OutcomeView outcome={failed} onChoose={() => {}} />);
+    expect(screen.queryByRole("button", { name: "Fix the arguments" })).toBeNull();
+    rerender(<OutcomeView outcome={{ ...failed, error: { ...failed.error, retryable: true } }} onChoose={() => {}} onFixArguments={onFix} />);
+    expect(screen.queryByRole("button", { name: "Fix the arguments" })).toBeNull();
+    rerender(<OutcomeView outcome={base} onChoose={() => {}} onFixArguments={onFix} />);
+    expect(screen.queryByRole("button", { name: "Fix the arguments" })).toBeNull();
+  });
 });
+

@@ -6,18 +6,29 @@ import type { CallOutcome } from "../wire/CallOutcome";
 interface Props {
   outcome: CallOutcome;
   onChoose: (field: string, value: string) => void;
+  /** "Fix the arguments" for a tool's own error (`isError`), as a refused call's card offers it:
+   * back to the argument form. Not given where there is no form (resource and prompt reads). */
+  onFixArguments?: () => void;
 }
 
 /** One call's outcome in the results list: the summary, and what needs the user's attention. */
-export function OutcomeView({ outcome, onChoose }: Props) {
+export function OutcomeView({ outcome, onChoose, onFixArguments }: Props) {
   const { error, needs_input: needsInput, warnings } = outcome;
   return (
     <div className="outcome">
       {error ? (
-        <p className="error small outcome-error">
-          <strong>{error.code}</strong> {error.message}
-          {error.retryable ? " (retrying may help)" : ""}
-        </p>
+        <div className="outcome-error-box">
+          <p className="error small outcome-error">
+            <strong>{error.code}</strong> {error.message}
+            {error.retryable ? " (retrying may help)" : ""}
+          </p>
+          {/* Servers refuse arguments this way too; not when the tool says a retry may help. */}
+          {onFixArguments && error.retryable !== true ? (
+            <button type="button" className="command-error-action remedy-bad_arguments" onClick={onFixArguments}>
+              Fix the arguments
+            </button>
+          ) : null}
+        </div>
       ) : null}
       {needsInput ? (
         <div className="needs-input">

@@ -15,7 +15,11 @@ const ipc = vi.hoisted(() => ({
 vi.mock("../ipc", () => ({
   ...ipc,
   newCallToken: () => "token-1",
-  errorText: (error: unknown) => String(error),
+  errorText: (error: unknown) => (typeof error === "object" && error !== null && "message" in error ? String(error.message) : String(error)),
+  errorKind: (error: unknown) => (typeof error === "object" && error !== null && "kind" in error ? error.kind : "bug"),
+  restartServer: vi.fn(),
+  signIn: vi.fn(),
+  resourceRead: vi.fn(),
 }));
 
 // The demo's purge_cache: no arguments, annotated destructive.
@@ -72,5 +76,45 @@ describe("ToolPanel, a tool that may delete data", () => {
     expect(ipc.callTool).toHaveBeenCalledExactlyOnceWith("demo", "purge_cache", "{}", true, "token-1");
     expect(await screen.findByText("Purged 3 cache entries.")).toBeTruthy();
     await waitFor(() => expect(onOutcome).toHaveBeenCalledWith(outcome));
+  });
+});
+
+// The demo's search_patterns: one argument, read-only (no confirmation).
+const searchPatterns: ToolView = {
+  name: "search_patterns",
+  title: "Search patterns",
+  description: null,
+  input_schema: { type: "object", properties: { query: { type: "string", title: "query" } } },
+  read_only: true,
+  destructive: false,
+  ui: null,
+};
+
+describe("ToolPanel, errors and what follows them", () => {
+  beforeEach(() => {
+    ipc.callTool.mockReset();
+  });
+
+  it("a successful call clears the previous call's error card", async () => {
+    ipc.callTool.mockRejectedValueOnce({ kind: "server_down", message: "server `demo` exited (code 1)" }).mockResolvedValueOnce(emptyOutcome("search_patterns", "Found 2 patterns."));
+    const user = userEvent.setup();
+    render(<ToolPanel selection={{ server: "demo", tool: searchPatterns }} onOutcome={() => {}} />);
+    await user.click(screen.getByRole("button", { name: "Call tool" }));
+    const card = await screen.findByRole("alert");
+    expect(card.textContent).toContain("Server stopped");
+    await user.click(screen.getByRole("button", { name: "Call tool" }));
+    expect(await screen.findByText("Found 2 patterns.")).toBeTruthy();
+    expect(screen.queryByRole("alert")).toBeNull();
+    expect(screen.queryByText(/exited \(code 1\)/)).toBeNull();
+  });
+
+  it("a tool's own error (isError) offers Fix the arguments, which puts the focus in the form", async () => {
+    ipc.callTool.mockResolvedValueOnce({ ...emptyOutcome("search_patterns", "Failed."), error: { code: "TOOL_ERROR", message: "query must name a pattern", retryable: null, details: null } });
+    const user = userEvent.setup();
+    render(<ToolPanel selection={{ server: "demo", tool: searchPatterns }} onOutcome={() => {}} />);
+    const query = await screen.findByRole("textbox", { name: "query" });
+    await user.click(screen.getByRole("button", { name: "Call tool" }));
+    await user.click(await screen.findByRole("button", { name: "Fix the arguments" }));
+    expect(document.activeElement).toBe(query);
   });
 });

@@ -121,6 +121,15 @@ export function ToolPanel({ selection, onOutcome }: Props) {
     cancelCall(token).catch((error) => console.warn("cancel_call:", errorText(error)));
   }
 
+  /** "Fix the arguments" (a refused call, or the tool's own error): back to the arguments, the
+   * first problem the form finds focused, else the first field (or the JSON text). */
+  const editorBox = useRef<HTMLDivElement>(null);
+  function fixArguments() {
+    editorBox.current?.scrollIntoView?.({ block: "start" });
+    if (mode === "form" && formRef.current && !formRef.current.validateForm()) return; // rjsf focuses the first error
+    editorBox.current?.querySelector<HTMLElement>("textarea.arguments, .schema-form input, .schema-form select, .schema-form textarea")?.focus();
+  }
+
   // A needsInput option fills its field in the arguments and calls the tool again.
   function chooseOption(field: string, value: string) {
     const next = fieldSet(editor, field, value);
@@ -146,7 +155,9 @@ export function ToolPanel({ selection, onOutcome }: Props) {
     callToken.current = token;
     try {
       const outcome = await callTool(server, tool.name, text, confirmed, token);
-      setResults((h) => [{ kind: "outcome", outcome }, ...h]);
+      // A call that went through: the error cards of the calls before it are over (the call
+      // history keeps them).
+      setResults((h) => [{ kind: "outcome", outcome }, ...h.filter((entry) => entry.kind !== "failure")]);
       recordCall(recordOutcome(outcome.call_id, server, tool, text, outcome, Date.now()));
       onOutcome(outcome);
     } catch (error) {
@@ -173,7 +184,7 @@ export function ToolPanel({ selection, onOutcome }: Props) {
         </div>
         {tool.description ? <p className="description">{tool.description}</p> : null}
       </header>
-      <div className="arguments-editor">
+      <div className="arguments-editor" ref={editorBox}>
         <div className="arguments-editor-bar">
           <span className="field-label">Arguments</span>
           <div className="arguments-modes" role="tablist" aria-label="Edit the arguments as">
@@ -258,7 +269,7 @@ export function ToolPanel({ selection, onOutcome }: Props) {
         {results.map((entry) =>
           entry.kind === "outcome" ? (
             <li key={entry.outcome.call_id} className={`result${entry.outcome.error ? " failed" : ""}`}>
-              <OutcomeView outcome={entry.outcome} onChoose={chooseOption} />
+              <OutcomeView outcome={entry.outcome} onChoose={chooseOption} onFixArguments={fixArguments} />
             </li>
           ) : (
             <li key={entry.at} className="result failed">
@@ -267,7 +278,7 @@ export function ToolPanel({ selection, onOutcome }: Props) {
                 server={server}
                 className="call-error"
                 onRetry={() => void run(false, toSend, false)}
-                onFixArguments={() => (mode === "form" ? formRef.current?.validateForm() : document.querySelector<HTMLTextAreaElement>("textarea.arguments")?.focus())}
+                onFixArguments={fixArguments}
               />
             </li>
           ),

@@ -29,7 +29,7 @@ export function PromptsPanel({ server, onClose }: { server: string; onClose: () 
             <li key={p.name}>
               <button type="button" className={`prompt-item${p.name === chosen ? " active" : ""}`} data-prompt={p.name} onClick={() => setChosen(p.name)} title={p.description ?? undefined}>
                 <span className="offer-title">{p.title ?? p.name}</span>
-                <span className="offer-sub">{p.description ?? p.name}</span>
+                <span className="offer-sub prompt-description">{p.description ?? p.name}</span>
               </button>
             </li>
           ))}
@@ -51,6 +51,9 @@ function PromptForm({ server, prompt }: { server: string; prompt: PromptView }) 
 
   async function run() {
     setRunning(true);
+    // The previous transcript goes: under a new error (or while the new one comes) its Copy
+    // buttons would copy what this request did not return.
+    setResult(null);
     setError(null);
     setCopied(null);
     try {
