@@ -7,6 +7,7 @@ import { ImageViewer } from "../viewers/ImageViewer";
 import { DashboardViewer } from "../viewers/DashboardViewer";
 import { FileViewer } from "../viewers/FileViewer";
 import { displayOrigin } from "../viewers/dashboard";
+import { useTabWatch } from "../offers/watches";
 import { PdfViewer } from "../viewers/PdfViewer";
 import { CodeViewer, CsvViewer, DocumentViewer, JsonViewer } from "../viewers/TextViewers";
 import type { ArtifactTab } from "../wire/ArtifactTab";
@@ -108,6 +109,8 @@ function Pane({ pane, active, multiple, send, grow }: { pane: CanvasPane; active
   useEffect(() => {
     tabList.current?.querySelector(".tab.active")?.scrollIntoView?.({ block: "nearest", inline: "nearest" });
   }, [pane.active_tab, pane.tabs.length]);
+  // A tab showing a watched resource carries a live mark until the watch ends.
+  const watchOf = useTabWatch();
   // App tabs stay mounted while hidden: an App keeps running across tab switches until closed.
   const apps = pane.tabs.filter((t) => t.content.kind === "app");
   return (
@@ -122,6 +125,7 @@ function Pane({ pane, active, multiple, send, grow }: { pane: CanvasPane; active
         <div className="tab-list" role="tablist" ref={tabList}>
           {pane.tabs.map((tab) => (
             <div key={tab.id} className={`tab${tab.id === pane.active_tab ? " active" : ""}${tab.pinned ? " pinned" : ""}`} role="tab" aria-selected={tab.id === pane.active_tab}>
+              {watchOf(tab) ? <span className="tab-live" role="img" aria-label="Live" title={LIVE_TITLE} /> : null}
               <button type="button" className="tab-label" onClick={() => send({ intent: "activate_tab", tab: tab.id })} title={tabTitle(tab)}>
                 {tab.pinned ? "📌 " : ""}
                 {tab.label}
@@ -205,6 +209,9 @@ function Pane({ pane, active, multiple, send, grow }: { pane: CanvasPane; active
     </section>
   );
 }
+
+/** What a watched tab's live mark says. */
+export const LIVE_TITLE = "Live: re-read when the server says it changed";
 
 function tabTitle(tab: CanvasTab): string {
   switch (tab.content.kind) {
