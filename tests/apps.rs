@@ -5,7 +5,8 @@
 use std::{path::Path, process::Stdio, time::Duration};
 
 use mcp_canvas_e2e::{binary, cli, npm::apps_example};
-use mcp_canvas_host::{apps::Visibility, CallControl, CallOptions, Host, HostError, HostOptions};
+use mcp_canvas_wire::apps::Visibility;
+use mcp_canvas_host::{CallControl, CallOptions, Host, HostError, HostOptions};
 use rmcp::{model::CallToolRequestParams, transport::TokioChildProcess, ServiceExt as _};
 use serde_json::{json, Value};
 

@@ -17,10 +17,8 @@ use mcp_canvas_e2e::{
     binary,
     scripted_provider::{text_answer, ScriptedProvider},
 };
-use mcp_canvas_host::{
-    sampling_core::{sampler::NoCall, SamplingRequest},
-    CallOptions, Host, HostOptions,
-};
+use mcp_canvas_sampling::{sampler::NoCall, SamplingRequest};
+use mcp_canvas_host::{CallOptions, Host, HostOptions};
 use serde_json::json;
 
 fn stats(name: &str, mut samples: Vec<Duration>) -> f64 {

@@ -18,11 +18,9 @@ use std::{
 };
 
 use mcp_canvas_e2e::binary;
-use mcp_canvas_host::{
-    elicitation::{BoxFuture, ElicitationHandler, ElicitationModes, FormAnswer, FormRequest, UrlAnswer, UrlRequest},
-    wire::CallOutcome,
-    CallControl, CallOptions, Host, HostError, HostOptions,
-};
+use mcp_canvas_elicitation::{BoxFuture, ElicitationHandler, ElicitationModes, FormAnswer, FormRequest, UrlAnswer, UrlRequest};
+use mcp_canvas_wire::CallOutcome;
+use mcp_canvas_host::{CallControl, CallOptions, Host, HostError, HostOptions};
 use serde_json::{json, Value};
 
 fn host(dir: &Path, handler: Arc<HeldThenDeclined>) -> Arc<Host> {

@@ -1,6 +1,6 @@
 //! The official conformance suite (`@modelcontextprotocol/conformance`, pinned in
 //! `scripts/setup.sh --tests`, run under the Node 22 installed beside it) against
-//! `mcp-canvas-conformance`, our host behind a small adapter (`crates/conformance`): every client
+//! `mcp-canvas-conformance`, our host behind a small adapter (`tests/conformance_adapter.rs`, a binary of this package): every client
 //! scenario the suite lists that is not an `[extension]` — the core ones and the OAuth ones —
 //! at each protocol version it names of 2025-11-25 and 2026-07-28 (else at its own).
 //!

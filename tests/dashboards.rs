@@ -6,10 +6,8 @@
 use std::path::Path;
 
 use mcp_canvas_e2e::cli;
-use mcp_canvas_host::{
-    allowlist::{self, Allowlist, DashboardAccess, DashboardEvent},
-    Host, HostOptions,
-};
+use mcp_canvas_config::allowlist::{Allowlist, DashboardAccess};
+use mcp_canvas_host::{audit::{audit_dashboard, DashboardEvent}, Host, HostOptions};
 
 /// What the corpus is checked against.
 const ALLOWED: &[&str] = &["https://allowed.com", "http://127.0.0.1:8765"];
@@ -179,7 +177,7 @@ fn dashboard_events_are_audited_with_the_identity_and_without_the_token() {
     let token = "68b666496aa56a3e9cb1566f606928b4";
     let url = format!("http://127.0.0.1:8765/dashboard?token={token}&view=cpu");
     for (action, outcome) in [("open", "refused"), ("allow", "ok"), ("close", "ok")] {
-        allowlist::audit_dashboard(
+        audit_dashboard(
             &host,
             &DashboardEvent {
                 action,

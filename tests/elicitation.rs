@@ -14,10 +14,10 @@ use std::{
 };
 
 use mcp_canvas_e2e::{binary, cli, Run};
-use mcp_canvas_host::{
-    elicitation::{BoxFuture, ElicitationHandler, ElicitationModes, FormAnswer, FormRequest, UrlAnswer, UrlRequest},
-    CallControl, CallOptions, CallProgress, CancellationToken, Host, HostError, HostOptions,
-};
+use mcp_canvas_elicitation::{BoxFuture, ElicitationHandler, ElicitationModes, FormAnswer, FormRequest, UrlAnswer, UrlRequest};
+use mcp_canvas_host::{CallControl, CallOptions, Host, HostError, HostOptions};
+use mcp_canvas_client::CallProgress;
+use tokio_util::sync::CancellationToken;
 use serde_json::{json, Value};
 
 /// A data dir whose servers.json runs the demo with these extra entry keys.

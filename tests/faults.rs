@@ -8,7 +8,9 @@ use std::{
 };
 
 use mcp_canvas_e2e::binary;
-use mcp_canvas_host::{ClientError, CommandError, ErrorKind, Host, HostError, HostOptions};
+use mcp_canvas_client::ClientError;
+use mcp_canvas_wire::{CommandError, ErrorKind};
+use mcp_canvas_host::{Host, HostError, HostOptions};
 use serde_json::json;
 use sha2::Digest as _;
 
@@ -298,7 +300,7 @@ fn hex(bytes: &[u8]) -> String {
 /// other servers are unaffected.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_crash_looping_server_backs_off_and_reports_its_state() {
-    use mcp_canvas_host::health::ServerState;
+    use mcp_canvas_client::health::ServerState;
     let dir = tempfile::tempdir().unwrap();
     let servers = json!({
         "demo": {"command": binary("mcp-canvas-demo")},
@@ -341,7 +343,7 @@ async fn a_crash_looping_server_backs_off_and_reports_its_state() {
 /// servers.json); a stopped server shows so and starts again on its next use.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn timeouts_change_at_run_time_and_stopped_servers_start_on_next_use() {
-    use mcp_canvas_host::health::ServerState;
+    use mcp_canvas_client::health::ServerState;
     let (dir, host) = host();
     // 5 s, not 1: the server's timeout also bounds listing its tools as it starts.
     host.set_server_timeout("faulty", Some(5.0)).unwrap();

@@ -10,7 +10,8 @@
 use std::time::Duration;
 
 use mcp_canvas_e2e::binary;
-use mcp_canvas_host::{ChangedList, Host, HostOptions};
+use mcp_canvas_client::ChangedList;
+use mcp_canvas_host::{Host, HostOptions};
 use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -9,11 +9,8 @@
 use std::{path::Path, sync::Arc, time::Duration};
 
 use mcp_canvas_e2e::{cli, fastmcp::OAuthServer};
-use mcp_canvas_host::{
-    oauth::{Headless, TokenStorage},
-    signin::SignInPolicy,
-    ClientError, Host, HostError, HostOptions,
-};
+use mcp_canvas_client::{oauth::{Headless, TokenStorage}, ClientError};
+use mcp_canvas_host::{signin::SignInPolicy, Host, HostError, HostOptions};
 use serde_json::{json, Value};
 
 fn configure(dir: &Path, url: &str) {

@@ -7,10 +7,8 @@
 use std::{collections::HashMap, sync::Arc, time::Duration};
 
 use mcp_canvas_e2e::{binary, cli};
-use mcp_canvas_host::{
-    completion::{CompletionTarget, COMPLETION_TIMEOUT},
-    ErrorKind, Host, HostOptions, CommandError,
-};
+use mcp_canvas_wire::{offers::CompletionTarget, CommandError, ErrorKind};
+use mcp_canvas_host::{completion::COMPLETION_TIMEOUT, Host, HostOptions};
 use serde_json::{json, Map, Value};
 
 fn demo_host() -> (tempfile::TempDir, Arc<Host>) {

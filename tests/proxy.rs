@@ -24,7 +24,7 @@ use mcp_canvas_e2e::{
     binary, cli, demo_result_raw,
     npm::{everything, node22, npm_dir, tiny_image_bytes},
 };
-use mcp_canvas_host::sampling_core::{sampler::Decision, SamplingError, SamplingRequest, SamplingResult};
+use mcp_canvas_sampling::{sampler::Decision, SamplingError, SamplingRequest, SamplingResult};
 use rmcp::{
     model::{CallToolRequestParams, CallToolResult},
     service::RunningService,
@@ -377,15 +377,15 @@ fn print_config_gives_each_ai_host_its_snippet() {
 /// in `gui.rs`): decides confirmations, answers forms from their schema, records what it showed.
 struct FakeApp {
     allow: std::sync::atomic::AtomicBool,
-    shown: std::sync::Mutex<Vec<mcp_canvas_host::wire::CallOutcome>>,
+    shown: std::sync::Mutex<Vec<mcp_canvas_wire::CallOutcome>>,
     forms: std::sync::Mutex<Vec<String>>,
 }
 
 impl mcp_canvas_host::app_link::AppRequests for FakeApp {
-    fn confirm<'a>(&'a self, _server: &'a str, _tool: &'a str, _arguments: &'a serde_json::Map<String, Value>, _on_behalf_of: &'a str) -> mcp_canvas_host::elicitation::BoxFuture<'a, bool> {
+    fn confirm<'a>(&'a self, _server: &'a str, _tool: &'a str, _arguments: &'a serde_json::Map<String, Value>, _on_behalf_of: &'a str) -> mcp_canvas_elicitation::BoxFuture<'a, bool> {
         Box::pin(async move { self.allow.load(std::sync::atomic::Ordering::SeqCst) })
     }
-    fn form<'a>(&'a self, request: &'a mcp_canvas_host::elicitation::FormRequest) -> mcp_canvas_host::elicitation::BoxFuture<'a, mcp_canvas_host::elicitation::FormAnswer> {
+    fn form<'a>(&'a self, request: &'a mcp_canvas_elicitation::FormRequest) -> mcp_canvas_elicitation::BoxFuture<'a, mcp_canvas_elicitation::FormAnswer> {
         Box::pin(async move {
             self.forms.lock().unwrap().push(request.message.clone());
             let mut answer = serde_json::Map::new();
@@ -402,16 +402,16 @@ impl mcp_canvas_host::app_link::AppRequests for FakeApp {
                 };
                 answer.insert(key.clone(), value);
             }
-            mcp_canvas_host::elicitation::FormAnswer::Accept(answer)
+            mcp_canvas_elicitation::FormAnswer::Accept(answer)
         })
     }
-    fn url<'a>(&'a self, _request: &'a mcp_canvas_host::elicitation::UrlRequest) -> mcp_canvas_host::elicitation::BoxFuture<'a, mcp_canvas_host::elicitation::UrlAnswer> {
-        Box::pin(async { mcp_canvas_host::elicitation::UrlAnswer::Decline("not in this test".into()) })
+    fn url<'a>(&'a self, _request: &'a mcp_canvas_elicitation::UrlRequest) -> mcp_canvas_elicitation::BoxFuture<'a, mcp_canvas_elicitation::UrlAnswer> {
+        Box::pin(async { mcp_canvas_elicitation::UrlAnswer::Decline("not in this test".into()) })
     }
-    fn sample<'a>(&'a self, _server: &'a str, _request: SamplingRequest) -> mcp_canvas_host::elicitation::BoxFuture<'a, Result<SamplingResult, SamplingError>> {
+    fn sample<'a>(&'a self, _server: &'a str, _request: SamplingRequest) -> mcp_canvas_elicitation::BoxFuture<'a, Result<SamplingResult, SamplingError>> {
         Box::pin(async { Err(SamplingError::new(-1, "not in this test")) })
     }
-    fn show(&self, call: mcp_canvas_host::wire::CallOutcome, _app: Option<mcp_canvas_host::AppCall>) {
+    fn show(&self, call: mcp_canvas_wire::CallOutcome, _app: Option<mcp_canvas_wire::AppCall>) {
         self.shown.lock().unwrap().push(call);
     }
 }

@@ -329,22 +329,22 @@ fn a_host_declaring_the_extension_per_request_gets_the_view_too() {
 
 /// The desktop app's end of the app link, recording what it is asked to show.
 #[derive(Default)]
-struct ShowRecorder(std::sync::Mutex<Vec<mcp_canvas_host::wire::CallOutcome>>);
+struct ShowRecorder(std::sync::Mutex<Vec<mcp_canvas_wire::CallOutcome>>);
 
 impl mcp_canvas_host::app_link::AppRequests for ShowRecorder {
-    fn confirm<'a>(&'a self, _: &'a str, _: &'a str, _: &'a serde_json::Map<String, Value>, _: &'a str) -> mcp_canvas_host::elicitation::BoxFuture<'a, bool> {
+    fn confirm<'a>(&'a self, _: &'a str, _: &'a str, _: &'a serde_json::Map<String, Value>, _: &'a str) -> mcp_canvas_elicitation::BoxFuture<'a, bool> {
         Box::pin(async { false })
     }
-    fn form<'a>(&'a self, _: &'a mcp_canvas_host::elicitation::FormRequest) -> mcp_canvas_host::elicitation::BoxFuture<'a, mcp_canvas_host::elicitation::FormAnswer> {
-        Box::pin(async { mcp_canvas_host::elicitation::FormAnswer::Decline("not in this test".into()) })
+    fn form<'a>(&'a self, _: &'a mcp_canvas_elicitation::FormRequest) -> mcp_canvas_elicitation::BoxFuture<'a, mcp_canvas_elicitation::FormAnswer> {
+        Box::pin(async { mcp_canvas_elicitation::FormAnswer::Decline("not in this test".into()) })
     }
-    fn url<'a>(&'a self, _: &'a mcp_canvas_host::elicitation::UrlRequest) -> mcp_canvas_host::elicitation::BoxFuture<'a, mcp_canvas_host::elicitation::UrlAnswer> {
-        Box::pin(async { mcp_canvas_host::elicitation::UrlAnswer::Decline("not in this test".into()) })
+    fn url<'a>(&'a self, _: &'a mcp_canvas_elicitation::UrlRequest) -> mcp_canvas_elicitation::BoxFuture<'a, mcp_canvas_elicitation::UrlAnswer> {
+        Box::pin(async { mcp_canvas_elicitation::UrlAnswer::Decline("not in this test".into()) })
     }
-    fn sample<'a>(&'a self, _: &'a str, _: mcp_canvas_host::sampling_core::SamplingRequest) -> mcp_canvas_host::elicitation::BoxFuture<'a, Result<mcp_canvas_host::sampling_core::SamplingResult, mcp_canvas_host::sampling_core::SamplingError>> {
-        Box::pin(async { Err(mcp_canvas_host::sampling_core::SamplingError::new(-1, "not in this test")) })
+    fn sample<'a>(&'a self, _: &'a str, _: mcp_canvas_sampling::SamplingRequest) -> mcp_canvas_elicitation::BoxFuture<'a, Result<mcp_canvas_sampling::SamplingResult, mcp_canvas_sampling::SamplingError>> {
+        Box::pin(async { Err(mcp_canvas_sampling::SamplingError::new(-1, "not in this test")) })
     }
-    fn show(&self, call: mcp_canvas_host::wire::CallOutcome, _: Option<mcp_canvas_host::AppCall>) {
+    fn show(&self, call: mcp_canvas_wire::CallOutcome, _: Option<mcp_canvas_wire::AppCall>) {
         self.0.lock().unwrap().push(call);
     }
 }

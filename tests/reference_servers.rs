@@ -19,7 +19,8 @@ use std::{
 use base64::Engine as _;
 use mcp_canvas_contract::{Audience, ToolOutcome};
 use mcp_canvas_e2e::npm::{everything, tiny_image_bytes};
-use mcp_canvas_host::{resources::resource_links, wire::ToolView, CallOptions, Host, HostOptions};
+use mcp_canvas_wire::{offers::resource_links, ToolView};
+use mcp_canvas_host::{CallOptions, Host, HostOptions};
 use serde_json::{json, Map, Value};
 use sha2::Digest as _;
 

@@ -7,7 +7,8 @@ use std::{sync::Arc, time::Duration};
 
 use base64::Engine as _;
 use mcp_canvas_e2e::{binary, cli, RawDemo};
-use mcp_canvas_host::{resources::resource_links, Host, HostOptions};
+use mcp_canvas_wire::offers::resource_links;
+use mcp_canvas_host::{Host, HostOptions};
 use serde_json::{json, Value};
 use sha2::Digest as _;
 

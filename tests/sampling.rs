@@ -11,15 +11,9 @@ use std::{
 };
 
 use mcp_canvas_e2e::{binary, llm::LlmServer, npm::everything};
-use mcp_canvas_host::{
-    sampling_core::{
-        provider::BoxFuture,
-        sampler::{Approval, ApprovalRequest, Decision, ExchangeRecord, Review, ReviewRequest},
-        Approver, Block,
-    },
-    wire::CallOutcome,
-    CallOptions, Host, HostOptions,
-};
+use mcp_canvas_sampling::{provider::BoxFuture, sampler::{Approval, ApprovalRequest, Decision, ExchangeRecord, Review, ReviewRequest}, Approver, Block};
+use mcp_canvas_wire::CallOutcome;
+use mcp_canvas_host::{CallOptions, Host, HostOptions};
 use serde_json::{json, Value};
 
 fn host_with(servers: Value, settings: &str) -> (tempfile::TempDir, Arc<Host>) {

@@ -14,10 +14,8 @@ use std::{
 };
 
 use mcp_canvas_e2e::scripted_provider::{text_answer, tool_call_answer, ScriptedProvider};
-use mcp_canvas_host::{
-    sampling_core::{sampler::Decision, Block, StopReason},
-    CallOptions, Host, HostOptions,
-};
+use mcp_canvas_sampling::{sampler::Decision, Block, StopReason};
+use mcp_canvas_host::{CallOptions, Host, HostOptions};
 use serde_json::{json, Value};
 
 use mcp_canvas_e2e::fastmcp::python as fastmcp_python;

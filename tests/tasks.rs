@@ -13,10 +13,10 @@ use std::{
 };
 
 use mcp_canvas_e2e::binary;
-use mcp_canvas_host::{
-    elicitation::{BoxFuture, ElicitationHandler, ElicitationModes, FormAnswer, FormRequest, UrlAnswer, UrlRequest},
-    CallControl, CallOptions, CallProgress, CancellationToken, Host, HostError, HostOptions,
-};
+use mcp_canvas_elicitation::{BoxFuture, ElicitationHandler, ElicitationModes, FormAnswer, FormRequest, UrlAnswer, UrlRequest};
+use mcp_canvas_host::{CallControl, CallOptions, Host, HostError, HostOptions};
+use mcp_canvas_client::CallProgress;
+use tokio_util::sync::CancellationToken;
 use serde_json::{json, Map, Value};
 
 /// Answers every form with a focus, and keeps the questions.

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use mcp_canvas_app::{apps::AppLaunch, App};
-use mcp_canvas_host::CommandError;
+use mcp_canvas_wire::CommandError;
 #[allow(unused_imports)]
 use serde_json::{Map, Value};
 #[allow(unused_imports)]
@@ -15,23 +15,11 @@ use std::collections::HashMap;
 #[allow(unused_imports)]
 use mcp_canvas_canvas::{CanvasIntent, CanvasView, TabId};
 #[allow(unused_imports)]
-use mcp_canvas_host::{
-    allowlist::{AllowlistView, DashboardAccess},
-    health::ServerStatus,
-    settings::StoreSettings,
-    settings_edit::SettingsView,
-    team::{SyncReport, TeamArtifact, TeamMember, TeamStatus},
-    sampling_core::{
-        sampler::{Approval, ExchangeRecord, Review},
-        SamplingSettings,
-    },
-    wire::{CallOutcome, ElicitationAnswer, ServerView, SignInView, ToolView},
-    completion::{CompletionTarget, Suggestions},
-    prompts::{PromptRead, PromptView},
-    resources::{ResourceList, ResourceRead},
-    trace::{ProtocolFilter, ProtocolPage},
-    skills::{SkillList, SkillRead},
-};
+use mcp_canvas_config::{allowlist::{AllowlistView, DashboardAccess}, settings::StoreSettings, settings_edit::SettingsView};
+use mcp_canvas_client::{health::ServerStatus, trace::{ProtocolFilter, ProtocolPage}};
+use mcp_canvas_team::{SyncReport, TeamArtifact, TeamMember, TeamStatus};
+use mcp_canvas_sampling::{sampler::{Approval, ExchangeRecord, Review}, SamplingSettings};
+use mcp_canvas_wire::{offers::{CompletionTarget, PromptRead, PromptView, ResourceList, ResourceRead, SkillList, SkillRead, Suggestions}, CallOutcome, ElicitationAnswer, ServerView, SignInView, ToolView};
 #[allow(unused_imports)]
 use mcp_canvas_store::{ArtifactPage, ArtifactQuery, ArtifactRecord, ArtifactSource, StorageUsage};
 

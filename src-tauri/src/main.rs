@@ -18,7 +18,8 @@ mod window_state;
 use std::{sync::Arc, time::Duration};
 
 use mcp_canvas_app::{apps, artifact_scheme, App, Frontends, HostState};
-use mcp_canvas_host::{data_dir, Host, HostOptions};
+use mcp_canvas_config::data_dir;
+use mcp_canvas_host::{Host, HostOptions};
 
 fn open_host(frontends: Frontends) -> HostState {
     let data_dir = data_dir::resolve(None).map_err(|e| e.to_string())?;

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use mcp_canvas_app::{AppEvent, EmitError, SaveDialog};
-use mcp_canvas_host::settings::Theme;
+use mcp_canvas_config::settings::Theme;
 use tauri::{AppHandle, Emitter, Manager};
 use tauri_plugin_dialog::DialogExt;
 

@@ -11,29 +11,17 @@ use std::{
 
 use http::{Request, Response};
 use mcp_canvas_canvas::{ArtifactTab, Canvas, CanvasIntent, CanvasView, TabId};
-use mcp_canvas_host::{
-    allowlist::{AllowlistView, DashboardAccess},
-    app_link::AppRequests,
-    artifact_files,
-    elicitation::{BoxFuture, ElicitationHandler, FormAnswer, FormRequest, UrlAnswer, UrlRequest},
-    health::ServerStatus,
-    settings_edit::SettingsView,
-    oauth::{Browser, SystemBrowser},
-    opener,
-    signin::SignInPolicy,
-    wire::{CallOutcome, CallProgressEvent, ElicitationAnswer, ServerChangedEvent, ServerView, SignInStartedEvent, SignInView, ToolView},
-    sampling_core::{
-        sampler::{Approval, ExchangeRecord, NoCall, Review, FAILED},
-        keys::ApiKey,
-        Approver, SamplingError, SamplingRequest, SamplingResult, SamplingSettings,
-    },
-    CallControl, CallOptions, CallProgress, ChangedList, Host, ProgressFn,
-};
-use mcp_canvas_host::team::{SyncReport, TeamArtifact, TeamMember, TeamStatus};
-use mcp_canvas_host::settings::StoreSettings;
+use mcp_canvas_config::{allowlist::{AllowlistView, DashboardAccess}, settings_edit::SettingsView};
+use mcp_canvas_host::{app_link::AppRequests, artifact_files, signin::SignInPolicy, CallControl, CallOptions, Host};
+use mcp_canvas_elicitation::{BoxFuture, ElicitationHandler, FormAnswer, FormRequest, UrlAnswer, UrlRequest};
+use mcp_canvas_client::{health::ServerStatus, oauth::{Browser, SystemBrowser}, opener, CallProgress, ChangedList, ProgressFn};
+use mcp_canvas_wire::{CallOutcome, CallProgressEvent, ElicitationAnswer, ServerChangedEvent, ServerView, SignInStartedEvent, SignInView, ToolView};
+use mcp_canvas_sampling::{keys::ApiKey, sampler::{Approval, ExchangeRecord, FAILED, NoCall, Review}, Approver, SamplingError, SamplingRequest, SamplingResult, SamplingSettings};
+use mcp_canvas_team::{SyncReport, TeamArtifact, TeamMember, TeamStatus};
+use mcp_canvas_config::settings::StoreSettings;
 use mcp_canvas_store::{ArtifactPage, ArtifactQuery, ArtifactRecord, ArtifactSource, StorageUsage};
 use serde_json::{Map, Value};
-use mcp_canvas_host::{CommandError, ErrorKind};
+use mcp_canvas_wire::{CommandError, ErrorKind};
 
 use crate::{
     apps::{AppInstances, AppLaunch, AppToolResultEvent},
@@ -172,7 +160,7 @@ impl App {
 
     /// [`Self::apply_outcome`] for a call whose tool declares an MCP App view: the App opens
     /// in a tab of its own, first.
-    pub fn apply_call(&self, outcome: &CallOutcome, app: Option<&mcp_canvas_host::AppCall>) {
+    pub fn apply_call(&self, outcome: &CallOutcome, app: Option<&mcp_canvas_wire::AppCall>) {
         let host = self.host.as_deref().ok();
         let app_tab = app.and_then(|call| self.apps.opened(&outcome.server, &outcome.tool, &outcome.call_id, call));
         let mut canvas = self.canvas();
@@ -294,11 +282,11 @@ impl App {
         let Ok(definitions) = host.tool_definitions(server).await else { return false };
         let Some(definition) = definitions.iter().find(|t| t.name == tool) else { return false };
         // Not before the user confirmed a tool that needs it (the window asks, then calls again).
-        if mcp_canvas_host::needs_confirmation(definition) && !confirmed {
+        if mcp_canvas_elicitation::validation::needs_confirmation(definition) && !confirmed {
             return false;
         }
-        let Some(resource_uri) = mcp_canvas_host::apps::ToolUi::of(definition).and_then(|ui| ui.resource_uri) else { return false };
-        let tool_title = mcp_canvas_host::apps::tool_title(definition);
+        let Some(resource_uri) = mcp_canvas_wire::apps::ToolUi::of(definition).and_then(|ui| ui.resource_uri) else { return false };
+        let tool_title = mcp_canvas_wire::apps::tool_title(definition);
         let tab = mcp_canvas_canvas::AppTab { app_id: call_id.to_owned(), server: server.to_owned(), tool: tool.to_owned(), tool_title, resource_uri };
         self.apps.started(tab.clone(), arguments.clone());
         let mut canvas = self.canvas();
@@ -548,7 +536,7 @@ impl App {
     /// Keeps the team catalog's password in the OS keyring (off the main thread: D-Bus).
     pub async fn store_set_password(&self, password: String) -> Result<(), CommandError> {
         let url = self.host()?.settings().store.catalog_url.clone().ok_or_else(|| CommandError::new(ErrorKind::Config, "set the catalog URL first (Settings → Storage)"))?;
-        tokio::task::spawn_blocking(move || mcp_canvas_host::team::set_catalog_password(&url, &password)).await?.map_err(CommandError::from)
+        tokio::task::spawn_blocking(move || mcp_canvas_team::set_catalog_password(&url, &password)).await?.map_err(CommandError::from)
     }
 
     /// Uploads what is queued now.
@@ -704,7 +692,7 @@ impl AppRequests for App {
         })
     }
 
-    fn show(&self, call: CallOutcome, app: Option<mcp_canvas_host::AppCall>) {
+    fn show(&self, call: CallOutcome, app: Option<mcp_canvas_wire::AppCall>) {
         if self.window.get().is_none() {
             return;
         }

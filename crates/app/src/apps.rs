@@ -5,7 +5,7 @@
 //! (postMessage JSON-RPC) runs in the window, with the ext-apps package's `AppBridge`.
 //!
 //! - `mcp-app://localhost/<app_id>` (`http://mcp-app.localhost/<app_id>` on Windows) — the view's
-//!   HTML, `Content-Security-Policy` from `_meta.ui.csp` (see `mcp_canvas_host::apps::AppCsp`).
+//!   HTML, `Content-Security-Policy` from `_meta.ui.csp` (see `mcp_canvas_wire::apps::AppCsp`).
 //!   A scheme of its own: the App's origin is neither the window's nor the artifact scheme's, and
 //!   the window frames it `sandbox="allow-scripts allow-forms"` (an opaque origin besides).
 
@@ -16,7 +16,9 @@ use std::{
 
 use http::{header, Request, Response, StatusCode};
 use mcp_canvas_canvas::{AppTab, Canvas};
-use mcp_canvas_host::{elicitation::UrlRequest, AppCall, CommandError, ErrorKind, Host};
+use mcp_canvas_elicitation::UrlRequest;
+use mcp_canvas_wire::{AppCall, CommandError, ErrorKind};
+use mcp_canvas_host::Host;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
@@ -194,7 +196,7 @@ impl AppInstances {
     /// is refused with the reason (and audited either way).
     pub fn link_request(&self, host: &Host, app_id: &str, url: &str) -> Result<UrlRequest, CommandError> {
         let tab = self.tab(app_id)?;
-        match mcp_canvas_host::elicitation::inspect_url(url) {
+        match mcp_canvas_elicitation::inspect_url(url) {
             Ok((domain, warnings)) => Ok(UrlRequest {
                 server: tab.server.clone(),
                 message: format!("The App “{}” of server `{}` wants to open this page in your browser.", tab.tool_title.as_deref().unwrap_or(&tab.tool), tab.server),

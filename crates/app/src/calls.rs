@@ -6,7 +6,8 @@ use std::{
     sync::{Mutex, MutexGuard},
 };
 
-use mcp_canvas_host::{CancellationToken, CommandError, ErrorKind};
+use tokio_util::sync::CancellationToken;
+use mcp_canvas_wire::{CommandError, ErrorKind};
 
 /// The running calls.
 #[derive(Default)]

@@ -1,7 +1,7 @@
 //! Live dashboards in the window (000 §3), around the canvas state:
 //!
 //! - **The allowlist** (`[dashboards] allowed_origins` in `settings.toml`, decided by
-//!   `mcp_canvas_host::allowlist`). It is re-read from the file whenever the UI asks, so
+//!   `mcp_canvas_config::allowlist`). It is re-read from the file whenever the UI asks, so
 //!   `mcp-canvas-cli allowlist add|rm` takes effect in a running app.
 //! - **The navigation guard**: a plugin whose `on_navigation` hook sees every navigation of the
 //!   main window *and of its frames* (WebKitGTK's navigation policy decisions cover subframes).
@@ -23,12 +23,9 @@ use std::{
 
 use mcp_canvas_canvas::{AppliedOutcome, Canvas, PinnedDashboard, TabContent, TabId};
 use mcp_canvas_contract::DashboardPersistence;
-use mcp_canvas_host::{
-    CommandError, ErrorKind,
-    allowlist::{self, audit_dashboard, Allowlist, AllowlistView, DashboardAccess, DashboardEvent},
-    data_dir::DataPaths,
-    Host,
-};
+use mcp_canvas_wire::{CommandError, ErrorKind};
+use mcp_canvas_config::{allowlist, allowlist::{Allowlist, AllowlistView, DashboardAccess}, data_dir::DataPaths};
+use mcp_canvas_host::{audit::{audit_dashboard, DashboardEvent}, Host};
 use serde::{Deserialize, Serialize};
 use url::Url;
 

@@ -6,12 +6,10 @@
 
 use std::sync::Arc;
 
-use mcp_canvas_host::{
-    elicitation::{BoxFuture, ElicitationHandler, ElicitationModes, FormAnswer, FormRequest, UrlAnswer, UrlRequest},
-    wire::{ElicitationAnswer, ElicitationChoice},
-};
+use mcp_canvas_elicitation::{BoxFuture, ElicitationHandler, ElicitationModes, FormAnswer, FormRequest, UrlAnswer, UrlRequest};
+use mcp_canvas_wire::{ElicitationAnswer, ElicitationChoice};
 
-use mcp_canvas_host::opener;
+use mcp_canvas_client::opener;
 
 use crate::{
     questions::{Answer, Asked, Question, Questions},

@@ -5,20 +5,14 @@
 
 use std::{collections::HashMap, sync::Mutex, time::Duration};
 
-use mcp_canvas_host::{
-    artifact_files,
-    completion::{CompletionTarget, Suggestions},
-    trace::{ProtocolFilter, ProtocolPage},
-    prompts::{PromptRead, PromptView},
-    resources::{ResourceList, ResourceRead, READ_RESOURCE_TOOL},
-    skills::{SkillList, SkillRead, READ_SKILL_TOOL},
-    wire::CallOutcome,
-};
+use mcp_canvas_host::{artifact_files, resources::READ_RESOURCE_TOOL, skills::READ_SKILL_TOOL};
+use mcp_canvas_wire::{offers::{CompletionTarget, PromptRead, PromptView, ResourceList, ResourceRead, SkillList, SkillRead, Suggestions}, CallOutcome};
+use mcp_canvas_client::trace::{ProtocolFilter, ProtocolPage};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use ts_rs::TS;
 
-use mcp_canvas_host::CommandError;
+use mcp_canvas_wire::CommandError;
 
 use crate::{window::AppEvent, App};
 

@@ -18,12 +18,9 @@ use std::{
     time::Duration,
 };
 
-use mcp_canvas_host::{
-    CommandError, ErrorKind,
-    elicitation::{form_fields, FormRequest, UrlRequest},
-    sampling_core::sampler::{Approval, ApprovalRequest, Review, ReviewRequest},
-    wire::{ConfirmPrompt, ElicitationAnswer, ElicitationPrompt, SamplingPrompt, SamplingReviewPrompt},
-};
+use mcp_canvas_wire::{CommandError, ConfirmPrompt, ElicitationAnswer, ElicitationPrompt, ErrorKind, SamplingPrompt, SamplingReviewPrompt};
+use mcp_canvas_elicitation::{form_fields, FormRequest, UrlRequest};
+use mcp_canvas_sampling::sampler::{Approval, ApprovalRequest, Review, ReviewRequest};
 use serde_json::{Map, Value};
 use tokio::sync::oneshot;
 

@@ -6,11 +6,7 @@
 
 use std::sync::Arc;
 
-use mcp_canvas_host::sampling_core::{
-    provider::BoxFuture,
-    sampler::{Approval, ApprovalRequest, Review, ReviewRequest},
-    Approver,
-};
+use mcp_canvas_sampling::{provider::BoxFuture, sampler::{Approval, ApprovalRequest, Review, ReviewRequest}, Approver};
 
 use crate::questions::{Answer, Asked, Question, Questions};
 

@@ -9,10 +9,8 @@ use std::{
 };
 
 use mcp_canvas_canvas::CanvasView;
-use mcp_canvas_host::{
-    settings::Theme,
-    wire::{CallOutcome, CallProgressEvent, ConfirmPrompt, ElicitationPrompt, SamplingPrompt, SamplingReviewPrompt, ServerChangedEvent},
-};
+use mcp_canvas_config::settings::Theme;
+use mcp_canvas_wire::{CallOutcome, CallProgressEvent, ConfirmPrompt, ElicitationPrompt, SamplingPrompt, SamplingReviewPrompt, ServerChangedEvent};
 use serde::Serialize;
 
 use crate::bindings::TsType;
@@ -81,7 +79,7 @@ app_events! {
     /// The call of an MCP App that opened as it started ended: its result, or why there is none.
     AppToolResult(crate::apps::AppToolResultEvent) = "app-tool-result";
     /// A sign-in to a server waits for the browser (the authorization page it was handed).
-    SignInStarted(mcp_canvas_host::wire::SignInStartedEvent) = "sign-in-started";
+    SignInStarted(mcp_canvas_wire::SignInStartedEvent) = "sign-in-started";
     /// A watched resource was read again, could not be, or its watch ended.
     ResourceWatch(crate::offers::ResourceWatchEvent) = "resource-watch";
     /// The canvas changed (a call's outcome, a user intent, an artifact opened or deleted): the

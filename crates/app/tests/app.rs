@@ -12,12 +12,9 @@ use mcp_canvas_app::{
     App, AppEvent, EmitError, Window, WindowSlot,
 };
 use mcp_canvas_canvas::{CanvasIntent, CanvasView, PinnedDashboard, TabContent, TabId};
-use mcp_canvas_host::{
-    allowlist::DashboardAccess,
-    app_link::AppRequests,
-    wire::{CallOutcome, ElicitationAnswer, ElicitationChoice},
-    Host, HostOptions,
-};
+use mcp_canvas_config::allowlist::DashboardAccess;
+use mcp_canvas_host::{app_link::AppRequests, Host, HostOptions};
+use mcp_canvas_wire::{CallOutcome, ElicitationAnswer, ElicitationChoice};
 use mcp_canvas_store::{NewArtifact, Persistence};
 use serde_json::json;
 
@@ -333,7 +330,7 @@ async fn without_a_window_nothing_is_asked() {
 
 #[tokio::test]
 async fn form_questions_come_with_their_fields_and_answers_reach_the_host_handler() {
-    use mcp_canvas_host::elicitation::{ElicitationHandler, FormAnswer};
+    use mcp_canvas_elicitation::{ElicitationHandler, FormAnswer};
     let window = Arc::new(Recorder::default());
     let questions = queue(Some(window.clone()), Duration::from_secs(60));
     let handler = Arc::new(mcp_canvas_app::elicitation::DialogElicitation::new(questions.clone()));
@@ -352,8 +349,8 @@ async fn form_questions_come_with_their_fields_and_answers_reach_the_host_handle
     assert_eq!(asker.await.unwrap(), FormAnswer::Accept(content));
 }
 
-fn form_request() -> mcp_canvas_host::elicitation::FormRequest {
-    mcp_canvas_host::elicitation::FormRequest {
+fn form_request() -> mcp_canvas_elicitation::FormRequest {
+    mcp_canvas_elicitation::FormRequest {
         server: "demo".into(),
         message: "Who are you?".into(),
         schema: json!({ "type": "object", "properties": { "name": { "type": "string" } }, "required": ["name"] }).as_object().unwrap().clone(),

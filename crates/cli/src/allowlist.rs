@@ -11,11 +11,8 @@
 use std::process::ExitCode;
 
 use clap::Subcommand;
-use mcp_canvas_host::{
-    allowlist::{self, Allowlist},
-    data_dir::DataPaths,
-    Host,
-};
+use mcp_canvas_config::{allowlist, allowlist::Allowlist, data_dir::DataPaths};
+use mcp_canvas_host::Host;
 
 #[derive(Subcommand)]
 pub enum AllowlistCommand {

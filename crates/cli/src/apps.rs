@@ -4,7 +4,8 @@
 
 use std::process::ExitCode;
 
-use mcp_canvas_host::{apps::Visibility, Host};
+use mcp_canvas_wire::apps::Visibility;
+use mcp_canvas_host::Host;
 use serde_json::json;
 
 use crate::fail;

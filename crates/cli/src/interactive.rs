@@ -18,10 +18,8 @@ use std::{
 };
 
 use indicatif::{ProgressBar, ProgressStyle};
-use mcp_canvas_host::{
-    elicitation::{form_fields, BoxFuture, ElicitationEvent, ElicitationHandler, ElicitationModes, FieldKind, FormAnswer, FormField, FormRequest, UrlAnswer, UrlRequest},
-    CallProgress,
-};
+use mcp_canvas_elicitation::{form_fields, BoxFuture, ElicitationEvent, ElicitationHandler, ElicitationModes, FieldKind, FormAnswer, FormField, FormRequest, UrlAnswer, UrlRequest};
+use mcp_canvas_client::CallProgress;
 use serde_json::{Map, Value};
 
 // ---------------------------------------------------------------------------------------------

@@ -26,7 +26,11 @@ use std::{path::PathBuf, process::ExitCode, sync::Arc, time::Duration};
 use clap::{Parser, Subcommand};
 use std::io::IsTerminal as _;
 
-use mcp_canvas_host::{data_dir, sampling_core::PolicyMode, wire::CallOutcome, CallControl, CallOptions, CancellationToken, Host, HostError, HostOptions};
+use mcp_canvas_config::data_dir;
+use mcp_canvas_sampling::PolicyMode;
+use mcp_canvas_wire::CallOutcome;
+use mcp_canvas_host::{CallControl, CallOptions, Host, HostError, HostOptions};
+use tokio_util::sync::CancellationToken;
 
 /// How long `call` waits for a tool unless the server's `timeout_seconds` or `--timeout` says
 /// otherwise.
@@ -309,7 +313,7 @@ async fn run(cli: Cli) -> ExitCode {
     // `servers login` opens the system browser (and prints the URL); nothing else signs in
     // unasked: a call to a server that wants a sign-in fails and says to run it.
     let host = match &cli.command {
-        Command::Servers { command: servers::ServersCommand::Login { .. } } => host.with_browser(Arc::new(mcp_canvas_host::oauth::SystemBrowser), Default::default()),
+        Command::Servers { command: servers::ServersCommand::Login { .. } } => host.with_browser(Arc::new(mcp_canvas_client::oauth::SystemBrowser), Default::default()),
         _ => host,
     };
     // Servers' sampling requests: asked on the terminal when there is one (with --sampling ask

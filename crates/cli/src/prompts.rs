@@ -6,7 +6,8 @@
 
 use std::process::ExitCode;
 
-use mcp_canvas_host::{Host, prompts::PromptView};
+use mcp_canvas_host::Host;
+use mcp_canvas_wire::offers::PromptView;
 
 use crate::fail;
 

@@ -8,11 +8,8 @@
 
 use std::process::ExitCode;
 
-use mcp_canvas_host::{
-    resources::{resource_links, ResourceList},
-    wire::CallOutcome,
-    Host,
-};
+use mcp_canvas_wire::{offers::{resource_links, ResourceList}, CallOutcome};
+use mcp_canvas_host::Host;
 
 use crate::fail;
 
@@ -90,7 +87,7 @@ pub async fn watch(host: &Host, server: &str, uri: &str, json: bool, changes: Op
         Ok(watch) => watch,
         Err(e) => return fail(json, &e.to_string()),
     };
-    let show = |read: &mcp_canvas_host::resources::ResourceRead| {
+    let show = |read: &mcp_canvas_wire::offers::ResourceRead| {
         if json {
             outln!("{}", serde_json::to_string(read).expect("read outcome serializes"));
         } else {

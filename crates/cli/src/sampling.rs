@@ -9,15 +9,8 @@ use std::{
 };
 
 use clap::Subcommand;
-use mcp_canvas_host::{
-    sampling_core::{
-        keys::ApiKey,
-        provider::BoxFuture,
-        sampler::{Approval, ApprovalRequest, Review, ReviewRequest},
-        Approver, Block, Message,
-    },
-    Host,
-};
+use mcp_canvas_sampling::{keys::ApiKey, provider::BoxFuture, sampler::{Approval, ApprovalRequest, Review, ReviewRequest}, Approver, Block, Message};
+use mcp_canvas_host::Host;
 
 /// `mcp-canvas-cli sampling …`
 #[derive(Subcommand)]
@@ -299,7 +292,7 @@ pub fn approver() -> Option<Arc<dyn Approver>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mcp_canvas_host::sampling_core::SamplingRequest;
+    use mcp_canvas_sampling::SamplingRequest;
 
     fn ask() -> ApprovalRequest {
         ApprovalRequest {

@@ -19,12 +19,8 @@ use std::{
 };
 
 use clap::Subcommand;
-use mcp_canvas_host::{
-    config::ServersConfig,
-    config_import::{self, ImportReport, ImportStatus, MergeOptions, Variables},
-    data_dir::DataPaths,
-    Host,
-};
+use mcp_canvas_config::{data_dir::DataPaths, import as config_import, import::{ImportReport, ImportStatus, MergeOptions, Variables}, servers::ServersConfig};
+use mcp_canvas_host::Host;
 use serde_json::json;
 
 #[derive(Subcommand)]
@@ -202,7 +198,7 @@ pub async fn logout(host: &Host, name: &str, json: bool) -> ExitCode {
 }
 
 /// "signed in (read write) — tokens in the OS keyring", "needs sign-in", "signed out".
-fn sign_in_words(view: &mcp_canvas_host::wire::SignInView) -> String {
+fn sign_in_words(view: &mcp_canvas_wire::SignInView) -> String {
     let state = match (view.signed_in, view.needed, view.more_scope) {
         (_, true, true) => "needs more permission: sign in again".to_owned(),
         (false, true, _) => "needs sign-in".to_owned(),

@@ -4,7 +4,8 @@
 use std::process::ExitCode;
 
 use clap::Subcommand;
-use mcp_canvas_host::{settings::Settings, settings_edit::SettingsView, Host};
+use mcp_canvas_config::{settings::Settings, settings_edit::SettingsView};
+use mcp_canvas_host::Host;
 
 #[derive(Subcommand)]
 pub enum SettingsCommand {

@@ -23,10 +23,10 @@ use rmcp::{
     },
     Peer, RoleClient,
 };
+use mcp_canvas_elicitation::ElicitationHandler;
 use tokio::io::BufReader;
 
 use crate::{
-    elicitation::ElicitationHandler,
     error::{ClientError, RequestCause},
     handler::{retry_with_initialize, CanvasClient, ServerChange, ServerMessages},
     oauth,
@@ -107,7 +107,7 @@ pub struct SpawnContext<'a> {
     pub list_changes: bool,
     /// Where every message to and from the server is recorded (kept by the host across
     /// reconnects; the protocol view and `--trace`).
-    pub protocol: Arc<mcp_canvas_trace::ProtocolLog>,
+    pub protocol: Arc<crate::trace::ProtocolLog>,
 }
 
 impl ServerConnection {
@@ -491,7 +491,7 @@ async fn http_handshake<C>(
     http: C,
     config: StreamableHttpClientTransportConfig,
     lifecycle: ClientLifecycleMode,
-    log: &Arc<mcp_canvas_trace::ProtocolLog>,
+    log: &Arc<crate::trace::ProtocolLog>,
 ) -> Result<RunningService<RoleClient, CanvasClient>, rmcp::service::ClientInitializeError>
 where
     C: StreamableHttpClient + Clone + Send + Sync + 'static,

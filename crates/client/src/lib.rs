@@ -11,11 +11,13 @@
 //!   for the user), never shared between calls.
 //! - [`watch`]: watching one resource for changes (`subscriptions/listen` or `resources/subscribe`).
 //! - [`health`]: failures in a row and the wait before the next start.
-//! - [`validation`]: JSON Schema checks of arguments and answers.
-//! - [`oauth`] and [`opener`] (crate `mcp-canvas-oauth`): signing in to HTTP servers (rmcp's
-//!   OAuth 2.1 flow; our token store, loopback redirect and browser), and the platform's opener.
+//! - [`oauth`]: signing in to HTTP servers (rmcp's OAuth 2.1 flow; our token store, loopback
+//!   redirect and browser); [`opener`]: the platform's opener.
+//! - [`trace`]: the protocol view's record of every message both ways.
 //!
-//! Knows nothing of the store, the contract or windows: the host (`mcp-canvas-host`) drives it.
+//! The questions' types and their JSON Schema checks are `mcp-canvas-elicitation`'s. Knows
+//! nothing of the store or windows (of the contract only its base64-run finder, for the trace):
+//! the host (`mcp-canvas-host`) drives it.
 #![deny(missing_docs)]
 
 pub mod call_context;
@@ -24,12 +26,9 @@ mod error;
 pub mod handler;
 pub mod health;
 pub mod transport;
-/// Signing in to HTTP servers (`mcp-canvas-oauth`).
-pub use mcp_canvas_oauth as oauth;
-/// The platform's opener (`mcp-canvas-oauth`).
-pub use mcp_canvas_oauth::opener;
-/// JSON Schema checks of arguments and answers (`mcp-canvas-elicitation`).
-pub use mcp_canvas_elicitation::validation;
+pub mod oauth;
+pub mod opener;
+pub mod trace;
 pub mod watch;
 
 pub use call_context::{CallContext, InFlight};

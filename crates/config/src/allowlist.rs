@@ -33,7 +33,7 @@
 //! Also here: the two token-safe forms of a dashboard URL — [`redact_url`] for logs,
 //! [`url_without_secrets`] for what is written to disk — next to [`frame_src`], the one place the
 //! token is put into the iframe URL. (Auditing dashboard events, which needs the store and the
-//! session, is the host's: `mcp_canvas_host::allowlist::audit_dashboard`.)
+//! session, is the host's: `mcp_canvas_host::audit::audit_dashboard`.)
 
 use std::{
     fmt,

@@ -16,11 +16,11 @@ use serde_json::Value;
 use crate::{Host, HostError};
 
 /// The extension's id (advertised by the client in both protocol eras) and an App's MIME type.
-pub use mcp_canvas_client::handler::{APPS_EXTENSION as EXTENSION_ID, APPS_MIME as APP_MIME};
+use mcp_canvas_client::handler::APPS_MIME as APP_MIME;
 /// The largest view we load (the example servers' single-file views are ~0.2–2 MB).
 pub const MAX_VIEW_BYTES: usize = 16 * 1024 * 1024;
 
-pub use mcp_canvas_wire::apps::{tool_title, AppCsp, AppView, ToolUi, Visibility};
+use mcp_canvas_wire::apps::{AppView, ToolUi};
 
 /// Views read per server, valid while the connection they were read over lives.
 #[derive(Default)]
@@ -158,7 +158,7 @@ impl Host {
     /// pseudo tool `view:<name>`, shown beside the App, and audited as `app:view-tool` with the
     /// arguments it was called with. The view is not trusted more than a server: its answer goes
     /// through the same contract (binaries stored, HTML never run, sizes bounded).
-    pub async fn store_view_tool_result(&self, server: &str, app_id: &str, tool: &str, arguments: Value, result: Value) -> Result<crate::wire::CallOutcome, HostError> {
+    pub async fn store_view_tool_result(&self, server: &str, app_id: &str, tool: &str, arguments: Value, result: Value) -> Result<mcp_canvas_wire::CallOutcome, HostError> {
         let call_id = crate::ids::fresh("view");
         let pseudo = format!("view:{tool}");
         let audited = serde_json::json!({ "tool": tool, "arguments": arguments, "call_id": call_id });
@@ -167,7 +167,7 @@ impl Host {
                 let label = if outcome.error.is_some() { "tool_error" } else { "ok" };
                 self.audit_app(server, app_id, "view-tool", audited, label, outcome.error.as_ref().map(|e| e.message.clone()));
                 outcome.display.mode = mcp_canvas_contract::CanvasMode::Append;
-                Ok(crate::wire::CallOutcome { call_id, server: server.to_owned(), tool: pseudo, outcome })
+                Ok(mcp_canvas_wire::CallOutcome { call_id, server: server.to_owned(), tool: pseudo, outcome })
             }
             Err(e) => {
                 self.audit_app(server, app_id, "view-tool", audited, "refused", Some(e.to_string()));

@@ -9,7 +9,7 @@ use rmcp::model::{ArgumentInfo, CompleteRequestParams, CompletionContext, Refere
 
 use crate::{error::HostError, host::Host};
 
-pub use mcp_canvas_wire::offers::{CompletionTarget, Suggestions};
+use mcp_canvas_wire::offers::{CompletionTarget, Suggestions};
 
 /// How long one completion may take before the form goes on without it.
 pub const COMPLETION_TIMEOUT: Duration = Duration::from_secs(3);

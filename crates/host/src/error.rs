@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-pub use mcp_canvas_wire::{CommandError, ErrorKind};
+use mcp_canvas_wire::{CommandError, ErrorKind};
 
 /// What can go wrong between "call this tool" and a stored, summarized result.
 #[derive(Debug, thiserror::Error)]

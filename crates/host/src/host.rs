@@ -18,28 +18,19 @@ use mcp_canvas_config::ConfigError;
 use mcp_canvas_client::{ServerChange, ServerConnection, ServerMessage, ServerMessages, SpawnContext};
 use serde_json::Value;
 
-use crate::{
-    sampling::{NobodyToAsk, StoreTranscript},
-    config::{Endpoint, ServersConfig},
-    file_server::FileServer,
-    probe::{ArtifactProbe, ImageHeaderProbe, PdfPageProbe},
-    settings::Settings,
-    data_dir::DataPaths,
-    health::{Health, ServerStatus},
-    elicitation::{DeclineElicitation, ElicitationHandler},
-    error::HostError,
-    ids,
-    housekeeping::Housekeeping,
-    pipeline::{CallControl, CallDetail, CallEnv, CallOptions, Ingest},
-    wire::{CallOutcome, ServerView, ToolView},
-};
+use crate::{error::HostError, file_server::FileServer, housekeeping::Housekeeping, ids, pipeline::{CallControl, CallDetail, CallEnv, CallOptions, Ingest}, sampling::{NobodyToAsk, StoreTranscript}};
+use mcp_canvas_config::{data_dir::DataPaths, servers::{Endpoint, ServersConfig}, settings::Settings};
+use mcp_canvas_ingest::probe::{ArtifactProbe, ImageHeaderProbe, PdfPageProbe};
+use mcp_canvas_client::health::{Health, ServerStatus};
+use mcp_canvas_elicitation::{DeclineElicitation, ElicitationHandler};
+use mcp_canvas_wire::{CallOutcome, ServerView, ToolView};
 
 type ConnectionSlot = tokio::sync::Mutex<Option<Arc<ServerConnection>>>;
 
 /// Settings a front end chooses.
 #[derive(Debug, Clone)]
 pub struct HostOptions {
-    /// The data directory (already resolved, see [`crate::data_dir::resolve`]).
+    /// The data directory (already resolved, see [`mcp_canvas_config::data_dir::resolve`]).
     pub data_dir: PathBuf,
     /// How long a tool call may take.
     pub call_timeout: Duration,
@@ -161,28 +152,28 @@ impl Host {
         self.settings.read().unwrap().clone()
     }
 
-    /// Changes one setting in `settings.toml` (see [`crate::settings_edit::set`]; `None` restores
+    /// Changes one setting in `settings.toml` (see [`mcp_canvas_config::settings_edit::set`]; `None` restores
     /// its default) and uses the result from now on.
     pub fn set_setting(&self, key: &str, value: Option<&str>) -> Result<Arc<Settings>, HostError> {
-        let settings = Arc::new(crate::settings_edit::set(&self.paths.settings(), key, value)?);
+        let settings = Arc::new(mcp_canvas_config::settings_edit::set(&self.paths.settings(), key, value)?);
         self.sampler.set_settings(settings.sampling.clone());
         *self.settings.write().unwrap() = settings.clone();
         Ok(settings)
     }
 
-    /// Replaces `[sampling]` in `settings.toml` (see [`crate::settings_edit::set_sampling`]) and
+    /// Replaces `[sampling]` in `settings.toml` (see [`mcp_canvas_config::settings_edit::set_sampling`]) and
     /// uses it from the next request on.
     pub fn set_sampling(&self, sampling: &SamplingSettings) -> Result<Arc<Settings>, HostError> {
-        let settings = Arc::new(crate::settings_edit::set_sampling(&self.paths.settings(), sampling)?);
+        let settings = Arc::new(mcp_canvas_config::settings_edit::set_sampling(&self.paths.settings(), sampling)?);
         self.sampler.set_settings(settings.sampling.clone());
         *self.settings.write().unwrap() = settings.clone();
         Ok(settings)
     }
 
-    /// Replaces `[store]` in `settings.toml` (see [`crate::settings_edit::set_store`]); the
+    /// Replaces `[store]` in `settings.toml` (see [`mcp_canvas_config::settings_edit::set_store`]); the
     /// store in use changes at the next start.
     pub fn set_store(&self, store: &mcp_canvas_config::settings::StoreSettings) -> Result<Arc<Settings>, HostError> {
-        let settings = Arc::new(crate::settings_edit::set_store(&self.paths.settings(), store)?);
+        let settings = Arc::new(mcp_canvas_config::settings_edit::set_store(&self.paths.settings(), store)?);
         *self.settings.write().unwrap() = settings.clone();
         Ok(settings)
     }
@@ -374,7 +365,7 @@ impl Host {
     }
 
     /// `server`'s entry in servers.json as configured now.
-    pub fn server_entry(&self, server: &str) -> Option<crate::config::ServerEntry> {
+    pub fn server_entry(&self, server: &str) -> Option<mcp_canvas_config::servers::ServerEntry> {
         self.config().servers.get(server).cloned()
     }
 
@@ -620,7 +611,7 @@ impl Host {
 
     /// The live connection to `server`, started on first use and restarted when its transport
     /// has closed (the server exited or crashed) — at once the first time, then after a growing
-    /// wait while it keeps failing (see [`crate::health`]).
+    /// wait while it keeps failing (see [`mcp_canvas_client::health`]).
     pub(crate) async fn connection(&self, server: &str) -> Result<Arc<ServerConnection>, HostError> {
         let slot = self.connections.lock().unwrap().entry(server.to_owned()).or_default().clone();
         let mut slot = slot.lock().await;
@@ -750,12 +741,12 @@ fn resolve_program(command: &str) -> PathBuf {
 fn tool_view(tool: &rmcp::model::Tool) -> ToolView {
     ToolView {
         name: tool.name.to_string(),
-        title: crate::apps::tool_title(tool),
+        title: mcp_canvas_wire::apps::tool_title(tool),
         description: tool.description.as_ref().map(|d| d.to_string()),
         input_schema: Value::Object((*tool.input_schema).clone()),
         read_only: tool.annotations.as_ref().and_then(|a| a.read_only_hint),
         destructive: tool.annotations.as_ref().and_then(|a| a.destructive_hint),
-        ui: crate::apps::ToolUi::of(tool),
+        ui: mcp_canvas_wire::apps::ToolUi::of(tool),
     }
 }
 

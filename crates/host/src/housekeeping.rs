@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use mcp_canvas_store::ArtifactStore;
 
-use crate::settings::Settings;
+use mcp_canvas_config::settings::Settings;
 
 pub(crate) struct Housekeeping {
     store: Arc<ArtifactStore>,

@@ -20,22 +20,16 @@ use rmcp::{
     },
     service::PeerRequestOptions,
 };
-pub use tokio_util::sync::CancellationToken;
+use tokio_util::sync::CancellationToken;
 use serde_json::Value;
 
-use crate::{
-    arguments::{self, ArgumentContext},
-    audit,
-    error::HostError,
-    file_server::{FileServer, DEFAULT_TOKEN_TTL},
-    host::Host,
-    housekeeping::Housekeeping,
-    settings::Settings,
-    wire::CallOutcome,
-};
+use crate::{arguments, arguments::ArgumentContext, audit, error::HostError, file_server::{DEFAULT_TOKEN_TTL, FileServer}, host::Host, housekeeping::Housekeeping};
+use mcp_canvas_config::settings::Settings;
+use mcp_canvas_wire::CallOutcome;
 pub(crate) use mcp_canvas_ingest::{spill, Ingest};
-pub use mcp_canvas_wire::AppCall;
-use mcp_canvas_client::{validation, CallContext, ClientError, ServerConnection};
+use mcp_canvas_wire::AppCall;
+use mcp_canvas_elicitation::validation;
+use mcp_canvas_client::{CallContext, ClientError, ServerConnection};
 
 /// Choices the caller makes for one call.
 #[derive(Debug, Clone, Copy, Default)]
@@ -50,7 +44,7 @@ pub struct CallOptions {
     pub as_task: bool,
 }
 
-pub use mcp_canvas_client::{CallProgress, ProgressFn};
+use mcp_canvas_client::ProgressFn;
 
 type Spilled = Box<dyn mcp_canvas_client::transport::spill::SpilledRuns>;
 
@@ -188,8 +182,8 @@ async fn call_unaudited(
     let Value::Object(mut arguments) = arguments else {
         return Err(HostError::InvalidArguments { server: server.to_owned(), tool: tool.to_owned(), reason: "must be a JSON object".to_owned() });
     };
-    let ui = crate::apps::ToolUi::of(definition);
-    if options.from_app && !crate::apps::ToolUi::app_may_call(ui.as_ref()) {
+    let ui = mcp_canvas_wire::apps::ToolUi::of(definition);
+    if options.from_app && !mcp_canvas_wire::apps::ToolUi::app_may_call(ui.as_ref()) {
         return Err(HostError::AppRefused { server: server.to_owned(), tool: tool.to_owned(), reason: "its visibility is model only".to_owned() });
     }
     let schema = &definition.input_schema;
@@ -251,7 +245,7 @@ async fn call_unaudited(
             }
             summary
         });
-        sent.app = Some(AppCall { resource_uri, tool_title: crate::apps::tool_title(definition), arguments: sent.arguments.clone(), result });
+        sent.app = Some(AppCall { resource_uri, tool_title: mcp_canvas_wire::apps::tool_title(definition), arguments: sent.arguments.clone(), result });
     }
     if let (Some(schema), Some(structured)) = (&definition.output_schema, &structured) {
         match validation::problems_in(schema, structured) {

@@ -9,7 +9,7 @@ use serde_json::{json, Map, Value};
 
 use crate::{audit, error::HostError, host::Host, ids};
 
-pub use mcp_canvas_wire::offers::{PromptArgumentView, PromptRead, PromptView};
+use mcp_canvas_wire::offers::{PromptRead, PromptView};
 
 
 /// The name prompt reads are stored and audited under (the `tool` of their artifacts).

@@ -1,10 +1,10 @@
 //! The protocol view: each server's JSON-RPC messages both ways, kept by the host across
-//! reconnects (`mcp_canvas_trace`: bounded, redacted, base64 as notes), and the trace file every
+//! reconnects (`mcp_canvas_client::trace`: bounded, redacted, base64 as notes), and the trace file every
 //! message also goes to (the CLI's `--trace FILE`).
 
 use std::{collections::HashMap, path::Path, sync::Arc};
 
-use mcp_canvas_trace::{ProtocolFilter, ProtocolLog, ProtocolPage, TraceFile};
+use mcp_canvas_client::trace::{ProtocolFilter, ProtocolLog, ProtocolPage, TraceFile};
 
 use crate::{error::HostError, host::Host};
 

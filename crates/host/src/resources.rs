@@ -22,7 +22,7 @@ use mcp_canvas_client::{ResourceWatch, ServerConnection};
 
 use crate::{audit, error::HostError, host::Host, ids};
 
-pub use mcp_canvas_wire::offers::{resource_links, ResourceLink, ResourceList, ResourceRead, ResourceTemplateView, ResourceView};
+use mcp_canvas_wire::offers::{ResourceList, ResourceRead, ResourceTemplateView, ResourceView};
 
 /// The name reads are stored and audited under (the `tool` of their artifacts and audit rows).
 pub const READ_RESOURCE_TOOL: &str = "resources/read";

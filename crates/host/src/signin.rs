@@ -11,7 +11,9 @@ use mcp_canvas_client::{
     ClientError,
 };
 
-use crate::{config::Endpoint, error::HostError, host::Host, wire::SignInView};
+use mcp_canvas_config::servers::Endpoint;
+use crate::{error::HostError, host::Host};
+use mcp_canvas_wire::SignInView;
 
 /// When the host may open the sign-in page without being asked to.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -20,7 +20,7 @@ use serde_json::{json, Value};
 
 use crate::{error::HostError, host::Host, ids};
 
-pub use mcp_canvas_wire::offers::{SkillFileView, SkillList, SkillRead, SkillView};
+use mcp_canvas_wire::offers::{SkillFileView, SkillList, SkillRead, SkillView};
 
 
 /// The name skill reads are stored and audited under.

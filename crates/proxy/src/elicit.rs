@@ -4,10 +4,8 @@
 
 use std::sync::{Arc, Mutex};
 
-use mcp_canvas_host::{
-    app_link::AppLink,
-    elicitation::{BoxFuture, ElicitationHandler, ElicitationModes, FormAnswer, FormRequest, UrlAnswer, UrlRequest},
-};
+use mcp_canvas_host::app_link::AppLink;
+use mcp_canvas_elicitation::{BoxFuture, ElicitationHandler, ElicitationModes, FormAnswer, FormRequest, UrlAnswer, UrlRequest};
 use rmcp::{
     model::{ElicitRequestParams, ElicitResult, ElicitationAction},
     Peer, RoleServer,

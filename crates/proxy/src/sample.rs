@@ -8,15 +8,8 @@
 
 use std::{sync::Arc, time::Instant};
 
-use mcp_canvas_host::{
-    app_link::AppLink,
-    sampling_core::{
-        provider::BoxFuture,
-        sampler::{Capability, Decision, ExchangeRecord, Waiting, FAILED, REJECTED},
-        PolicyMode, Sampler, SamplingError, SamplingRequest, SamplingResult, SamplingService, Transcript,
-    },
-    Host,
-};
+use mcp_canvas_host::{app_link::AppLink, Host};
+use mcp_canvas_sampling::{provider::BoxFuture, sampler::{Capability, Decision, ExchangeRecord, FAILED, REJECTED, Waiting}, PolicyMode, Sampler, SamplingError, SamplingRequest, SamplingResult, SamplingService, Transcript};
 use rmcp::{
     model::{CreateMessageRequestParams, ProtocolVersion},
     service::ServiceError,
@@ -159,13 +152,10 @@ impl SamplingService for ProxySampling {
 mod tests {
     use std::time::Duration;
 
-    use mcp_canvas_host::{
-        app_link::{self, AppRequests},
-        elicitation::{FormAnswer, FormRequest, UrlAnswer, UrlRequest},
-        sampling_core::{sampler::NoCall, Block, Role, StopReason},
-        wire::CallOutcome,
-        HostOptions,
-    };
+    use mcp_canvas_host::{app_link, app_link::AppRequests, HostOptions};
+    use mcp_canvas_elicitation::{FormAnswer, FormRequest, UrlAnswer, UrlRequest};
+    use mcp_canvas_sampling::{sampler::NoCall, Block, Role, StopReason};
+    use mcp_canvas_wire::CallOutcome;
     use serde_json::{Map, Value};
 
     use super::*;
@@ -191,7 +181,7 @@ mod tests {
                 }
             })
         }
-        fn show(&self, _call: CallOutcome, _app: Option<mcp_canvas_host::AppCall>) {}
+        fn show(&self, _call: CallOutcome, _app: Option<mcp_canvas_wire::AppCall>) {}
     }
 
     #[tokio::test]

@@ -2,13 +2,15 @@
 //! of the chosen downstream servers under namespaced names, runs calls through the host
 //! pipeline, and answers with model-safe results (see [`crate::shape`]).
 
-use mcp_canvas_host::apps::ToolUi;
+use mcp_canvas_wire::apps::ToolUi;
 use std::{
     collections::HashMap,
     sync::{Arc, Mutex},
 };
 
-use mcp_canvas_host::{app_link::AppLink, needs_confirmation, CallControl, CallOptions, ChangedList, Host, HostError, ProgressFn};
+use mcp_canvas_host::{app_link::AppLink, CallControl, CallOptions, Host, HostError};
+use mcp_canvas_elicitation::validation::needs_confirmation;
+use mcp_canvas_client::{ChangedList, ProgressFn};
 use rmcp::{
     model::{
         CallToolRequestParams, CallToolResponse, CallToolResult, GetPromptRequestParams, GetPromptResponse, Implementation,
@@ -147,7 +149,7 @@ fn forward_progress(context: &RequestContext<RoleServer>) -> Option<ProgressFn> 
             }
         }
     });
-    Some(Arc::new(move |progress: &mcp_canvas_host::CallProgress| {
+    Some(Arc::new(move |progress: &mcp_canvas_client::CallProgress| {
         let mut params = ProgressNotificationParam::new(token.clone(), progress.progress);
         params.total = progress.total;
         params.message = progress.message.clone();
@@ -286,7 +288,7 @@ impl ServerHandler for ProxyServer {
                 let _ = tokio::time::timeout(SHOW_TIMEOUT, self.state.app.show(&detail.call, detail.app.as_ref())).await;
                 // The server's own resource links are read from that server.
                 let mut owners = self.state.resource_owners.lock().unwrap();
-                for link in mcp_canvas_host::resources::resource_links(&detail.call.outcome) {
+                for link in mcp_canvas_wire::offers::resource_links(&detail.call.outcome) {
                     owners.entry(link.uri).or_insert_with(|| server.to_owned());
                 }
                 drop(owners);

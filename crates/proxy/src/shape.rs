@@ -17,7 +17,8 @@
 
 use base64::Engine as _;
 use mcp_canvas_contract::{longest_base64_run, map_base64_runs};
-use mcp_canvas_host::{CallDetail, resources::resource_links, wire::CallOutcome};
+use mcp_canvas_host::CallDetail;
+use mcp_canvas_wire::{offers::resource_links, CallOutcome};
 use mcp_canvas_store::ArtifactStore;
 use serde_json::{json, Value};
 use sha2::{Digest as _, Sha256};

@@ -1,7 +1,7 @@
 //! Types that cross to the UI and out of `mcp-canvas-cli --json`, and the typed error every app
 //! command returns ([`CommandError`]). TypeScript declarations are generated from these (ts-rs)
 //! into `ui/src/wire/`; `scripts/check-wire-types.sh` fails on drift. The host re-exports this
-//! crate as `mcp_canvas_host::wire`.
+//! crate as `mcp_canvas_wire`.
 #![deny(missing_docs)]
 
 pub mod apps;

@@ -20,7 +20,7 @@ use std::sync::Arc;
 use rmcp::model::{ElicitRequestParams, ElicitResult, ElicitationAction};
 use serde_json::{Map, Value};
 
-pub use mcp_canvas_elicitation::*;
+use mcp_canvas_elicitation::*;
 
 use crate::call_context::CallContext;
 

@@ -1,10 +1,10 @@
 //! Every message through a transport, recorded in the server's protocol log
-//! ([`mcp_canvas_trace::ProtocolLog`]) on its way: what is sent before it goes, what is received
+//! ([`crate::trace::ProtocolLog`]) on its way: what is sent before it goes, what is received
 //! as rmcp gets it (a stdio answer's spilled base64 runs are already out of it).
 
 use std::{borrow::Cow, future::Future, sync::Arc};
 
-use mcp_canvas_trace::{Direction, ProtocolLog};
+use crate::trace::{Direction, ProtocolLog};
 use rmcp::{
     service::{RxJsonRpcMessage, TxJsonRpcMessage},
     transport::Transport,

@@ -16,9 +16,9 @@ use rmcp::model::{CallToolResult, CancelTaskParams, GetTaskParams, Task, TaskPay
 
 use crate::{
     error::HostError,
-    pipeline::{answer_requests, CallClock, CallControl, CallProgress},
+    pipeline::{answer_requests, CallClock, CallControl},
 };
-use mcp_canvas_client::{CallContext, ServerConnection};
+use mcp_canvas_client::{CallContext, CallProgress, ServerConnection};
 
 /// How often to ask, whatever the server suggests.
 const POLL_AT_LEAST: Duration = Duration::from_millis(100);

@@ -174,7 +174,7 @@ fn report(status: &mut Status, task: &Value, control: &CallControl) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pipeline::CallProgress;
+    use mcp_canvas_client::CallProgress;
     use std::sync::Arc;
 
     #[test]

@@ -38,7 +38,7 @@ pub(crate) const THRESHOLD: usize = 64 * 1024;
 /// Characters of a spilled run kept in the message: the 24 KiB the contract sniffs.
 pub(crate) const HEAD_CHARS: usize = 32 * 1024;
 
-const TAG: &str = mcp_canvas_trace::SPILL_TAG;
+const TAG: &str = mcp_canvas_client::trace::SPILL_TAG;
 /// `TAG`, 16 hex digits of nonce, 8 of index, `Zz`: 40 characters.
 const MARKER_LEN: usize = TAG.len() + 16 + 8 + 2;
 

@@ -25,7 +25,7 @@ use std::{
     sync::{Arc, Mutex},
 };
 
-use mcp_canvas_host::wire::CallOutcome;
+use mcp_canvas_wire::CallOutcome;
 use rmcp::model::Tool;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -35,7 +35,7 @@ use sha2::{Digest as _, Sha256};
 pub const VIEW_URI: &str = "ui://mcp-canvas/files";
 /// The MIME type of an MCP App view, and the extension an AI host declares when it renders views
 /// (the host crate's, which our own client advertises).
-pub use mcp_canvas_host::apps::{APP_MIME as VIEW_MIME, EXTENSION_ID as UI_EXTENSION};
+pub use mcp_canvas_client::handler::{APPS_EXTENSION as UI_EXTENSION, APPS_MIME as VIEW_MIME};
 /// Where in a result's `_meta` the view finds its capability and files.
 pub const META_KEY: &str = "io.github.mcp-canvas/view";
 /// How many calls' capabilities are kept (the oldest are forgotten; their views say so).
@@ -215,7 +215,7 @@ impl Viewer {
 
 /// Whether `tool` declares a view of its own (`mcp_canvas_host`'s reading of `_meta.ui`).
 pub fn has_own_view(tool: &Tool) -> bool {
-    mcp_canvas_host::apps::ToolUi::of(tool).and_then(|ui| ui.resource_uri).is_some()
+    mcp_canvas_wire::apps::ToolUi::of(tool).and_then(|ui| ui.resource_uri).is_some()
 }
 
 /// The view in `resources/list`.

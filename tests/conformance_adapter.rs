@@ -18,12 +18,9 @@
 
 use std::{process::ExitCode, sync::Arc, time::Duration};
 
-use mcp_canvas_host::{
-    elicitation::{form_fields, BoxFuture, ElicitationHandler, ElicitationModes, FormAnswer, FormRequest, UrlAnswer, UrlRequest},
-    oauth::{Headless, TokenStorage},
-    signin::SignInPolicy,
-    CallOptions, Host, HostError, HostOptions,
-};
+use mcp_canvas_elicitation::{form_fields, BoxFuture, ElicitationHandler, ElicitationModes, FormAnswer, FormRequest, UrlAnswer, UrlRequest};
+use mcp_canvas_client::oauth::{Headless, TokenStorage};
+use mcp_canvas_host::{signin::SignInPolicy, CallOptions, Host, HostError, HostOptions};
 use serde_json::{json, Map, Value};
 
 const SERVER: &str = "conformance";

@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
-use mcp_canvas_client::elicitation::{BoxFuture, FormAnswer, FormRequest, UrlAnswer, UrlRequest};
+use mcp_canvas_elicitation::{BoxFuture, FormAnswer, FormRequest, UrlAnswer, UrlRequest};
 use mcp_canvas_wire::{AppCall, CallOutcome};
 
 /// The socket's file name in the data dir.

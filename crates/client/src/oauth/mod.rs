@@ -18,7 +18,7 @@
 
 pub mod browser;
 pub mod loopback;
-pub mod opener;
+
 pub mod store;
 
 use std::time::Duration;

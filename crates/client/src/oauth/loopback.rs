@@ -45,8 +45,8 @@ impl Loopback {
 
     /// Waits for the authorization response, answering anything else (a favicon, a stray
     /// connection) with 404 and going on waiting. `server` names the server on the page.
-    pub async fn callback(self, server: &str, state: Option<&str>, limit: Duration) -> Result<Callback, crate::OAuthError> {
-        self.callback_inner(server, state, limit).await.map_err(crate::OAuthError)
+    pub async fn callback(self, server: &str, state: Option<&str>, limit: Duration) -> Result<Callback, super::OAuthError> {
+        self.callback_inner(server, state, limit).await.map_err(super::OAuthError)
     }
 
     async fn callback_inner(self, server: &str, state: Option<&str>, limit: Duration) -> Result<Callback, String> {
