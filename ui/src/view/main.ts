@@ -6,7 +6,8 @@
 import { App, applyDocumentTheme, applyHostFonts, applyHostStyleVariables, type McpUiHostContext } from "@modelcontextprotocol/ext-apps";
 import { highlightLines, languageFor } from "../viewers/highlight";
 import { decodePng } from "./png";
-import { clip, humanSize, rowsAsCsv, tableWindow, typeLabel, viewCallOf, type ViewCall, type ViewFile } from "./model";
+import { el, tableCell } from "./dom";
+import { clip, columnLayout, humanSize, imageFit, rowsAsCsv, tableWindow, typeLabel, viewCallOf, type ColumnLayout, type ViewCall, type ViewFile } from "./model";
 import "./view.css";
 
 type ToolResult = { content?: Array<Record<string, unknown>>; structuredContent?: Record<string, unknown>; isError?: boolean };
@@ -18,12 +19,6 @@ let current = 0;
 /** What "Show to the model" sends for the file on screen, when it has something to send. */
 let forModel: (() => Promise<{ what: string; content: Array<Record<string, unknown>> }>) | null = null;
 let displayMode = "inline";
-
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<HTMLElementTagNameMap[K]> & { className?: string } = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] {
-  const node = Object.assign(document.createElement(tag), props);
-  node.append(...children);
-  return node;
-}
 
 async function tool(name: string, args: Record<string, unknown>): Promise<ToolResult> {
   if (!call) throw new Error("no call");
@@ -164,17 +159,27 @@ async function showImage(file: ViewFile, body: HTMLElement) {
   const img = await picture(data, mimeType, file.description ?? file.name);
   img.className = "fit";
   img.dataset.picture = file.id;
-  let zoom = 0; // 0: fit the width
+  let zoom = 0; // 0: fit the view (larger or smaller)
   const label = el("span", { className: "zoom" }, "Fit");
+  const frame = el("div", { className: "scroll image" }, img);
   const setZoom = (z: number) => {
     zoom = z;
+    const natural = { width: naturalWidth(img), height: naturalHeight(img) };
+    // Fit: as large as the view allows, a tiny picture enlarged too (crisp pixels when small).
+    const fit = imageFit(natural, { width: frame.clientWidth, height: displayMode === "fullscreen" ? window.innerHeight - 120 : INLINE_MAX_HEIGHT });
+    const scale = zoom === 0 ? fit.scale : zoom;
     img.className = zoom === 0 ? "fit" : "";
-    img.style.width = zoom === 0 ? "" : `${Math.round(naturalWidth(img) * zoom)}px`;
-    label.textContent = zoom === 0 ? "Fit" : `${Math.round(zoom * 100)}%`;
+    img.classList.toggle("pixelated", zoom === 0 ? fit.pixelated : scale >= 4);
+    // The height follows from the picture's own aspect ratio.
+    img.style.width = zoom === 0 ? `${fit.width}px` : `${Math.round(natural.width * zoom)}px`;
+    label.textContent = zoom === 0 ? `Fit (${Math.round(fit.scale * 100)}%)` : `${Math.round(zoom * 100)}%`;
   };
-  const tools = el("div", { className: "toolbar" }, button("−", () => setZoom(Math.max(0.1, (zoom || fitScale(img)) / 1.25))), label, button("+", () => setZoom(Math.min(8, (zoom || fitScale(img)) * 1.25))), button("Fit", () => setZoom(0)), button("100%", () => setZoom(1)));
+  const tools = el("div", { className: "toolbar" }, button("−", () => setZoom(Math.max(0.1, (zoom || fitScale(img)) / 1.25))), label, button("+", () => setZoom(Math.min(64, (zoom || fitScale(img)) * 1.25))), button("Fit", () => setZoom(0)), button("100%", () => setZoom(1)));
   img.addEventListener("click", () => setZoom(zoom === 0 ? 1 : 0));
-  body.replaceChildren(tools, el("div", { className: "scroll image" }, img));
+  body.replaceChildren(tools, frame);
+  setZoom(0);
+  // The host may resize the view: a fitted picture follows its width.
+  new ResizeObserver(() => zoom === 0 && frame.isConnected && setZoom(0)).observe(frame);
   const models = ["image/png", "image/jpeg", "image/gif", "image/webp"];
   forModel = async () => ({
     what: "the image",
@@ -190,6 +195,13 @@ function fitScale(picture: HTMLCanvasElement | HTMLImageElement): number {
 function naturalWidth(picture: HTMLCanvasElement | HTMLImageElement): number {
   return picture instanceof HTMLCanvasElement ? picture.width : picture.naturalWidth;
 }
+
+function naturalHeight(picture: HTMLCanvasElement | HTMLImageElement): number {
+  return picture instanceof HTMLCanvasElement ? picture.height : picture.naturalHeight;
+}
+
+/** The most height a picture takes inline (view.css: `.scroll`'s max-height). */
+const INLINE_MAX_HEIGHT = 640;
 
 /** Draws base64 image bytes. Decoded with createImageBitmap onto a canvas: that fetches nothing,
  * so it works under the strictest CSP a host may give the view (the Inspector's: `img-src
@@ -403,11 +415,29 @@ async function showTable(file: ViewFile, body: HTMLElement) {
   const selected = new Set<number>();
   let anchor: number | null = null;
   const info = el("div", { className: "note" }, `${total.toLocaleString()} rows × ${first.totalColumns.toLocaleString()} columns${first.totalColumns > first.shownColumns ? ` (the first ${first.shownColumns} shown)` : ""}`);
-  const head = el("div", { className: "row head" }, el("span", { className: "n" }, "#"), ...first.header.map((h) => el("span", { className: "cell", title: h }, h)));
+  const head = el("div", { className: "row head" }, el("span", { className: "n" }, "#"), ...first.header.map(tableCell));
   const spacer = el("div", { className: "spacer" });
   const rowsBox = el("div", { className: "rows" });
   const scroller = el("div", { className: "scroll table" }, spacer, rowsBox);
   scroller.tabIndex = 0;
+  const grid = el("div", { className: "grid" }, el("div", { className: "head-box" }, head), scroller);
+  // Columns sized to their text in the view's width (model.ts, `columnLayout`), again when the
+  // host resizes the view; the header follows the rows sideways.
+  let layout: ColumnLayout = columnLayout(first.header, first.rows, total, 512);
+  const size = (row: HTMLElement) => {
+    row.style.width = `${layout.total}px`;
+    const cells = row.children as HTMLCollectionOf<HTMLElement>;
+    cells[0].style.width = `${layout.number}px`;
+    for (let c = 1; c < cells.length; c++) cells[c].style.width = `${layout.columns[c - 1] ?? 0}px`;
+  };
+  const relayout = () => {
+    layout = columnLayout(first.header, first.rows, total, scroller.clientWidth || grid.clientWidth || 512, charWidth(grid));
+    grid.classList.toggle("wide", layout.scrolls);
+    rowsBox.style.width = `${layout.total}px`;
+    size(head);
+    draw();
+  };
+  scroller.addEventListener("scroll", () => (head.style.transform = `translateX(${-scroller.scrollLeft}px)`));
   const rowAt = (i: number) => pages.get(Math.floor(i / PAGE))?.[i % PAGE];
   const fetchPage = (p: number) => {
     if (pages.has(p) || pending.has(p) || failed.has(p)) return;
@@ -432,8 +462,9 @@ async function showTable(file: ViewFile, body: HTMLElement) {
     for (let i = w.first; i < w.first + w.count; i++) {
       const cells = rowAt(i);
       if (!cells) fetchPage(Math.floor(i / PAGE));
-      const row = el("div", { className: selected.has(i) ? "row selected" : "row" }, el("span", { className: "n" }, String(i + 1)), ...(cells ?? []).map((c) => el("span", { className: "cell", title: c }, c)));
+      const row = el("div", { className: selected.has(i) ? "row selected" : "row" }, el("span", { className: "n" }, String(i + 1)), ...(cells ?? []).map(tableCell));
       row.dataset.row = String(i);
+      size(row);
       rows.push(row);
     }
     rowsBox.replaceChildren(...rows);
@@ -459,8 +490,14 @@ async function showTable(file: ViewFile, body: HTMLElement) {
     }
     draw();
   });
-  body.replaceChildren(info, el("div", { className: "grid" }, head, scroller));
-  draw();
+  body.replaceChildren(info, grid);
+  relayout();
+  let width = scroller.clientWidth;
+  new ResizeObserver(() => {
+    if (!scroller.isConnected || scroller.clientWidth === width) return;
+    width = scroller.clientWidth;
+    relayout();
+  }).observe(scroller);
   forModel = async () => {
     const chosen = [...selected].sort((a, b) => a - b).slice(0, 500);
     const indexes = chosen.length ? chosen : Array.from({ length: Math.min(50, total) }, (_, i) => i);
@@ -468,6 +505,15 @@ async function showTable(file: ViewFile, body: HTMLElement) {
     const what = chosen.length ? `${rows.length} selected row(s)` : `the first ${rows.length} row(s)`;
     return { what, content: [{ type: "text", text: clip(`${file.name} (${what}; ${total} rows in all):\n${rowsAsCsv(first.header, rows)}`, 40_000) }] };
   };
+}
+
+/** The width of one character of `element`'s (monospace) font, px. */
+function charWidth(element: HTMLElement): number {
+  const context = document.createElement("canvas").getContext("2d");
+  if (!context) return 7.2;
+  context.font = getComputedStyle(element).font || "12px monospace";
+  const width = context.measureText("0123456789").width / 10;
+  return width > 0 ? width : 7.2;
 }
 
 app.ontoolresult = (result) => {

@@ -109,3 +109,98 @@ export function rowsAsCsv(header: string[], rows: string[][]): string {
 export function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}\n… (${text.length - max} more characters not sent)`;
 }
+
+export interface ImageFit {
+  /** CSS size to draw the picture at. */
+  width: number;
+  height: number;
+  /** Its scale from the natural size. */
+  scale: number;
+  /** Drawn with crisp pixels (`image-rendering: pixelated`): a small picture blown up, where
+   * smoothing would only blur it. */
+  pixelated: boolean;
+}
+
+/**
+ * "Fit": the picture as large as the view allows, its aspect ratio kept — shrunk when it is
+ * larger, and enlarged when it is smaller (a 16 px icon is not shown at 16 px in a 500 px view).
+ * `box`: the width the view gives and the height it may take. A very small picture (≤ 64 px) or
+ * one enlarged 4× or more is drawn with crisp pixels.
+ */
+export function imageFit(natural: { width: number; height: number }, box: { width: number; height: number }): ImageFit {
+  const { width, height } = natural;
+  if (!(width > 0 && height > 0) || !(box.width > 0 && box.height > 0)) return { width: Math.max(0, width), height: Math.max(0, height), scale: 1, pixelated: false };
+  const scale = Math.min(box.width / width, box.height / height);
+  return {
+    width: Math.max(1, Math.floor(width * scale)),
+    height: Math.max(1, Math.floor(height * scale)),
+    scale,
+    pixelated: scale > 1 && (Math.max(width, height) <= 64 || scale >= 4),
+  };
+}
+
+/** How many monospace columns `text` takes on one line (wide East Asian characters take two). */
+export function textColumns(text: string): number {
+  let n = 0;
+  for (const c of text) n += /[\u1100-\u115F\u2E80-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6]|[\u{1F300}-\u{1FAFF}\u{20000}-\u{3FFFD}]/u.test(c) ? 2 : 1;
+  return n;
+}
+
+export interface ColumnLayout {
+  /** Width of the row-number column, px. */
+  number: number;
+  /** Width of each column, px (padding and border included). */
+  columns: number[];
+  /** All of them. */
+  total: number;
+  /** Wider than the view: it scrolls sideways. */
+  scrolls: boolean;
+}
+
+/** A cell's padding and border, px (view.css: `.row .cell`). */
+export const CELL_CHROME_PX = 13;
+/** The fewest and most characters a column is sized for (longer text is cut, whole on hover). */
+export const COLUMN_MIN_CHARS = 3;
+export const COLUMN_MAX_CHARS = 32;
+
+/**
+ * The table's column widths for a view `available` px wide, from the header and the rows at hand
+ * (`charPx`: the width of one character of the table's monospace font). Each column is sized to
+ * its longest text, between `COLUMN_MIN_CHARS` and `COLUMN_MAX_CHARS` characters, and no wider
+ * than 45 % of the view while there are others (one long column does not take the width from
+ * the rest). The row numbers take what the largest needs. Room left over goes first to the
+ * columns that were cut, up to their whole text, then to every column alike, so the table fills
+ * the view; only a table that does not fit scrolls sideways.
+ */
+export function columnLayout(header: string[], rows: string[][], totalRows: number, available: number, charPx = 7.2): ColumnLayout {
+  const count = rows.reduce((n, row) => Math.max(n, row.length), header.length);
+  const number = Math.ceil(Math.max(2, String(Math.max(1, totalRows)).length) * charPx + 12);
+  const chars = new Array<number>(count).fill(COLUMN_MIN_CHARS);
+  for (const row of [header, ...rows]) {
+    row.forEach((cell, c) => {
+      // Beyond a few screens' worth the length does not change the width.
+      chars[c] = Math.max(chars[c], textColumns(cell.length > 400 ? cell.slice(0, 400) : cell));
+    });
+  }
+  const px = (n: number) => Math.ceil(n * charPx + CELL_CHROME_PX);
+  const room = Math.max(0, available - number);
+  const cap = count <= 1 ? Math.max(px(COLUMN_MAX_CHARS), room) : Math.max(px(8), Math.min(px(COLUMN_MAX_CHARS), Math.floor(room * 0.45)));
+  // What each column would take to show its longest text whole (bounded: a cell may be a page).
+  const whole = chars.map((n) => px(Math.min(n, 200)));
+  const columns = whole.map((w) => Math.min(w, cap));
+  let slack = room - columns.reduce((a, b) => a + b, 0);
+  if (slack > 0) {
+    const need = whole.reduce((sum, w, i) => sum + (w - columns[i]), 0);
+    if (need > 0) {
+      const share = Math.min(1, slack / need);
+      columns.forEach((w, i) => (columns[i] = w + Math.floor((whole[i] - w) * share)));
+      slack = room - columns.reduce((a, b) => a + b, 0);
+    }
+    if (slack > 0 && count > 0) {
+      const each = Math.floor(slack / count);
+      columns.forEach((w, i) => (columns[i] = w + each));
+    }
+  }
+  const total = number + columns.reduce((a, b) => a + b, 0);
+  return { number, columns, total, scrolls: total > available };
+}

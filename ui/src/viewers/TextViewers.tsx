@@ -1,4 +1,5 @@
 import { useEffect, useMemo, useState } from "react";
+import { bidiParts, revealBidi } from "./bidi";
 import { columnWidths, parseCsv } from "./csv";
 import type { Token } from "./highlight";
 import { useRowWindow } from "./useRowWindow";
@@ -163,8 +164,8 @@ export function CsvViewer({ id }: { id: string }) {
                 <tr>
                   <th className="csv-number" aria-label="Row" />
                   {widths.map((_, i) => (
-                    <th key={i} title={header[i] ?? ""}>
-                      {header[i] ?? ""}
+                    <th key={i} title={revealBidi(header[i] ?? "")}>
+                      <IsolatedText text={header[i] ?? ""} />
                     </th>
                   ))}
                 </tr>
@@ -179,8 +180,8 @@ export function CsvViewer({ id }: { id: string }) {
                   <tr key={rows.start + r}>
                     <td className="csv-number">{rows.start + r + 1}</td>
                     {widths.map((_, c) => (
-                      <td key={c} title={(row[c] ?? "").length > widths[c] ? row[c] : undefined}>
-                        {row[c] ?? ""}
+                      <td key={c} title={(row[c] ?? "").length > widths[c] ? revealBidi(row[c]) : undefined}>
+                        <IsolatedText text={row[c] ?? ""} />
                       </td>
                     ))}
                   </tr>
@@ -196,6 +197,24 @@ export function CsvViewer({ id }: { id: string }) {
         </>
       ) : null}
     </div>
+  );
+}
+
+/** A cell's text isolated from its neighbours (`<bdi>`), its bidirectional formatting characters
+ * named rather than applied (see bidi.ts). */
+export function IsolatedText({ text }: { text: string }) {
+  return (
+    <bdi>
+      {bidiParts(text).map((part, i) =>
+        "control" in part ? (
+          <abbr key={i} className="bidi-control" title={part.title}>
+            {part.abbr}
+          </abbr>
+        ) : (
+          part.text
+        ),
+      )}
+    </bdi>
   );
 }
 
