@@ -12,10 +12,10 @@ use std::{
 use http::{Request, Response};
 use mcp_canvas_canvas::{ArtifactTab, Canvas, CanvasIntent, CanvasView, TabId};
 use mcp_canvas_config::{allowlist::{AllowlistView, DashboardAccess}, settings_edit::SettingsView};
-use mcp_canvas_host::{app_link::AppRequests, artifact_files, signin::SignInPolicy, CallControl, CallOptions, Host};
+use mcp_canvas_host::{app_link::AppRequests, artifact_files, error::{command_error, join_error}, signin::SignInPolicy, CallControl, CallOptions, Host};
 use mcp_canvas_elicitation::{BoxFuture, ElicitationHandler, FormAnswer, FormRequest, UrlAnswer, UrlRequest};
 use mcp_canvas_client::{health::ServerStatus, oauth::{Browser, SystemBrowser}, opener, CallProgress, ChangedList, ProgressFn};
-use mcp_canvas_wire::{CallOutcome, CallProgressEvent, ElicitationAnswer, ServerChangedEvent, ServerView, SignInStartedEvent, SignInView, ToolView};
+use mcp_canvas_wire::{CallOutcome, CallProgressEvent, ElicitationAnswer, ServerView, SignInStartedEvent, SignInView, ToolView};
 use mcp_canvas_sampling::{keys::ApiKey, sampler::{Approval, ExchangeRecord, FAILED, NoCall, Review}, Approver, SamplingError, SamplingRequest, SamplingResult, SamplingSettings};
 use mcp_canvas_team::{SyncReport, TeamArtifact, TeamMember, TeamStatus};
 use mcp_canvas_config::settings::StoreSettings;
@@ -32,7 +32,7 @@ use crate::{
     layout,
     questions::{Answer, Questions},
     sampling::DialogSampling,
-    window::{AppEvent, SaveDialog, Window, WindowSlot},
+    window::{AppEvent, SaveDialog, ServerChangedEvent, Window, WindowSlot},
 };
 
 /// The host the window talks to, or why the data dir could not be opened (the window still opens
@@ -236,7 +236,7 @@ impl App {
     }
 
     pub async fn list_tools(&self, server: String) -> Result<Vec<ToolView>, CommandError> {
-        self.host()?.tools(&server).await.map_err(CommandError::from)
+        self.host()?.tools(&server).await.map_err(command_error)
     }
 
     /// `arguments` is the JSON text the user typed, parsed here so the error names the tool. While
@@ -244,7 +244,7 @@ impl App {
     /// `cancel_call(call_token)` stops it. The outcome is applied to the canvas before it returns.
     pub async fn call_tool(&self, server: String, tool: String, arguments: String, confirmed: bool, call_token: String) -> Result<CallOutcome, CommandError> {
         let host = self.host()?;
-        let arguments = Host::parse_arguments(&server, &tool, &arguments).map_err(CommandError::from)?;
+        let arguments = Host::parse_arguments(&server, &tool, &arguments).map_err(command_error)?;
         let running = self.calls.start(&call_token)?;
         let window = self.window.clone();
         let token = call_token.clone();
@@ -459,7 +459,7 @@ impl App {
     /// `server`'s sampling exchanges (all servers' for `None`), newest first, 200 at most.
     pub async fn sampling_log(&self, server: Option<String>) -> Result<Vec<ExchangeRecord>, CommandError> {
         let host = self.shared_host().ok_or_else(|| self.host().err().expect("no shared host means no host"))?;
-        tokio::task::spawn_blocking(move || host.sampling_log(server.as_deref(), 200)).await.map_err(CommandError::from)?.map_err(CommandError::from)
+        tokio::task::spawn_blocking(move || host.sampling_log(server.as_deref(), 200)).await.map_err(join_error)?.map_err(command_error)
     }
 
     pub fn sampling_settings_view(&self) -> Result<SamplingSettings, CommandError> {
@@ -467,7 +467,7 @@ impl App {
     }
 
     pub fn sampling_settings_set(&self, sampling: SamplingSettings) -> Result<SamplingSettings, CommandError> {
-        Ok(self.host()?.set_sampling(&sampling).map_err(CommandError::from)?.sampling.clone())
+        Ok(self.host()?.set_sampling(&sampling).map_err(command_error)?.sampling.clone())
     }
 
     /// Stores (or, for `None`, deletes) a provider's API key in the OS keyring, off the main
@@ -475,7 +475,7 @@ impl App {
     pub async fn sampling_set_key(&self, provider: String, key: Option<String>) -> Result<SamplingSettings, CommandError> {
         let host = self.shared_host().ok_or_else(|| self.host().err().expect("no shared host means no host"))?;
         let key = key.map(|k| ApiKey::new(k.trim())).filter(|k| !k.expose().is_empty());
-        let settings = tokio::task::spawn_blocking(move || host.set_provider_key(&provider, key)).await.map_err(CommandError::from)?.map_err(CommandError::from)?;
+        let settings = tokio::task::spawn_blocking(move || host.set_provider_key(&provider, key)).await.map_err(join_error)?.map_err(command_error)?;
         Ok(settings.sampling.clone())
     }
 
@@ -484,42 +484,42 @@ impl App {
     }
 
     pub async fn artifacts_query(&self, query: ArtifactQuery) -> Result<ArtifactPage, CommandError> {
-        self.host()?.store().query(&query).map_err(CommandError::from)
+        self.host()?.store().query(&query).map_err(command_error)
     }
 
     pub async fn artifacts_sources(&self) -> Result<Vec<ArtifactSource>, CommandError> {
-        self.host()?.store().sources().map_err(CommandError::from)
+        self.host()?.store().sources().map_err(command_error)
     }
 
     pub async fn artifacts_usage(&self) -> Result<StorageUsage, CommandError> {
         let host = self.host()?;
-        host.store().usage(host.local_limits().quota_bytes).map_err(CommandError::from)
+        host.store().usage(host.local_limits().quota_bytes).map_err(command_error)
     }
 
     /// The team store's state (`None` with a local store): bucket, catalog, what is pending.
     pub async fn team_status(&self) -> Result<Option<TeamStatus>, CommandError> {
         match self.host()?.team() {
-            Ok(team) => team.status().await.map(Some).map_err(CommandError::from),
+            Ok(team) => team.status().await.map(Some).map_err(command_error),
             Err(_) => Ok(None),
         }
     }
 
     /// One page (100) of the team's artifacts this member may see, newest first.
     pub async fn team_artifacts(&self, member: Option<String>, offset: u32) -> Result<Vec<TeamArtifact>, CommandError> {
-        let team = self.host()?.team().map_err(CommandError::from)?;
-        team.list(member.as_deref(), 100, i64::from(offset)).await.map_err(CommandError::from)
+        let team = self.host()?.team().map_err(command_error)?;
+        team.list(member.as_deref(), 100, i64::from(offset)).await.map_err(command_error)
     }
 
     /// The team's members and their artifact counts.
     pub async fn team_members(&self) -> Result<Vec<TeamMember>, CommandError> {
-        let team = self.host()?.team().map_err(CommandError::from)?;
-        team.members().await.map_err(CommandError::from)
+        let team = self.host()?.team().map_err(command_error)?;
+        team.members().await.map_err(command_error)
     }
 
     /// Keeps one of my team artifacts to myself, or shares it again.
     pub async fn team_set_private(&self, id: String, keep_private: bool) -> Result<(), CommandError> {
-        let team = self.host()?.team().map_err(CommandError::from)?;
-        team.set_private(&id, keep_private).await.map_err(CommandError::from)
+        let team = self.host()?.team().map_err(command_error)?;
+        team.set_private(&id, keep_private).await.map_err(command_error)
     }
 
     /// `[store]` as settings.toml says (what runs may differ until the next start).
@@ -530,31 +530,31 @@ impl App {
     /// Replaces `[store]` (refused, nothing written, when a team store lacks its bucket, catalog
     /// or team); in effect at the next start.
     pub fn store_settings_set(&self, store: StoreSettings) -> Result<StoreSettings, CommandError> {
-        Ok(self.host()?.set_store(&store).map_err(CommandError::from)?.store.clone())
+        Ok(self.host()?.set_store(&store).map_err(command_error)?.store.clone())
     }
 
     /// Keeps the team catalog's password in the OS keyring (off the main thread: D-Bus).
     pub async fn store_set_password(&self, password: String) -> Result<(), CommandError> {
         let url = self.host()?.settings().store.catalog_url.clone().ok_or_else(|| CommandError::new(ErrorKind::Config, "set the catalog URL first (Settings → Storage)"))?;
-        tokio::task::spawn_blocking(move || mcp_canvas_team::set_catalog_password(&url, &password)).await?.map_err(CommandError::from)
+        tokio::task::spawn_blocking(move || mcp_canvas_team::set_catalog_password(&url, &password)).await.map_err(join_error)?.map_err(command_error)
     }
 
     /// Uploads what is queued now.
     pub async fn team_sync(&self) -> Result<SyncReport, CommandError> {
-        self.host()?.team_sync_now().await.map_err(CommandError::from)
+        self.host()?.team_sync_now().await.map_err(command_error)
     }
 
     pub async fn artifact_record(&self, id: String) -> Result<ArtifactRecord, CommandError> {
-        self.host()?.store().get(&id).map_err(CommandError::from)
+        self.host()?.store().get(&id).map_err(command_error)
     }
 
     pub async fn artifact_set_pinned(&self, id: String, pinned: bool) -> Result<ArtifactRecord, CommandError> {
-        self.host()?.store().set_pinned(&id, pinned).map_err(CommandError::from)
+        self.host()?.store().set_pinned(&id, pinned).map_err(command_error)
     }
 
     /// Deletes an artifact (its blob goes when nothing else shares it); tabs showing it close.
     pub async fn artifact_remove(&self, id: String) -> Result<(), CommandError> {
-        self.host()?.store().remove(&id).map_err(CommandError::from)?;
+        self.host()?.store().remove(&id).map_err(command_error)?;
         let mut canvas = self.canvas();
         canvas.close_artifact(&id);
         self.changed(&canvas);
@@ -566,7 +566,7 @@ impl App {
     pub async fn artifact_open(&self, id: String) -> Result<(), CommandError> {
         let host = self.host()?;
         let store = host.store();
-        let record = host.ensure_local(&id).await.map_err(CommandError::from)?;
+        let record = host.ensure_local(&id).await.map_err(command_error)?;
         let _ = store.touch(&id, Host::now_ms());
         let mut canvas = self.canvas();
         canvas.apply_intent(CanvasIntent::OpenArtifact { artifact: ArtifactTab::for_stored(&record.id, &record.name, &record.mime) }).map_err(canvas_error)?;
@@ -578,7 +578,7 @@ impl App {
     /// (through a temp file beside it). The path, or `None` when the user cancelled.
     pub async fn artifact_save_as(&self, id: String) -> Result<Option<String>, CommandError> {
         let store = self.host()?.store().clone();
-        let record = self.host()?.ensure_local(&id).await.map_err(CommandError::from)?;
+        let record = self.host()?.ensure_local(&id).await.map_err(command_error)?;
         let dialog = SaveDialog {
             title: format!("Save {}", record.name),
             file_name: artifact_files::safe_file_name(&record.name, &record.id),
@@ -590,8 +590,8 @@ impl App {
         let destination = path.clone();
         tokio::task::spawn_blocking(move || store.export(&id, &destination).and_then(|_| store.touch(&id, Host::now_ms())))
             .await
-            .map_err(CommandError::from)?
-            .map_err(CommandError::from)?;
+            .map_err(join_error)?
+            .map_err(command_error)?;
         Ok(Some(path.display().to_string()))
     }
 
@@ -599,9 +599,9 @@ impl App {
     /// handed to the platform's opener; programs and active content are refused with the reason.
     pub async fn artifact_open_external(&self, id: String) -> Result<String, CommandError> {
         let host = self.host()?;
-        host.ensure_local(&id).await.map_err(CommandError::from)?;
+        host.ensure_local(&id).await.map_err(command_error)?;
         let (store, data_dir) = (host.store().clone(), host.data_dir().to_owned());
-        let path = tokio::task::spawn_blocking(move || artifact_files::copy_for_opening(&store, &data_dir, &id)).await?.map_err(|e| CommandError::new(ErrorKind::Refused, e.to_string()))?;
+        let path = tokio::task::spawn_blocking(move || artifact_files::copy_for_opening(&store, &data_dir, &id)).await.map_err(join_error)?.map_err(|e| CommandError::new(ErrorKind::Refused, e.to_string()))?;
         opener::open(&path).map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => CommandError::new(ErrorKind::Config, format!("no program to open files with was found ({} is not installed); the copy is at {}", opener::OPENER, path.display())),
             _ => CommandError::new(ErrorKind::Config, format!("could not open {}: {e}", path.display())),
@@ -614,7 +614,7 @@ impl App {
     }
 
     pub async fn restart_server(&self, server: String) -> Result<(), CommandError> {
-        self.configured(&server)?.restart(&server).await.map_err(CommandError::from)
+        self.configured(&server)?.restart(&server).await.map_err(command_error)
     }
 
     /// The end of `server`'s log, at most [`LOG_TAIL_BYTES`], from a line boundary.
@@ -625,16 +625,16 @@ impl App {
 
     /// Signs in to `server` in the system browser (the window hears `sign-in-started`).
     pub async fn sign_in(&self, server: String) -> Result<SignInView, CommandError> {
-        self.configured(&server)?.sign_in(&server).await.map_err(CommandError::from)
+        self.configured(&server)?.sign_in(&server).await.map_err(command_error)
     }
 
     /// Forgets `server`'s tokens.
     pub async fn sign_out(&self, server: String) -> Result<SignInView, CommandError> {
-        self.configured(&server)?.sign_out(&server).await.map_err(CommandError::from)
+        self.configured(&server)?.sign_out(&server).await.map_err(command_error)
     }
 
     pub async fn server_log(&self, server: String) -> Result<String, CommandError> {
-        self.configured(&server)?.server_log_tail(&server, LOG_TAIL_BYTES).map_err(CommandError::from)
+        self.configured(&server)?.server_log_tail(&server, LOG_TAIL_BYTES).map_err(command_error)
     }
 
     pub async fn stop_server(&self, server: String) -> Result<(), CommandError> {
@@ -643,7 +643,7 @@ impl App {
     }
 
     pub fn set_server_timeout(&self, server: String, seconds: Option<f64>) -> Result<(), CommandError> {
-        self.configured(&server)?.set_server_timeout(&server, seconds).map_err(CommandError::from)
+        self.configured(&server)?.set_server_timeout(&server, seconds).map_err(command_error)
     }
 
     pub fn settings_view(&self) -> Result<SettingsView, CommandError> {
@@ -655,7 +655,7 @@ impl App {
     /// applies at once, the rest from the next use.
     pub fn settings_set(&self, key: String, value: Option<String>) -> Result<SettingsView, CommandError> {
         let host = self.host.as_ref().map_err(|reason| CommandError::new(ErrorKind::Config, reason.clone()))?;
-        let settings = host.set_setting(&key, value.as_deref()).map_err(CommandError::from)?;
+        let settings = host.set_setting(&key, value.as_deref()).map_err(command_error)?;
         if let Some(window) = self.window.get() {
             window.set_theme(settings.appearance.theme);
         }

@@ -5,7 +5,7 @@
 
 use std::{collections::HashMap, sync::Mutex, time::Duration};
 
-use mcp_canvas_host::{artifact_files, resources::READ_RESOURCE_TOOL, skills::READ_SKILL_TOOL};
+use mcp_canvas_host::{artifact_files, error::{command_error, join_error}, resources::READ_RESOURCE_TOOL, skills::READ_SKILL_TOOL};
 use mcp_canvas_wire::{offers::{CompletionTarget, PromptRead, PromptView, ResourceList, ResourceRead, SkillList, SkillRead, Suggestions}, CallOutcome};
 use mcp_canvas_client::trace::{ProtocolFilter, ProtocolPage};
 use serde::{Deserialize, Serialize};
@@ -51,29 +51,29 @@ pub struct ResourceWatchEvent {
 impl App {
     /// `server`'s resources and templates (every page).
     pub async fn server_resources(&self, server: String) -> Result<ResourceList, CommandError> {
-        self.host()?.resources(&server).await.map_err(CommandError::from)
+        self.host()?.resources(&server).await.map_err(command_error)
     }
 
     /// Reads `uri` of `server`, stores it and shows it in the canvas as a tool result would be.
     pub async fn resource_read(&self, server: String, uri: String) -> Result<ResourceRead, CommandError> {
-        let read = self.host()?.read_resource(&server, &uri).await.map_err(CommandError::from)?;
+        let read = self.host()?.read_resource(&server, &uri).await.map_err(command_error)?;
         self.apply_outcome(&CallOutcome { call_id: read.read_id.clone(), server, tool: READ_RESOURCE_TOOL.to_owned(), outcome: read.outcome.clone() });
         Ok(read)
     }
 
     /// Suggestions for one argument of a template or prompt while the user types.
     pub async fn complete_argument(&self, server: String, target: CompletionTarget, argument: String, value: String, context: HashMap<String, String>) -> Result<Suggestions, CommandError> {
-        self.host()?.complete(&server, &target, &argument, &value, context).await.map_err(CommandError::from)
+        self.host()?.complete(&server, &target, &argument, &value, context).await.map_err(command_error)
     }
 
     /// `server`'s prompts (every page).
     pub async fn server_prompts(&self, server: String) -> Result<Vec<PromptView>, CommandError> {
-        self.host()?.prompts(&server).await.map_err(CommandError::from)
+        self.host()?.prompts(&server).await.map_err(command_error)
     }
 
     /// Fills in prompt `name`; its messages are stored and shown in the canvas.
     pub async fn prompt_read(&self, server: String, name: String, arguments: Map<String, Value>) -> Result<PromptRead, CommandError> {
-        let read = self.host()?.read_prompt(&server, &name, arguments).await.map_err(CommandError::from)?;
+        let read = self.host()?.read_prompt(&server, &name, arguments).await.map_err(command_error)?;
         self.apply_outcome(&CallOutcome { call_id: read.read_id.clone(), server, tool: mcp_canvas_host::prompts::GET_PROMPT_TOOL.to_owned(), outcome: read.outcome.clone() });
         Ok(read)
     }
@@ -86,7 +86,7 @@ impl App {
         if self.watches.0.lock().unwrap().get(&key).is_some_and(|task| !task.is_finished()) {
             return Ok(());
         }
-        let mut watch = self.host()?.watch_resource(&server, &uri).await.map_err(CommandError::from)?;
+        let mut watch = self.host()?.watch_resource(&server, &uri).await.map_err(command_error)?;
         let app = std::sync::Arc::downgrade(self);
         let task = tokio::spawn(async move {
             let mut reads = 0;
@@ -131,7 +131,7 @@ impl App {
     /// a page may be megabytes of text).
     pub async fn protocol_log(&self, server: String, filter: ProtocolFilter) -> Result<ProtocolPage, CommandError> {
         let host = self.shared_host().ok_or_else(|| self.host().err().expect("no shared host means no host"))?;
-        Ok(tokio::task::spawn_blocking(move || host.protocol_page(&server, &filter)).await??)
+        Ok(tokio::task::spawn_blocking(move || host.protocol_page(&server, &filter)).await.map_err(join_error)??)
     }
 
     /// Saves `server`'s protocol log as JSON lines where the user picks ("Save as…"); the path,

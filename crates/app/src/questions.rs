@@ -18,13 +18,13 @@ use std::{
     time::Duration,
 };
 
-use mcp_canvas_wire::{CommandError, ConfirmPrompt, ElicitationAnswer, ElicitationPrompt, ErrorKind, SamplingPrompt, SamplingReviewPrompt};
+use mcp_canvas_wire::{CommandError, ConfirmPrompt, ElicitationAnswer, ElicitationPrompt, ErrorKind};
 use mcp_canvas_elicitation::{form_fields, FormRequest, UrlRequest};
 use mcp_canvas_sampling::sampler::{Approval, ApprovalRequest, Review, ReviewRequest};
 use serde_json::{Map, Value};
 use tokio::sync::oneshot;
 
-use crate::window::{AppEvent, WindowSlot};
+use crate::window::{AppEvent, SamplingPrompt, SamplingReviewPrompt, WindowSlot};
 
 /// How long a question may stay unanswered before it is given up.
 pub const UNANSWERED: Duration = Duration::from_secs(10 * 60);

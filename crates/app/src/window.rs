@@ -10,8 +10,9 @@ use std::{
 
 use mcp_canvas_canvas::CanvasView;
 use mcp_canvas_config::settings::Theme;
-use mcp_canvas_wire::{CallOutcome, CallProgressEvent, ConfirmPrompt, ElicitationPrompt, SamplingPrompt, SamplingReviewPrompt, ServerChangedEvent};
-use serde::Serialize;
+use mcp_canvas_wire::{CallOutcome, CallProgressEvent, ConfirmPrompt, ElicitationPrompt};
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use crate::bindings::TsType;
 
@@ -149,5 +150,47 @@ impl WindowSlot {
         if let Err(e) = self.emit(event) {
             eprintln!("mcp-canvas: could not send {name} to the window: {e}");
         }
+    }
+}
+
+/// A server's sampling request as the window shows it (the app's `sampling-request` event); the
+/// window answers with `answer_sampling` for the same `id`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct SamplingPrompt {
+    /// Which question this is (echoed in the answer).
+    pub id: String,
+    /// What is asked, with the provider and model that would answer.
+    #[serde(flatten)]
+    pub request: mcp_canvas_sampling::sampler::ApprovalRequest,
+}
+
+/// A completion to review before it is returned (the app's `sampling-review` event); answered
+/// with `answer_sampling_review`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct SamplingReviewPrompt {
+    /// Which question this is.
+    pub id: String,
+    /// The request as sent and the completion as it would be returned.
+    #[serde(flatten)]
+    pub review: mcp_canvas_sampling::sampler::ReviewRequest,
+}
+
+/// A server said one of its lists changed (`notifications/{tools,resources,prompts}/list_changed`),
+/// as the desktop window hears it (the app's `server-changed` event): re-list that server's tools
+/// (or resources, prompts).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[ts(export)]
+pub struct ServerChangedEvent {
+    /// The server's configured name.
+    pub server: String,
+    /// Which list changed.
+    pub list: mcp_canvas_client::ChangedList,
+}
+
+impl From<mcp_canvas_client::ServerChange> for ServerChangedEvent {
+    fn from(change: mcp_canvas_client::ServerChange) -> Self {
+        Self { server: change.server, list: change.list }
     }
 }

@@ -141,6 +141,17 @@ pub enum HostError {
     /// The result could not be interpreted.
     #[error(transparent)]
     Contract(#[from] mcp_canvas_contract::ContractError),
+    /// Storing (or reading back) what a result holds failed: a full disk, a damaged blob.
+    #[error("{context}: {source}")]
+    Storage {
+        /// What was being stored, naming the server and tool.
+        context: String,
+        /// The store's error, kept whole.
+        source: mcp_canvas_store::StoreError,
+    },
+    /// MCP Canvas's own fault: a step that panicked or a state that cannot be.
+    #[error("{0} (a bug in MCP Canvas: please report it)")]
+    Bug(String),
     /// Storing an artifact failed.
     #[error("storing an artifact from `{server}`/`{tool}`: {source}")]
     Store {
@@ -166,10 +177,10 @@ impl HostError {
     pub fn kind(&self) -> ErrorKind {
         match self {
             Self::DataDir(_) | Self::Config(_) | Self::Input(_) => ErrorKind::Config,
-            Self::Team(e) => mcp_canvas_wire::team_kind(e),
+            Self::Team(e) => team_kind(e),
             Self::NoTeamStore => ErrorKind::Config,
             Self::UnknownServer { .. } | Self::UnknownTool { .. } | Self::UnknownProvider { .. } => ErrorKind::NotFound,
-            Self::Server(e) => mcp_canvas_wire::client_kind(e),
+            Self::Server(e) => client_kind(e),
             Self::InvalidArguments { .. } | Self::ArgumentsRejected { .. } => ErrorKind::BadArguments,
             Self::AppView { .. } | Self::AppRefused { .. } | Self::SkillRefused { .. } => ErrorKind::Refused,
             Self::NeedsConfirmation { .. } => ErrorKind::NeedsConfirmation,
@@ -177,7 +188,8 @@ impl HostError {
             Self::Cancelled { .. } => ErrorKind::Cancelled,
             Self::Key(_) => ErrorKind::Config,
             Self::Contract(_) => ErrorKind::ServerError,
-            Self::Store { source, .. } => mcp_canvas_wire::store_kind(source),
+            Self::Store { source, .. } | Self::Storage { source, .. } => store_kind(source),
+            Self::Bug(_) => ErrorKind::Bug,
         }
     }
 }
@@ -186,11 +198,70 @@ impl From<mcp_canvas_ingest::IngestError> for HostError {
     fn from(error: mcp_canvas_ingest::IngestError) -> Self {
         use mcp_canvas_ingest::IngestError;
         match error {
-            IngestError::Store(message) => Self::DataDir(message),
+            IngestError::Store { context, source } => Self::Storage { context, source },
+            IngestError::Panicked(context) => Self::Bug(context),
             IngestError::Input(message) => Self::Input(message),
             IngestError::Contract(error) => Self::Contract(error),
         }
     }
+}
+
+impl From<mcp_canvas_store::StoreError> for HostError {
+    fn from(source: mcp_canvas_store::StoreError) -> Self {
+        Self::Storage { context: "the artifact store".to_owned(), source }
+    }
+}
+
+impl From<mcp_canvas_sampling::SamplingError> for HostError {
+    fn from(e: mcp_canvas_sampling::SamplingError) -> Self {
+        Self::Bug(e.to_string())
+    }
+}
+
+/// The kind of a server connection's failure.
+pub fn client_kind(e: &mcp_canvas_client::ClientError) -> ErrorKind {
+    use mcp_canvas_client::{ClientError as C, RequestCause};
+    match e {
+        C::Config(_) => ErrorKind::Config,
+        C::Spawn { .. } | C::Handshake { .. } => ErrorKind::ServerDown,
+        C::Request { cause: RequestCause::Lost, .. } => ErrorKind::ServerDown,
+        // JSON-RPC "invalid params": the server refused the arguments. (MCP also answers an
+        // unknown tool or prompt name with it; the form is still where to look.)
+        C::Request { cause: RequestCause::Refused { code: -32602 }, .. } => ErrorKind::BadArguments,
+        C::Request { .. } => ErrorKind::ServerError,
+        C::SignInRequired { .. } | C::SignIn { .. } => ErrorKind::SignIn,
+    }
+}
+
+/// The kind of an artifact store failure.
+pub fn store_kind(e: &mcp_canvas_store::StoreError) -> ErrorKind {
+    match e {
+        mcp_canvas_store::StoreError::NotFound(_) => ErrorKind::NotFound,
+        _ => ErrorKind::Storage,
+    }
+}
+
+/// The kind of a team store failure.
+pub fn team_kind(e: &mcp_canvas_team::TeamError) -> ErrorKind {
+    use mcp_canvas_team::TeamError as T;
+    match e {
+        T::Settings(_) | T::Keyring(_) | T::SchemaTooNew { .. } | T::SchemaTooOld { .. } => ErrorKind::Config,
+        T::NotFound(_) => ErrorKind::NotFound,
+        T::Mismatch { .. } | T::TooLarge { .. } => ErrorKind::Refused,
+        T::Local(e) => store_kind(e),
+        _ => ErrorKind::Storage,
+    }
+}
+
+/// A lower crate's error as a [`CommandError`], its kind decided here (the wire crate knows no
+/// lower crate): `.map_err(command_error)` for a store, team, config, connection or key error.
+pub fn command_error(e: impl Into<HostError>) -> CommandError {
+    CommandError::from(e.into())
+}
+
+/// A background task that did not finish: a panic is a [`ErrorKind::Bug`].
+pub fn join_error(e: tokio::task::JoinError) -> CommandError {
+    CommandError::bug(format!("a background task of MCP Canvas failed: {e}"))
 }
 
 impl From<HostError> for CommandError {
@@ -215,7 +286,7 @@ mod tests {
         assert_eq!(CommandError::from(e).kind, ErrorKind::ServerDown);
         let e = HostError::InvalidArguments { server: "s".into(), tool: "t".into(), reason: "are not JSON".into() };
         assert_eq!(CommandError::from(e).kind, ErrorKind::BadArguments);
-        assert_eq!(CommandError::from(mcp_canvas_store::StoreError::NotFound("a".into())).kind, ErrorKind::NotFound);
+        assert_eq!(command_error(mcp_canvas_store::StoreError::NotFound("a".into())).kind, ErrorKind::NotFound);
         assert_eq!(serde_json::to_value(CommandError::new(ErrorKind::ServerDown, "m")).unwrap(), serde_json::json!({ "kind": "server_down", "message": "m" }));
     }
 }

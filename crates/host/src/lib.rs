@@ -17,7 +17,7 @@ pub mod artifact_files;
 mod arguments;
 pub mod audit;
 pub mod completion;
-mod error;
+pub mod error;
 pub mod file_server;
 mod housekeeping;
 mod host;

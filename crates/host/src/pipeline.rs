@@ -230,7 +230,7 @@ async fn call_unaudited(
         // Whole again only for someone who reads it: the schema check, the front end (the
         // proxy passes it on); otherwise leaving it out saves holding the binary twice.
         if sent.wants_structured || definition.output_schema.is_some() || app_result.is_some() {
-            spills.restore_value(value).map_err(|e| HostError::DataDir(format!("reading back the result of `{server}`/`{tool}`: {e}")))?;
+            spills.restore_value(value).map_err(|source| HostError::Storage { context: format!("reading back the result of `{server}`/`{tool}`"), source })?;
         } else {
             structured = None;
         }

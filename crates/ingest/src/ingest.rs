@@ -77,7 +77,7 @@ impl Ingest {
             let (server_name, tool_name, id) = (server.to_owned(), tool.to_owned(), call_id.to_owned());
             tokio::task::spawn_blocking(move || ingest.store_and_finish_spilled(&server_name, &tool_name, raw, spills, output_schema.as_ref(), &id))
                 .await
-                .map_err(|e| IngestError::Store(format!("storing the result of `{server}`/`{tool}` failed: {e}")))??
+                .map_err(|e| IngestError::Panicked(format!("storing the result of `{server}`/`{tool}` failed: {e}")))??
         };
         if !outcome.artifacts.is_empty() {
             after_store();
@@ -88,7 +88,7 @@ impl Ingest {
     /// A result read from `reader` (named `label` in errors), its long base64 runs stored while
     /// they are read (see `spill/mod.rs`): the message is never held whole.
     pub fn read_and_store(&self, server: &str, tool: &str, mut reader: impl Read, label: &str, call_id: &str) -> Result<ToolOutcome, IngestError> {
-        let stored = |e: mcp_canvas_store::StoreError| IngestError::Store(format!("storing what {label} holds: {e}"));
+        let stored = |source: mcp_canvas_store::StoreError| IngestError::Store { context: format!("storing what {label} holds"), source };
         let mut scanner = spill::Scanner::new(self.store.clone());
         let mut buffer = vec![0u8; 1 << 20];
         loop {
@@ -119,7 +119,7 @@ impl Ingest {
     pub fn store_and_finish_spilled(&self, server: &str, tool: &str, mut raw: Value, spills: Option<spill::Spills>, output_schema: Option<&Value>, call_id: &str) -> Result<ToolOutcome, IngestError> {
         let config: &ExtractionConfig = &self.extraction;
         let mut spills = spills;
-        let spill_error = |e: mcp_canvas_store::StoreError| IngestError::Store(format!("reading back the result of `{server}`/`{tool}`: {e}"));
+        let spill_error = |source: mcp_canvas_store::StoreError| IngestError::Store { context: format!("reading back the result of `{server}`/`{tool}`"), source };
         if let Some(spills) = spills.as_mut() {
             spill::prepare(&mut raw, spills, config).map_err(spill_error)?;
         }

@@ -13,9 +13,18 @@ pub use ingest::{now_ms, Ingest};
 /// Why a result could not be stored.
 #[derive(Debug, thiserror::Error)]
 pub enum IngestError {
-    /// The store could not take (or give back) what the result holds.
+    /// The store could not take (or give back) what the result holds: the store's error kept
+    /// whole (a full disk stays a storage failure across every hop).
+    #[error("{context}: {source}")]
+    Store {
+        /// What was being stored, naming the server and tool.
+        context: String,
+        /// The store's error.
+        source: mcp_canvas_store::StoreError,
+    },
+    /// Storing panicked: a bug, never the server's or the user's fault.
     #[error("{0}")]
-    Store(String),
+    Panicked(String),
     /// The message could not be read or is not JSON.
     #[error("{0}")]
     Input(String),

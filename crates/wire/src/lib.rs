@@ -1,14 +1,16 @@
 //! Types that cross to the UI and out of `mcp-canvas-cli --json`, and the typed error every app
 //! command returns ([`CommandError`]). TypeScript declarations are generated from these (ts-rs)
-//! into `ui/src/wire/`; `scripts/check-wire-types.sh` fails on drift. The host re-exports this
-//! crate as `mcp_canvas_wire`.
+//! into `ui/src/wire/`; `scripts/check-wire-types.sh` fails on drift. Light on purpose: types
+//! and what follows from them alone — no store, connection, team or provider beneath it; the
+//! kind of a lower crate's error is decided by the host (`mcp_canvas_host::error`), and the
+//! window's own events by the app (`mcp_canvas_app::window`).
 #![deny(missing_docs)]
 
 pub mod apps;
 mod error;
 pub mod offers;
 
-pub use error::{client_kind, store_kind, team_kind, CommandError, ErrorKind};
+pub use error::{CommandError, ErrorKind};
 pub use apps::{ToolUi, Visibility};
 
 use mcp_canvas_contract::ToolOutcome;
@@ -179,30 +181,6 @@ pub struct ConfirmPrompt {
     pub on_behalf_of: String,
 }
 
-/// A server's sampling request as the window shows it (the app's `sampling-request` event); the
-/// window answers with `answer_sampling` for the same `id`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
-#[ts(export)]
-pub struct SamplingPrompt {
-    /// Which question this is (echoed in the answer).
-    pub id: String,
-    /// What is asked, with the provider and model that would answer.
-    #[serde(flatten)]
-    pub request: mcp_canvas_sampling::sampler::ApprovalRequest,
-}
-
-/// A completion to review before it is returned (the app's `sampling-review` event); answered
-/// with `answer_sampling_review`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
-#[ts(export)]
-pub struct SamplingReviewPrompt {
-    /// Which question this is.
-    pub id: String,
-    /// The request as sent and the completion as it would be returned.
-    #[serde(flatten)]
-    pub review: mcp_canvas_sampling::sampler::ReviewRequest,
-}
-
 /// Progress a server reported for a running call, as the window shows it (the app's
 /// `call-progress` event). `call_token` is the token the window chose for the call.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
@@ -216,24 +194,6 @@ pub struct CallProgressEvent {
     pub total: Option<f64>,
     /// What it is doing.
     pub message: Option<String>,
-}
-
-/// A server said one of its lists changed (`notifications/{tools,resources,prompts}/list_changed`),
-/// as the desktop window hears it (the app's `server-changed` event): re-list that server's tools
-/// (or resources, prompts).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
-#[ts(export)]
-pub struct ServerChangedEvent {
-    /// The server's configured name.
-    pub server: String,
-    /// Which list changed.
-    pub list: mcp_canvas_client::ChangedList,
-}
-
-impl From<mcp_canvas_client::ServerChange> for ServerChangedEvent {
-    fn from(change: mcp_canvas_client::ServerChange) -> Self {
-        Self { server: change.server, list: change.list }
-    }
 }
 
 /// A sign-in started: the authorization page was handed to the browser. The window shows that the
