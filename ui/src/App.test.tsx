@@ -31,6 +31,8 @@ const ipc = vi.hoisted(() => {
     onConfirmClosed: vi.fn(quiet),
     onProxiedCall: vi.fn(quiet),
     onServerChanged: vi.fn(quiet),
+    // The canvas's tab headers follow resource watches (offers/watches.ts).
+    onResourceWatch: vi.fn(quiet),
   };
 });
 vi.mock("./ipc", () => ({
