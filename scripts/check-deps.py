@@ -4,6 +4,10 @@
 1. Only the desktop shell (`mcp-canvas`, in src-tauri/) depends on Tauri, directly or not.
 2. Nothing depends on the desktop shell.
 3. `mcp-canvas-contract` does no I/O: no MCP transport, database or async runtime beneath it.
+4. The wire crate (what crosses to the window) is light: no database, bucket or keyring beneath
+   it, and none of our crates that bring them or a connection.
+5. Layers: no crate depends on one above it (the order below), and the workspace has at most 18
+   members, each named in ARCHITECTURE.md's codemap.
 """
 import json
 import subprocess
@@ -11,6 +15,15 @@ import sys
 
 SHELL = "mcp-canvas"
 NO_IO = {name: {"rmcp", "rusqlite", "tokio", "reqwest"} for name in ("mcp-canvas-contract", "mcp-canvas-canvas")}
+# (rmcp is there for its model types; `cargo metadata` unifies its features across the workspace,
+# so what its transports bring is not counted against the wire crate.)
+NO_IO["mcp-canvas-wire"] = {"rusqlite", "tokio-postgres", "object_store", "keyring",
+    "mcp-canvas-store", "mcp-canvas-team", "mcp-canvas-client", "mcp-canvas-sampling", "mcp-canvas-host"}
+# Bottom to top: a crate may depend only on crates to its left (or on none of ours).
+LAYERS = ["mcp-canvas-contract", "mcp-canvas-canvas", "mcp-canvas-store", "mcp-canvas-render", "mcp-canvas-sampling",
+    "mcp-canvas-elicitation", "mcp-canvas-config", "mcp-canvas-team", "mcp-canvas-client", "mcp-canvas-ingest",
+    "mcp-canvas-wire", "mcp-canvas-host", "mcp-canvas-proxy", "mcp-canvas-app", "mcp-canvas-cli", "mcp-canvas", "mcp-canvas-e2e"]
+MAX_MEMBERS = 18
 
 meta = json.loads(subprocess.check_output(["cargo", "metadata", "--format-version", "1"]))
 packages = {p["id"]: p for p in meta["packages"]}
@@ -44,6 +57,23 @@ for name, pid in sorted(members.items()):
             problems.append(f"{name} depends on the desktop shell `{SHELL}`")
     for forbidden in sorted(NO_IO.get(name, set()) & reachable):
         problems.append(f"{name} must do no I/O but depends on {forbidden}")
+
+if len(members) > MAX_MEMBERS:
+    problems.append(f"{len(members)} workspace members: at most {MAX_MEMBERS} (fold a crate that only one other uses into it)")
+codemap = open("ARCHITECTURE.md").read()
+for name, pid in sorted(members.items()):
+    path = packages[pid]["manifest_path"].rsplit("/", 1)[0]
+    folder = path.split("/")[-1]
+    if f"`{name}`" not in codemap:
+        problems.append(f"{name} ({folder}/) is not in ARCHITECTURE.md's codemap")
+    if name in LAYERS:
+        mine = LAYERS.index(name)
+        direct = {packages[d["pkg"]]["name"] for d in nodes[pid]["deps"] if {k["kind"] for k in d["dep_kinds"]} - {"dev"}}
+        for dep in sorted(direct & set(LAYERS)):
+            if LAYERS.index(dep) > mine:
+                problems.append(f"{name} depends on {dep}, a layer above it")
+    elif name != "mcp-canvas-demo":
+        problems.append(f"{name} has no place in check-deps.py's LAYERS")
 
 if problems:
     print("dependency invariants violated:\n  " + "\n  ".join(problems), file=sys.stderr)
