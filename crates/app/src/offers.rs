@@ -127,8 +127,9 @@ impl App {
         Ok(())
     }
 
-    /// `server`'s protocol log: the messages `filter` asks for, both ways (off the main thread:
-    /// a page may be megabytes of text).
+    /// `server`'s protocol log: the messages `filter` asks for, both ways, the oldest after
+    /// `filter.after_seq` a bounded page at a time (the view asks again while the page says
+    /// `more`); off the main thread: a page may be megabytes of text.
     pub async fn protocol_log(&self, server: String, filter: ProtocolFilter) -> Result<ProtocolPage, CommandError> {
         let host = self.shared_host().ok_or_else(|| self.host().err().expect("no shared host means no host"))?;
         Ok(tokio::task::spawn_blocking(move || host.protocol_page(&server, &filter)).await.map_err(join_error)??)

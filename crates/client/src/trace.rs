@@ -39,6 +39,8 @@ pub const MAX_BYTES: usize = 16 * 1024 * 1024;
 /// host's spill writes this tag (`mcp-canvas-host` `spill`), so the note can say so instead of
 /// hashing the marker.
 pub const SPILL_TAG: &str = "McpCanvasSpill";
+/// Entries a page holds when its filter gives no `limit`.
+pub const DEFAULT_PAGE: u32 = 500;
 /// Requests remembered for latency and call grouping (older ones are forgotten).
 const MAX_PENDING: usize = 4096;
 
@@ -105,20 +107,33 @@ pub struct ProtocolEntry {
     pub cut: bool,
 }
 
-/// A page of a server's log.
+/// A page of a server's log: the oldest entries after the asked-for `seq`, so a reader that asks
+/// again after [`ProtocolPage::through_seq`] until [`ProtocolPage::more`] is false has read every
+/// entry the log still held, in order, however many came between two of its reads.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[ts(export)]
 pub struct ProtocolPage {
     /// The server.
     pub server: String,
-    /// The entries after the asked-for `seq` that match the filters, oldest first.
+    /// The entries after the asked-for `seq` that match the filters, oldest first, at most the
+    /// asked-for `limit`.
     pub entries: Vec<ProtocolEntry>,
-    /// The newest `seq` in the log (ask for entries after it next time).
+    /// How far this page read: ask for entries after it next time (past the last entry returned,
+    /// and past the entries the filters left out).
+    #[ts(type = "number")]
+    pub through_seq: u64,
+    /// Whether entries after `through_seq` are waiting: the page was full; ask again at once.
+    pub more: bool,
+    /// The newest `seq` in the log.
     #[ts(type = "number")]
     pub last_seq: u64,
-    /// Entries dropped so far to keep the log bounded.
+    /// Entries dropped so far to keep the log bounded (the oldest ones).
     #[ts(type = "number")]
     pub dropped: u64,
+    /// Of those, the ones after the asked-for `seq`: dropped before this reader got to them
+    /// (whether or not they matched the filters).
+    #[ts(type = "number")]
+    pub missed: u64,
     /// Entries kept now.
     pub kept: u32,
 }
@@ -134,7 +149,8 @@ pub struct ProtocolFilter {
     pub method: Option<String>,
     /// Only entries of this call (its request id).
     pub call: Option<String>,
-    /// At most this many (the newest of them); default 500.
+    /// At most this many, the oldest after `after_seq` ([`DEFAULT_PAGE`] when not given; at most
+    /// [`MAX_ENTRIES`]).
     pub limit: Option<u32>,
 }
 
@@ -287,24 +303,37 @@ impl ProtocolLog {
         }
     }
 
-    /// The entries `filter` asks for.
+    /// The entries `filter` asks for: the oldest matching ones after `filter.after_seq`, at most
+    /// `filter.limit`; see [`ProtocolPage`] for reading on from there.
     pub fn page(&self, filter: &ProtocolFilter) -> ProtocolPage {
         let state = self.state.lock().unwrap();
-        let limit = filter.limit.unwrap_or(500).clamp(1, MAX_ENTRIES as u32) as usize;
+        let limit = filter.limit.unwrap_or(DEFAULT_PAGE).clamp(1, MAX_ENTRIES as u32) as usize;
         let method = filter.method.as_deref().map(str::to_lowercase).filter(|m| !m.is_empty());
-        // From the newest back: only the `limit` entries returned are cloned.
-        let mut entries: Vec<ProtocolEntry> = state
-            .entries
-            .iter()
-            .rev()
-            .take_while(|e| e.seq > filter.after_seq)
-            .filter(|e| method.as_deref().is_none_or(|m| e.method.as_deref().is_some_and(|em| em.to_lowercase().contains(m))))
-            .filter(|e| filter.call.as_deref().is_none_or(|c| e.call.as_deref() == Some(c)))
-            .take(limit)
-            .cloned()
-            .collect();
-        entries.reverse();
-        ProtocolPage { server: self.server.clone(), entries, last_seq: state.next_seq - 1, dropped: state.dropped, kept: state.entries.len() as u32 }
+        let matches = |e: &ProtocolEntry| {
+            method.as_deref().is_none_or(|m| e.method.as_deref().is_some_and(|em| em.to_lowercase().contains(m)))
+                && filter.call.as_deref().is_none_or(|c| e.call.as_deref() == Some(c))
+        };
+        let last_seq = state.next_seq - 1;
+        // Entries are kept in `seq` order: the first one after `after_seq` is found by halving.
+        let start = state.entries.partition_point(|e| e.seq <= filter.after_seq);
+        let mut entries = Vec::new();
+        let mut through_seq = last_seq.max(filter.after_seq);
+        let mut more = false;
+        for (index, entry) in state.entries.iter().enumerate().skip(start) {
+            if !matches(entry) {
+                continue;
+            }
+            // Only what is returned is cloned.
+            entries.push(entry.clone());
+            if entries.len() == limit {
+                through_seq = entry.seq;
+                more = index + 1 < state.entries.len();
+                break;
+            }
+        }
+        // The log drops from the front, so what it dropped is `seq` 1 to `dropped`.
+        let missed = state.dropped.saturating_sub(filter.after_seq);
+        ProtocolPage { server: self.server.clone(), entries, through_seq, more, last_seq, dropped: state.dropped, missed, kept: state.entries.len() as u32 }
     }
 
     /// Every kept entry as JSON lines (the protocol view's export).
@@ -436,6 +465,90 @@ mod tests {
         log.record(Direction::Received, &json!({ "jsonrpc": "2.0", "id": 1, "result": { "text": "word ".repeat(100_000) } }));
         let last = log.page(&ProtocolFilter { after_seq: page.last_seq, ..Default::default() });
         assert!(last.entries[0].cut && last.entries[0].text.len() < MAX_TEXT + 100);
+    }
+
+    /// What a reader does: asks after what it has until no more is waiting.
+    fn read_on(log: &ProtocolLog, filter: &ProtocolFilter) -> (Vec<ProtocolEntry>, ProtocolPage, usize) {
+        let mut filter = filter.clone();
+        let mut read = Vec::new();
+        let mut pages = 0;
+        loop {
+            let page = log.page(&filter);
+            pages += 1;
+            read.extend(page.entries.iter().cloned());
+            filter.after_seq = page.through_seq;
+            if !page.more {
+                return (read, page, pages);
+            }
+            assert!(pages < 100, "a reader catches up");
+        }
+    }
+
+    #[test]
+    fn a_burst_between_two_polls_reaches_the_reader_whole_and_in_order() {
+        let log = ProtocolLog::new("demo", None);
+        for i in 0..3 {
+            log.record(Direction::Sent, &json!({ "jsonrpc": "2.0", "method": "notifications/x", "params": { "i": i } }));
+        }
+        let first = ProtocolFilter { limit: Some(500), ..Default::default() };
+        let (read, page, _) = read_on(&log, &first);
+        assert_eq!(read.len(), 3);
+        // 1,200 messages between this poll and the next: more than a page.
+        for i in 0..1200 {
+            log.record(Direction::Received, &json!({ "jsonrpc": "2.0", "id": i, "result": { "i": i } }));
+        }
+        let next = ProtocolFilter { after_seq: page.through_seq, ..first.clone() };
+        let one = log.page(&next);
+        assert_eq!(one.entries.len(), 500, "a page is bounded");
+        assert!(one.more, "and says more are waiting");
+        assert_eq!(one.entries.first().unwrap().seq, 4, "the oldest first, not the newest");
+        let (read, last, pages) = read_on(&log, &next);
+        assert_eq!(pages, 3, "500 + 500 + 200");
+        let seqs: Vec<u64> = read.iter().map(|e| e.seq).collect();
+        assert_eq!(seqs, (4..=1203).collect::<Vec<_>>(), "every message once, in order, no gap");
+        let ids: Vec<String> = read.iter().map(|e| e.id.clone().unwrap()).collect();
+        assert_eq!(ids, (0..1200).map(|i| i.to_string()).collect::<Vec<_>>());
+        assert_eq!((last.through_seq, last.last_seq, last.more, last.missed), (1203, 1203, false, 0));
+        // Nothing new: an empty page that stays where it is.
+        let idle = log.page(&ProtocolFilter { after_seq: last.through_seq, ..first });
+        assert_eq!((idle.entries.len(), idle.through_seq, idle.more), (0, 1203, false));
+    }
+
+    #[test]
+    fn a_filtered_reader_reads_past_what_its_filter_leaves_out() {
+        let log = ProtocolLog::new("demo", None);
+        for i in 0..30 {
+            let method = if i % 3 == 0 { "tools/call" } else { "notifications/progress" };
+            log.record(Direction::Sent, &json!({ "jsonrpc": "2.0", "method": method, "params": { "i": i } }));
+        }
+        let filter = ProtocolFilter { method: Some("tools/".into()), limit: Some(4), ..Default::default() };
+        let page = log.page(&filter);
+        assert_eq!(page.entries.iter().map(|e| e.seq).collect::<Vec<_>>(), vec![1, 4, 7, 10]);
+        assert_eq!((page.through_seq, page.more), (10, true));
+        let (read, last, _) = read_on(&log, &filter);
+        assert_eq!(read.iter().map(|e| e.seq).collect::<Vec<_>>(), (0..10).map(|i| 1 + 3 * i).collect::<Vec<_>>());
+        // The last page ends past the non-matching tail: the next poll does not scan it again.
+        assert_eq!((last.through_seq, last.more), (30, false));
+    }
+
+    #[test]
+    fn a_reader_too_slow_for_the_bound_is_told_how_many_it_missed() {
+        let log = ProtocolLog::new("demo", None);
+        for i in 0..10 {
+            log.record(Direction::Sent, &json!({ "jsonrpc": "2.0", "method": "notifications/x", "params": { "i": i } }));
+        }
+        let seen = log.page(&ProtocolFilter::default()).through_seq;
+        assert_eq!(seen, 10);
+        for i in 0..(MAX_ENTRIES + 25) {
+            log.record(Direction::Sent, &json!({ "jsonrpc": "2.0", "method": "notifications/x", "params": { "i": i } }));
+        }
+        let page = log.page(&ProtocolFilter { after_seq: seen, ..Default::default() });
+        assert_eq!(page.dropped, 35, "the log keeps its bound");
+        assert_eq!(page.missed, 25, "of which 25 came after what this reader had");
+        assert_eq!(page.entries.first().unwrap().seq, 36, "it goes on from the oldest kept");
+        let (read, _, _) = read_on(&log, &ProtocolFilter { after_seq: seen, ..Default::default() });
+        assert_eq!(read.len(), MAX_ENTRIES);
+        assert!(read.windows(2).all(|w| w[1].seq == w[0].seq + 1));
     }
 
     #[test]

@@ -30,7 +30,10 @@ impl Host {
         self.protocol.logs.lock().unwrap().entry(server.to_owned()).or_insert_with(|| Arc::new(ProtocolLog::new(server, trace))).clone()
     }
 
-    /// The messages of `server` that `filter` asks for.
+    /// The messages of `server` that `filter` asks for: the oldest after `filter.after_seq`, a
+    /// bounded page at a time; a reader asks again after the page's `through_seq` while it says
+    /// `more`, so a burst between two reads is read whole (and `missed` counts what the log's
+    /// bound dropped first).
     pub fn protocol_page(&self, server: &str, filter: &ProtocolFilter) -> Result<ProtocolPage, HostError> {
         self.require_server(server)?;
         Ok(self.protocol_log(server).page(filter))

@@ -3,12 +3,15 @@ import { CommandErrorView } from "../components/CommandErrorView";
 import { OfferHeader } from "./OfferHeader";
 import { errorText, protocolExport, protocolLog } from "../ipc";
 import type { ProtocolEntry } from "../wire/ProtocolEntry";
+import type { ProtocolPage } from "../wire/ProtocolPage";
 import { formatBytes } from "../browser/filters";
 
 /** How often the log is asked for what is new while the view is open. */
 export const PROTOCOL_POLL_MS = 1000;
-/** Entries asked for at a time (more come with the next poll). */
+/** Entries asked for at a time; when more are waiting the view asks again at once. */
 export const PROTOCOL_PAGE = 500;
+/** Pages read one after another in one poll; whatever is still waiting comes with the next. */
+export const PROTOCOL_CATCH_UP_PAGES = 20;
 /** The view keeps at most this many entries (the host keeps its own bounded log). */
 export const PROTOCOL_VIEW_MAX = 2000;
 
@@ -17,6 +20,41 @@ export function merged(held: ProtocolEntry[], fresh: ProtocolEntry[], max = PROT
   const last = held.length > 0 ? held[held.length - 1].seq : 0;
   const all = held.concat(fresh.filter((e) => e.seq > last));
   return all.length > max ? all.slice(all.length - max) : all;
+}
+
+/** What one poll read: every entry after `from` the log held (oldest first), how far it read,
+ * and what the log's own bound dropped. */
+export interface CaughtUp {
+  entries: ProtocolEntry[];
+  /** Ask after this next time. */
+  through: number;
+  /** Whether entries are still waiting (the poll stopped at `maxPages`). */
+  more: boolean;
+  /** Entries the log has dropped in all. */
+  dropped: number;
+  /** Of those, the ones after `from` (from 0, a first read: after its first page) that were gone
+   * before the view could read them. */
+  missed: number;
+}
+
+/** Reads page after page after `from` until the log has nothing more waiting (or `maxPages` were
+ * read), so a burst larger than a page between two polls is read whole, in order. `stop` ends it
+ * early (the view closed or its filter changed). */
+export async function catchUp(ask: (after: number) => Promise<ProtocolPage>, from: number, maxPages = PROTOCOL_CATCH_UP_PAGES, stop: () => boolean = () => false): Promise<CaughtUp> {
+  const read: CaughtUp = { entries: [], through: from, more: true, dropped: 0, missed: 0 };
+  for (let pages = 0; read.more && pages < maxPages && !stop(); pages++) {
+    const page = await ask(read.through);
+    // Each page counts what was dropped between where it started and the oldest kept: pages
+    // start where the last one ended, so no entry is counted twice. A first read (from 0) starts
+    // at the oldest kept entry: what was dropped before it is the log's history, not missed.
+    if (pages > 0 || from > 0) read.missed += page.missed;
+    read.dropped = page.dropped;
+    read.entries.push(...page.entries);
+    // Never backwards: a page answers for everything up to its `through_seq`.
+    read.through = Math.max(read.through, page.through_seq);
+    read.more = page.more;
+  }
+  return read;
 }
 
 /** The message text, pretty-printed when it is whole JSON. */
@@ -35,6 +73,8 @@ const time = (ms: number) => new Date(ms).toLocaleTimeString(undefined, { hour12
 export function ProtocolView({ server, onClose }: { server: string; onClose: () => void }) {
   const [entries, setEntries] = useState<ProtocolEntry[]>([]);
   const [dropped, setDropped] = useState(0);
+  // Entries the log dropped after the view had started reading, before it could read them.
+  const [missed, setMissed] = useState(0);
   const [method, setMethod] = useState("");
   const [call, setCall] = useState<string | null>(null);
   const [open, setOpen] = useState<number | null>(null);
@@ -47,6 +87,7 @@ export function ProtocolView({ server, onClose }: { server: string; onClose: () 
   useEffect(() => {
     last.current = 0;
     setEntries([]);
+    setMissed(0);
   }, [server, method, call]);
 
   useEffect(() => {
@@ -57,22 +98,23 @@ export function ProtocolView({ server, onClose }: { server: string; onClose: () 
     const fetchNew = () => {
       if (asking) return Promise.resolve();
       asking = true;
-      return protocolLog(server, { after_seq: last.current, method: method.trim() || null, call, limit: PROTOCOL_PAGE }).then(
-        (page) => {
-          if (!live) return;
-          setError(null);
-          setDropped(page.dropped);
-          if (page.entries.length > 0) {
-            last.current = page.entries[page.entries.length - 1].seq;
-            setEntries((held) => merged(held, page.entries));
-          } else {
-            last.current = Math.max(last.current, page.last_seq);
-          }
-        },
-        (e) => live && setError(e),
-      ).finally(() => {
-        asking = false;
-      });
+      const from = last.current;
+      const filter = { method: method.trim() || null, call, limit: PROTOCOL_PAGE };
+      return catchUp((after) => protocolLog(server, { ...filter, after_seq: after }), from, PROTOCOL_CATCH_UP_PAGES, () => !live)
+        .then(
+          (read) => {
+            if (!live) return;
+            setError(null);
+            setDropped(read.dropped);
+            if (read.missed > 0) setMissed((n) => n + read.missed);
+            last.current = read.through;
+            if (read.entries.length > 0) setEntries((held) => merged(held, read.entries));
+          },
+          (e) => live && setError(e),
+        )
+        .finally(() => {
+          asking = false;
+        });
     };
     void fetchNew();
     const timer = window.setInterval(() => void fetchNew(), PROTOCOL_POLL_MS);
@@ -113,7 +155,8 @@ export function ProtocolView({ server, onClose }: { server: string; onClose: () 
         ) : null}
       </div>
       <p className="muted small protocol-status">
-        {entries.length} message{entries.length === 1 ? "" : "s"} shown{dropped > 0 ? ` · ${dropped} older ones dropped (the log keeps the newest)` : ""} · secrets redacted, base64 shown as the artifact it became
+        {entries.length} message{entries.length === 1 ? "" : "s"} shown{dropped > 0 ? ` · ${dropped} older ones dropped (the log keeps the newest)` : ""}
+        {missed > 0 ? ` · ${missed} dropped by the log before this view could read them` : ""} · secrets redacted, base64 shown as the artifact it became
       </p>
       {note ? <p className="muted small">{note}</p> : null}
       {error !== null ? <CommandErrorView error={error} server={server} /> : null}

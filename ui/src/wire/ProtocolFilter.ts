@@ -17,6 +17,7 @@ method: string | null,
  */
 call: string | null, 
 /**
- * At most this many (the newest of them); default 500.
+ * At most this many, the oldest after `after_seq` ([`DEFAULT_PAGE`] when not given; at most
+ * [`MAX_ENTRIES`]).
  */
 limit: number | null, };

@@ -2,7 +2,9 @@
 import type { ProtocolEntry } from "./ProtocolEntry";
 
 /**
- * A page of a server's log.
+ * A page of a server's log: the oldest entries after the asked-for `seq`, so a reader that asks
+ * again after [`ProtocolPage::through_seq`] until [`ProtocolPage::more`] is false has read every
+ * entry the log still held, in order, however many came between two of its reads.
  */
 export type ProtocolPage = { 
 /**
@@ -10,17 +12,32 @@ export type ProtocolPage = {
  */
 server: string, 
 /**
- * The entries after the asked-for `seq` that match the filters, oldest first.
+ * The entries after the asked-for `seq` that match the filters, oldest first, at most the
+ * asked-for `limit`.
  */
 entries: Array<ProtocolEntry>, 
 /**
- * The newest `seq` in the log (ask for entries after it next time).
+ * How far this page read: ask for entries after it next time (past the last entry returned,
+ * and past the entries the filters left out).
+ */
+through_seq: number, 
+/**
+ * Whether entries after `through_seq` are waiting: the page was full; ask again at once.
+ */
+more: boolean, 
+/**
+ * The newest `seq` in the log.
  */
 last_seq: number, 
 /**
- * Entries dropped so far to keep the log bounded.
+ * Entries dropped so far to keep the log bounded (the oldest ones).
  */
 dropped: number, 
+/**
+ * Of those, the ones after the asked-for `seq`: dropped before this reader got to them
+ * (whether or not they matched the filters).
+ */
+missed: number, 
 /**
  * Entries kept now.
  */
