@@ -19,7 +19,7 @@ step "UI: typecheck and unit tests"
 step "Rust: unit and integration tests"
 cargo test --workspace --quiet
 step "GUI: a real window under Xvfb, through WebDriver"
-xvfb-run -a cargo test --quiet -p mcp-canvas-e2e --test gui --test gui_sampling --test gui_apps --test gui_proxy_view --test gui_view_in_app --test gui_team_store --test gui_offers --test gui_oauth --test restart -- --ignored --nocapture --test-threads=1
+xvfb-run -a cargo test --quiet -p mcp-canvas-e2e --test window -- --ignored --nocapture --test-threads=1
 step "package: build the .deb, install it, run the installed app and CLI, remove it"
 scripts/test-package.sh
 step "all tests passed"

@@ -2,7 +2,7 @@
 //! WebKitWebDriver, one `thirtyfour` session over one kept-alive connection.
 //!
 //! Ignored by plain `cargo test` because it needs a display and tauri-driver; `scripts/test.sh`
-//! runs it with `xvfb-run -a cargo test -p mcp-canvas-e2e --test gui -- --ignored`.
+//! runs it with `xvfb-run -a cargo test -p mcp-canvas-e2e --test window gui:: -- --ignored --test-threads=1` (`tests/window.rs`).
 
 use std::{
     ffi::OsString,
