@@ -186,9 +186,17 @@ impl Transcript {
 }
 
 /// An image or audio block as an embedded resource named `<prompt>-<n>.<ext>` (a bare block would
-/// be named after the pseudo tool); other blocks as they are.
+/// be named after the pseudo tool, `get.<ext>`); an embedded resource named from its URI as a
+/// read's contents are (`demo://notes/scratch` → `scratch.md`); other blocks as they are.
 fn named(block: &Value, server: &str, prompt: &str, n: usize) -> Value {
     match (block.get("type").and_then(Value::as_str), block.get("data"), block.get("mimeType").and_then(Value::as_str)) {
+        (Some("resource"), _, _) => {
+            let mut block = block.clone();
+            if let Some(resource) = block.get_mut("resource") {
+                *resource = crate::resources::with_name(resource.take());
+            }
+            block
+        }
         (Some("image" | "audio"), Some(data), Some(mime)) => json!({ "type": "resource", "resource": {
             "uri": format!("prompt://{}/{}-{n}.{}", sanitize(server), sanitize(prompt), mcp_canvas_contract::extension_for(mime)),
             "mimeType": mime,
@@ -242,6 +250,25 @@ mod tests {
         assert_eq!(t.attachments.len(), 2);
         assert_eq!(t.attachments[0], json!({ "type": "resource", "resource": { "uri": "prompt://demo/describe-1.png", "mimeType": "image/png", "blob": "iVBORw0KGgo=" } }));
         assert_eq!(t.attachment_paths, vec![(1, None), (2, Some(1))]);
+    }
+
+    #[test]
+    fn an_embedded_resource_is_named_from_its_uri_not_after_prompts_get() {
+        let messages = vec![json!({ "role": "user", "content": [
+            { "type": "resource", "resource": { "uri": "demo://notes/scratch", "mimeType": "text/markdown", "text": "# Notes" } },
+            { "type": "resource", "resource": { "uri": "demo://items/1", "text": "one" } },
+            { "type": "resource", "resource": { "uri": "demo://users/1", "mimeType": "text/plain", "text": "someone" } },
+            { "type": "resource", "resource": { "uri": "demo://kept", "name": "given.txt", "text": "x" } },
+        ] })];
+        let t = Transcript::of("demo", "p", None, messages);
+        let names: Vec<&str> = t.attachments.iter().map(|a| a.pointer("/resource/name").and_then(Value::as_str).unwrap_or("(none)")).collect();
+        assert_eq!(names, ["scratch.md", "items-1.txt", "users-1.txt", "given.txt"]);
+        // What the contract then stores them as (the pseudo tool's `get.txt` only for a nameless one).
+        let config = mcp_canvas_contract::ExtractionConfig::default();
+        let raw = mcp_canvas_contract::RawToolResult { server: "demo", tool: GET_PROMPT_TOOL, result: json!({ "content": t.attachments }), output_schema: None };
+        let normalized = mcp_canvas_contract::Normalizer::new(&config).normalize(raw).unwrap();
+        let stored: Vec<String> = normalized.pending.iter().map(|p| p.name.clone()).collect();
+        assert_eq!(stored, ["scratch.md", "items-1.txt", "users-1.txt", "given.txt"]);
     }
 
     #[test]

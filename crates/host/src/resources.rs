@@ -163,20 +163,53 @@ pub(crate) fn array_field(result: impl serde::Serialize, field: &str) -> Vec<Val
     }
 }
 
+/// `resource` (a read's content, a prompt's embedded resource) with a `name` from its URI when
+/// the server gave none: [`uri_label`], and the extension of its MIME type (a text's without one:
+/// `.txt`) when the label has none. (A URI whose last segment has an extension is named by that segment in the contract.)
 pub(crate) fn with_name(mut resource: Value) -> Value {
     if let Value::Object(map) = &mut resource {
         if !map.contains_key("name") {
-            let last = map.get("uri").and_then(Value::as_str).and_then(|uri| uri.split(['?', '#']).next()).and_then(|path| path.trim_end_matches('/').rsplit('/').next()).filter(|s| !s.is_empty() && !s.contains(':'));
-            if let Some(last) = last.map(|l| percent_encoding::percent_decode_str(l).decode_utf8_lossy().into_owned()) {
-                let name = match map.get("mimeType").and_then(Value::as_str) {
-                    Some(mime) if !last.contains('.') => format!("{last}.{}", mcp_canvas_contract::extension_for(mime)),
-                    _ => last,
+            if let Some(label) = map.get("uri").and_then(Value::as_str).and_then(uri_label) {
+                // A text without a type is stored as text/plain (the contract's rule).
+                let mime = map.get("mimeType").and_then(Value::as_str).or_else(|| map.get("text").is_some().then_some("text/plain"));
+                let name = match mime {
+                    Some(mime) if !label.contains('.') => format!("{label}.{}", mcp_canvas_contract::extension_for(mime)),
+                    _ => label,
                 };
                 map.insert("name".to_owned(), Value::String(name));
             }
         }
     }
     resource
+}
+
+/// What a resource is called after its URI: the last segment of its path (`demo://notes/scratch`
+/// → `scratch`). A last segment that is no word — an id or values, no letter in it (`1`,
+/// `3,1,4`, `2024-05-01`) — names nothing by itself, and two resources of one server ending in
+/// the same id (`demo://items/1`, `demo://users/1`) would share a label: it is prefixed with the
+/// segments before it, the host's included, back to one that is a word (`items-1`, `users-1`).
+/// An opaque URI (`urn:isbn:123`) is what follows its scheme (`isbn-123`). `None` when nothing is
+/// left (`demo://`).
+pub(crate) fn uri_label(uri: &str) -> Option<String> {
+    let uri = uri.split(['?', '#']).next().unwrap_or_default();
+    let after_scheme = match uri.split_once(':') {
+        Some((scheme, rest)) if !scheme.is_empty() && scheme.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')) => rest,
+        _ => uri,
+    };
+    let decode = |s: &str| percent_encoding::percent_decode_str(s).decode_utf8_lossy().replace(['/', '\\'], "-");
+    let segments: Vec<String> = match after_scheme.strip_prefix("//") {
+        // The host first, then the path.
+        Some(hierarchical) => hierarchical.split('/').filter(|s| !s.is_empty()).map(decode).collect(),
+        None if after_scheme.contains('/') => after_scheme.split('/').filter(|s| !s.is_empty()).map(decode).collect(),
+        None => vec![decode(after_scheme).replace(':', "-")],
+    };
+    let segments: Vec<String> = segments.into_iter().filter(|s| !s.trim().is_empty()).collect();
+    let is_word = |s: &String| s.chars().any(char::is_alphabetic);
+    let mut from = segments.len().checked_sub(1)?;
+    while from > 0 && !segments[from..].iter().any(is_word) {
+        from -= 1;
+    }
+    Some(segments[from..].join("-"))
 }
 
 /// Follows `nextCursor` until it ends, refusing a cursor that repeats or never ends.
@@ -210,8 +243,25 @@ mod tests {
     fn a_uri_without_an_extension_still_names_the_file() {
         assert_eq!(with_name(json!({ "uri": "demo://notes/scratch?x=1" }))["name"], "scratch");
         assert_eq!(with_name(json!({ "uri": "demo://notes/scratch", "mimeType": "text/markdown" }))["name"], "scratch.md");
+        assert_eq!(with_name(json!({ "uri": "demo://notes/scratch", "mimeType": "text/plain" }))["name"], "scratch.txt");
         assert_eq!(with_name(json!({ "uri": "demo://notes/", "name": "kept" }))["name"], "kept");
-        assert_eq!(with_name(json!({ "uri": "urn:x" })).get("name"), None);
-        assert_eq!(with_name(json!({ "uri": "demo://chart/1%2C2", "mimeType": "image/png" }))["name"], "1,2.png");
+        assert_eq!(with_name(json!({ "uri": "demo://notes/" }))["name"], "notes");
+        assert_eq!(with_name(json!({ "uri": "urn:isbn:0451450523", "mimeType": "text/plain" }))["name"], "isbn-0451450523.txt");
+        assert_eq!(with_name(json!({ "uri": "demo://" })).get("name"), None);
+        assert_eq!(with_name(json!({ "uri": "demo://chart/1%2C2", "mimeType": "image/png" }))["name"], "chart-1,2.png");
+        assert_eq!(with_name(json!({ "uri": "demo://chart/a%2Fb" }))["name"], "a-b", "a decoded slash is no path");
+    }
+
+    #[test]
+    fn two_resources_whose_uris_end_the_same_way_get_different_names() {
+        let name = |uri: &str| with_name(json!({ "uri": uri, "mimeType": "text/plain" }))["name"].as_str().unwrap().to_owned();
+        // Before: both `1.txt`.
+        assert_eq!((name("demo://items/1"), name("demo://users/1")), ("items-1.txt".to_owned(), "users-1.txt".to_owned()));
+        // The id may be in the host's place too, or several deep.
+        assert_eq!((name("demo://1"), name("file:///orders/2024/05/01")), ("1.txt".to_owned(), "orders-2024-05-01.txt".to_owned()));
+        assert_ne!(name("mem://a/7/3"), name("mem://b/7/3"));
+        assert_eq!(name("mem://a/7/3"), "a-7-3.txt");
+        // A segment that is a word names the resource alone.
+        assert_eq!(name("demo://notes/scratch"), "scratch.txt");
     }
 }
