@@ -129,10 +129,11 @@ pub(crate) fn parse_data_url(text: &str) -> Option<DataUrl> {
     let rest = strip_prefix_ignore_case(text.trim(), "data:")?;
     let (header, data) = rest.split_once(',')?;
     let mut parts = header.split(';');
-    let mime = parts.next().map(str::trim).filter(|m| !m.is_empty()).map(|m| m.to_ascii_lowercase());
-    if mime.as_deref().is_some_and(|m| !valid_mime(m)) {
-        return None;
-    }
+    // The type alone (its parameters and `base64` follow, split on `;`); not one: not a data URL.
+    let mime = match parts.next().map(str::trim).filter(|m| !m.is_empty()) {
+        Some(declared) => Some(crate::media_type::parse_media_type(declared).ok()?),
+        None => None,
+    };
     let is_base64 = parts.any(|p| p.trim().eq_ignore_ascii_case("base64"));
     let payload = if is_base64 {
         as_base64(data)?
@@ -169,12 +170,6 @@ pub(crate) fn find_data_urls(text: &str) -> Vec<(std::ops::Range<usize>, DataUrl
 fn strip_prefix_ignore_case<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
     (text.len() >= prefix.len() && text.is_char_boundary(prefix.len()) && text[..prefix.len()].eq_ignore_ascii_case(prefix))
         .then(|| &text[prefix.len()..])
-}
-
-fn valid_mime(mime: &str) -> bool {
-    let Some((kind, sub)) = mime.split_once('/') else { return false };
-    let token = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$&^_.+-".contains(&b));
-    token(kind) && token(sub)
 }
 
 #[cfg(test)]

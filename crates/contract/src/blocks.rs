@@ -25,7 +25,8 @@ pub(crate) fn read_blocks(content: Vec<Value>, extractor: &mut Extractor<'_>) ->
             continue;
         };
         let (audience, priority) = annotations(&block, &source, extractor);
-        let mime = take_str(&mut block, "mimeType");
+        let declared = take_str(&mut block, "mimeType");
+        let mime = extractor.declared_media_type(declared.as_deref(), &source);
         match block.get("type").and_then(Value::as_str).map(str::to_owned).as_deref() {
             Some("text") => match take_str(&mut block, "text") {
                 Some(text) => blocks.push(text_or_json(text, mime, audience, priority, source)),
@@ -80,7 +81,8 @@ fn read_resource(mut block: Map<String, Value>, source: &str, audience: Audience
         return;
     };
     let uri = take_str(&mut resource, "uri").unwrap_or_default();
-    let mime = take_str(&mut resource, "mimeType");
+    let declared = take_str(&mut resource, "mimeType");
+    let mime = extractor.declared_media_type(declared.as_deref(), source);
     let name = name_from_uri(&uri).or_else(|| take_str(&mut resource, "name")).or_else(|| take_str(&mut resource, "title"));
     let description = take_str(&mut resource, "title").or_else(|| take_str(&mut resource, "description"));
     let extras = || BinaryExtras { audience, ..Default::default() };

@@ -28,6 +28,7 @@ mod canvas_intent;
 mod config;
 mod finish;
 mod kinds;
+mod media_type;
 mod names;
 mod normalize;
 mod outcome;
@@ -41,6 +42,7 @@ mod walk;
 
 pub use base64_runs::{is_base64_char, longest_base64_run, map_base64_runs};
 pub use canvas_intent::viewer_for;
+pub use media_type::{media_type_or_octet_stream, parse_media_type, MediaTypeError, MAX_MEDIA_TYPE_LEN, OCTET_STREAM};
 pub use names::extension_for;
 pub use config::{ExtractionConfig, FieldRule, ToolRule};
 pub use normalize::Normalizer;

@@ -8,6 +8,7 @@ use serde_json::Value;
 use crate::{
     blocks::{self, Block},
     config::ExtractionConfig,
+    media_type::{parse_media_type, quoted_for_message, MediaTypeError},
     names::{self, UniqueNames},
     outcome::{Audience, Normalized, OutcomeText, PendingArtifact, Viewer},
     payload::Payload,
@@ -57,7 +58,7 @@ impl<'a> Extractor<'a> {
     /// index (for the `⟦artifact:N⟧` placeholder).
     pub fn add(&mut self, payload: Payload, declared: Option<&str>, name_hint: Option<&str>, source: String, description: Option<String>, extras: BinaryExtras) -> usize {
         let head = payload.head(sniff::SNIFF_BYTES);
-        let declared = declared.map(str::to_owned).or_else(|| name_hint.and_then(names::mime_for_name).map(str::to_owned));
+        let declared = self.declared_media_type(declared, &source).or_else(|| name_hint.and_then(names::mime_for_name).map(str::to_owned));
         let (mime, warning) = sniff::reconcile(declared.as_deref(), &head);
         let shown_as_source = warning.is_some() && matches!(mime.as_str(), "image/svg+xml" | "text/html");
         if let Some(warning) = warning {
@@ -94,6 +95,22 @@ impl<'a> Extractor<'a> {
             shown_as_source,
         });
         self.pending.len() - 1
+    }
+}
+
+impl Extractor<'_> {
+    /// A declared media type, parsed (`media_type.rs`): `None` when none was declared (or only
+    /// white space), and when it is not a media type — then with a warning, and what the content
+    /// is decides (a binary's sniffed type; a text block has none).
+    pub(crate) fn declared_media_type(&mut self, declared: Option<&str>, source: &str) -> Option<String> {
+        match parse_media_type(declared?) {
+            Ok(canonical) => Some(canonical),
+            Err(MediaTypeError::Empty) => None,
+            Err(why) => {
+                self.warnings.push(format!("{source}: declared type {} is not a media type ({why}); ignored", quoted_for_message(declared?)));
+                None
+            }
+        }
     }
 }
 

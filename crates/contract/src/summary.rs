@@ -72,6 +72,15 @@ pub(crate) fn build(input: &Input<'_>) -> String {
         tail.push(if openable == 1 { "The user can open it in the canvas." } else { "The user can open them in the canvas." }.to_owned());
     }
 
+    // Everything is for the user only: say so, rather than that nothing came back.
+    let shown_results = input.results.is_some() && input.error.is_none() && input.needs_input.is_none();
+    let model_texts_exist = input.texts.iter().any(|t| t.audience != Audience::User);
+    if head.is_empty() && visible.is_empty() && input.dashboard.is_none() && !model_texts_exist && !shown_results {
+        if let Some(line) = user_only_line(input) {
+            tail.push(line);
+        }
+    }
+
     let fixed: usize = head.iter().chain(&artifact_lines).chain(&tail).map(|l| l.chars().count() + 1).sum();
     let mut room = max.saturating_sub(fixed);
 
@@ -122,6 +131,19 @@ pub(crate) fn build(input: &Input<'_>) -> String {
     let joined = scrub_base64(&lines.join("\n"));
     // The layout above assumes room for at least 200 characters; the configured bound still holds.
     cut(&joined, input.max_chars)
+}
+
+/// `The tool returned content for the user only (1 file, 2 texts); it is not shown to you.`
+fn user_only_line(input: &Input<'_>) -> Option<String> {
+    let files = input.artifacts.iter().filter(|(a, ..)| a.audience == Audience::User).count();
+    let texts = input.texts.iter().filter(|t| t.audience == Audience::User && !t.text.trim().is_empty()).count();
+    let count = |n: usize, one: &str| match n {
+        0 => None,
+        1 => Some(format!("1 {one}")),
+        n => Some(format!("{n} {one}s")),
+    };
+    let parts: Vec<String> = [count(files, "file"), count(texts, "text")].into_iter().flatten().collect();
+    (!parts.is_empty()).then(|| format!("The tool returned content for the user only ({}); it is not shown to you.", parts.join(", ")))
 }
 
 fn push_flexible(lines: &mut Vec<String>, text: &str, room: &mut usize) {

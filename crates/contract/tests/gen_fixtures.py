@@ -345,6 +345,26 @@ fx("edge_mime_lie_pdf_is_text", "A resource blob declared application/pdf whose 
 fx("edge_mime_lie_html_is_png", "A v2 artifact declared text/html whose bytes are a real PNG is stored as image/png (a real binary beats a textual declaration).",
    both({"results": "r", "artifacts": [{"name": "page.html", "b64": b64(PNG_SMALL), "mime": "text/html"}]}))
 
+# A declared type is data: only a real media type is kept, anything else is a warning and the bytes decide.
+fx("edge_mime_crlf_header_injection", "An image block whose mimeType carries CR/LF and a header (`image/png\\r\\nX-Injected: 1`): not a media type, so it is ignored with a warning naming it escaped, and the bytes decide (image/png); only the escaped form, in the warning, reaches the summary.",
+   {"content": [text("Chart attached."), {"type": "image", "data": b64(png(2, 2)), "mimeType": "image/png\r\nX-Injected: 1\r\n\r\n<script>"}]})
+fx("edge_mime_control_characters", "A resource blob whose mimeType holds ESC, NUL and BEL: refused with a warning; its bytes (words) are text/plain. A text block's control-character mimeType is dropped the same way.",
+   {"content": [{"type": "resource", "resource": {"uri": "file:///r/notes", "mimeType": "application/x-\u001b[31mevil\u0000\u0007", "blob": b64("Just some words in a file.\n")}},
+                text("Plain words.", mimeType="text/\u001b]0;title\u0007plain")]})
+fx("edge_mime_10kb", "A 10 KB mimeType on a v2 artifact, a text resource and a text block: longer than 255 bytes, refused with a warning quoting only its first 40 characters; the PDF is application/pdf by its bytes, the text resource text/plain, the text block has no type.",
+   {"content": [text("Two files.", mimeType="text/" + "x" * 10240),
+                {"type": "resource", "resource": {"uri": "file:///r/readme.txt", "mimeType": "text/" + "y" * 10240, "text": "Read me.\n"}}],
+    "structuredContent": {"results": "r", "artifacts": [{"name": "report.pdf", "b64": b64(PDF), "mime": "application/" + "z" * 10240}]}})
+fx("edge_mime_parameters_and_case", "Valid media types are kept in canonical form: `IMAGE/PNG` and `image/png; charset=\"x\"` are image/png artifacts (an artifact keeps the type alone), a text block's `text/html;;` is text/html and `Text/Markdown ;Charset=UTF-8` text/markdown; charset=UTF-8. No warnings.",
+   {"content": [{"type": "image", "data": b64(png(3, 1)), "mimeType": "IMAGE/PNG"},
+                {"type": "image", "data": b64(png(1, 3)), "mimeType": "image/png; charset=\"x\""},
+                text("<b>bold</b> words", mimeType="text/html;;"),
+                text("# Title", mimeType="Text/Markdown ;Charset=UTF-8")]})
+fx("edge_mime_empty", "An empty or blank mimeType is no declaration: the bytes decide, without a warning; a text block keeps no type.",
+   {"content": [{"type": "image", "data": b64(png(4, 1)), "mimeType": ""},
+                text("words", mimeType="  ")],
+    "structuredContent": {"results": "r", "artifacts": [{"name": "report.pdf", "b64": b64(PDF), "mime": ""}]}})
+
 # ---------------------------------------------------------------- names
 
 fx("edge_name_path_traversal", "An artifact named ../../etc/passwd is reduced to its last component (never a path), with a warning.",
@@ -364,6 +384,9 @@ fx("edge_audience_user_only_text", "Text annotated audience [user] is shown to t
                 text("Shared line.")]})
 fx("edge_audience_user_only_image", "An image annotated audience [user] is stored and shown, but the summary does not mention it.",
    {"content": [text("Done."), {"type": "image", "data": b64(PNG_SMALL), "mimeType": "image/png", "annotations": {"audience": ["user"]}}]})
+fx("edge_audience_user_only_everything", "A result that is only an image for the user: stored and shown, never named to the model, whose summary says content came for the user only (not that the tool returned nothing).",
+   {"content": [{"type": "image", "data": b64(png(5, 1)), "mimeType": "image/png", "annotations": {"audience": ["user"]}},
+                text("The full statement, for your eyes.", annotations={"audience": ["user"]})]})
 fx("edge_audience_assistant_only_image", "An image for the assistant only is listed in the summary but does not open the canvas.",
    {"content": [{"type": "image", "data": b64(PNG_SMALL), "mimeType": "image/png", "annotations": {"audience": ["assistant"]}}]})
 fx("edge_is_error_user_only_text", "isError where the first text is for the user only: the error message in the summary must not come from it.",

@@ -3,12 +3,14 @@
 //! 2. no run of 1,024+ base64-alphabet characters reaches the summary, wherever big base64 (of
 //!    random bytes or of English) is put;
 //! 3. the summary never exceeds the configured `max_summary_chars`;
-//! 4. normalizing the same input twice gives the same artifact names, ids and MIME types.
+//! 4. normalizing the same input twice gives the same artifact names, ids and MIME types;
+//! 5. whatever a server declares as a MIME type, what the outcome holds is a canonical media type
+//!    (printable ASCII, at most 255 bytes) and the summary carries no control character.
 
 use std::io::Read;
 
 use base64::{engine::general_purpose, Engine as _};
-use mcp_canvas_contract::{ExtractionConfig, Normalizer, RawToolResult, StoredArtifact, ToolOutcome};
+use mcp_canvas_contract::{parse_media_type, ExtractionConfig, Normalizer, RawToolResult, StoredArtifact, ToolOutcome, MAX_MEDIA_TYPE_LEN};
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
@@ -148,6 +150,18 @@ fn with_big(big: String, place: u8) -> Value {
     }
 }
 
+/// What a server may write as a MIME type: anything, hostile things, near misses, valid ones.
+fn declared_mime() -> impl Strategy<Value = String> {
+    prop_oneof![
+        any::<String>(),
+        "[\\x00-\\x7f]{0,64}",
+        ("[a-zA-Z]{1,8}/[a-zA-Z+.-]{1,12}", prop::sample::select(&["", ";", ";;", "; charset=utf-8", "; q=\"a b\"", "\r\nX-Evil: 1", "\u{0}", "\u{1b}[31m", " ; x=\"\n\"", ";=", "é"][..]))
+            .prop_map(|(m, tail)| format!("{m}{tail}")),
+        (1usize..12_000).prop_map(|n| format!("image/{}", "p".repeat(n))),
+        prop::sample::select(&["image/png", "IMAGE/PNG", "image/png; charset=\"x\"", "text/html;;", "", "  ", "text/markdown"][..]).prop_map(str::to_owned),
+    ]
+}
+
 // ------------------------------------------------------------------------------------- properties
 
 proptest! {
@@ -197,6 +211,38 @@ proptest! {
             prop_assert_eq!(key(&first), key(&second));
             prop_assert_eq!(&first.summary, &second.summary);
             prop_assert_eq!(&first.warnings, &second.warnings);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// (5) Declared types, wherever a server can put one, come out canonical or not at all, and
+    /// the summary stays free of control characters.
+    #[test]
+    fn declared_mime_types_come_out_canonical(mime in declared_mime(), bytes in binary(200)) {
+        let data = general_purpose::STANDARD.encode(&bytes);
+        let result = json!({
+            "content": [
+                {"type": "image", "data": data, "mimeType": mime},
+                {"type": "resource", "resource": {"uri": "file:///r/blob", "mimeType": mime, "blob": general_purpose::STANDARD.encode(b"blob words")}},
+                {"type": "resource", "resource": {"uri": "file:///r/text.txt", "mimeType": mime, "text": "some text"}},
+                {"type": "text", "text": "words", "mimeType": mime},
+            ],
+            "structuredContent": {"results": "r", "artifacts": [{"name": "a.bin", "b64": general_purpose::STANDARD.encode(b"v2 bytes here"), "mime": mime}]},
+        });
+        let outcome = run(result, &ExtractionConfig::default()).expect("an object result");
+        let canonical = |m: &str| m.len() <= MAX_MEDIA_TYPE_LEN && parse_media_type(m).as_deref() == Ok(m);
+        for artifact in &outcome.artifacts {
+            prop_assert!(canonical(&artifact.mime), "artifact {} has {:?}", artifact.name, artifact.mime);
+        }
+        for text in &outcome.texts {
+            prop_assert!(text.mime.as_deref().is_none_or(canonical), "text {} has {:?}", text.source, text.mime);
+        }
+        prop_assert!(!outcome.summary.chars().any(|c| c.is_control() && c != '\n'), "{:?}", outcome.summary);
+        for warning in &outcome.warnings {
+            prop_assert!(!warning.chars().any(char::is_control) && warning.len() < 400, "{:?}", warning);
         }
     }
 }
