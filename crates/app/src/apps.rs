@@ -14,7 +14,7 @@ use std::{
     sync::{Arc, Mutex},
 };
 
-use http::{header, Request, Response, StatusCode};
+use http::{header, HeaderValue, Request, Response, StatusCode};
 use mcp_canvas_canvas::{AppTab, Canvas};
 use mcp_canvas_elicitation::UrlRequest;
 use mcp_canvas_wire::{AppCall, CommandError, ErrorKind};
@@ -249,26 +249,34 @@ pub async fn respond(host: Option<&Host>, apps: &AppInstances, request: &Request
         return plain(StatusCode::NOT_FOUND, format!("no App `{app_id}` is open"));
     };
     match host.app_view(&server, &uri).await {
-        Ok(view) => Response::builder()
-            .status(StatusCode::OK)
-            .header(header::CONTENT_TYPE, "text/html; charset=utf-8")
-            .header(header::CONTENT_SECURITY_POLICY, view.csp.header())
-            .header(header::X_CONTENT_TYPE_OPTIONS, "nosniff")
-            .header(header::REFERRER_POLICY, "no-referrer")
-            .header(header::CACHE_CONTROL, "no-store")
-            .body(view.html.clone().into_bytes())
-            .expect("a valid response"),
+        Ok(view) => view_response(&view.csp.header(), view.html.clone()),
         Err(e) => plain(StatusCode::BAD_GATEWAY, e.to_string()),
     }
 }
 
+/// A view's HTML under its CSP. Never panics: a policy that cannot be a header (`AppCsp::header`
+/// keeps only well-formed origins, so it always can) is a `502`, never the view without its CSP.
+fn view_response(csp: &str, html: String) -> Response<Vec<u8>> {
+    let Ok(csp) = HeaderValue::from_str(csp) else {
+        return plain(StatusCode::BAD_GATEWAY, "the App's content security policy cannot be sent as a header; its view is not shown".into());
+    };
+    let mut response = Response::new(html.into_bytes());
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
+    headers.insert(header::CONTENT_SECURITY_POLICY, csp);
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
 fn plain(status: StatusCode, text: String) -> Response<Vec<u8>> {
-    Response::builder()
-        .status(status)
-        .header(header::CONTENT_TYPE, "text/plain; charset=utf-8")
-        .header(header::CONTENT_SECURITY_POLICY, "default-src 'none'; sandbox")
-        .body(text.into_bytes())
-        .expect("a valid response")
+    let mut response = Response::new(text.into_bytes());
+    *response.status_mut() = status;
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
+    headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static("default-src 'none'; sandbox"));
+    response
 }
 
 /// Holds the instances for the app (shared with the scheme's handler thread).
@@ -291,4 +299,28 @@ pub fn describe_download(item: &Value) -> Value {
         _ => item.get("size").and_then(Value::as_u64),
     };
     serde_json::json!({ "uri": uri, "name": name, "bytes": bytes, "kind": item.get("type").cloned().unwrap_or(Value::Null) })
+}
+
+#[cfg(test)]
+mod view_response_tests {
+    use mcp_canvas_wire::apps::AppCsp;
+
+    use super::*;
+
+    #[test]
+    fn a_view_is_served_only_with_its_csp_and_a_policy_no_header_can_carry_is_a_502() {
+        // What a server declares goes through AppCsp::header, which keeps only origins.
+        let hostile = AppCsp { connect_domains: vec!["https://api.example.com\r\nX-Injected: 1".into(), "https://ok.example.com".into()], ..AppCsp::default() };
+        let response = view_response(&hostile.header(), "<p>view</p>".into());
+        assert_eq!(response.status(), StatusCode::OK);
+        let csp = response.headers()[header::CONTENT_SECURITY_POLICY].to_str().unwrap();
+        assert!(csp.contains("connect-src https://ok.example.com;") && !csp.contains("api.example.com"), "{csp}");
+        assert_eq!(response.body(), b"<p>view</p>");
+        // Were a policy ever unfit for a header: no panic, and no view without it.
+        let response = view_response("default-src 'none'\r\nX-Injected: 1", "<script>secret()</script>".into());
+        assert_eq!(response.status(), StatusCode::BAD_GATEWAY);
+        assert!(response.headers().get("x-injected").is_none());
+        assert!(!String::from_utf8_lossy(response.body()).contains("secret"));
+        assert_eq!(response.headers()[header::CONTENT_SECURITY_POLICY], "default-src 'none'; sandbox");
+    }
 }

@@ -12,7 +12,7 @@
 
 use mcp_canvas_render::{image_info, render_markdown, sanitize_html, to_display_png, HtmlOptions, PdfRenderer, PdfSource};
 use mcp_canvas_store::{ArtifactRecord, ArtifactStore, StoreError};
-use http::{header, Request, Response, StatusCode};
+use http::{header, HeaderValue, Request, Response, StatusCode};
 
 pub const SCHEME: &str = "artifact";
 
@@ -55,8 +55,8 @@ pub fn respond(store: Option<&ArtifactStore>, remote_images: bool, request: &Req
     // The app's own page may read artifacts (text viewers fetch them); no other origin may —
     // not a sandboxed document (origin `null`), not a dashboard.
     let origin = request.headers().get(header::ORIGIN).and_then(|o| o.to_str().ok());
-    if let Some(origin) = origin.filter(|o| APP_ORIGINS.contains(o)) {
-        response.headers_mut().insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin.parse().expect("a known origin"));
+    if let Some(origin) = APP_ORIGINS.iter().find(|known| origin == Some(**known)) {
+        response.headers_mut().insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, HeaderValue::from_static(origin));
     }
     response
 }
@@ -134,24 +134,33 @@ fn pdf_page(record: &ArtifactRecord, bytes: &[u8], page: &str, query: &str) -> R
     }
 }
 
-fn bytes_response(mime: &str, bytes: Vec<u8>, csp: &str) -> Response<Vec<u8>> {
-    Response::builder()
-        .status(StatusCode::OK)
-        .header(header::CONTENT_TYPE, mime)
-        .header(header::CONTENT_LENGTH, bytes.len())
-        .header(header::CONTENT_SECURITY_POLICY, csp)
-        .header(header::X_CONTENT_TYPE_OPTIONS, "nosniff")
-        .header(header::CACHE_CONTROL, "private, max-age=3600")
-        .body(bytes)
-        .expect("static headers are valid")
+/// A `200` with `bytes`. The type comes from the store, which may hold anything (a catalog
+/// written by another version, a teammate's row): it is a header only when it is a media type,
+/// else `application/octet-stream` (with `nosniff`, the webview shows nothing of it). Never
+/// panics, never fails: a response the shell cannot build leaves the window's request waiting.
+fn bytes_response(mime: &str, bytes: Vec<u8>, csp: &'static str) -> Response<Vec<u8>> {
+    let length = HeaderValue::from(bytes.len());
+    let mut response = Response::new(bytes);
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, content_type_header(mime));
+    headers.insert(header::CONTENT_LENGTH, length);
+    headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(csp));
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("private, max-age=3600"));
+    response
+}
+
+/// A stored type as a `Content-Type` value: parsed again (`mcp_canvas_contract::parse_media_type`),
+/// else `application/octet-stream`.
+fn content_type_header(stored: &str) -> HeaderValue {
+    HeaderValue::from_str(&mcp_canvas_contract::media_type_or_octet_stream(stored)).unwrap_or(HeaderValue::from_static(mcp_canvas_contract::OCTET_STREAM))
 }
 
 fn plain(status: StatusCode, message: String) -> Response<Vec<u8>> {
-    Response::builder()
-        .status(status)
-        .header(header::CONTENT_TYPE, "text/plain; charset=utf-8")
-        .body(message.into_bytes())
-        .expect("static headers are valid")
+    let mut response = Response::new(message.into_bytes());
+    *response.status_mut() = status;
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
+    response
 }
 
 #[cfg(test)]
@@ -235,6 +244,47 @@ mod tests {
         // Declared an image but not one: served as stored (the webview shows its broken-image icon).
         let id = stored(&store, "fake.png", "image/png", b"not an image at all");
         assert_eq!(get(&store, &id).body(), b"not an image at all");
+    }
+
+    #[test]
+    fn a_hostile_stored_type_is_served_as_octet_stream_never_a_panic() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = ArtifactStore::open(dir.path()).unwrap();
+        let png = encoded(ImageFormat::Png);
+        let long = format!("image/{}", "p".repeat(10 * 1024));
+        // Straight into the store, past the contract: what an old catalog or a teammate's row may hold.
+        for (n, mime) in ["image/png\r\nX-Injected: 1", "text/html\n", "image/\u{1b}[31mpng", "image/png\0", long.as_str(), "", "imagé/png", "text/plain; x=\"\u{7f}\""].into_iter().enumerate() {
+            let name = format!("evil-{n}.png");
+            let id = stored(&store, &name, mime, &[png.as_slice(), &[n as u8]].concat());
+            for view in ["", "/info", "/thumbnail"] {
+                let response = get(&store, &format!("{id}{view}"));
+                assert_eq!(response.status(), StatusCode::OK, "{mime:?}{view}");
+                assert!(response.headers().get("x-injected").is_none());
+            }
+            let response = get(&store, &id);
+            assert_eq!(content_type(&response), "application/octet-stream", "{mime:?}");
+            assert_eq!(response.headers()[header::CONTENT_SECURITY_POLICY], RAW_CSP);
+            assert_eq!(response.headers()[header::X_CONTENT_TYPE_OPTIONS], "nosniff");
+            assert!(response.body().starts_with(PNG_MAGIC), "the bytes as stored");
+            // Views that name the type in their message or body do not fail either.
+            assert_eq!(get(&store, &format!("{id}/sanitized")).status(), StatusCode::BAD_REQUEST, "{mime:?}");
+            assert_eq!(get(&store, &format!("{id}/page/1")).status(), StatusCode::BAD_REQUEST, "{mime:?}");
+        }
+        // A stored type that is a media type is served as it is.
+        let id = stored(&store, "fine.txt", "text/plain; charset=utf-8", b"fine");
+        assert_eq!(content_type(&get(&store, &id)), "text/plain; charset=utf-8");
+    }
+
+    #[test]
+    fn only_the_apps_own_origins_are_allowed_to_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = ArtifactStore::open(dir.path()).unwrap();
+        let id = stored(&store, "a.txt", "text/plain", b"a");
+        for (origin, allowed) in [("tauri://localhost", true), ("http://tauri.localhost", true), ("null", false), ("https://evil.example", false)] {
+            let request = Request::builder().uri(format!("artifact://localhost/{id}")).header(header::ORIGIN, origin).body(Vec::new()).unwrap();
+            let response = respond(Some(&store), false, &request);
+            assert_eq!(response.headers().get(header::ACCESS_CONTROL_ALLOW_ORIGIN).map(|v| v.to_str().unwrap()), allowed.then_some(origin), "{origin}");
+        }
     }
 
     #[test]

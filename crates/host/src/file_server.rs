@@ -154,7 +154,7 @@ async fn download(state: &State, record: &mcp_canvas_store::ArtifactRecord, rang
         Some(Some((start, end))) => (StatusCode::PARTIAL_CONTENT, start, end - start + 1),
         Some(None) => {
             let mut response = error(StatusCode::RANGE_NOT_SATISFIABLE, "the requested range is not satisfiable");
-            response.headers_mut().insert(header::CONTENT_RANGE, format!("bytes */{size}").parse().expect("valid header"));
+            insert_formatted(response.headers_mut(), header::CONTENT_RANGE, format!("bytes */{size}"));
             return response;
         }
     };
@@ -170,11 +170,10 @@ async fn download(state: &State, record: &mcp_canvas_store::ArtifactRecord, rang
     let mut response = respond(status, &record.mime, body);
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_LENGTH, len.into());
-    headers.insert(header::ACCEPT_RANGES, "bytes".parse().expect("valid header"));
-    let filename: String = record.name.chars().map(|c| if c == '"' || c == '\\' || c.is_control() || !c.is_ascii() { '_' } else { c }).collect();
-    headers.insert(header::CONTENT_DISPOSITION, format!("attachment; filename=\"{filename}\"").parse().expect("sanitized"));
+    headers.insert(header::ACCEPT_RANGES, header::HeaderValue::from_static("bytes"));
+    headers.insert(header::CONTENT_DISPOSITION, content_disposition(&record.name));
     if status == StatusCode::PARTIAL_CONTENT {
-        headers.insert(header::CONTENT_RANGE, format!("bytes {start}-{}/{size}", start + len - 1).parse().expect("valid header"));
+        insert_formatted(headers, header::CONTENT_RANGE, format!("bytes {start}-{}/{size}", start + len - 1));
     }
     response
 }
@@ -220,11 +219,28 @@ fn authorized(state: &State, key: &str, token_hex: &str) -> bool {
     found
 }
 
+/// `attachment; filename="…"` with every character that is not printable ASCII, `"` or `\\`
+/// as `_`; plain `attachment` should even that not be a header value. Never panics.
+fn content_disposition(name: &str) -> header::HeaderValue {
+    let filename: String = name.chars().take(255).map(|c| if c == '"' || c == '\\' || !(' '..='~').contains(&c) { '_' } else { c }).collect();
+    header::HeaderValue::from_str(&format!("attachment; filename=\"{filename}\"")).unwrap_or(header::HeaderValue::from_static("attachment"))
+}
+
+/// Inserts a header built from numbers; one that somehow is not a value is left out.
+fn insert_formatted(headers: &mut header::HeaderMap, name: header::HeaderName, value: String) {
+    if let Ok(value) = header::HeaderValue::from_str(&value) {
+        headers.insert(name, value);
+    }
+}
+
+/// The type is the store's, which may hold anything: a header only when it is a media type
+/// (`mcp_canvas_contract::parse_media_type`), else `application/octet-stream`.
 fn respond(status: StatusCode, content_type: &str, body: Body) -> Response<Body> {
     let mut response = Response::new(body);
     *response.status_mut() = status;
     let headers = response.headers_mut();
-    headers.insert(header::CONTENT_TYPE, content_type.parse().unwrap_or(header::HeaderValue::from_static("application/octet-stream")));
+    let content_type = mcp_canvas_contract::media_type_or_octet_stream(content_type);
+    headers.insert(header::CONTENT_TYPE, header::HeaderValue::from_str(&content_type).unwrap_or(header::HeaderValue::from_static(mcp_canvas_contract::OCTET_STREAM)));
     headers.insert(header::CACHE_CONTROL, header::HeaderValue::from_static("no-store"));
     headers.insert("x-content-type-options", header::HeaderValue::from_static("nosniff"));
     response
@@ -267,6 +283,29 @@ mod tests {
         assert_eq!(parse_range("bytes=5-2", 100), None);
         assert_eq!(parse_range("bytes=0-1,5-6", 100), None);
         assert_eq!(parse_range("items=0-1", 100), None);
+    }
+
+    #[test]
+    fn stored_types_and_names_become_safe_headers() {
+        let body = || full(String::new());
+        for (stored, sent) in [
+            ("application/pdf", "application/pdf"),
+            ("text/plain; charset=utf-8", "text/plain; charset=utf-8"),
+            ("imagé/png", "application/octet-stream"),
+            ("text/html\tx", "application/octet-stream"),
+            ("image/png\r\nSet-Cookie: a=b", "application/octet-stream"),
+            ("", "application/octet-stream"),
+        ] {
+            let response = respond(StatusCode::OK, stored, body());
+            assert_eq!(response.headers()[header::CONTENT_TYPE], sent, "{stored:?}");
+        }
+        for (name, sent) in [
+            ("report.pdf", "attachment; filename=\"report.pdf\""),
+            ("a\"b\\c\r\nd\u{7f}é.pdf", "attachment; filename=\"a_b_c__d__.pdf\""),
+        ] {
+            assert_eq!(content_disposition(name), sent, "{name:?}");
+        }
+        assert_eq!(content_disposition(&"x".repeat(10_000)).len(), "attachment; filename=\"\"".len() + 255);
     }
 
     #[test]
