@@ -172,6 +172,25 @@ impl App {
         self.changed(&canvas);
     }
 
+    /// Shows a read the user asked for — a resource or a `resource_link` opened, a prompt filled
+    /// in, a skill's file — in new tabs, replacing nothing ([`Canvas::open_requested`]); with
+    /// `previous` (the artifacts the last read of the same resource showed), a watched resource
+    /// read again, in the tabs of the read before ([`Canvas::refresh_read`]).
+    pub fn show_read(&self, read: &CallOutcome, previous: Option<&[String]>) -> mcp_canvas_canvas::AppliedOutcome {
+        let host = self.host.as_deref().ok();
+        let mut canvas = self.canvas();
+        let cause = format!("replaced by read {} ({}/{})", read.call_id, read.server, read.tool);
+        let applied = self.dashboards.change(host, &mut canvas, &cause, |c| match previous {
+            Some(previous) => c.refresh_read(&read.call_id, &read.outcome, previous),
+            None => c.open_requested(&read.call_id, &read.outcome),
+        });
+        if let Some(host) = host {
+            self.dashboards.opened_by_call(host, &canvas, &read.server, &read.call_id, &applied);
+        }
+        self.changed(&canvas);
+        applied
+    }
+
     /// The response to an `artifact:` request (see [`artifact_scheme`]); reads the store.
     pub fn artifact_response(&self, request: &Request<Vec<u8>>) -> Response<Vec<u8>> {
         let host = self.host.as_deref().ok();

@@ -19,13 +19,17 @@ use crate::{window::AppEvent, App};
 /// A watched resource is read again at most this often, however often it changes.
 pub const WATCH_MIN_INTERVAL: Duration = Duration::from_millis(500);
 
-/// The watches running, by (server, URI).
+/// The watches running, by (server, URI), and what the last read of each resource showed.
 #[derive(Default)]
-pub struct Watches(Mutex<HashMap<(String, String), tokio::task::AbortHandle>>);
+pub struct Watches {
+    tasks: Mutex<HashMap<(String, String), tokio::task::AbortHandle>>,
+    /// The artifacts the last read of (server, URI) showed: a watch's next read takes their tabs.
+    shown: Mutex<HashMap<(String, String), Vec<String>>>,
+}
 
 impl Drop for Watches {
     fn drop(&mut self) {
-        for (_, task) in self.0.get_mut().map(std::mem::take).unwrap_or_default() {
+        for (_, task) in self.tasks.get_mut().map(std::mem::take).unwrap_or_default() {
             task.abort();
         }
     }
@@ -54,10 +58,21 @@ impl App {
         self.host()?.resources(&server).await.map_err(command_error)
     }
 
-    /// Reads `uri` of `server`, stores it and shows it in the canvas as a tool result would be.
+    /// Reads `uri` of `server`, stores it and shows it in the canvas: the user asked to open it,
+    /// so it opens in a tab of its own (or its tab is shown), replacing nothing
+    /// ([`App::show_read`]).
     pub async fn resource_read(&self, server: String, uri: String) -> Result<ResourceRead, CommandError> {
+        self.read_and_show(server, uri, false).await
+    }
+
+    /// A read of `uri`, shown as the user's Open, or (`again`: its watch heard it changed) in the
+    /// tabs of the last read of it.
+    async fn read_and_show(&self, server: String, uri: String, again: bool) -> Result<ResourceRead, CommandError> {
         let read = self.host()?.read_resource(&server, &uri).await.map_err(command_error)?;
-        self.apply_outcome(&CallOutcome { call_id: read.read_id.clone(), server, tool: READ_RESOURCE_TOOL.to_owned(), outcome: read.outcome.clone() });
+        let key = (server.clone(), uri);
+        let previous = if again { self.watches.shown.lock().unwrap().get(&key).cloned() } else { None };
+        self.show_read(&CallOutcome { call_id: read.read_id.clone(), server, tool: READ_RESOURCE_TOOL.to_owned(), outcome: read.outcome.clone() }, previous.as_deref());
+        self.watches.shown.lock().unwrap().insert(key, read.outcome.artifacts.iter().map(|a| a.id.clone()).collect());
         Ok(read)
     }
 
@@ -74,16 +89,17 @@ impl App {
     /// Fills in prompt `name`; its messages are stored and shown in the canvas.
     pub async fn prompt_read(&self, server: String, name: String, arguments: Map<String, Value>) -> Result<PromptRead, CommandError> {
         let read = self.host()?.read_prompt(&server, &name, arguments).await.map_err(command_error)?;
-        self.apply_outcome(&CallOutcome { call_id: read.read_id.clone(), server, tool: mcp_canvas_host::prompts::GET_PROMPT_TOOL.to_owned(), outcome: read.outcome.clone() });
+        self.show_read(&CallOutcome { call_id: read.read_id.clone(), server, tool: mcp_canvas_host::prompts::GET_PROMPT_TOOL.to_owned(), outcome: read.outcome.clone() }, None);
         Ok(read)
     }
 
     /// Keeps `uri`'s tab live: each time the server says it changed, it is read again (at most
-    /// every [`WATCH_MIN_INTERVAL`]) and replaces its tab; each re-read is a `resource-watch`
-    /// event. Watching what is already watched does nothing.
+    /// every [`WATCH_MIN_INTERVAL`]) and shown in the tab of the read before
+    /// ([`mcp_canvas_canvas::Canvas::refresh_read`]); each re-read is a `resource-watch` event.
+    /// Watching what is already watched does nothing.
     pub async fn resource_watch(self: &std::sync::Arc<Self>, server: String, uri: String) -> Result<(), CommandError> {
         let key = (server.clone(), uri.clone());
-        if self.watches.0.lock().unwrap().get(&key).is_some_and(|task| !task.is_finished()) {
+        if self.watches.tasks.lock().unwrap().get(&key).is_some_and(|task| !task.is_finished()) {
             return Ok(());
         }
         let mut watch = self.host()?.watch_resource(&server, &uri).await.map_err(command_error)?;
@@ -96,7 +112,7 @@ impl App {
                 }
                 let Some(app) = app.upgrade() else { return };
                 reads += 1;
-                let (state, detail) = match app.resource_read(server.clone(), uri.clone()).await {
+                let (state, detail) = match app.read_and_show(server.clone(), uri.clone(), true).await {
                     Ok(_) => ("updated", None),
                     Err(e) => ("failed", Some(e.message)),
                 };
@@ -105,12 +121,12 @@ impl App {
                 tokio::time::sleep(WATCH_MIN_INTERVAL).await;
             };
             if let Some(app) = app.upgrade() {
-                app.watches.0.lock().unwrap().remove(&(server.clone(), uri.clone()));
+                app.watches.tasks.lock().unwrap().remove(&(server.clone(), uri.clone()));
                 app.window.emit_or_log(AppEvent::ResourceWatch(ResourceWatchEvent { server, uri, state: "ended".to_owned(), reads, detail }));
             }
         });
         // Another request may have started the same watch while this one subscribed: one wins.
-        let mut watches = self.watches.0.lock().unwrap();
+        let mut watches = self.watches.tasks.lock().unwrap();
         if watches.get(&key).is_some_and(|other| !other.is_finished()) {
             task.abort();
         } else {
@@ -121,7 +137,7 @@ impl App {
 
     /// Stops watching `uri` (the server is told: unsubscribe, or the listen stream ends).
     pub fn resource_unwatch(&self, server: String, uri: String) -> Result<(), CommandError> {
-        if let Some(task) = self.watches.0.lock().unwrap().remove(&(server, uri)) {
+        if let Some(task) = self.watches.tasks.lock().unwrap().remove(&(server, uri)) {
             task.abort();
         }
         Ok(())
@@ -161,7 +177,7 @@ impl App {
     /// listing (size, digest, frontmatter) before it is stored and shown in the canvas.
     pub async fn skill_read(&self, server: String, skill: String, file: Option<String>) -> Result<SkillRead, CommandError> {
         let read = self.host()?.read_skill(&server, &skill, file.as_deref()).await?;
-        self.apply_outcome(&CallOutcome { call_id: read.read_id.clone(), server, tool: READ_SKILL_TOOL.to_owned(), outcome: read.outcome.clone() });
+        self.show_read(&CallOutcome { call_id: read.read_id.clone(), server, tool: READ_SKILL_TOOL.to_owned(), outcome: read.outcome.clone() }, None);
         Ok(read)
     }
 }

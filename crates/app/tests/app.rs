@@ -372,3 +372,51 @@ fn every_event_has_its_own_name_and_is_sent_as_its_payload() {
     let canvas = events.iter().find(|e| e.name == "canvas-changed").unwrap();
     assert_eq!(canvas.payload.name, "CanvasView");
 }
+
+#[test]
+fn an_open_the_user_asks_for_opens_a_tab_beside_the_last_calls_and_no_call_replaces_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (app, window) = app_at(dir.path());
+    app.apply_outcome(&outcome("call-1", "demo_aaa", "replace"));
+    // A resource opened from the server's panel (its read's id as the call).
+    app.show_read(&outcome("read-1", "demo_bbb", "replace"), None);
+    app.show_read(&outcome("read-2", "demo_ccc", "replace"), None);
+    let pushed = window.canvases();
+    assert_eq!(artifact_ids(pushed.last().unwrap()), vec![vec!["demo_aaa".to_owned(), "demo_bbb".to_owned(), "demo_ccc".to_owned()]]);
+    // The same resource again shows its tab.
+    app.show_read(&outcome("read-3", "demo_bbb", "replace"), None);
+    let view = app.canvas_view().unwrap();
+    assert_eq!(view.panes[0].tabs.len(), 3);
+    assert_eq!(view.panes[0].active().map(|t| t.label.as_str()), Some("demo_bbb.png"));
+    // The next call replaces what the previous call opened, not what the user opened.
+    app.apply_outcome(&outcome("call-2", "demo_ddd", "replace"));
+    assert_eq!(artifact_ids(&app.canvas_view().unwrap()), vec![vec!["demo_ddd".to_owned(), "demo_bbb".to_owned(), "demo_ccc".to_owned()]]);
+    // A watched resource read again takes its tab's place.
+    app.show_read(&outcome("read-4", "demo_eee", "replace"), Some(&["demo_ccc".to_owned()]));
+    assert_eq!(artifact_ids(&app.canvas_view().unwrap()), vec![vec!["demo_ddd".to_owned(), "demo_bbb".to_owned(), "demo_eee".to_owned()]]);
+}
+
+#[test]
+fn an_apps_json_document_opens_behind_the_app() {
+    let dir = tempfile::tempdir().unwrap();
+    let (app, _window) = app_at(dir.path());
+    let mut call = outcome("call-1", "demo_doc", "replace");
+    call.outcome.artifacts[0].viewer = Some(mcp_canvas_contract::Viewer::Json);
+    call.outcome.artifacts[0].mime = "application/json".into();
+    let view = mcp_canvas_wire::AppCall { resource_uri: Some("ui://demo/view.html".into()), tool_title: Some("Chart".into()), arguments: json!({}), result: json!({ "content": [] }) };
+    let in_front = |app: &App| {
+        let canvas = app.canvas_view().unwrap();
+        matches!(canvas.panes[0].active().map(|t| &t.content), Some(TabContent::App(_)))
+    };
+    // The App opened as the call started (as `call_tool` opens it), then the result came.
+    let tab = mcp_canvas_canvas::AppTab { app_id: "call-1".into(), server: "demo".into(), tool: "render_chart".into(), tool_title: Some("Chart".into()), resource_uri: "ui://demo/view.html".into() };
+    app.canvas().open_app("call-1", &tab);
+    app.apply_call(&call, Some(&view));
+    assert_eq!(artifact_ids(&app.canvas_view().unwrap()), vec![vec!["app:call-1".to_owned(), "demo_doc".to_owned()]]);
+    assert!(in_front(&app), "the App stays in front: {:?}", app.canvas_view());
+    // The App opened with its result (a proxied call).
+    let call = CallOutcome { call_id: "call-2".into(), ..call };
+    app.apply_call(&call, Some(&view));
+    assert_eq!(artifact_ids(&app.canvas_view().unwrap()), vec![vec!["app:call-2".to_owned(), "demo_doc".to_owned()]]);
+    assert!(in_front(&app));
+}

@@ -65,7 +65,7 @@ enum Target {
     Existing(PaneId),
 }
 
-enum Item<'a> {
+pub(crate) enum Item<'a> {
     Artifact(&'a OutcomeArtifact, Viewer),
     Dashboard(&'a DashboardEnvelope),
     App(&'a AppTab),
@@ -105,7 +105,9 @@ impl Canvas {
     /// first — it is the tool's own view of its result, so it opens even when the result does not
     /// ask for the canvas — in `display.mode`, as a tab of its own (each call is its own App
     /// instance; one already opened for this call is shown again where it is), and `replace`
-    /// treats it like an artifact tab.
+    /// treats it like an artifact tab. The App stays in front: the result's artifacts and
+    /// dashboard open behind it and take focus nowhere (a pane they alone land in, `split`, shows
+    /// its first); and when the App opened as its call started, the result takes no focus at all.
     pub fn apply_call(&mut self, call_id: &str, outcome: &ToolOutcome, app: Option<&AppTab>) -> AppliedOutcome {
         let mut report = AppliedOutcome::default();
         let mut items: Vec<(Item<'_>, CanvasMode)> = Vec::new();
@@ -135,6 +137,7 @@ impl Canvas {
 
         // 2. Where each goes.
         let origin_id = self.active_pane;
+        let has_app = items.iter().any(|(item, _)| matches!(item, Item::App(_)));
         let targets: Vec<Target> = items
             .iter()
             .map(|(item, mode)| match item {
@@ -195,8 +198,9 @@ impl Canvas {
             };
             let p = self.pane_index(pane_id).expect("target panes exist");
             // An App opened as its call started takes no focus when its result comes: the user may
-            // have moved on meanwhile.
-            let mut quiet = false;
+            // have moved on meanwhile. Beside an App, the rest of its result never does: the App is
+            // the tool's own view of it (a large JSON document must not take its place in front).
+            let mut quiet = has_app && !matches!(item, Item::App(_));
             let tab_id = match item {
                 Item::Artifact(artifact, viewer) => {
                     let content = ArtifactTab { artifact_id: artifact.id.clone(), name: artifact.name.clone(), mime: artifact.mime.clone(), viewer: *viewer };
@@ -301,7 +305,7 @@ pub fn opening_order(outcome: &ToolOutcome) -> Vec<(&OutcomeArtifact, Viewer)> {
 
 /// The showable artifacts in opening order (primary first, each id once) with the viewer each
 /// opens in, and the ones left out.
-fn showable_items(outcome: &ToolOutcome) -> (Vec<(Item<'_>, CanvasMode)>, Vec<NotOpened>) {
+pub(crate) fn showable_items(outcome: &ToolOutcome) -> (Vec<(Item<'_>, CanvasMode)>, Vec<NotOpened>) {
     let why_not = |a: &OutcomeArtifact| match (a.viewer, a.audience) {
         (None, _) => Some(NotOpenedReason::NoViewer),
         (Some(_), Audience::Assistant) => Some(NotOpenedReason::AssistantOnly),

@@ -14,6 +14,10 @@
 //!   right of it. An artifact already open in the target pane is focused, not opened twice. A
 //!   dashboard (`canvas` envelope) is one tab keyed by its `id` across the whole canvas: the same
 //!   `id` again updates that tab wherever it is.
+//! - **A read the user asked for** ([`Canvas::open_requested`]: a resource or a `resource_link`
+//!   opened, a prompt filled in, a skill's file): what it shows opens in new tabs of the focused
+//!   pane, or the tab already showing the same artifact is shown; nothing is replaced. A watched
+//!   resource read again ([`Canvas::refresh_read`]) takes the tabs of the read before it.
 //! - **A user intent** ([`CanvasIntent`], or the methods of the same names): activate, close,
 //!   move, split or pin a tab, close or focus a pane, next/previous tab, open an artifact. An
 //!   unknown tab or pane id is a [`CanvasError`], never a panic — the view the UI acted on may be
@@ -38,6 +42,7 @@ mod error;
 mod ids;
 mod intent;
 mod layout;
+mod open;
 mod tab;
 
 pub use apply::{AppliedOutcome, NotOpened, NotOpenedReason, opening_order};

@@ -9,7 +9,9 @@
 //! 4. after a result that shows something, the focused tab is the primary artifact (the
 //!    `display.primary` one when showable, else the first showable), else the dashboard; every
 //!    showable artifact is open in the focused pane; the dashboard is open exactly once;
-//! 5. in a pane of n tabs, n × next and next-then-previous come back to the same tab.
+//! 5. in a pane of n tabs, n × next and next-then-previous come back to the same tab;
+//! 6. a read the user asked for closes nothing and shows every showable artifact it has; a
+//!    watched resource read again closes only unpinned tabs of the read before it.
 
 mod common;
 
@@ -25,6 +27,8 @@ const DASHBOARD_IDS: &[&str] = &["x", "y", "z"];
 enum Op {
     Apply(Box<ToolOutcome>),
     Intent { kind: u8, tab: usize, pane: usize, index: Option<usize>, stale: bool },
+    Read(Box<ToolOutcome>),
+    Reread(Box<ToolOutcome>, Vec<String>),
 }
 
 fn modes() -> impl Strategy<Value = CanvasMode> {
@@ -76,6 +80,9 @@ fn ops() -> impl Strategy<Value = Op> {
         2 => outcomes().prop_map(|o| Op::Apply(Box::new(o))),
         3 => (0..14u8, any::<usize>(), any::<usize>(), prop::option::of(0..8usize), prop::bool::weighted(0.2))
             .prop_map(|(kind, tab, pane, index, stale)| Op::Intent { kind, tab, pane, index, stale }),
+        1 => outcomes().prop_map(|o| Op::Read(Box::new(o))),
+        1 => (outcomes(), prop::collection::vec(0..ARTIFACT_IDS.len(), 0..3))
+            .prop_map(|(o, previous)| Op::Reread(Box::new(o), previous.into_iter().map(|i| ARTIFACT_IDS[i].to_owned()).collect())),
     ]
 }
 
@@ -183,6 +190,27 @@ proptest! {
                 Op::Apply(result) => {
                     let report = canvas.apply_outcome(&format!("call-{}", step % 5), result);
                     check_apply(&before, &canvas, result, &report)?;
+                }
+                Op::Read(result) | Op::Reread(result, _) => {
+                    let (report, previous) = match op {
+                        Op::Reread(_, previous) => (canvas.refresh_read(&format!("read-{step}"), result, previous), previous.clone()),
+                        _ => (canvas.open_requested(&format!("read-{step}"), result), Vec::new()),
+                    };
+                    for closed in &report.closed {
+                        let tab = before.tab(*closed).expect("closed tabs existed");
+                        prop_assert!(!tab.pinned && tab.artifact_id().is_some_and(|id| previous.iter().any(|p| p == id)), "a read closed {closed:?}");
+                        prop_assert!(canvas.tab(*closed).is_none());
+                    }
+                    for tab in all_tabs(&before) {
+                        prop_assert!(canvas.tab(tab).is_some() || report.closed.contains(&tab), "{tab:?} vanished without being reported");
+                    }
+                    if result.display.open_canvas {
+                        for a in result.artifacts.iter().filter(|a| a.viewer.is_some() && a.audience != Audience::Assistant) {
+                            prop_assert!(canvas.panes().iter().flat_map(|p| &p.tabs).any(|t| t.artifact_id() == Some(a.id.as_str())), "{} not shown", a.id);
+                        }
+                    } else {
+                        prop_assert_eq!(canvas.view(), before.view(), "a read asking for no canvas changed it");
+                    }
                 }
                 Op::Intent { kind, tab, pane, index, stale } => {
                     let intent = intent(&canvas, *kind, *tab, *pane, *index, *stale);

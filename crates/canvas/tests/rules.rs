@@ -8,6 +8,9 @@
 //!   call `c1` returning artifacts (`#` no viewer, `~` assistant only, `+` user only), display
 //!   options, and a dashboard envelope (`id:persistence[:mode]`, mode `replace` by default);
 //! - `open a` — the user opens artifact `a`;
+//! - `read r1: a b` — the user opens a read (a resource, a link, a prompt) `r1` showing `a` and
+//!   `b` (options as for a call); `reread a,b r2: c` — a watched resource read again as `r2`, its
+//!   last read having shown `a` and `b`;
 //! - `forget a` — artifact `a` was deleted from the store: every tab showing it closes;
 //! - `activate T`, `close T`, `pin T`, `unpin T`, `split T`, `move T -> P [@I]` — on tab `T`
 //!   (`a`, `d:x`, or `a@1` for `a` in pane 1);
@@ -74,6 +77,18 @@ fn run(script: &str) -> Canvas {
             ["open", id] => {
                 let a = common::artifact(id);
                 canvas.open_artifact(ArtifactTab { artifact_id: a.id, name: a.name, mime: a.mime, viewer: Viewer::Image });
+                Ok(())
+            }
+            ["read", ..] => {
+                let (call_id, result) = parse_call(step.trim_start_matches("read").trim());
+                canvas.open_requested(&call_id, &result);
+                Ok(())
+            }
+            ["reread", previous, ..] => {
+                let previous: Vec<String> = previous.split(',').map(str::to_owned).collect();
+                let rest = step.trim_start_matches("reread").trim().split_once(' ').expect("reread PREVIOUS CALL: ...").1;
+                let (call_id, result) = parse_call(rest);
+                canvas.refresh_read(&call_id, &result, &previous);
                 Ok(())
             }
             ["forget", id] => {
@@ -525,5 +540,95 @@ fn a_floating_app_survives_the_next_calls_replace_and_only_one_floats() {
     // Only an App floats.
     let artifact = find(&canvas, "d");
     assert_eq!(canvas.apply_intent(CanvasIntent::FloatTab { tab: artifact }), Err(CanvasError::NotAnApp(artifact)));
+    check_invariants(&canvas).unwrap();
+}
+
+#[test]
+fn an_open_the_user_asks_for_opens_a_tab_and_replaces_nothing() {
+    check(&[
+        ("a read opens beside what a call showed", "c1: a; read r1: b", ">[a b*]"),
+        ("each Open a tab of its own", "read r1: a; read r2: b; read r3: c", ">[a b c*]"),
+        ("whatever the result's mode says", "c1: a; read r1: b mode=replace; read r2: c mode=split", ">[a b c*]"),
+        ("the same artifact again: its tab is shown", "read r1: a; read r2: b; read r3: a", ">[a* b]"),
+        ("also in another pane, which takes focus", "c1: a; c2: b mode=split; focus 0; read r1: b", "[a*] | >[b*]"),
+        ("a prompt: transcript first and active, attachments after", "c1: x; read r1: t p1 p2", ">[x t* p1 p2]"),
+        ("a tool call's replace after it leaves what the user opened", "c1: a; read r1: b; c2: c", ">[c* b]"),
+        ("and the call after that still replaces its predecessor", "c1: a; read r1: b; c2: c; c3: d", ">[d* b]"),
+        ("a read asking for no canvas opens nothing", "c1: a; read r1: b nocanvas", ">[a*]"),
+        ("what has no viewer stays out", "read r1: a#", ">[]"),
+    ]);
+    // The report: what opened, what was shown again.
+    let mut canvas = run("c1: a");
+    let report = canvas.open_requested("r1", &outcome("b a"));
+    assert_eq!(report.opened, vec![find(&canvas, "b")]);
+    assert_eq!(report.focused, vec![find(&canvas, "a")]);
+    assert!(report.closed.is_empty());
+    assert_eq!(report.active_tab, Some(find(&canvas, "b")));
+    assert_eq!(canvas.tab(find(&canvas, "b")).unwrap().opened_by, OpenedBy::Call { call_id: "r1".into() });
+    assert_eq!(canvas.panes()[0].last_call.as_deref(), Some("c1"), "a read is no pane's last call");
+}
+
+#[test]
+fn a_watched_resource_read_again_takes_the_tabs_of_the_read_before() {
+    check(&[
+        ("in place, not beside", "c1: x; read r1: a; reread a r2: b", ">[x b*]"),
+        ("where it is, without taking focus", "read r1: a; c1: x mode=split; reread a r2: b", "[b*] | >[x*]"),
+        ("the user's tab elsewhere stays active", "read r1: a; c1: x mode=append; reread a r2: b", ">[b x*]"),
+        ("pinned stays pinned", "read r1: a; pin a; reread a r2: b", ">[b*^]"),
+        ("unchanged: the same tab", "read r1: a; reread a r2: a", ">[a*]"),
+        ("more than before: after it", "read r1: a; c1: x mode=append; activate a; reread a r2: b c", ">[b* c x]"),
+        ("fewer: the rest close", "read r1: a b; reread a,b r2: c", ">[c*]"),
+        ("its tabs closed: opened again", "read r1: a; close a; c1: x; reread a r2: b", ">[x b*]"),
+        ("and again the call's replace leaves it", "read r1: a; reread a r2: b; c1: x; c2: y", ">[b y*]"),
+    ]);
+    let mut canvas = run("read r1: a");
+    let before = find(&canvas, "a");
+    let report = canvas.refresh_read("r2", &outcome("b"), &["a".to_owned()]);
+    assert_eq!(find(&canvas, "b"), before, "the same tab shows the new read");
+    assert_eq!(report.updated, vec![before]);
+    assert_eq!(report.active_tab, None, "nothing takes focus");
+    assert_eq!(canvas.tab(before).unwrap().label, "b.file");
+    assert_eq!(canvas.tab(before).unwrap().opened_by, OpenedBy::Call { call_id: "r2".into() });
+}
+
+#[test]
+fn an_apps_result_opens_behind_the_app_which_stays_in_front() {
+    // A result holding a large JSON document beside its App (opened as the call started): the
+    // document goes to a tab behind the App.
+    let mut canvas = Canvas::new();
+    canvas.open_app("c1", &app_tab("c1"));
+    let app = find(&canvas, "app:c1");
+    let mut result = outcome("doc");
+    result.artifacts[0].viewer = Some(Viewer::Json);
+    result.artifacts[0].mime = "application/json".into();
+    result.display.primary = Some("doc".into());
+    let report = canvas.apply_call("c1", &result, Some(&app_tab("c1")));
+    assert_eq!(render(&canvas), ">[app:c1* doc]");
+    assert_eq!(canvas.active_tab().map(|t| t.id), Some(app), "the App stays in front");
+    assert_eq!(report.opened, vec![find(&canvas, "doc")], "the document did open, behind it");
+    // The App opened with its result (the proxy shows a call): the App is active, not the primary.
+    let mut canvas = Canvas::new();
+    let report = canvas.apply_call("c1", &result, Some(&app_tab("c1")));
+    assert_eq!(render(&canvas), ">[app:c1* doc]");
+    assert_eq!(report.active_tab, Some(find(&canvas, "app:c1")));
+    // The user went to another tab meanwhile: neither the App's result nor its document takes it.
+    let mut canvas = Canvas::new();
+    canvas.apply_call("c0", &outcome("a"), None);
+    canvas.pin_tab(find(&canvas, "a")).unwrap();
+    canvas.open_app("c1", &app_tab("c1"));
+    canvas.activate_tab(find(&canvas, "a")).unwrap();
+    canvas.apply_call("c1", &result, Some(&app_tab("c1")));
+    assert_eq!(canvas.active_tab().map(|t| t.artifact_id()), Some(Some("a")), "{}", render(&canvas));
+    // In a pane of its own (split), the document is that pane's tab, but the focus stays.
+    let mut canvas = Canvas::new();
+    canvas.open_app("c1", &app_tab("c1"));
+    let mut split = result.clone();
+    split.display.mode = mode("split");
+    canvas.apply_call("c1", &split, Some(&app_tab("c1")));
+    assert_eq!(render(&canvas), ">[app:c1*] | [doc*]");
+    // Without an App the primary document is in front as ever.
+    let mut canvas = Canvas::new();
+    canvas.apply_call("c1", &result, None);
+    assert_eq!(render(&canvas), ">[doc*]");
     check_invariants(&canvas).unwrap();
 }
