@@ -225,9 +225,10 @@ pub fn client_kind(e: &mcp_canvas_client::ClientError) -> ErrorKind {
         C::Config(_) => ErrorKind::Config,
         C::Spawn { .. } | C::Handshake { .. } => ErrorKind::ServerDown,
         C::Request { cause: RequestCause::Lost, .. } => ErrorKind::ServerDown,
-        // JSON-RPC "invalid params": the server refused the arguments. (MCP also answers an
-        // unknown tool or prompt name with it; the form is still where to look.)
-        C::Request { cause: RequestCause::Refused { code: -32602 }, .. } => ErrorKind::BadArguments,
+        // The server refused the arguments: JSON-RPC "invalid params" (MCP also answers an
+        // unknown tool or prompt name with it; the form is still where to look), or an internal
+        // error whose message says the arguments are wrong (`RequestCause::refused`).
+        C::Request { cause: RequestCause::BadArguments { .. } | RequestCause::Refused { code: -32602 }, .. } => ErrorKind::BadArguments,
         C::Request { .. } => ErrorKind::ServerError,
         C::SignInRequired { .. } | C::SignIn { .. } => ErrorKind::SignIn,
     }
@@ -286,6 +287,16 @@ mod tests {
         assert_eq!(CommandError::from(e).kind, ErrorKind::ServerDown);
         let e = HostError::InvalidArguments { server: "s".into(), tool: "t".into(), reason: "are not JSON".into() };
         assert_eq!(CommandError::from(e).kind, ErrorKind::BadArguments);
+        // A server's refusal: invalid params, or an internal error that says the arguments are
+        // wrong, is "Fix the arguments"; any other internal error is the server's.
+        let refused = |code: i32, message: &str| {
+            let cause = mcp_canvas_client::RequestCause::refused(code, message);
+            let e = mcp_canvas_client::ClientError::Request { server: "s".into(), what: "calling tool t".into(), reason: message.into(), cause, stderr_tail: vec![], log: "l".into() };
+            CommandError::from(HostError::Server(e)).kind
+        };
+        assert_eq!(refused(-32602, "Invalid params"), ErrorKind::BadArguments);
+        assert_eq!(refused(-32603, "Invalid arguments: `values` must be an array"), ErrorKind::BadArguments);
+        assert_eq!(refused(-32603, "Internal error: the database is down"), ErrorKind::ServerError);
         assert_eq!(command_error(mcp_canvas_store::StoreError::NotFound("a".into())).kind, ErrorKind::NotFound);
         assert_eq!(serde_json::to_value(CommandError::new(ErrorKind::ServerDown, "m")).unwrap(), serde_json::json!({ "kind": "server_down", "message": "m" }));
     }

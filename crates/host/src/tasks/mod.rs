@@ -104,7 +104,12 @@ pub(crate) async fn follow(connection: &ServerConnection, tool: &str, created: T
             }
             TaskPayload::Failed { error } => {
                 let message = error.get("message").and_then(|m| m.as_str()).unwrap_or("no reason given");
-                return Err(HostError::from(connection.request_error(what, format!("the task failed: {message}"))));
+                // A JSON-RPC error as a request's answer would be: its arguments refused, or not.
+                let cause = match error.get("code").and_then(|c| c.as_i64()).and_then(|c| i32::try_from(c).ok()) {
+                    Some(code) => mcp_canvas_client::RequestCause::refused(code, message),
+                    None => mcp_canvas_client::RequestCause::Other,
+                };
+                return Err(HostError::from(connection.request_error_because(what, format!("the task failed: {message}"), cause)));
             }
             TaskPayload::Cancelled => return Err(HostError::Cancelled { server: server.to_owned(), tool: tool.to_owned(), reason: Some("the server cancelled the task".into()) }),
             _ => return Err(HostError::from(connection.request_error(what, "the task is in a state MCP Canvas does not know".to_owned()))),
