@@ -221,12 +221,14 @@ async fn hostile_and_huge_files_get_a_clear_message_and_nothing_runs() {
     }
     assert_eq!(document["structuredContent"]["removed"]["scripts"], 1);
 
-    // An SVG is only ever an image; its bytes go to the view as an image (drawn, never run).
+    // An SVG is only ever an image: drawn into pixels by MCP Canvas (its script never run), so
+    // the view shows it under a CSP that forbids images too.
     let svg = call(&client, "files__give", json!({ "kind": "svg_script" })).await;
     let (capability, files) = view(&svg);
     assert_eq!(files[0]["viewer"], "image");
     let answer = view_tool(&client, "file", &capability, files[0]["id"].as_str().unwrap(), json!({})).await;
-    assert_eq!(answer["content"][0]["mimeType"], "image/svg+xml");
+    assert_eq!(answer["content"][0]["mimeType"], "image/png", "{answer}");
+    assert_eq!(answer["structuredContent"]["sourceMime"], "image/svg+xml");
 
     let pdf = call(&client, "files__give", json!({ "kind": "bad_pdf" })).await;
     let (capability, files) = view(&pdf);

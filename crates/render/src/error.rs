@@ -47,6 +47,19 @@ pub enum RenderError {
     #[error("could not encode the PNG: {0}")]
     ImageEncode(#[source] image::ImageError),
 
+    /// An SVG document too large to draw; refused before it is read.
+    #[error("the SVG document is {bytes} bytes, over the limit of {max_bytes} for drawing it")]
+    SvgTooLarge {
+        /// Its size.
+        bytes: u64,
+        /// The limit.
+        max_bytes: u64,
+    },
+
+    /// The bytes are not an SVG document that can be drawn.
+    #[error("could not draw the SVG: {0}")]
+    Svg(String),
+
     /// libpdfium could not be loaded from any of the places searched.
     #[error(
         "PDF preview is unavailable: libpdfium could not be loaded (searched: {}). {hint}",

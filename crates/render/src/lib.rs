@@ -6,7 +6,7 @@
 //! | --- | --- | --- |
 //! | HTML | [`sanitize_html`] | [`SanitizedHtml`]: a complete document + what was removed |
 //! | Markdown | [`render_markdown`], [`render_markdown_with`] | the same, via the same sanitizer |
-//! | SVG | [`is_svg`] | never inlined; shown only through `<img src="artifact:…">` |
+//! | SVG | [`is_svg`], [`rasterize_svg`] | never inlined; shown only through `<img src="artifact:…">`, or drawn as pixels |
 //! | raster image | [`image_info`], [`decode_limited`], [`to_display_png`] | header facts, bounded decode, PNG |
 //! | PDF | [`PdfRenderer`] | page count, title, page sizes; any page as PNG at any width ≤ 4000 px |
 //!
@@ -98,7 +98,7 @@ pub use pdf::{
 pub use raster::{
     DisplayPng, ImageFormat, ImageInfo, Limits, decode_limited, image_info, to_display_png,
 };
-pub use svg::is_svg;
+pub use svg::{MAX_SVG_BYTES, is_svg, rasterize_svg};
 
 /// The `image` crate this crate decodes with ([`decode_limited`] returns its `DynamicImage`).
 pub use image;

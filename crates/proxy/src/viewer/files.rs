@@ -55,9 +55,17 @@ pub(crate) fn open(store: &ArtifactStore, file: &ViewFile) -> Result<Value, Stri
     match file.viewer {
         V::Image => {
             let bytes = whole(store, file, MAX_INLINE_BYTES)?;
-            // SVG goes as it is (the view shows it only as an image); every raster image as an
-            // 8-bit RGBA PNG, which the view draws itself under any CSP a host sets.
-            let (png, mime) = if file.mime == "image/svg+xml" { (bytes, file.mime.as_str()) } else { (rgba_png(&bytes).map_err(|e| format!("`{}` cannot be shown as an image: {e}", file.name))?, "image/png") };
+            // Every image as an 8-bit RGBA PNG, which the view draws itself under any CSP a host
+            // sets (one that forbids images too): SVG drawn into pixels here, bounded like the
+            // rest; one that cannot be drawn goes as it is (the view then tries it as an image).
+            let (png, mime) = if file.mime == "image/svg+xml" {
+                match svg_png(&bytes) {
+                    Ok(png) => (png, "image/png"),
+                    Err(_) => (bytes, file.mime.as_str()),
+                }
+            } else {
+                (rgba_png(&bytes).map_err(|e| format!("`{}` cannot be shown as an image: {e}", file.name))?, "image/png")
+            };
             let data = base64::engine::general_purpose::STANDARD.encode(png);
             Ok(json!({ "content": [{ "type": "image", "data": data, "mimeType": mime }], "structuredContent": { "viewer": "image", "sourceMime": file.mime } }))
         }
@@ -118,12 +126,22 @@ pub const MAX_VIEW_PIXELS: u32 = 2048;
 /// Any image the render crate decodes (within its pixel and memory limits), as an 8-bit RGBA PNG
 /// at most [`MAX_VIEW_PIXELS`] on its longest side.
 fn rgba_png(bytes: &[u8]) -> Result<Vec<u8>, String> {
-    use mcp_canvas_render::image::{codecs::png::PngEncoder, imageops::FilterType, ExtendedColorType, ImageEncoder as _};
+    use mcp_canvas_render::image::imageops::FilterType;
     let mut image = mcp_canvas_render::decode_limited(bytes, mcp_canvas_render::Limits::default()).map_err(|e| e.to_string())?;
     if image.width().max(image.height()) > MAX_VIEW_PIXELS {
         image = image.resize(MAX_VIEW_PIXELS, MAX_VIEW_PIXELS, FilterType::Triangle);
     }
-    let rgba = image.to_rgba8();
+    encode_rgba(&image.to_rgba8())
+}
+
+/// An SVG drawn by the render crate (nothing outside it read, at most [`MAX_VIEW_PIXELS`] on its
+/// longest side), as an 8-bit RGBA PNG.
+fn svg_png(bytes: &[u8]) -> Result<Vec<u8>, String> {
+    encode_rgba(&mcp_canvas_render::rasterize_svg(bytes, MAX_VIEW_PIXELS).map_err(|e| e.to_string())?)
+}
+
+fn encode_rgba(rgba: &mcp_canvas_render::image::RgbaImage) -> Result<Vec<u8>, String> {
+    use mcp_canvas_render::image::{codecs::png::PngEncoder, ExtendedColorType, ImageEncoder as _};
     let mut png = Vec::new();
     PngEncoder::new(&mut png).write_image(rgba.as_raw(), rgba.width(), rgba.height(), ExtendedColorType::Rgba8).map_err(|e| e.to_string())?;
     Ok(png)
@@ -187,6 +205,39 @@ mod tests {
         }
         let error = pdf_page(&store, &file(V::Pdf, "application/pdf", two_gb), 0, 800).unwrap_err();
         assert!(error.contains("too large"), "{error}");
+    }
+
+    /// `bytes` stored as the one file of a call, as the viewer lists it.
+    fn stored(store: &ArtifactStore, name: &str, mime: &str, bytes: &[u8]) -> ViewFile {
+        let new = mcp_canvas_store::NewArtifact { name, mime, server: "demo", tool: "t", call_id: "c1", session_id: "s", description: None, persistence: mcp_canvas_store::Persistence::Session, now_ms: 1 };
+        let record = store.put(new, bytes).unwrap();
+        ViewFile { id: record.id, name: name.into(), mime: mime.into(), size: bytes.len() as u64, viewer: V::Image, description: None, pages: None, width: None, height: None, sha256: record.sha256 }
+    }
+
+    #[test]
+    fn an_svg_goes_to_the_view_as_pixels_it_can_draw_under_any_csp() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = ArtifactStore::open(dir.path()).unwrap();
+        let svg = br#"<svg xmlns="http://www.w3.org/2000/svg" width="300" height="100"><rect width="300" height="100" fill="red"/></svg>"#;
+        let opened = open(&store, &stored(&store, "chart.svg", "image/svg+xml", svg)).unwrap();
+        let block = &opened["content"][0];
+        assert_eq!((block["type"].as_str(), block["mimeType"].as_str()), (Some("image"), Some("image/png")), "{opened}");
+        assert_eq!(opened["structuredContent"]["sourceMime"], "image/svg+xml");
+        let png = base64::engine::general_purpose::STANDARD.decode(block["data"].as_str().unwrap()).unwrap();
+        let image = mcp_canvas_render::image::load_from_memory(&png).unwrap();
+        assert_eq!(image.color(), mcp_canvas_render::image::ColorType::Rgba8, "the view's own decoder reads 8-bit RGBA");
+        assert_eq!((image.width(), image.height()), (1024, 341), "drawn larger than its 300 pixels, in proportion");
+        assert_eq!(image.to_rgba8().get_pixel(512, 170).0, [255, 0, 0, 255]);
+        // A huge drawing is bounded like any image sent to the view.
+        let huge = br#"<svg xmlns="http://www.w3.org/2000/svg" width="40000" height="20000"><rect width="40000" height="20000" fill="blue"/></svg>"#;
+        let opened = open(&store, &stored(&store, "huge.svg", "image/svg+xml", huge)).unwrap();
+        let png = base64::engine::general_purpose::STANDARD.decode(opened["content"][0]["data"].as_str().unwrap()).unwrap();
+        let image = mcp_canvas_render::image::load_from_memory(&png).unwrap();
+        assert_eq!((image.width(), image.height()), (MAX_VIEW_PIXELS, MAX_VIEW_PIXELS / 2));
+        // One that cannot be drawn still goes, as it is.
+        let broken = b"<svg xmlns=\"http://www.w3.org/2000/svg\"><rect";
+        let opened = open(&store, &stored(&store, "broken.svg", "image/svg+xml", broken)).unwrap();
+        assert_eq!(opened["content"][0]["mimeType"], "image/svg+xml");
     }
 
     #[test]
