@@ -133,16 +133,19 @@ pub(crate) fn build(input: &Input<'_>) -> String {
     cut(&joined, input.max_chars)
 }
 
-/// `The tool returned content for the user only (1 file, 2 texts); it is not shown to you.`
+/// `The tool returned content for the user only (1 file, 1 link, 2 texts); it is not shown to you.`
 fn user_only_line(input: &Input<'_>) -> Option<String> {
     let files = input.artifacts.iter().filter(|(a, ..)| a.audience == Audience::User).count();
-    let texts = input.texts.iter().filter(|t| t.audience == Audience::User && !t.text.trim().is_empty()).count();
+    let user_texts = || input.texts.iter().filter(|t| t.audience == Audience::User && !t.text.trim().is_empty());
+    // A `resource_link` block is a text that starts so (blocks.rs).
+    let links = user_texts().filter(|t| t.text.starts_with("Resource link: ")).count();
+    let texts = user_texts().count() - links;
     let count = |n: usize, one: &str| match n {
         0 => None,
         1 => Some(format!("1 {one}")),
         n => Some(format!("{n} {one}s")),
     };
-    let parts: Vec<String> = [count(files, "file"), count(texts, "text")].into_iter().flatten().collect();
+    let parts: Vec<String> = [count(files, "file"), count(links, "link"), count(texts, "text")].into_iter().flatten().collect();
     (!parts.is_empty()).then(|| format!("The tool returned content for the user only ({}); it is not shown to you.", parts.join(", ")))
 }
 
