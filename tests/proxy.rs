@@ -36,6 +36,7 @@ use sha2::Digest as _;
 
 const SCENARIO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/proxy_client/scenario.mjs");
 const STUB: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fault_servers/stub_server.py");
+const FILES_SERVER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fault_servers/files_server.py");
 
 fn data_dir_with(servers: Value) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -294,6 +295,43 @@ async fn the_inline_policy_decides_what_images_reach_the_model() {
     let run = cli(dir.path(), &["proxy"]);
     assert_eq!(run.code, 1);
     assert!(run.stderr.contains("proxy.toml") && run.stderr.contains("image_max_byte"), "{}", run.stderr);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_user_only_file_no_image_bomb_and_no_declared_type_as_given_reach_the_model() {
+    let dir = data_dir_with(json!({ "files": {"command": "python3", "args": [FILES_SERVER]} }));
+    let client = rmcp_client(dir.path()).await;
+    let peer = client.peer().clone();
+    let give = |kind: &'static str| {
+        let peer = peer.clone();
+        async move { serde_json::to_value(call(&peer, "files__give", json!({ "kind": kind })).await).unwrap() }
+    };
+    let texts = |result: &Value| content_of_type(result, "text").iter().map(|t| t["text"].as_str().unwrap().to_owned()).collect::<Vec<_>>().join("\n");
+
+    // 100 bytes claiming 40000 × 40000 px: linked, never inlined, and the model is told why.
+    let bomb = give("png_bomb").await;
+    assert!(content_of_type(&bomb, "image").is_empty(), "an image bomb went inline: {bomb}");
+    let links = content_of_type(&bomb, "resource_link");
+    assert_eq!(links.len(), 1, "{bomb}");
+    let id = links[0]["uri"].as_str().unwrap().rsplit('/').next().unwrap().to_owned();
+    let said = texts(&bomb);
+    assert!(said.contains("claims 40000×40000 px") && said.contains(&format!("Reference: {id}")), "{said}");
+
+    // For the user only: nothing of it, not even its link; the model hears that much.
+    let private = give("user_only_png").await;
+    assert!(content_of_type(&private, "image").is_empty() && content_of_type(&private, "resource_link").is_empty(), "{private}");
+    let said = texts(&private);
+    assert!(said.contains("for the user only (1 file, 1 text)") && !said.contains("no content") && !said.contains("4711"), "{said}");
+
+    // A declared type with CR/LF and a 10 KB one: the link says what the bytes are; the notes
+    // quote the declarations escaped and cut.
+    let hostile = give("hostile_mime").await;
+    let links = content_of_type(&hostile, "resource_link");
+    assert_eq!(links[0]["mimeType"], "image/png", "{hostile}");
+    assert_eq!(content_of_type(&hostile, "image").len(), 1, "a real small PNG still goes inline: {hostile}");
+    let said = texts(&hostile);
+    assert!(said.contains("\"image/png\\r\\nX-Injected: 1\" is not a media type") && !said.contains('\r') && !said.contains(&"x".repeat(100)), "{said}");
+    client.cancel().await.unwrap();
 }
 
 /// `mcp-canvas-cli proxy` on `dir`, its stdin and stdout piped for raw lines.

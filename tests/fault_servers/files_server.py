@@ -9,11 +9,29 @@ or huge in one way, as an embedded resource (a base64 blob with its MIME type):
   tall_csv      a CSV of 1,000,000 rows ("row,value" then "i,i*i")
   exact_csv     a header and 255 rows: 256 records, a whole number of the proxy's row marks
   nothing       text only: no file at all
+  png_bomb      a 100-byte PNG whose header claims 40000 x 40000 pixels (as an image block)
+  user_only_png a PNG and a text, both annotated audience ["user"] (as an image block)
+  hostile_mime  a PNG declared "image/png\r\nX-Injected: 1" and a text block with a 10 KB type
 """
 
 import base64
 import json
+import struct
 import sys
+import zlib
+
+
+def png(width, height, pixels=(1, 1)):
+    """A PNG whose header says width x height; its pixel data is that of a pixels-sized image."""
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    rows = b"".join(b"\x00" + b"\xc8\x1e\x1e" * pixels[0] for _ in range(pixels[1]))
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
+
+
+def image(data, mime="image/png", **extra):
+    return {"type": "image", "data": base64.b64encode(data).decode(), "mimeType": mime, **extra}
 
 
 def blob(uri, mime, data):
@@ -48,6 +66,13 @@ def make(kind):
     if kind == "exact_csv":
         lines = ["n"] + [str(i) for i in range(255)]
         return [blob("file:///exact.csv", "text/csv", ("\n".join(lines) + "\n").encode())]
+    if kind == "png_bomb":
+        return [{"type": "text", "text": "The rendering."}, image(png(40000, 40000))]
+    if kind == "user_only_png":
+        user = {"audience": ["user"]}
+        return [image(png(3, 2, (3, 2)), annotations=user), {"type": "text", "text": "Account 4711, for your eyes.", "annotations": user}]
+    if kind == "hostile_mime":
+        return [image(png(4, 1, (4, 1)), "image/png\r\nX-Injected: 1"), {"type": "text", "text": "Typed.", "mimeType": "text/" + "x" * 10240}]
     return [{"type": "text", "text": "No files this time."}]
 
 
