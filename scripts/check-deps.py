@@ -20,8 +20,8 @@ NO_IO = {name: {"rmcp", "rusqlite", "tokio", "reqwest"} for name in ("mcp-canvas
 NO_IO["mcp-canvas-wire"] = {"rusqlite", "tokio-postgres", "object_store", "keyring",
     "mcp-canvas-store", "mcp-canvas-team", "mcp-canvas-client", "mcp-canvas-sampling", "mcp-canvas-host"}
 # Bottom to top: a crate may depend only on crates to its left (or on none of ours).
-LAYERS = ["mcp-canvas-contract", "mcp-canvas-canvas", "mcp-canvas-store", "mcp-canvas-render", "mcp-canvas-sampling",
-    "mcp-canvas-elicitation", "mcp-canvas-config", "mcp-canvas-team", "mcp-canvas-client", "mcp-canvas-ingest",
+LAYERS = ["mcp-canvas-contract", "mcp-canvas-canvas", "mcp-canvas-store", "mcp-canvas-render", "mcp-canvas-ingest",
+    "mcp-canvas-sampling", "mcp-canvas-elicitation", "mcp-canvas-config", "mcp-canvas-team", "mcp-canvas-client",
     "mcp-canvas-wire", "mcp-canvas-host", "mcp-canvas-proxy", "mcp-canvas-app", "mcp-canvas-cli", "mcp-canvas", "mcp-canvas-e2e"]
 MAX_MEMBERS = 18
 

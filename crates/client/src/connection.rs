@@ -102,7 +102,7 @@ pub struct SpawnContext<'a> {
     pub tokens: Option<oauth::TokenStore>,
     /// Takes long base64 runs out of a stdio server's messages while they are read (the host's
     /// store); none reads every message whole.
-    pub spill: Option<Arc<dyn crate::transport::spill::MessageSpill>>,
+    pub spill: Option<Arc<mcp_canvas_store::ArtifactStore>>,
     /// Open a `subscriptions/listen` stream for list changes (2026-07-28 servers).
     pub list_changes: bool,
     /// Where every message to and from the server is recorded (kept by the host across
@@ -315,7 +315,7 @@ impl ServerConnection {
     }
 
     /// The spilled runs of the answer to `tools/call` request `id` (when the host spills).
-    pub fn take_spilled(&self, id: &RequestId) -> Option<Box<dyn crate::transport::spill::SpilledRuns>> {
+    pub fn take_spilled(&self, id: &RequestId) -> Option<mcp_canvas_store::spill::Spills> {
         self.spilled.take(id)
     }
 

@@ -35,10 +35,9 @@ pub const MAX_TEXT: usize = 64 * 1024;
 pub const MAX_ENTRIES: usize = 5000;
 /// At most this many bytes of entry text are kept per server.
 pub const MAX_BYTES: usize = 16 * 1024 * 1024;
-/// What marks a base64 run the host took out of a message while reading it (its spill); the
-/// host's spill writes this tag (`mcp-canvas-host` `spill`), so the note can say so instead of
-/// hashing the marker.
-pub const SPILL_TAG: &str = "McpCanvasSpill";
+/// What marks a base64 run the host took out of a message while reading it (its spill: the
+/// store's `spill::TAG`), so the note can say so instead of hashing the marker.
+pub const SPILL_TAG: &str = mcp_canvas_store::spill::TAG;
 /// Entries a page holds when its filter gives no `limit`.
 pub const DEFAULT_PAGE: u32 = 500;
 /// Requests remembered for latency and call grouping (older ones are forgotten).

@@ -648,7 +648,7 @@ impl Host {
             messages: messages.clone(),
             changes: self.changes.clone(),
             tokens: self.token_store(server),
-            spill: Some(Arc::new(mcp_canvas_ingest::spill::StoreSpill(self.store.clone()))),
+            spill: Some(self.store.clone()),
             list_changes: self.list_changes,
             protocol: self.protocol_log(server),
         };

@@ -26,7 +26,7 @@ use serde_json::Value;
 use crate::{arguments, arguments::ArgumentContext, audit, error::HostError, file_server::{DEFAULT_TOKEN_TTL, FileServer}, host::Host, housekeeping::Housekeeping};
 use mcp_canvas_config::settings::Settings;
 use mcp_canvas_wire::CallOutcome;
-pub(crate) use mcp_canvas_ingest::{spill, Ingest};
+pub(crate) use mcp_canvas_ingest::Ingest;
 use mcp_canvas_wire::AppCall;
 use mcp_canvas_elicitation::validation;
 use mcp_canvas_client::{CallContext, ClientError, ServerConnection};
@@ -46,7 +46,7 @@ pub struct CallOptions {
 
 use mcp_canvas_client::ProgressFn;
 
-type Spilled = Box<dyn mcp_canvas_client::transport::spill::SpilledRuns>;
+type Spilled = mcp_canvas_store::spill::Spills;
 
 /// Live controls of one call: where its progress goes, how to cancel it, how long it may take.
 #[derive(Clone, Default)]
@@ -213,7 +213,7 @@ async fn call_unaudited(
     drop(result);
     // Long base64 runs of the answer went to the store while it was read (stdio); what is used
     // besides the normalized outcome gets them back.
-    let mut spills = spilled.and_then(spill::own);
+    let mut spills = spilled;
     let output_schema = definition.output_schema.as_ref().map(|s| Value::Object((**s).clone()));
     let mut structured = raw.get("structuredContent").filter(|v| !v.is_null()).cloned();
     let resource_uri = ui.and_then(|ui| ui.resource_uri);

@@ -6,7 +6,7 @@
 use std::{io::Read, sync::Arc};
 
 use mcp_canvas_contract::{ExtractionConfig, Normalizer, Payload, RawToolResult, StoredArtifact, ToolOutcome};
-use mcp_canvas_store::{ArtifactStore, NewArtifact, Persistence};
+use mcp_canvas_store::{spill::{Scanner, Spills}, ArtifactStore, NewArtifact, Persistence};
 use serde_json::Value;
 
 use crate::{
@@ -67,7 +67,7 @@ impl Ingest {
     /// [`Self::store_and_finish`] on a blocking thread (decoding, hashing, fsync and probes
     /// block), then `after_store` when something was stored (the host applies its quota there).
     #[allow(clippy::too_many_arguments)]
-    pub async fn store(&self, server: &str, tool: &str, raw: Value, spills: Option<spill::Spills>, output_schema: Option<Value>, call_id: &str, after_store: impl FnOnce()) -> Result<ToolOutcome, IngestError> {
+    pub async fn store(&self, server: &str, tool: &str, raw: Value, spills: Option<Spills>, output_schema: Option<Value>, call_id: &str, after_store: impl FnOnce()) -> Result<ToolOutcome, IngestError> {
         let outcome = if spills.is_none() && holds_no_binary(&raw) {
             // Text and small JSON: nothing to decode, hash or sync, so no hand-off to another
             // thread (two wake-ups, most of a small call's cost through the proxy).
@@ -89,7 +89,7 @@ impl Ingest {
     /// they are read (see `spill/mod.rs`): the message is never held whole.
     pub fn read_and_store(&self, server: &str, tool: &str, mut reader: impl Read, label: &str, call_id: &str) -> Result<ToolOutcome, IngestError> {
         let stored = |source: mcp_canvas_store::StoreError| IngestError::Store { context: format!("storing what {label} holds"), source };
-        let mut scanner = spill::Scanner::new(self.store.clone());
+        let mut scanner = Scanner::new(self.store.clone());
         let mut buffer = vec![0u8; 1 << 20];
         loop {
             match reader.read(&mut buffer) {
@@ -113,10 +113,10 @@ impl Ingest {
         self.store_and_finish_spilled(server, tool, raw, None, output_schema, call_id)
     }
 
-    /// [`Self::store_and_finish`] for a message read through a [`spill::Scanner`]: runs the
+    /// [`Self::store_and_finish`] for a message read through a [`Scanner`]: runs the
     /// contract must see whole are put back first, spilled binaries are adopted, not written
     /// again (see `spill/mod.rs`).
-    pub fn store_and_finish_spilled(&self, server: &str, tool: &str, mut raw: Value, spills: Option<spill::Spills>, output_schema: Option<&Value>, call_id: &str) -> Result<ToolOutcome, IngestError> {
+    pub fn store_and_finish_spilled(&self, server: &str, tool: &str, mut raw: Value, spills: Option<Spills>, output_schema: Option<&Value>, call_id: &str) -> Result<ToolOutcome, IngestError> {
         let config: &ExtractionConfig = &self.extraction;
         let mut spills = spills;
         let spill_error = |source: mcp_canvas_store::StoreError| IngestError::Store { context: format!("reading back the result of `{server}`/`{tool}`"), source };

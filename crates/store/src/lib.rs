@@ -20,6 +20,7 @@ mod outbox;
 mod query;
 mod record;
 mod sampling;
+pub mod spill;
 mod verify;
 
 pub use audit::AuditRecord;

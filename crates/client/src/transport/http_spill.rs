@@ -1,6 +1,6 @@
 //! Streamable HTTP with spilling: rmcp's reqwest client for every request but `tools/call`, whose
 //! answer — one JSON body, or an event stream — is read here through the host's
-//! [`MessageSpill`] as it arrives, so that the message rmcp parses is small, as
+//! store's [`Scanner`](mcp_canvas_store::spill::Scanner) as it arrives, so that the message rmcp parses is small, as
 //! [`LineTransport`](super::stdio::LineTransport) does for stdio. So are the GET streams (the
 //! server's own, and a call's stream resumed with `Last-Event-ID`), where an answer may come too.
 //!
@@ -37,7 +37,9 @@ use rmcp::{
 };
 use sse_stream::Sse;
 
-use super::spill::{MessageSpill, SpillTable, SpillingMessage};
+use mcp_canvas_store::{spill::Scanner, ArtifactStore};
+
+use super::spill::SpillTable;
 
 type HttpError = StreamableHttpError<reqwest::Error>;
 
@@ -72,13 +74,13 @@ pub fn http_client() -> reqwest::Client {
 #[derive(Clone)]
 pub struct SpillingHttp {
     http: reqwest::Client,
-    spill: Option<(Arc<dyn MessageSpill>, SpillTable)>,
+    spill: Option<(Arc<ArtifactStore>, SpillTable)>,
 }
 
 impl SpillingHttp {
     /// Plain rmcp (`spill` none), or answers to `tools/call` spilled, their runs waiting in the
     /// table.
-    pub fn new(http: reqwest::Client, spill: Option<(Arc<dyn MessageSpill>, SpillTable)>) -> Self {
+    pub fn new(http: reqwest::Client, spill: Option<(Arc<ArtifactStore>, SpillTable)>) -> Self {
         Self { http, spill }
     }
 
@@ -100,7 +102,7 @@ impl SpillingHttp {
 
     /// Sends a `tools/call` (`request`, made by [`Self::request`]) and reads its answer through
     /// `spill`.
-    async fn call(&self, (spill, table): (&Arc<dyn MessageSpill>, &SpillTable), id: RequestId, uri: &str, request: reqwest::RequestBuilder, had_session: bool, limits: StreamableHttpResponseLimits) -> Result<StreamableHttpPostResponse, HttpError> {
+    async fn call(&self, (spill, table): (&Arc<ArtifactStore>, &SpillTable), id: RequestId, uri: &str, request: reqwest::RequestBuilder, had_session: bool, limits: StreamableHttpResponseLimits) -> Result<StreamableHttpPostResponse, HttpError> {
         let response = request.send().await.map_err(StreamableHttpError::Client)?;
         let status = response.status();
         if let Some(challenge) = challenged(&response, uri) {
@@ -123,7 +125,7 @@ impl SpillingHttp {
                 if response.content_length().is_some_and(|length| length > limits.max_json_response_size as u64) {
                     return Err(StreamableHttpError::ResponseBodyTooLarge { max_size: limits.max_json_response_size });
                 }
-                let mut pass = Pass::new(spill.start(), limits.max_json_response_size);
+                let mut pass = Pass::new(Scanner::new(spill.clone()), limits.max_json_response_size);
                 let mut body = response.bytes_stream();
                 while let Some(chunk) = body.next().await {
                     pass.feed(&chunk.map_err(StreamableHttpError::Client)?).map_err(PassError::into_http)?;
@@ -303,7 +305,7 @@ async fn prefix(response: reqwest::Response, limit: usize) -> Vec<u8> {
 
 /// One message read through a spill pass, its size counted against the limit.
 pub(super) struct Pass {
-    spilling: Box<dyn SpillingMessage>,
+    spilling: Scanner,
     len: usize,
     max: usize,
 }
@@ -330,7 +332,7 @@ impl PassError {
 }
 
 impl Pass {
-    pub(super) fn new(spilling: Box<dyn SpillingMessage>, max: usize) -> Self {
+    pub(super) fn new(spilling: Scanner, max: usize) -> Self {
         Self { spilling, len: 0, max }
     }
 
@@ -339,15 +341,15 @@ impl Pass {
         if self.len > self.max {
             return Err(PassError::TooLarge(self.max));
         }
-        self.spilling.feed(bytes).map_err(PassError::Io)
+        self.spilling.feed(bytes).map_err(|e| PassError::Io(std::io::Error::other(e)))
     }
 
     /// The message for rmcp to parse: compact, its runs waiting in `table`, when it is the final
     /// answer to a waiting `tools/call`; whole otherwise.
     pub(super) fn finish(self, table: &SpillTable) -> Result<Vec<u8>, PassError> {
-        match self.spilling.finish().map_err(PassError::Io)? {
-            (message, None) => Ok(message),
-            (compact, Some(runs)) => {
+        match self.spilling.finish().map_err(|e| PassError::Io(std::io::Error::other(e)))? {
+            (message, runs) if runs.is_empty() => Ok(message),
+            (compact, runs) => {
                 let value = table.settle(&compact, runs).map_err(|e| PassError::Io(e.into()))?;
                 serde_json::to_vec(&value).map_err(|e| PassError::Io(e.into()))
             }

@@ -1,16 +1,17 @@
-//! The hook through which a message's long base64 runs are taken out while it is read
-//! ([`LineTransport`](super::stdio::LineTransport)); the host implements it (mcp-canvas-host
-//! `spill`), this crate only carries what it gives back.
+//! Where a message's long base64 runs wait once the store's [`Scanner`](mcp_canvas_store::spill::Scanner)
+//! took them out while it was read ([`LineTransport`](super::stdio::LineTransport), the
+//! Streamable HTTP reader): the [`Spills`] are the store's type, used here as they are.
 //!
 //! Only the answer to a `tools/call` may keep its runs spilled: they wait in the connection's
 //! [`SpillTable`] until the pipeline that made the call takes them by nonce. Every other message
 //! is put back whole before rmcp hands it on.
 
 use std::{
-    any::Any,
     collections::{HashMap, HashSet},
     sync::{Arc, Mutex},
 };
+
+use mcp_canvas_store::spill::Spills;
 
 use rmcp::model::RequestId;
 use serde_json::Value;
@@ -20,38 +21,16 @@ pub(crate) enum Unsettled {
     /// What is left of it is not JSON.
     NotJson(serde_json::Error),
     /// Its runs could not be read back.
-    Unrestorable(std::io::Error),
+    Unrestorable(mcp_canvas_store::StoreError),
 }
 
 impl From<Unsettled> for std::io::Error {
     fn from(unsettled: Unsettled) -> Self {
         match unsettled {
             Unsettled::NotJson(e) => std::io::Error::new(std::io::ErrorKind::InvalidData, format!("the server's message is not JSON: {e}")),
-            Unsettled::Unrestorable(e) => std::io::Error::new(e.kind(), format!("its large parts could not be read back: {e}")),
+            Unsettled::Unrestorable(e) => std::io::Error::other(format!("its large parts could not be read back: {e}")),
         }
     }
-}
-
-/// Starts a pass over one message.
-pub trait MessageSpill: Send + Sync {
-    /// A new pass.
-    fn start(&self) -> Box<dyn SpillingMessage>;
-}
-
-/// One message being read.
-pub trait SpillingMessage: Send {
-    /// The next bytes of the message.
-    fn feed(&mut self, bytes: &[u8]) -> std::io::Result<()>;
-    /// The message with its long runs replaced, and the runs (`None` when nothing was spilled).
-    fn finish(self: Box<Self>) -> std::io::Result<(Vec<u8>, Option<Box<dyn SpilledRuns>>)>;
-}
-
-/// The runs spilled from one message.
-pub trait SpilledRuns: Send {
-    /// Puts every run back into `value`.
-    fn restore(self: Box<Self>, value: &mut Value) -> std::io::Result<()>;
-    /// For the host to take its own type back.
-    fn into_any(self: Box<Self>) -> Box<dyn Any + Send>;
 }
 
 /// Runs of `tools/call` answers, by request id, until their calls take them. A call that ends
@@ -59,7 +38,7 @@ pub trait SpilledRuns: Send {
 /// back (and dropped by rmcp) instead of waiting here.
 #[derive(Clone, Default)]
 pub struct SpillTable {
-    waiting: Arc<Mutex<HashMap<RequestId, Box<dyn SpilledRuns>>>>,
+    waiting: Arc<Mutex<HashMap<RequestId, Spills>>>,
     /// Ids of `tools/call` requests sent and not yet answered.
     calls: Arc<Mutex<HashSet<RequestId>>>,
 }
@@ -78,7 +57,7 @@ impl SpillTable {
 
     /// The runs of the answer to request `id`; the call is answered (the pipeline takes them for
     /// every answer, whatever it is).
-    pub fn take(&self, id: &RequestId) -> Option<Box<dyn SpilledRuns>> {
+    pub fn take(&self, id: &RequestId) -> Option<Spills> {
         self.calls.lock().unwrap().remove(id);
         self.waiting.lock().unwrap().remove(id)
     }
@@ -97,7 +76,7 @@ impl SpillTable {
     /// a `tools/call` still waiting stays compact, its runs kept here for the call to take; any
     /// other message — a request from the server, a notification, an `input_required` round or
     /// a task — gets its runs back.
-    pub(crate) fn settle(&self, compact: &[u8], runs: Box<dyn SpilledRuns>) -> Result<Value, Unsettled> {
+    pub(crate) fn settle(&self, compact: &[u8], runs: Spills) -> Result<Value, Unsettled> {
         let mut value = serde_json::from_slice::<Value>(compact).map_err(Unsettled::NotJson)?;
         let id = value.get("id").and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok());
         // 2026-07-28 marks every result (`resultType`): only `complete` is final.
@@ -113,49 +92,35 @@ impl SpillTable {
             }
             _ => {
                 drop(calls);
-                runs.restore(&mut value).map_err(Unsettled::Unrestorable)?;
+                let mut runs = runs;
+                runs.restore_value(&mut value).map_err(Unsettled::Unrestorable)?;
             }
         }
         Ok(value)
     }
 }
 
-/// For the transports' tests.
+/// For the transports' tests: a store to spill into, and a run long enough to be spilled.
 #[cfg(test)]
-pub(crate) mod swap {
-    use super::{MessageSpill, SpilledRuns, SpillingMessage};
-    use serde_json::Value;
+pub(crate) mod testing {
+    use std::sync::Arc;
 
-    /// A spill that stands "XXXX" in for "BIG" (and back), so routing can be seen.
-    pub(crate) struct Swap;
-    struct SwapLine(Vec<u8>);
-    struct SwapRuns;
+    use mcp_canvas_store::ArtifactStore;
 
-    impl MessageSpill for Swap {
-        fn start(&self) -> Box<dyn SpillingMessage> {
-            Box::new(SwapLine(Vec::new()))
-        }
+    /// A store in a temp dir (kept while the dir lives).
+    pub(crate) fn store() -> (tempfile::TempDir, Arc<ArtifactStore>) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Arc::new(ArtifactStore::open(dir.path()).unwrap());
+        (dir, store)
     }
 
-    impl SpillingMessage for SwapLine {
-        fn feed(&mut self, bytes: &[u8]) -> std::io::Result<()> {
-            self.0.extend_from_slice(bytes);
-            Ok(())
-        }
-        fn finish(self: Box<Self>) -> std::io::Result<(Vec<u8>, Option<Box<dyn SpilledRuns>>)> {
-            let text = String::from_utf8(self.0).unwrap();
-            let spilled = text.contains("BIG");
-            Ok((text.replace("BIG", "XXXX").into_bytes(), spilled.then(|| Box::new(SwapRuns) as Box<dyn SpilledRuns>)))
-        }
+    /// A base64 run the scanner spills (longer than its threshold), the same every time.
+    pub(crate) fn big() -> String {
+        "QUJD".repeat(mcp_canvas_store::spill::THRESHOLD / 4 + 1024)
     }
 
-    impl SpilledRuns for SwapRuns {
-        fn restore(self: Box<Self>, value: &mut Value) -> std::io::Result<()> {
-            *value = serde_json::from_str(&value.to_string().replace("XXXX", "BIG")).unwrap();
-            Ok(())
-        }
-        fn into_any(self: Box<Self>) -> Box<dyn std::any::Any + Send> {
-            self
-        }
+    /// Whether `text` holds a spilled run's marker in place of the run.
+    pub(crate) fn spilled(text: &str) -> bool {
+        text.contains(mcp_canvas_store::spill::TAG) && !text.contains(&big())
     }
 }

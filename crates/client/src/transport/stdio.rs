@@ -17,8 +17,9 @@
 //!
 //! The connection stays open through all of it: the next message is read normally.
 //!
-//! With a [`MessageSpill`] (the host gives one), each line is read through it: long base64 runs
-//! go to the store as they arrive and the line that is parsed is small (see `spill.rs`).
+//! With a store to spill into (the host gives its own), each line is read through the store's
+//! [`Scanner`]: long base64 runs go to the store as they arrive and the line that is parsed is
+//! small (see `spill.rs`).
 
 use std::{borrow::Cow, future::Future, sync::Arc};
 
@@ -31,7 +32,12 @@ use rmcp::{
 use serde_json::Value;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
 
-use super::spill::{MessageSpill, SpillTable, SpilledRuns, SpillingMessage, Unsettled};
+use mcp_canvas_store::{
+    spill::{Scanner, Spills},
+    ArtifactStore,
+};
+
+use super::spill::{SpillTable, Unsettled};
 
 /// What the transport tells the server's log about lines it could not read.
 pub(crate) type Complaint = Arc<dyn Fn(&str) + Send + Sync>;
@@ -48,8 +54,8 @@ pub struct LineTransport<R, W> {
     complain: Complaint,
     /// Spilling, when the host asked for it: the pass over the line being read, its length so
     /// far, and where the runs of `tools/call` answers wait.
-    spill: Option<(Arc<dyn MessageSpill>, SpillTable)>,
-    spilling: Option<Box<dyn SpillingMessage>>,
+    spill: Option<(Arc<ArtifactStore>, SpillTable)>,
+    spilling: Option<Scanner>,
     line_len: usize,
     /// Why the line being skipped is skipped, when it is not its size.
     skip_reason: Option<String>,
@@ -65,8 +71,8 @@ where
         Self { read, write: Arc::new(tokio::sync::Mutex::new(Some(write))), max_line, line: Vec::new(), oversized: None, complain, spill: None, spilling: None, line_len: 0, skip_reason: None }
     }
 
-    /// Reads each line through `spill`; runs of `tools/call` answers wait in `table`.
-    pub fn with_spill(mut self, spill: Arc<dyn MessageSpill>, table: SpillTable) -> Self {
+    /// Reads each line through a [`Scanner`] into `spill`; runs of `tools/call` answers wait in `table`.
+    pub fn with_spill(mut self, spill: Arc<ArtifactStore>, table: SpillTable) -> Self {
         self.spill = Some((spill, table));
         self
     }
@@ -92,7 +98,7 @@ where
                 (self.line_len, self.skip_reason) = (0, None);
             } else if let Some((spill, _)) = &self.spill {
                 self.line_len += chunk.len();
-                let spilling = self.spilling.get_or_insert_with(|| spill.start());
+                let spilling = self.spilling.get_or_insert_with(|| Scanner::new(spill.clone()));
                 if let Err(e) = spilling.feed(chunk) {
                     // The store cannot take the runs: this line cannot be read.
                     self.oversized = Some(skipped(self.spilling.take(), std::mem::take(&mut self.line), chunk));
@@ -111,7 +117,7 @@ where
 
     /// A line whose runs were spilled: an answer to `tools/call` keeps them (for the call to
     /// take), any other message gets them back before it goes on.
-    fn spilled_message(&mut self, line: &[u8], runs: Box<dyn SpilledRuns>) -> Option<RxJsonRpcMessage<RoleClient>> {
+    fn spilled_message(&mut self, line: &[u8], runs: Spills) -> Option<RxJsonRpcMessage<RoleClient>> {
         let table = self.spill.as_ref().map(|(_, table)| table.clone()).unwrap_or_default();
         let value = match table.settle(line, runs) {
             Ok(value) => value,
@@ -211,7 +217,8 @@ where
             let (line, runs) = match self.spilling.take() {
                 None => (std::mem::take(&mut self.line), None),
                 Some(spilling) => match spilling.finish() {
-                    Ok(finished) => finished,
+                    // Most lines have no run long enough: they are read as they are.
+                    Ok((line, spills)) => (line, (!spills.is_empty()).then_some(spills)),
                     Err(e) => {
                         (self.complain)(&format!("MCP Canvas skipped a line from the server: its large parts could not be stored ({e})"));
                         continue;
@@ -262,7 +269,7 @@ where
 /// Giving up on a line (too long, or its runs cannot be stored): the scanner that skips the
 /// rest while looking for its id, fed what was read so far — the spilled part with its runs
 /// replaced, enough to find the id in.
-fn skipped(spilling: Option<Box<dyn SpillingMessage>>, line: Vec<u8>, chunk: &[u8]) -> IdScanner {
+fn skipped(spilling: Option<Scanner>, line: Vec<u8>, chunk: &[u8]) -> IdScanner {
     let mut scanner = IdScanner::default();
     if let Some(Ok((compact, _runs))) = spilling.map(|spilling| spilling.finish()) {
         scanner.feed(&compact);
@@ -393,7 +400,7 @@ impl IdScanner {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transport::spill::swap::Swap;
+    use crate::transport::spill::testing::{big, spilled, store};
 
     fn scan(text: &str) -> IdScanner {
         let mut scanner = IdScanner::default();
@@ -430,7 +437,8 @@ mod tests {
         let (ours, theirs) = tokio::io::duplex(1 << 16);
         let (read, write) = tokio::io::split(ours);
         let table = SpillTable::default();
-        let mut transport = LineTransport::new(tokio::io::BufReader::new(read), write, 1 << 20, Arc::new(|_: &str| {})).with_spill(Arc::new(Swap), table.clone());
+        let (_dir, store) = store();
+        let mut transport = LineTransport::new(tokio::io::BufReader::new(read), write, 1 << 20, Arc::new(|_: &str| {})).with_spill(store, table.clone());
         let (mut server_read, mut server_write) = tokio::io::split(theirs);
 
         for id in [4, 5, 6] {
@@ -455,15 +463,20 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":5,"result":{"resultType":"complete","content":[{"type":"text","text":"BIG"}]}}"#,
             r#"{"jsonrpc":"2.0","id":6,"result":{"resultType":"input_required","content":[{"type":"text","text":"BIG"}]}}"#,
         ];
-        for line in lines {
-            server_write.write_all(format!("{line}\n").as_bytes()).await.unwrap();
-        }
+        // Written by a task of its own: five grown lines are more than the pipe holds.
+        let writer = tokio::spawn(async move {
+            for line in lines {
+                server_write.write_all(format!("{}\n", line.replace("BIG", &big())).as_bytes()).await.unwrap();
+            }
+            server_write
+        });
         let texts: Vec<String> = futures_text(&mut transport, 5).await;
-        assert!(texts[0].contains("BIG") && !texts[0].contains("XXXX"), "a request gets its runs back: {}", texts[0]);
-        assert!(texts[1].contains("BIG"), "an answer to something else gets them back: {}", texts[1]);
-        assert!(texts[2].contains("XXXX"), "the call's answer keeps them: {}", texts[2]);
-        assert!(texts[3].contains("XXXX"), "so does a final answer of 2026-07-28: {}", texts[3]);
-        assert!(texts[4].contains("BIG") && !texts[4].contains("XXXX"), "an input_required round gets them back: {}", texts[4]);
+        drop(writer.await.unwrap());
+        assert!(texts[0].contains(&big()) && !spilled(&texts[0]), "a request gets its runs back: {}", texts[0]);
+        assert!(texts[1].contains(&big()), "an answer to something else gets them back: {}", texts[1]);
+        assert!(spilled(&texts[2]), "the call's answer keeps them: {}", texts[2]);
+        assert!(spilled(&texts[3]), "so does a final answer of 2026-07-28: {}", texts[3]);
+        assert!(texts[4].contains(&big()) && !spilled(&texts[4]), "an input_required round gets them back: {}", texts[4]);
         assert!(table.take(&NumberOrString::Number(4)).is_some(), "and they wait for the call");
         assert!(table.take(&NumberOrString::Number(4)).is_none(), "once");
         assert!(table.take(&NumberOrString::Number(5)).is_some());
@@ -483,35 +496,20 @@ mod tests {
         out
     }
 
-    /// A spill whose store is full.
-    struct Full;
-    struct FullLine;
-
-    impl MessageSpill for Full {
-        fn start(&self) -> Box<dyn SpillingMessage> {
-            Box::new(FullLine)
-        }
-    }
-
-    impl SpillingMessage for FullLine {
-        fn feed(&mut self, _bytes: &[u8]) -> std::io::Result<()> {
-            Err(std::io::Error::other("no space left on device"))
-        }
-        fn finish(self: Box<Self>) -> std::io::Result<(Vec<u8>, Option<Box<dyn SpilledRuns>>)> {
-            Ok((br#"{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"#.to_vec(), None))
-        }
-    }
-
     #[tokio::test]
     async fn an_answer_the_store_cannot_take_answers_its_call_with_the_reason() {
         let (ours, theirs) = tokio::io::duplex(1 << 16);
         let (read, write) = tokio::io::split(ours);
-        let mut transport = LineTransport::new(tokio::io::BufReader::new(read), write, 1 << 20, Arc::new(|_: &str| {})).with_spill(Arc::new(Full), SpillTable::default());
+        // A store whose temp dir is gone: no run can be written there (as when its disk is full).
+        let (dir, store) = store();
+        std::fs::remove_dir_all(dir.path().join("artifacts").join("tmp")).unwrap();
+        let mut transport = LineTransport::new(tokio::io::BufReader::new(read), write, 1 << 20, Arc::new(|_: &str| {})).with_spill(store, SpillTable::default());
         let (_server_read, mut server_write) = tokio::io::split(theirs);
-        server_write.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"BIG\"}]}}\n").await.unwrap();
+        let line = format!("{{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{{\"content\":[{{\"type\":\"text\",\"text\":\"{}\"}}]}}}}\n", big());
+        tokio::spawn(async move { server_write.write_all(line.as_bytes()).await.unwrap() });
         let message = serde_json::to_value(transport.receive().await.expect("an answer")).unwrap();
         assert_eq!(message["id"], 4, "{message}");
         let text = message["error"]["message"].as_str().unwrap_or_default();
-        assert!(text.contains("could not be stored") && text.contains("no space left"), "{message}");
+        assert!(text.contains("could not be stored") && text.contains("creating"), "{message}");
     }
 }

@@ -9,17 +9,15 @@
 //! length) or near the depth limit. Every other marker is put back before the contract runs.
 
 use mcp_canvas_contract::{base64_verdict, ExtractionConfig, ToolOutcome};
-use mcp_canvas_store::StoreError;
+use mcp_canvas_store::{spill::Spills, StoreError};
 use serde_json::Value;
-
-use super::{Marker, Spills, HEAD_CHARS};
 
 /// Puts back every spilled run of `raw` the contract must see whole (see the module docs).
 pub fn prepare(raw: &mut Value, spills: &mut Spills, config: &ExtractionConfig) -> Result<(), StoreError> {
     if spills.is_empty() {
         return Ok(());
     }
-    let Value::Object(map) = raw else { return restore_all(raw, spills) };
+    let Value::Object(map) = raw else { return spills.restore_value(raw) };
     // The contract compares a JSON text block with `structuredContent`: a run spilled in one but
     // not in the other (escaped differently) must be put back, or they would differ.
     let texts: Vec<&str> = match map.get("content") {
@@ -29,11 +27,10 @@ pub fn prepare(raw: &mut Value, spills: &mut Spills, config: &ExtractionConfig) 
     let json_text = texts.iter().any(|t| t.trim_start().starts_with(['{', '[']));
     let in_text_blocks: Vec<u32> = texts.iter().flat_map(|t| spills.indices_in(t)).collect();
     if let Some(structured) = map.get_mut("structuredContent").filter(|_| json_text) {
-        let mut only_here = Vec::new();
-        collect_all(structured, spills, &mut only_here);
+        let mut only_here = spills.indices_in_value(structured);
         only_here.retain(|index| !in_text_blocks.contains(index));
         if !only_here.is_empty() {
-            restore_where(structured, spills, &only_here)?;
+            spills.restore_value_where(structured, &only_here)?;
         }
     }
     for (key, value) in map.iter_mut() {
@@ -61,12 +58,12 @@ pub fn restore_outcome(outcome: ToolOutcome, spills: &mut Spills) -> Result<Tool
     }
     tracing::warn!("a spilled run reached the outcome; putting it back");
     let mut value = serde_json::to_value(outcome).expect("an outcome serializes");
-    restore_all(&mut value, spills)?;
+    spills.restore_value(&mut value)?;
     Ok(serde_json::from_value(value).expect("an outcome with its strings restored is an outcome"))
 }
 
 fn prepare_block(block: &mut Value, spills: &mut Spills, config: &ExtractionConfig) -> Result<(), StoreError> {
-    let Value::Object(map) = block else { return restore_all(block, spills) };
+    let Value::Object(map) = block else { return spills.restore_value(block) };
     let kind = map.get("type").and_then(Value::as_str).unwrap_or_default().to_owned();
     for (key, value) in map.iter_mut() {
         match (kind.as_str(), key.as_str(), value) {
@@ -79,12 +76,12 @@ fn prepare_block(block: &mut Value, spills: &mut Spills, config: &ExtractionConf
                 for (key, value) in resource.iter_mut() {
                     match (key.as_str(), value) {
                         ("blob", Value::String(blob)) if spills.marks(blob) && whole_at(blob, 0, spills) && base64_verdict(blob).is_some() => {}
-                        (_, value) => restore_all(value, spills)?,
+                        (_, value) => spills.restore_value(value)?,
                     }
                 }
             }
             ("text", "text", Value::String(text)) if spills.marks(text) => prepare_text(text, spills, config)?,
-            (_, _, value) => restore_all(value, spills)?,
+            (_, _, value) => spills.restore_value(value)?,
         }
     }
     Ok(())
@@ -114,7 +111,7 @@ fn prepare_tree(value: &mut Value, spills: &mut Spills, config: &ExtractionConfi
     if restore.is_empty() {
         return Ok(());
     }
-    restore_where(value, spills, &restore)
+    spills.restore_value_where(value, &restore)
 }
 
 /// The markers in `value` that must be put back (see the module docs).
@@ -135,44 +132,6 @@ fn collect_restores(value: &Value, spills: &Spills, config: &ExtractionConfig, d
         Value::Array(items) => items.iter().for_each(|child| collect_restores(child, spills, config, depth + 1, in_meta, false, out)),
         _ => {}
     }
-}
-
-fn collect_all(value: &Value, spills: &Spills, out: &mut Vec<u32>) {
-    match value {
-        Value::String(text) => out.extend(spills.indices_in(text)),
-        Value::Object(map) => map.iter().for_each(|(k, v)| {
-            out.extend(spills.indices_in(k));
-            collect_all(v, spills, out)
-        }),
-        Value::Array(items) => items.iter().for_each(|v| collect_all(v, spills, out)),
-        _ => {}
-    }
-}
-
-fn restore_where(value: &mut Value, spills: &mut Spills, indices: &[u32]) -> Result<(), StoreError> {
-    restore_matching(value, spills, &|index| indices.contains(&index))
-}
-
-pub(super) fn restore_all(value: &mut Value, spills: &mut Spills) -> Result<(), StoreError> {
-    restore_matching(value, spills, &|_| true)
-}
-
-/// Puts back the runs whose index passes `which`, in strings and object keys at any depth.
-fn restore_matching(value: &mut Value, spills: &mut Spills, which: &dyn Fn(u32) -> bool) -> Result<(), StoreError> {
-    match value {
-        Value::String(text) if spills.marks(text) => *text = spills.restore_text_where(text, which)?,
-        Value::Object(map) if map.keys().any(|k| spills.marks(k)) => {
-            for (key, mut child) in std::mem::take(map) {
-                restore_matching(&mut child, spills, which)?;
-                let key = if spills.marks(&key) { spills.restore_text_where(&key, which)? } else { key };
-                map.insert(key, child);
-            }
-        }
-        Value::Object(map) => map.values_mut().try_for_each(|v| restore_matching(v, spills, which))?,
-        Value::Array(items) => items.iter_mut().try_for_each(|v| restore_matching(v, spills, which))?,
-        _ => {}
-    }
-    Ok(())
 }
 
 /// Image/audio `data`: base64 or a base64 `data:` URL, valid either way.
@@ -202,16 +161,6 @@ fn data_url_body(text: &str) -> Option<usize> {
     (token(kind) && token(sub)).then_some(5 + comma + 1)
 }
 
-/// Whether `text[start..]` is exactly one compact: the head, one marker, at most five characters.
 fn whole_at(text: &str, start: usize, spills: &Spills) -> bool {
-    let Some(body) = text.get(start..) else { return false };
-    match Marker::find(body, spills.nonce) {
-        Some((range, _)) => {
-            let tail = &body[range.end..];
-            // The characters after the marker: the standard alphabet and padding only, so the
-            // compact is valid in exactly the alphabet the original is.
-            range.start == HEAD_CHARS && tail.len() <= 5 && tail.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=')) && spills.indices_in(body).len() == 1
-        }
-        None => false,
-    }
+    spills.is_one_compact_at(text, start)
 }

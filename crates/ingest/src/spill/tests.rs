@@ -10,7 +10,7 @@ use mcp_canvas_contract::ExtractionConfig;
 use mcp_canvas_store::ArtifactStore;
 use serde_json::Value;
 
-use super::{Scanner, HEAD_CHARS};
+use mcp_canvas_store::spill::{Scanner, HEAD_CHARS};
 use crate::Ingest;
 
 fn ingest(dir: &Path) -> Ingest {

@@ -10,41 +10,41 @@
 //! closing quote). The compact is itself valid base64 exactly when the original was, with the
 //! same head, the same alphabet and the same padding.
 //!
-//! Before the contract sees the parsed message, [`resolve::prepare`] puts every run back whose
-//! outcome could differ because it was shortened (anything but a whole base64 string the contract
-//! will take as a binary); after it, the host adopts the spill of each pending artifact whose
-//! payload is a compact ([`Spills::adopt`]) and [`Spills::restore_text`] puts back any run still
-//! in the outcome. Runs are put back exactly: only whole 4-character groups are spilled, and for
-//! those decoding and encoding again is the identity.
+//! Before the contract sees the parsed message, the ingest crate (`mcp_canvas_ingest::spill`)
+//! puts every run back whose outcome could differ because it was shortened (anything but a whole
+//! base64 string the contract will take as a binary); after it, the host adopts the spill of
+//! each pending artifact whose payload is a compact ([`Spills::adopt`]) and
+//! [`Spills::restore_text`] puts back any run still in the outcome. Runs are put back exactly:
+//! only whole 4-character groups are spilled, and for those decoding and encoding again is the
+//! identity.
 //!
-//! Pieces: `scan.rs` (the raw-byte state machine), `resolve.rs` (what to keep, what to put back).
+//! These types live here, beneath both the client (whose transports run the [`Scanner`] while
+//! a message is read and keep a `tools/call` answer's [`Spills`] until its call takes them) and
+//! the ingest crate (which decides what to put back and adopts the rest): each uses them as
+//! they are, with no trait object between. Pieces: `scan.rs` (the raw-byte state machine).
 
-mod resolve;
 mod scan;
 
-pub use resolve::{prepare, restore_outcome};
 pub use scan::Scanner;
 
-use std::sync::Arc;
-
-use mcp_canvas_client::transport::spill::{MessageSpill, SpilledRuns, SpillingMessage};
 use serde_json::Value;
 
 use base64::Engine as _;
-use mcp_canvas_store::{ArtifactRecord, ArtifactStore, NewArtifact, SpillFile, StoreError};
+use crate::{ArtifactRecord, ArtifactStore, NewArtifact, SpillFile, StoreError};
 
 /// Runs shorter than this stay in the message (a 48 KiB binary).
-pub(crate) const THRESHOLD: usize = 64 * 1024;
+pub const THRESHOLD: usize = 64 * 1024;
 /// Characters of a spilled run kept in the message: the 24 KiB the contract sniffs.
-pub(crate) const HEAD_CHARS: usize = 32 * 1024;
+pub const HEAD_CHARS: usize = 32 * 1024;
 
-const TAG: &str = mcp_canvas_client::trace::SPILL_TAG;
+/// What starts a spilled run's marker in a message (also how the protocol log recognizes one).
+pub const TAG: &str = "McpCanvasSpill";
 /// `TAG`, 16 hex digits of nonce, 8 of index, `Zz`: 40 characters.
 const MARKER_LEN: usize = TAG.len() + 16 + 8 + 2;
 
 /// One spilled run's stand-in in the message.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct Marker {
+struct Marker {
     nonce: u64,
     index: u32,
 }
@@ -144,7 +144,63 @@ impl Spills {
 
     /// Puts every run in `value` back.
     pub fn restore_value(&mut self, value: &mut Value) -> Result<(), StoreError> {
-        resolve::restore_all(value, self)
+        self.restore_matching(value, &|_| true)
+    }
+
+    /// Puts back the runs numbered in `indices`, in strings and object keys at any depth.
+    pub fn restore_value_where(&mut self, value: &mut Value, indices: &[u32]) -> Result<(), StoreError> {
+        self.restore_matching(value, &|index| indices.contains(&index))
+    }
+
+    /// Puts back the runs whose index passes `which`, in strings and object keys at any depth.
+    fn restore_matching(&mut self, value: &mut Value, which: &dyn Fn(u32) -> bool) -> Result<(), StoreError> {
+        match value {
+            Value::String(text) if self.marks(text) => *text = self.restore_text_where(text, which)?,
+            Value::Object(map) if map.keys().any(|k| self.marks(k)) => {
+                for (key, mut child) in std::mem::take(map) {
+                    self.restore_matching(&mut child, which)?;
+                    let key = if self.marks(&key) { self.restore_text_where(&key, which)? } else { key };
+                    map.insert(key, child);
+                }
+            }
+            Value::Object(map) => map.values_mut().try_for_each(|v| self.restore_matching(v, which))?,
+            Value::Array(items) => items.iter_mut().try_for_each(|v| self.restore_matching(v, which))?,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The indices of this message's markers anywhere in `value`, object keys included.
+    pub fn indices_in_value(&self, value: &Value) -> Vec<u32> {
+        let mut out = Vec::new();
+        self.collect_indices(value, &mut out);
+        out
+    }
+
+    fn collect_indices(&self, value: &Value, out: &mut Vec<u32>) {
+        match value {
+            Value::String(text) => out.extend(self.indices_in(text)),
+            Value::Object(map) => map.iter().for_each(|(k, v)| {
+                out.extend(self.indices_in(k));
+                self.collect_indices(v, out)
+            }),
+            Value::Array(items) => items.iter().for_each(|v| self.collect_indices(v, out)),
+            _ => {}
+        }
+    }
+
+    /// Whether `text[start..]` is exactly one compact of this message: the head, one marker, at
+    /// most five characters after it, of the standard alphabet and padding only (so the compact
+    /// is valid in exactly the alphabet the original is).
+    pub fn is_one_compact_at(&self, text: &str, start: usize) -> bool {
+        let Some(body) = text.get(start..) else { return false };
+        match Marker::find(body, self.nonce) {
+            Some((range, _)) => {
+                let tail = &body[range.end..];
+                range.start == HEAD_CHARS && tail.len() <= 5 && tail.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=')) && self.indices_in(body).len() == 1
+            }
+            None => false,
+        }
     }
 
     /// The indices of this message's markers in `text`.
@@ -198,41 +254,6 @@ impl Spills {
     }
 }
 
-/// Spilling for a stdio connection: into this store.
-pub struct StoreSpill(pub Arc<ArtifactStore>);
-
-impl MessageSpill for StoreSpill {
-    fn start(&self) -> Box<dyn SpillingMessage> {
-        Box::new(Scanner::new(self.0.clone()))
-    }
-}
-
-impl SpillingMessage for Scanner {
-    fn feed(&mut self, bytes: &[u8]) -> std::io::Result<()> {
-        Scanner::feed(self, bytes).map_err(std::io::Error::other)
-    }
-
-    fn finish(self: Box<Self>) -> std::io::Result<(Vec<u8>, Option<Box<dyn SpilledRuns>>)> {
-        let (message, spills) = Scanner::finish(*self).map_err(std::io::Error::other)?;
-        Ok((message, (!spills.is_empty()).then(|| Box::new(spills) as Box<dyn SpilledRuns>)))
-    }
-}
-
-impl SpilledRuns for Spills {
-    fn restore(mut self: Box<Self>, value: &mut Value) -> std::io::Result<()> {
-        resolve::restore_all(value, &mut self).map_err(std::io::Error::other)
-    }
-
-    fn into_any(self: Box<Self>) -> Box<dyn std::any::Any + Send> {
-        self
-    }
-}
-
-/// The host's own runs back from the connection's table.
-pub fn own(runs: Box<dyn SpilledRuns>) -> Option<Spills> {
-    runs.into_any().downcast::<Spills>().ok().map(|spills| *spills)
-}
-
 fn lenient() -> base64::engine::GeneralPurposeConfig {
     base64::engine::GeneralPurposeConfig::new().with_decode_padding_mode(base64::engine::DecodePaddingMode::Indifferent)
 }
@@ -242,5 +263,3 @@ fn nonce() -> u64 {
     getrandom::u64().unwrap_or_else(|_| std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64))
 }
 
-#[cfg(test)]
-mod tests;

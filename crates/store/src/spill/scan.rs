@@ -5,7 +5,7 @@
 use base64::Engine as _;
 use std::sync::Arc;
 
-use mcp_canvas_store::{ArtifactStore, SpillFile, StoreError};
+use crate::{ArtifactStore, SpillFile, StoreError};
 
 use super::{nonce, Marker, Slot, Spills, HEAD_CHARS, THRESHOLD};
 

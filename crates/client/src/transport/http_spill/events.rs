@@ -10,7 +10,9 @@ use rmcp::{model::RequestId, transport::streamable_http_client::SseError};
 use sse_stream::Sse;
 
 use super::{Pass, PassError};
-use crate::transport::spill::{MessageSpill, SpillTable};
+use mcp_canvas_store::{spill::Scanner, ArtifactStore};
+
+use crate::transport::spill::SpillTable;
 
 /// A line of an event stream that is not data (an id, an event name, an unknown field), at most.
 pub(super) const MAX_FIELD_LINE: usize = 64 << 10;
@@ -81,7 +83,7 @@ fn error_answer(id: &RequestId, error: &SseError) -> Sse {
 
 /// An event stream read as it arrives (see the module's docs).
 pub(super) struct EventReader {
-    spill: Arc<dyn MessageSpill>,
+    spill: Arc<ArtifactStore>,
     pub(super) table: SpillTable,
     max_event: usize,
     /// What the line being read is, once its first bytes tell.
@@ -123,7 +125,7 @@ enum LineKind {
 }
 
 impl EventReader {
-    pub(super) fn new(spill: Arc<dyn MessageSpill>, table: SpillTable, max_event: usize) -> Self {
+    pub(super) fn new(spill: Arc<ArtifactStore>, table: SpillTable, max_event: usize) -> Self {
         Self {
             spill,
             table,
@@ -258,7 +260,7 @@ impl EventReader {
         match &mut self.data {
             Some(pass) => pass.feed(b"\n").map_err(PassError::into_sse),
             None => {
-                self.data = Some(Pass::new(self.spill.start(), usize::MAX));
+                self.data = Some(Pass::new(Scanner::new(self.spill.clone()), usize::MAX));
                 Ok(())
             }
         }

@@ -7,10 +7,21 @@ use rmcp::model::NumberOrString;
 use serde_json::json;
 
 use super::*;
-use crate::transport::spill::swap::Swap;
+use crate::transport::spill::testing::{big, spilled};
+
+/// The store the tests spill into (one for the binary; each run gets its own file).
+fn store() -> Arc<ArtifactStore> {
+    static STORE: std::sync::LazyLock<(tempfile::TempDir, Arc<ArtifactStore>)> = std::sync::LazyLock::new(crate::transport::spill::testing::store);
+    STORE.1.clone()
+}
+
+/// `text` with each `BIG` a base64 run long enough to be spilled.
+fn grown(text: &str) -> String {
+    text.replace("BIG", &big())
+}
 
 fn reader(table: &SpillTable, max_event: usize) -> EventReader {
-    EventReader::new(Arc::new(Swap), table.clone(), max_event)
+    EventReader::new(store(), table.clone(), max_event)
 }
 
 /// What `sse_stream` (the library rmcp reads events with) makes of `bytes`.
@@ -69,11 +80,11 @@ fn only_the_answer_to_the_call_keeps_its_runs_spilled_in_an_event_stream() {
         "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"sampling/createMessage\",\"params\":{\"messages\":[{\"role\":\"user\",\"content\":{\"type\":\"text\",\"text\":\"BIG\"}}],\"maxTokens\":5}}\n\n",
         "data: {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"resultType\":\"complete\",\"content\":[{\"type\":\"text\",\"text\":\"BIG\"}]}}\n\n",
     );
-    reader.feed(stream.as_bytes()).unwrap();
+    reader.feed(grown(stream).as_bytes()).unwrap();
     let data: Vec<String> = reader.ready.into_iter().map(|e| e.data.unwrap()).collect();
-    assert!(data[0].contains("BIG") && !data[0].contains("XXXX"), "a notification gets its runs back: {}", data[0]);
-    assert!(data[1].contains("BIG"), "a request of the server's gets them back: {}", data[1]);
-    assert!(data[2].contains("XXXX"), "the call's answer (2026-07-28: `resultType: complete`) stays small: {}", data[2]);
+    assert!(data[0].contains(&big()) && !spilled(&data[0]), "a notification gets its runs back: {}", data[0]);
+    assert!(data[1].contains(&big()), "a request of the server's gets them back: {}", data[1]);
+    assert!(spilled(&data[2]), "the call's answer (2026-07-28: `resultType: complete`) stays small: {}", data[2]);
     for message in &data {
         serde_json::from_str::<ServerJsonRpcMessage>(message).unwrap_or_else(|e| panic!("rmcp can read {message}: {e}"));
     }
@@ -145,6 +156,7 @@ fn serve(responses: Vec<String>) -> (String, Arc<Mutex<Vec<String>>>) {
 }
 
 fn response(status: &str, headers: &[&str], body: &str) -> String {
+    let body = grown(body);
     let mut head = format!("HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n", body.len());
     for header in headers {
         head.push_str(header);
@@ -158,7 +170,7 @@ fn call(id: i64) -> ClientJsonRpcMessage {
 }
 
 async fn post(url: &str, table: &SpillTable, message: ClientJsonRpcMessage) -> Result<StreamableHttpPostResponse, HttpError> {
-    let client = SpillingHttp::new(reqwest::Client::new(), Some((Arc::new(Swap), table.clone())));
+    let client = SpillingHttp::new(reqwest::Client::new(), Some((store(), table.clone())));
     let headers = HashMap::from([(HeaderName::from_static("x-extra"), HeaderValue::from_static("yes"))]);
     client.post_message_with_response_limits(url.into(), message, Some("session-1".into()), Some("token-1".into()), headers, StreamableHttpResponseLimits::default()).await
 }
@@ -173,7 +185,7 @@ async fn a_json_answer_to_a_call_is_read_through_the_spill_and_the_request_is_rm
     let (url, requests) = serve(vec![response("200 OK", &["Content-Type: application/json; charset=utf-8", "Mcp-Session-Id: session-1"], answer)]);
     let table = SpillTable::default();
     let Ok(StreamableHttpPostResponse::Json(message, session)) = post(&url, &table, call(7)).await else { panic!("a JSON answer") };
-    assert!(text_of(&message).contains("XXXX"), "{}", text_of(&message));
+    assert!(spilled(&text_of(&message)), "{}", text_of(&message));
     assert_eq!(session.as_deref(), Some("session-1"));
     assert!(table.take(&NumberOrString::Number(7)).is_some(), "its runs wait for the call");
     assert!(table.is_idle(), "and the call no longer waits");
@@ -196,8 +208,8 @@ async fn an_event_stream_answer_to_a_call_is_read_through_the_spill() {
     let events: Vec<Sse> = stream.map(|e| e.unwrap()).collect().await;
     assert_eq!(events.len(), 3);
     assert_eq!((events[0].id.as_deref(), events[0].data.as_deref()), (Some("1"), Some("")), "the priming event");
-    assert!(events[1].data.as_deref().unwrap().contains("BIG"));
-    assert!(events[2].data.as_deref().unwrap().contains("XXXX"));
+    assert!(events[1].data.as_deref().unwrap().contains(&big()));
+    assert!(spilled(events[2].data.as_deref().unwrap()));
     assert!(table.take(&NumberOrString::Number(8)).is_some());
     assert!(table.is_idle());
 }
@@ -250,7 +262,7 @@ async fn other_requests_are_left_to_rmcp_and_not_spilled() {
     let table = SpillTable::default();
     let list = serde_json::from_value::<ClientJsonRpcMessage>(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {}})).unwrap();
     let Ok(StreamableHttpPostResponse::Json(message, _)) = post(&url, &table, list).await else { panic!("a JSON answer") };
-    assert!(text_of(&message).contains("BIG"));
+    assert!(text_of(&message).contains(&big()));
     assert!(table.is_empty());
 }
 
@@ -262,10 +274,10 @@ async fn an_answer_on_a_resumed_stream_is_read_through_the_spill() {
     let (url, requests) = serve(vec![response("200 OK", &["Content-Type: text/event-stream"], body), response("405 Method Not Allowed", &[], "")]);
     let table = SpillTable::default();
     table.call_sent(NumberOrString::Number(11));
-    let client = SpillingHttp::new(reqwest::Client::new(), Some((Arc::new(Swap), table.clone())));
+    let client = SpillingHttp::new(reqwest::Client::new(), Some((store(), table.clone())));
     let stream = client.get_stream_with_max_sse_event_size(url.as_str().into(), Some("session-1".into()), Some("1".into()), Some("token-1".into()), HashMap::new(), 1 << 20).await.unwrap();
     let events: Vec<Sse> = stream.map(|e| e.unwrap()).collect().await;
-    assert!(events[0].data.as_deref().unwrap().contains("XXXX"), "{events:?}");
+    assert!(spilled(events[0].data.as_deref().unwrap()), "{events:?}");
     assert!(table.take(&NumberOrString::Number(11)).is_some());
     let request = requests.lock().unwrap()[0].to_ascii_lowercase();
     for expected in ["get /mcp ", "last-event-id: 1", "mcp-session-id: session-1", "authorization: bearer token-1"] {
@@ -342,10 +354,10 @@ async fn a_call_whose_stream_closes_before_its_answer_still_has_it_spilled_on_th
     let Ok(StreamableHttpPostResponse::Sse(stream, _)) = post(&url, &table, call(12)).await else { panic!("an event stream") };
     let primed: Vec<Sse> = stream.map(|e| e.unwrap()).collect().await;
     assert_eq!(primed.len(), 1, "the priming event, then the end of the stream");
-    let client = SpillingHttp::new(reqwest::Client::new(), Some((Arc::new(Swap), table.clone())));
+    let client = SpillingHttp::new(reqwest::Client::new(), Some((store(), table.clone())));
     let resumed = client.get_stream_with_max_sse_event_size(url.as_str().into(), None, Some("1".into()), None, HashMap::new(), 1 << 20).await.unwrap();
     let events: Vec<Sse> = resumed.map(|e| e.unwrap()).collect().await;
-    assert!(events[0].data.as_deref().unwrap().contains("XXXX"), "{events:?}");
+    assert!(spilled(events[0].data.as_deref().unwrap()), "{events:?}");
     assert!(table.take(&NumberOrString::Number(12)).is_some());
     assert!(table.is_idle());
 }
