@@ -42,11 +42,11 @@ impl Host {
             supported,
             resources: resources
                 .into_iter()
-                .map(|r| ResourceView { uri: r.uri, name: r.name, title: r.title, description: r.description, mime: r.mime_type, size: r.size })
+                .map(|r| ResourceView { uri: r.uri, name: r.name, title: r.title, description: r.description, mime: listed_mime(r.mime_type), size: r.size })
                 .collect(),
             templates: templates
                 .into_iter()
-                .map(|t| ResourceTemplateView { uri_template: t.uri_template, name: t.name, title: t.title, description: t.description, mime: t.mime_type })
+                .map(|t| ResourceTemplateView { uri_template: t.uri_template, name: t.name, title: t.title, description: t.description, mime: listed_mime(t.mime_type) })
                 .collect(),
         })
     }
@@ -118,7 +118,7 @@ impl Host {
             Err(e) => Err(e),
         };
         let stored = result.as_ref().map(|read| read.outcome.artifacts.iter().map(|a| a.id.clone()).collect());
-        audit::audit_read(self, &read_id, server, READ_RESOURCE_TOOL, &json!({ "uri": uri }), started_ms, stored);
+        audit::audit_read(self, &read_id, server, READ_RESOURCE_TOOL, &json!({ "uri": uri }), started_ms, stored).await;
         result
     }
 
@@ -235,6 +235,12 @@ where
     Err(HostError::from(connection.request_error(what, format!("more than {MAX_PAGES} pages; stopped after {} items", items.len()))))
 }
 
+/// A listing's declared media type as the window may show it: a valid `type/subtype` (the
+/// contract's parser, canonical), else none — never control characters or 10 KB strings as given.
+fn listed_mime(declared: Option<String>) -> Option<String> {
+    declared.and_then(|declared| mcp_canvas_contract::parse_media_type(&declared).ok())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -263,5 +269,14 @@ mod tests {
         assert_eq!(name("mem://a/7/3"), "a-7-3.txt");
         // A segment that is a word names the resource alone.
         assert_eq!(name("demo://notes/scratch"), "scratch.txt");
+    }
+
+    #[test]
+    fn a_listed_media_type_is_kept_only_when_it_is_one() {
+        assert_eq!(listed_mime(Some("Text/Markdown; charset=UTF-8".into())).as_deref(), Some("text/markdown; charset=UTF-8"));
+        for hostile in ["text/plain\r\nX-Injected: 1", "image/png\u{1b}[31m", &"a".repeat(10_000), "", "not a type"] {
+            assert_eq!(listed_mime(Some(hostile.to_owned())), None, "{hostile:?}");
+        }
+        assert_eq!(listed_mime(None), None);
     }
 }

@@ -366,6 +366,12 @@ impl Catalog {
 
 const COLUMNS: &str = "id, sha256, name, mime, size, server, tool, call_id, session_id, created_at_ms, last_used_at_ms, pinned, description, member, private, registered_at_ms";
 
+/// A media type as a teammate's catalog row holds it, parsed again like every declared type (a
+/// catalog written by another build, or by hand, is input too): else `application/octet-stream`.
+fn catalog_mime(stored: String) -> String {
+    mcp_canvas_contract::media_type_or_octet_stream(&stored)
+}
+
 fn from_row(row: &tokio_postgres::Row) -> TeamArtifact {
     let pinned: bool = row.get(11);
     TeamArtifact {
@@ -373,7 +379,7 @@ fn from_row(row: &tokio_postgres::Row) -> TeamArtifact {
             id: row.get(0),
             sha256: row.get(1),
             name: row.get(2),
-            mime: row.get(3),
+            mime: catalog_mime(row.get(3)),
             size: row.get::<_, i64>(4) as u64,
             server: row.get(5),
             tool: row.get(6),
@@ -433,5 +439,11 @@ mod tests {
         assert_eq!(super::shown_url("postgres://ada:secret@db:5432/canvas?sslmode=require"), "postgres://ada@db:5432/canvas");
         assert_eq!(super::shown_url("postgres://db/canvas"), "postgres://db/canvas");
         assert_eq!(super::shown_url("nonsense"), "(catalog_url)");
+    }
+
+    #[test]
+    fn a_catalog_rows_media_type_is_parsed_again() {
+        assert_eq!(super::catalog_mime("Image/PNG".into()), "image/png");
+        assert_eq!(super::catalog_mime("text/html\r\nSet-Cookie: a=b".into()), "application/octet-stream");
     }
 }

@@ -81,4 +81,14 @@ pub enum TeamError {
     /// The local store failed.
     #[error(transparent)]
     Local(#[from] StoreError),
+    /// Work on the local store or the keyring, moved off the async worker, did not finish (it
+    /// panicked): MCP Canvas's own fault.
+    #[error("{0} (a bug in MCP Canvas: please report it)")]
+    Bug(String),
+}
+
+impl From<tokio::task::JoinError> for TeamError {
+    fn from(e: tokio::task::JoinError) -> Self {
+        Self::Bug(format!("a background task of the team store failed: {e}"))
+    }
 }

@@ -46,7 +46,7 @@ pub(crate) async fn into_cache(bucket: &Bucket, local: &std::sync::Arc<ArtifactS
         }
     }
     drop(tx);
-    let stored = writer.await.map_err(|e| TeamError::Settings(format!("the cache writer panicked: {e}")))?;
+    let stored = writer.await?;
     if let Some(e) = failure {
         return Err(e);
     }

@@ -148,9 +148,22 @@ impl TeamStore {
         &self.bucket
     }
 
-    /// The local store (cache and outbox).
+    /// The local store (cache and outbox). Its calls block (SQLite, fsync, the connection's
+    /// lock): from async code, through [`Self::with_local`].
     pub fn local(&self) -> &Arc<ArtifactStore> {
         &self.local
+    }
+
+    /// Runs `work` on the local store on tokio's blocking pool, never on the caller's async
+    /// worker: SQLite may wait for another process's write lock, a write fsyncs.
+    pub async fn with_local<T: Send + 'static>(&self, work: impl FnOnce(&ArtifactStore) -> Result<T, mcp_canvas_store::StoreError> + Send + 'static) -> Result<T, TeamError> {
+        let local = self.local.clone();
+        Ok(tokio::task::spawn_blocking(move || work(&local)).await??)
+    }
+
+    /// How far behind the team store this data dir is.
+    pub async fn backlog(&self) -> Result<OutboxStats, TeamError> {
+        self.with_local(|local| local.team_backlog()).await
     }
 
     /// The catalog, connecting (again) when needed.
@@ -165,7 +178,9 @@ impl TeamStore {
                 return Ok(catalog.clone());
             }
         }
-        let password = catalog_password(&self.catalog_url);
+        // The keyring is a D-Bus round trip: not on the async worker.
+        let url = self.catalog_url.clone();
+        let password = tokio::task::spawn_blocking(move || catalog_password(&url)).await?;
         let catalog = Arc::new(Catalog::connect(&self.catalog_url, password.as_deref(), upgrade).await?);
         *slot = Some(catalog.clone());
         Ok(catalog)
@@ -186,7 +201,7 @@ impl TeamStore {
         // Entries that failed stay queued for the next drain; this one goes on past them.
         let mut after = 0;
         loop {
-            let queued = match self.local.team_queue(after, 64) {
+            let queued = match self.with_local(move |local| local.team_queue(after, 64)).await {
                 Ok(queued) if queued.is_empty() => return report,
                 Ok(queued) => queued,
                 Err(e) => {
@@ -204,7 +219,8 @@ impl TeamStore {
                             Uploaded::Sent => report.uploaded += 1,
                             Uploaded::AlreadyThere => report.already_there += 1,
                         }
-                        if let Err(e) = self.local.team_done(entry.seq) {
+                        let seq = entry.seq;
+                        if let Err(e) = self.with_local(move |local| local.team_done(seq)).await {
                             report.error = Some(e.to_string());
                             return report;
                         }
@@ -212,7 +228,8 @@ impl TeamStore {
                     }
                     Err(e) => {
                         let text = e.to_string();
-                        let _ = self.local.team_failed(entry.seq, &text);
+                        let (seq, failure) = (entry.seq, text.clone());
+                        let _ = self.with_local(move |local| local.team_failed(seq, &failure)).await;
                         report.error = Some(text);
                         // The bucket or catalog refused or is away: everything waits, in order.
                         if matches!(e, TeamError::Catalog { .. } | TeamError::Bucket { .. } | TeamError::SchemaTooNew { .. } | TeamError::SchemaTooOld { .. }) {
@@ -247,7 +264,7 @@ impl TeamStore {
     /// Queues every local artifact and drains the outbox (`store migrate`): nothing the team
     /// store has is uploaded or registered twice.
     pub async fn migrate(&self, now_ms: i64) -> Result<(usize, SyncReport), TeamError> {
-        let queued = self.local.queue_all_for_team(now_ms, fetch::CACHE_SESSION)?;
+        let queued = self.with_local(move |local| local.queue_all_for_team(now_ms, fetch::CACHE_SESSION)).await?;
         Ok((queued, self.sync(now_ms).await))
     }
 
@@ -274,7 +291,7 @@ impl TeamStore {
             catalog: catalog::shown_url(&self.catalog_url),
             catalog_error,
             schema_version,
-            backlog: self.local.team_backlog()?,
+            backlog: self.backlog().await?,
         })
     }
 
@@ -296,10 +313,11 @@ impl TeamStore {
     /// The artifact `id` in the local cache: as it is when there, else fetched from the team
     /// store (streamed from the bucket, hashed, and refused if it does not match the catalog).
     pub async fn open(&self, id: &str, now_ms: i64) -> Result<ArtifactRecord, TeamError> {
-        match self.local.get(id) {
+        let key = id.to_owned();
+        match self.with_local(move |local| local.get(&key)).await {
             Ok(record) => return Ok(record),
-            Err(mcp_canvas_store::StoreError::NotFound(_)) => {}
-            Err(e) => return Err(e.into()),
+            Err(TeamError::Local(mcp_canvas_store::StoreError::NotFound(_))) => {}
+            Err(e) => return Err(e),
         }
         let catalog = self.catalog().await?;
         let artifact = catalog.get(&self.team, &self.member, id).await?.ok_or_else(|| TeamError::NotFound(id.to_owned()))?;
