@@ -86,7 +86,7 @@ async fn run(scenario: &str, url: &str) -> Result<String, String> {
         .with_token_storage(TokenStorage::File)
         .with_browser(Arc::new(Headless), SignInPolicy { when_connecting: true, during_calls: true });
     if let Some(secret) = context.get("client_secret").and_then(Value::as_str) {
-        host.set_client_secret(SERVER, Some(secret.to_owned())).map_err(|e| e.to_string())?;
+        host.set_client_secret(SERVER, Some(secret.to_owned())).await.map_err(|e| e.to_string())?;
     }
     let result = scenario_steps(&host, scenario, &context).await.map_err(|e| e.to_string());
     host.shutdown().await;

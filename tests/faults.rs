@@ -351,11 +351,11 @@ async fn timeouts_change_at_run_time_and_stopped_servers_start_on_next_use() {
     assert!(matches!(err, HostError::Timeout { seconds: 5, .. }), "{err}");
     let saved = std::fs::read_to_string(dir.path().join("servers.json")).unwrap();
     assert!(saved.contains("\"timeout_seconds\": 5.0"), "{saved}");
-    assert_eq!(host.servers().iter().find(|s| s.name == "faulty").unwrap().timeout_seconds, Some(5.0));
+    assert_eq!(host.servers().await.unwrap().iter().find(|s| s.name == "faulty").unwrap().timeout_seconds, Some(5.0));
     assert!(host.set_server_timeout("faulty", Some(0.0)).unwrap_err().to_string().contains("timeout_seconds"));
     assert!(host.set_server_timeout("nosuch", Some(5.0)).is_err());
     host.set_server_timeout("faulty", None).unwrap();
-    assert_eq!(host.servers().iter().find(|s| s.name == "faulty").unwrap().timeout_seconds, None);
+    assert_eq!(host.servers().await.unwrap().iter().find(|s| s.name == "faulty").unwrap().timeout_seconds, None);
 
     others_still_work(&host).await;
     host.stop("demo").await;

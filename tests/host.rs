@@ -49,7 +49,7 @@ async fn one_connection_serves_many_calls_and_artifacts_share_a_session() {
 async fn streamable_http_servers_are_called_like_stdio_ones() {
     let (_server, url) = spawn_demo_http().await;
     let (_dir, host) = host_with(json!({ "remote": {"type": "http", "url": url, "headers": {"X-Test": "1"}} }));
-    assert_eq!(host.servers()[0].transport, "http");
+    assert_eq!(host.servers().await.unwrap()[0].transport, "http");
     let outcome = host.call_tool("remote", "render_chart", json!({"values": [4, 2]})).await.unwrap().outcome;
     assert_eq!(outcome.artifacts.len(), 1);
     assert_eq!(outcome.artifacts[0].mime, "image/png");

@@ -60,9 +60,9 @@ async fn sign_in_call_refresh_and_sign_out_against_a_real_authorization_server()
     let err = host.call_tool("notes", "whoami", json!({})).await.unwrap_err();
     assert!(matches!(err, HostError::Server(ClientError::SignInRequired { more_scope: false, .. })), "{err}");
     assert!(err.to_string().contains("mcp-canvas-cli servers login notes"), "{err}");
-    let view = host.sign_in_view("notes").unwrap();
+    let view = host.sign_in_view("notes").await.unwrap().unwrap();
     assert!(view.needed && !view.signed_in, "{view:?}");
-    assert_eq!(host.servers()[0].sign_in.as_ref(), Some(&view));
+    assert_eq!(host.servers().await.unwrap()[0].sign_in.as_ref(), Some(&view));
 
     // Sign in: registration, PKCE, the loopback redirect, tokens stored; then calls carry them.
     let view = host.sign_in("notes").await.unwrap();
@@ -112,7 +112,7 @@ async fn sign_in_call_refresh_and_sign_out_against_a_real_authorization_server()
     // A stdio server has no sign-in.
     std::fs::write(dir.path().join("servers.json"), json!({ "mcpServers": { "demo": { "command": "mcp-canvas-demo" } } }).to_string()).unwrap();
     let stdio = open_host(dir.path(), SignInPolicy::default());
-    assert!(stdio.sign_in_view("demo").is_none());
+    assert!(stdio.sign_in_view("demo").await.unwrap().is_none());
     let err = stdio.sign_in("demo").await.unwrap_err().to_string();
     assert!(err.contains("only HTTP servers sign in"), "{err}");
 }
@@ -127,7 +127,7 @@ async fn a_front_end_may_let_the_host_sign_in_when_connecting() {
     let host = open_host(dir.path(), SignInPolicy { when_connecting: true, during_calls: true });
     let done = host.call_tool("notes", "note", json!({ "title": "Hello" })).await.unwrap();
     assert!(done.outcome.texts[0].text.contains("signed-in user"), "{:?}", done.outcome.texts);
-    assert!(host.sign_in_view("notes").unwrap().signed_in);
+    assert!(host.sign_in_view("notes").await.unwrap().unwrap().signed_in);
     host.shutdown().await;
 }
 

@@ -1,6 +1,8 @@
 // Every command the window may invoke, declared once: name, arguments (named as in Rust; the
 // window sends them camelCase) and what it resolves to (errors are `CommandError`: kind + message). `async` commands run
-// on the async runtime, `sync` ones on the main thread, in order.
+// on the async runtime, `sync` ones on the main thread, in order — only those that touch nothing
+// but memory (a file or SQLite would freeze the window) —, `blocking` ones (a synchronous App
+// method that reads or writes a file or the store) on tokio's blocking pool.
 //
 // From this one list come: the app manifest's command list (`build.rs`, through `include!`), the
 // `#[tauri::command]` functions and their handler (`commands.rs`; each calls the method of the
@@ -38,13 +40,13 @@ macro_rules! for_each_command {
             /// arrives as `canvas-changed`.
             sync canvas_intent(intent: CanvasIntent) -> ();
             /// Whether the dashboard in `tab` may load (its origin is allowlisted), and its iframe `src` then.
-            sync dashboard_access(tab: TabId) -> DashboardAccess;
+            blocking dashboard_access(tab: TabId) -> DashboardAccess;
             /// The dashboard origin allowlist (re-read from settings.toml).
-            sync allowlist_view() -> AllowlistView;
+            blocking allowlist_view() -> AllowlistView;
             /// Allows an origin (the user confirmed); `tab`: the dashboard that asked, for the audit log.
-            sync allowlist_add(origin: String, tab: Option<TabId>) -> AllowlistView;
+            blocking allowlist_add(origin: String, tab: Option<TabId>) -> AllowlistView;
             /// Stops allowing an origin.
-            sync allowlist_remove(origin: String) -> AllowlistView;
+            blocking allowlist_remove(origin: String) -> AllowlistView;
             /// The user's answer to the question `id` of an `elicitation-request`.
             sync answer_elicitation(id: String, answer: ElicitationAnswer) -> ();
             /// The user's decision on the confirmation `id` of a `confirm-request`.
@@ -60,7 +62,7 @@ macro_rules! for_each_command {
             sync sampling_settings_view() -> SamplingSettings;
             /// Replaces `[sampling]` in settings.toml whole (refused, nothing written, when a
             /// policy names a missing provider or a provider has no models); in effect at once.
-            sync sampling_settings_set(sampling: SamplingSettings) -> SamplingSettings;
+            blocking sampling_settings_set(sampling: SamplingSettings) -> SamplingSettings;
             /// Stores a provider's API key in the OS keyring (null deletes it); settings.toml only
             /// records that the key is there. The key is never sent back.
             async sampling_set_key(provider: String, key: Option<String>) -> SamplingSettings;
@@ -86,7 +88,7 @@ macro_rules! for_each_command {
             sync store_settings_view() -> StoreSettings;
             /// Replaces `[store]` (refused, nothing written, when a team store lacks its bucket,
             /// catalog or team, or the catalog URL carries a password); in effect at the next start.
-            sync store_settings_set(store: StoreSettings) -> StoreSettings;
+            blocking store_settings_set(store: StoreSettings) -> StoreSettings;
             /// Keeps the team catalog's password in the OS keyring; it is never sent back.
             async store_set_password(password: String) -> ();
             /// One artifact's catalog record.
@@ -106,7 +108,7 @@ macro_rules! for_each_command {
             /// Stops a server and starts it again; fails with why it could not start.
             async restart_server(server: String) -> ();
             /// A server's sign-in state (OAuth; null for servers that do not sign in).
-            sync sign_in_state(server: String) -> Option<SignInView>;
+            async sign_in_state(server: String) -> Option<SignInView>;
             /// Signs in to a server in the system browser (`sign-in-started` carries the page's
             /// URL); resolves when the browser came back and the server accepted the token.
             async sign_in(server: String) -> SignInView;
@@ -117,7 +119,7 @@ macro_rules! for_each_command {
             /// Stops a server now; its next use starts it again.
             async stop_server(server: String) -> ();
             /// Sets a server's own call timeout in servers.json (null: the default).
-            sync set_server_timeout(server: String, seconds: Option<f64>) -> ();
+            blocking set_server_timeout(server: String, seconds: Option<f64>) -> ();
             /// A server's resources and resource templates (every page).
             async server_resources(server: String) -> ResourceList;
             /// Reads a resource (or a `resource_link`'s URI): stored, and shown in the canvas as a
@@ -151,7 +153,7 @@ macro_rules! for_each_command {
             /// The settings in effect.
             sync settings_view() -> SettingsView;
             /// Changes one setting (`section.name`); null restores its default.
-            sync settings_set(key: String, value: Option<String>) -> SettingsView;
+            blocking settings_set(key: String, value: Option<String>) -> SettingsView;
         }
     };
 }

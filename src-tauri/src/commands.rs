@@ -38,6 +38,16 @@ macro_rules! command_fn {
             app.$name($( $arg ),*)
         }
     };
+    // The App's method is synchronous and does file or SQLite I/O: neither the main thread nor
+    // an async worker runs it, tokio's blocking pool does.
+    ($(#[doc = $doc:literal])* blocking $name:ident ( $( $arg:ident : $ty:ty ),* ) -> $ret:ty) => {
+        $(#[doc = $doc])*
+        #[tauri::command]
+        async fn $name(app: tauri::State<'_, Arc<App>>, $( $arg: $ty ),*) -> Result<$ret, CommandError> {
+            let app = app.inner().clone();
+            tokio::task::spawn_blocking(move || app.$name($( $arg ),*)).await.map_err(mcp_canvas_host::error::join_error)?
+        }
+    };
 }
 
 macro_rules! tauri_commands {

@@ -119,7 +119,20 @@ impl App {
 
     /// The host, or why there is none.
     pub fn host(&self) -> Result<&Host, CommandError> {
-        self.host.as_deref().map_err(|reason| CommandError::new(ErrorKind::Config, format!("MCP Canvas could not open its data directory: {reason}")))
+        self.host.as_deref().map_err(|reason| no_host(reason))
+    }
+
+    /// The host, shared (for work moved to the blocking pool), or why there is none.
+    pub(crate) fn shared(&self) -> Result<Arc<Host>, CommandError> {
+        self.host.clone().map_err(|reason| no_host(&reason))
+    }
+
+    /// Runs `work` on tokio's blocking pool, never on the async worker that runs the command:
+    /// every artifact store call waits for the store's one SQLite connection (held by scans,
+    /// quota and gc), may wait for another process's write lock, and writes fsync.
+    async fn blocking<T: Send + 'static>(&self, work: impl FnOnce(&Host) -> Result<T, CommandError> + Send + 'static) -> Result<T, CommandError> {
+        let host = self.shared()?;
+        tokio::task::spawn_blocking(move || work(&host)).await.map_err(join_error)?
     }
 
     /// The host, shared.
@@ -205,6 +218,7 @@ impl App {
             let canvas = self.canvas();
             // Session and ephemeral dashboards end with the session; pinned ones come back.
             self.dashboards.session_ended(host, &canvas);
+            self.dashboards.flush_pinned();
             layout::save(host, &canvas.layout());
         }
     }
@@ -221,7 +235,7 @@ impl App {
         use tokio::sync::broadcast::error::RecvError;
         let host = self.host.as_ref().ok()?;
         let mut changes = host.changes();
-        let servers: Vec<String> = host.servers().into_iter().map(|s| s.name).collect();
+        let servers = host.server_names();
         let window = self.window.clone();
         Some(async move {
             loop {
@@ -251,7 +265,7 @@ impl App {
 /// The commands, one method each, named and typed as in `src-tauri/src/command_list.rs`.
 impl App {
     pub async fn list_servers(&self) -> Result<Vec<ServerView>, CommandError> {
-        Ok(self.host()?.servers())
+        self.host()?.servers().await.map_err(command_error)
     }
 
     pub async fn list_tools(&self, server: String) -> Result<Vec<ToolView>, CommandError> {
@@ -477,8 +491,7 @@ impl App {
 
     /// `server`'s sampling exchanges (all servers' for `None`), newest first, 200 at most.
     pub async fn sampling_log(&self, server: Option<String>) -> Result<Vec<ExchangeRecord>, CommandError> {
-        let host = self.shared_host().ok_or_else(|| self.host().err().expect("no shared host means no host"))?;
-        tokio::task::spawn_blocking(move || host.sampling_log(server.as_deref(), 200)).await.map_err(join_error)?.map_err(command_error)
+        self.blocking(move |host| host.sampling_log(server.as_deref(), 200).map_err(command_error)).await
     }
 
     pub fn sampling_settings_view(&self) -> Result<SamplingSettings, CommandError> {
@@ -492,10 +505,8 @@ impl App {
     /// Stores (or, for `None`, deletes) a provider's API key in the OS keyring, off the main
     /// thread (the Secret Service is a D-Bus round trip).
     pub async fn sampling_set_key(&self, provider: String, key: Option<String>) -> Result<SamplingSettings, CommandError> {
-        let host = self.shared_host().ok_or_else(|| self.host().err().expect("no shared host means no host"))?;
         let key = key.map(|k| ApiKey::new(k.trim())).filter(|k| !k.expose().is_empty());
-        let settings = tokio::task::spawn_blocking(move || host.set_provider_key(&provider, key)).await.map_err(join_error)?.map_err(command_error)?;
-        Ok(settings.sampling.clone())
+        self.blocking(move |host| Ok(host.set_provider_key(&provider, key).map_err(command_error)?.sampling.clone())).await
     }
 
     pub fn cancel_call(&self, call_token: String) -> Result<(), CommandError> {
@@ -503,16 +514,15 @@ impl App {
     }
 
     pub async fn artifacts_query(&self, query: ArtifactQuery) -> Result<ArtifactPage, CommandError> {
-        self.host()?.store().query(&query).map_err(command_error)
+        self.blocking(move |host| host.store().query(&query).map_err(command_error)).await
     }
 
     pub async fn artifacts_sources(&self) -> Result<Vec<ArtifactSource>, CommandError> {
-        self.host()?.store().sources().map_err(command_error)
+        self.blocking(|host| host.store().sources().map_err(command_error)).await
     }
 
     pub async fn artifacts_usage(&self) -> Result<StorageUsage, CommandError> {
-        let host = self.host()?;
-        host.store().usage(host.local_limits().quota_bytes).map_err(command_error)
+        self.blocking(|host| host.store().usage(host.local_limits().quota_bytes).map_err(command_error)).await
     }
 
     /// The team store's state (`None` with a local store): bucket, catalog, what is pending.
@@ -564,16 +574,17 @@ impl App {
     }
 
     pub async fn artifact_record(&self, id: String) -> Result<ArtifactRecord, CommandError> {
-        self.host()?.store().get(&id).map_err(command_error)
+        self.blocking(move |host| host.store().get(&id).map_err(command_error)).await
     }
 
     pub async fn artifact_set_pinned(&self, id: String, pinned: bool) -> Result<ArtifactRecord, CommandError> {
-        self.host()?.store().set_pinned(&id, pinned).map_err(command_error)
+        self.blocking(move |host| host.store().set_pinned(&id, pinned).map_err(command_error)).await
     }
 
     /// Deletes an artifact (its blob goes when nothing else shares it); tabs showing it close.
     pub async fn artifact_remove(&self, id: String) -> Result<(), CommandError> {
-        self.host()?.store().remove(&id).map_err(command_error)?;
+        let removed = id.clone();
+        self.blocking(move |host| host.store().remove(&removed).map_err(command_error)).await?;
         let mut canvas = self.canvas();
         canvas.close_artifact(&id);
         self.changed(&canvas);
@@ -583,10 +594,9 @@ impl App {
     /// Opens a stored artifact in the focused pane (or shows its tab). With a team store, one
     /// this data dir does not have (a teammate's, or evicted here) is fetched into the cache first.
     pub async fn artifact_open(&self, id: String) -> Result<(), CommandError> {
-        let host = self.host()?;
-        let store = host.store();
-        let record = host.ensure_local(&id).await.map_err(command_error)?;
-        let _ = store.touch(&id, Host::now_ms());
+        let record = self.host()?.ensure_local(&id).await.map_err(command_error)?;
+        // Last used now (a failure only leaves the old time).
+        let _ = self.blocking(move |host| host.store().touch(&id, Host::now_ms()).map_err(command_error)).await;
         let mut canvas = self.canvas();
         canvas.apply_intent(CanvasIntent::OpenArtifact { artifact: ArtifactTab::for_stored(&record.id, &record.name, &record.mime) }).map_err(canvas_error)?;
         self.changed(&canvas);
@@ -636,10 +646,10 @@ impl App {
         self.configured(&server)?.restart(&server).await.map_err(command_error)
     }
 
-    /// The end of `server`'s log, at most [`LOG_TAIL_BYTES`], from a line boundary.
-    /// `server`'s sign-in state (null: it does not sign in).
-    pub fn sign_in_state(&self, server: String) -> Result<Option<SignInView>, CommandError> {
-        Ok(self.configured(&server)?.sign_in_view(&server))
+    /// `server`'s sign-in state (null: it does not sign in); its record (the OS keyring) is read
+    /// on the blocking pool.
+    pub async fn sign_in_state(&self, server: String) -> Result<Option<SignInView>, CommandError> {
+        self.configured(&server)?.sign_in_view(&server).await.map_err(command_error)
     }
 
     /// Signs in to `server` in the system browser (the window hears `sign-in-started`).
@@ -652,8 +662,11 @@ impl App {
         self.configured(&server)?.sign_out(&server).await.map_err(command_error)
     }
 
+    /// The end of `server`'s log, at most [`LOG_TAIL_BYTES`], from a line boundary (read on the
+    /// blocking pool).
     pub async fn server_log(&self, server: String) -> Result<String, CommandError> {
-        self.configured(&server)?.server_log_tail(&server, LOG_TAIL_BYTES).map_err(command_error)
+        self.configured(&server)?;
+        self.blocking(move |host| host.server_log_tail(&server, LOG_TAIL_BYTES).map_err(command_error)).await
     }
 
     pub async fn stop_server(&self, server: String) -> Result<(), CommandError> {
@@ -718,6 +731,11 @@ impl AppRequests for App {
         self.apply_call(&call, app.as_ref());
         self.window.emit_or_log(AppEvent::ProxiedCall(call));
     }
+}
+
+/// Why the app has no host: its data dir could not be opened.
+fn no_host(reason: &str) -> CommandError {
+    CommandError::new(ErrorKind::Config, format!("MCP Canvas could not open its data directory: {reason}"))
 }
 
 /// A canvas intent that names a tab or pane that is gone.

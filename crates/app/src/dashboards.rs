@@ -25,7 +25,7 @@ use mcp_canvas_canvas::{AppliedOutcome, Canvas, PinnedDashboard, TabContent, Tab
 use mcp_canvas_contract::DashboardPersistence;
 use mcp_canvas_wire::{CommandError, ErrorKind};
 use mcp_canvas_config::{allowlist, allowlist::{Allowlist, AllowlistView, DashboardAccess}, data_dir::DataPaths};
-use mcp_canvas_host::{audit::{audit_dashboard, DashboardEvent}, Host};
+use mcp_canvas_host::{audit::{audit_dashboard, audit_dashboard_in_background, DashboardEvent}, Host};
 use serde::{Deserialize, Serialize};
 use url::Url;
 
@@ -56,8 +56,13 @@ pub struct Dashboards {
     allowlist: Arc<RwLock<Allowlist>>,
     settings_path: Option<PathBuf>,
     pinned_path: Option<PathBuf>,
-    /// What `dashboards.json` holds now (written only when this changes).
+    /// What `dashboards.json` holds, or will once written (written only when this changes).
     saved: Mutex<Vec<PinnedDashboard>>,
+    /// The latest list not written yet: written off the caller's thread (a canvas intent runs on
+    /// the window's), the latest winning.
+    unwritten: Arc<Mutex<Option<Vec<PinnedDashboard>>>>,
+    /// One writer of `dashboards.json` at a time.
+    writing: Arc<Mutex<()>>,
     /// The server whose call opened each dashboard id, for the audit.
     servers: Mutex<HashMap<String, String>>,
 }
@@ -80,6 +85,8 @@ impl Dashboards {
             settings_path: paths.as_ref().map(DataPaths::settings),
             pinned_path: paths.map(|p| p.root.join(PINNED_FILE)),
             saved: Mutex::new(Vec::new()),
+            unwritten: Arc::default(),
+            writing: Arc::default(),
             servers: Mutex::new(HashMap::new()),
         }
     }
@@ -172,7 +179,7 @@ impl Dashboards {
         let after = open_dashboards(canvas);
         if let Some(host) = host {
             for (id, gone) in before.iter().filter(|(id, _)| !after.contains_key(*id)) {
-                self.audit_close(host, id, gone, cause);
+                self.audit_close(host, id, gone, cause, false);
             }
         }
         self.save_pinned(canvas);
@@ -183,27 +190,31 @@ impl Dashboards {
     /// at the next start, so they are not closed).
     pub fn session_ended(&self, host: &Host, canvas: &Canvas) {
         for (id, open) in open_dashboards(canvas).iter().filter(|(_, d)| d.persistence != DashboardPersistence::Pinned) {
-            self.audit_close(host, id, open, "the session ended");
+            // Written before returning: the process ends next.
+            self.audit_close(host, id, open, "the session ended", true);
         }
     }
 
-    fn audit_close(&self, host: &Host, id: &str, gone: &OpenDashboard, cause: &str) {
+    fn audit_close(&self, host: &Host, id: &str, gone: &OpenDashboard, cause: &str, wait: bool) {
         let server = lock(&self.servers).remove(id);
         let origin = allowlist::origin_of(&gone.url).ok();
-        self.audit(
-            host,
-            &DashboardEvent {
-                action: "close",
-                server: server.as_deref(),
-                dashboard_id: Some(id),
-                url: Some(&gone.url),
-                token: gone.token.as_deref(),
-                origin: origin.as_deref(),
-                outcome: "ok",
-                detail: Some(format!("{cause} (tab {})", gone.tab.0)),
-                ..Default::default()
-            },
-        );
+        let event = DashboardEvent {
+            action: "close",
+            server: server.as_deref(),
+            dashboard_id: Some(id),
+            url: Some(&gone.url),
+            token: gone.token.as_deref(),
+            origin: origin.as_deref(),
+            outcome: "ok",
+            detail: Some(format!("{cause} (tab {})", gone.tab.0)),
+            ..Default::default()
+        };
+        if !wait {
+            return self.audit(host, &event);
+        }
+        if let Err(e) = audit_dashboard(host, &event) {
+            eprintln!("mcp-canvas: could not record dashboard:close in the audit log: {e}");
+        }
     }
 
     /// Audits the dashboards a call opened or updated, with whether their origin is allowed.
@@ -269,23 +280,38 @@ impl Dashboards {
         }
     }
 
+    /// Saves the pinned dashboards when they changed: written and synced on another thread (the
+    /// blocking pool, or a thread of its own on the window's thread), never the caller's.
     fn save_pinned(&self, canvas: &Canvas) {
         let Some(path) = &self.pinned_path else { return };
         let pinned: Vec<PinnedDashboard> = canvas.pinned_dashboards().into_iter().map(strip_secrets).collect();
-        let mut saved = lock(&self.saved);
-        if *saved == pinned {
-            return;
+        {
+            let mut saved = lock(&self.saved);
+            if *saved == pinned {
+                return;
+            }
+            *saved = pinned.clone();
         }
-        match write_pinned(path, &pinned) {
-            Ok(()) => *saved = pinned,
-            Err(e) => eprintln!("mcp-canvas: cannot save pinned dashboards to {}: {e}", path.display()),
+        *lock(&self.unwritten) = Some(pinned);
+        let (path, writing, unwritten) = (path.clone(), self.writing.clone(), self.unwritten.clone());
+        let write = move || write_unwritten(&path, &writing, &unwritten);
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => drop(runtime.spawn_blocking(write)),
+            Err(_) => drop(std::thread::spawn(write)),
         }
     }
 
-    fn audit(&self, host: &Host, event: &DashboardEvent<'_>) {
-        if let Err(e) = audit_dashboard(host, event) {
-            eprintln!("mcp-canvas: could not record dashboard:{} in the audit log: {e}", event.action);
+    /// Writes what is not written yet now, on this thread (the app is exiting).
+    pub fn flush_pinned(&self) {
+        if let Some(path) = &self.pinned_path {
+            write_unwritten(path, &self.writing, &self.unwritten);
         }
+    }
+
+    /// Audits `event` without waiting for SQLite: this runs on the window's thread (canvas
+    /// intents, allowlist edits) and on async workers (a call's outcome shown).
+    fn audit(&self, host: &Host, event: &DashboardEvent<'_>) {
+        audit_dashboard_in_background(host, event);
     }
 }
 
@@ -347,6 +373,16 @@ fn read_pinned(path: &Path) -> Result<Vec<PinnedDashboard>, String> {
     Ok(file.pinned.into_iter().filter(|p| http(&p.url)).map(strip_secrets).collect())
 }
 
+/// Writes the latest unwritten list, if any is left: one writer at a time, each taking the
+/// latest, so the file ends with the last list whatever order the writers run in.
+fn write_unwritten(path: &Path, writing: &Mutex<()>, unwritten: &Mutex<Option<Vec<PinnedDashboard>>>) {
+    let _one = lock(writing);
+    let Some(pinned) = lock(unwritten).take() else { return };
+    if let Err(e) = write_pinned(path, &pinned) {
+        eprintln!("mcp-canvas: cannot save pinned dashboards to {}: {e}", path.display());
+    }
+}
+
 fn write_pinned(path: &Path, pinned: &[PinnedDashboard]) -> std::io::Result<()> {
     use std::io::Write as _;
     let text = serde_json::to_string_pretty(&PinnedFile { pinned: pinned.to_vec() }).expect("pinned dashboards serialize");
@@ -399,12 +435,15 @@ mod tests {
             settings_path: Some(dir.join("settings.toml")),
             pinned_path: Some(dir.join(PINNED_FILE)),
             saved: Mutex::new(Vec::new()),
+            unwritten: Arc::default(),
+            writing: Arc::default(),
             servers: Mutex::new(HashMap::new()),
         };
         let first_run = at(&dir);
         let mut canvas = Canvas::new();
         let pinned = PinnedDashboard { dashboard_id: "p".into(), url: "http://127.0.0.1:8765/dashboard?token=s3cret".into(), title: Some("P".into()) };
         first_run.change(None, &mut canvas, "test", |c| c.restore_pinned(&[pinned]));
+        first_run.flush_pinned();
         let text = std::fs::read_to_string(dir.join(PINNED_FILE)).unwrap();
         assert!(text.contains("\"dashboard_id\": \"p\"") && !text.contains("s3cret"), "{text}");
 
@@ -417,6 +456,7 @@ mod tests {
         // Closed by the user: gone from the file, not restored again.
         let tab = canvas.panes()[0].tabs[0].id;
         second_run.change(None, &mut canvas, "test", |c| c.close_tab(tab)).unwrap();
+        second_run.flush_pinned();
         let mut canvas = Canvas::new();
         at(&dir).restore(None, &mut canvas);
         assert_eq!(canvas.tab_count(), 0);

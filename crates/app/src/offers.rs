@@ -147,7 +147,7 @@ impl App {
     /// `filter.after_seq` a bounded page at a time (the view asks again while the page says
     /// `more`); off the main thread: a page may be megabytes of text.
     pub async fn protocol_log(&self, server: String, filter: ProtocolFilter) -> Result<ProtocolPage, CommandError> {
-        let host = self.shared_host().ok_or_else(|| self.host().err().expect("no shared host means no host"))?;
+        let host = self.shared()?;
         Ok(tokio::task::spawn_blocking(move || host.protocol_page(&server, &filter)).await.map_err(join_error)??)
     }
 
@@ -164,7 +164,9 @@ impl App {
         let window = self.window.get().ok_or_else(|| CommandError::bug("the MCP Canvas window is not ready"))?.clone();
         // Waits for the user: this runs on the async runtime, never on the main thread.
         let Some(path) = window.choose_save_path(dialog) else { return Ok(None) };
-        host.protocol_export(&server, &path)?;
+        // Megabytes of JSON lines, written and synced: on the blocking pool.
+        let (host, written) = (self.shared()?, path.clone());
+        tokio::task::spawn_blocking(move || host.protocol_export(&server, &written)).await.map_err(join_error)??;
         Ok(Some(path.display().to_string()))
     }
 

@@ -326,7 +326,8 @@ async fn run(cli: Cli) -> ExitCode {
         None => host.with_unattended_sampling(cli.sampling),
     };
     let code = match cli.command {
-        Command::Sampling { command } => sampling::run(&host, command),
+        // Its keys are in the OS keyring (D-Bus): this worker's other tasks move elsewhere meanwhile.
+        Command::Sampling { command } => tokio::task::block_in_place(|| sampling::run(&host, command)),
         Command::Proxy { servers, http, no_viewer, .. } => return proxy::serve(host, servers, http, !no_viewer).await,
         Command::Call { server, tool, args, json, yes, task, timeout, .. } => call(&host, &server, &tool, &args, json, CallOptions { confirmed: yes, as_task: task, ..CallOptions::default() }, timeout).await,
         Command::Artifacts { command } => artifacts::run(&host, command),
@@ -373,7 +374,7 @@ async fn run(cli: Cli) -> ExitCode {
         Command::Servers { command: servers::ServersCommand::Check { json } } => servers::check(&host, json).await,
         Command::Servers { command: servers::ServersCommand::Login { name, client_secret_stdin, json } } => servers::login(&host, &name, client_secret_stdin, json).await,
         Command::Servers { command: servers::ServersCommand::Logout { name, json } } => servers::logout(&host, &name, json).await,
-        Command::Servers { command } => servers::run(&host, command),
+        Command::Servers { command } => servers::run(&host, command).await,
         Command::Allowlist { command } => allowlist::run(&host, command),
         Command::Settings { command } => settings::run(&host, command),
         Command::Resources { server, json } => resources::list(&host, &server, json).await,

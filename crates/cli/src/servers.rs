@@ -104,10 +104,10 @@ pub enum ServersCommand {
 pub async fn check(host: &Host, json: bool) -> ExitCode {
     let mut report = Vec::new();
     let mut all_ok = true;
-    for server in host.servers() {
-        let tools = host.tools(&server.name).await;
+    for server in host.server_names() {
+        let tools = host.tools(&server).await;
         all_ok &= tools.is_ok();
-        report.push((server.name, tools));
+        report.push((server, tools));
     }
     let statuses = host.server_statuses().await;
     if json {
@@ -133,11 +133,14 @@ pub async fn check(host: &Host, json: bool) -> ExitCode {
     if all_ok { ExitCode::SUCCESS } else { ExitCode::from(1) }
 }
 
-pub fn run(host: &Host, command: ServersCommand) -> ExitCode {
+pub async fn run(host: &Host, command: ServersCommand) -> ExitCode {
     let config_path = DataPaths::new(host.data_dir().to_owned()).servers_config();
     match command {
         ServersCommand::List { json } => {
-            let servers = host.servers();
+            let servers = match host.servers().await {
+                Ok(servers) => servers,
+                Err(e) => return fail(json, "SERVERS_FAILED", &e.to_string()),
+            };
             if json {
                 outln!("{}", serde_json::to_string_pretty(&servers).expect("server views serialize"));
             } else {
@@ -165,7 +168,7 @@ pub async fn login(host: &Host, name: &str, client_secret_stdin: bool, json: boo
             Ok(_) => return fail(json, "SIGN_IN_FAILED", "--client-secret-stdin: stdin was empty"),
             Err(e) => return fail(json, "SIGN_IN_FAILED", &format!("--client-secret-stdin: cannot read stdin: {e}")),
         };
-        if let Err(e) = host.set_client_secret(name, Some(secret)) {
+        if let Err(e) = host.set_client_secret(name, Some(secret)).await {
             return fail(json, "SIGN_IN_FAILED", &e.to_string());
         }
     }

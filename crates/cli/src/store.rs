@@ -176,7 +176,8 @@ pub async fn run(host: &Host, command: StoreCommand) -> ExitCode {
                 return fail(false, "give the catalog's password on stdin (one line)");
             }
             let url = host.settings().store.catalog_url.clone().unwrap_or_default();
-            match mcp_canvas_team::set_catalog_password(&url, line.trim_end_matches(['\r', '\n'])) {
+            // The OS keyring is a D-Bus round trip: this worker's other tasks move elsewhere meanwhile.
+            match tokio::task::block_in_place(|| mcp_canvas_team::set_catalog_password(&url, line.trim_end_matches(['\r', '\n']))) {
                 Ok(()) => {
                     outln!("kept in the OS keyring for {}", mcp_canvas_team::catalog::shown_url(&url));
                     ExitCode::SUCCESS

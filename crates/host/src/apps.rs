@@ -200,16 +200,7 @@ impl Host {
         };
         // SQLite may wait for another process's write lock: never on the caller's thread (a
         // window command, an async worker).
-        let store = self.store().clone();
-        let write = move || {
-            if let Err(e) = store.audit(&record) {
-                tracing::warn!("writing the audit log failed: {e}");
-            }
-        };
-        match tokio::runtime::Handle::try_current() {
-            Ok(runtime) => drop(runtime.spawn_blocking(write)),
-            Err(_) => drop(std::thread::spawn(write)),
-        }
+        crate::audit::in_background(self.store().clone(), record);
     }
 
     /// The tools of `server` that declare a view or a visibility, with what they declare.

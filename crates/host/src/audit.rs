@@ -4,6 +4,9 @@
 
 use mcp_canvas_config::allowlist::redact_url;
 pub(crate) use mcp_canvas_config::redact::{redact, redact_text, REDACTED};
+use std::sync::Arc;
+
+use mcp_canvas_store::{ArtifactStore, AuditRecord};
 use serde_json::json;
 
 use crate::Host;
@@ -34,7 +37,19 @@ pub struct DashboardEvent<'a> {
 }
 
 /// Records a dashboard event in the audit log with the local identity (`[identity] username`).
+/// Blocking (SQLite may wait for another process's write lock): from the window's thread or an
+/// async worker, [`audit_dashboard_in_background`].
 pub fn audit_dashboard(host: &Host, event: &DashboardEvent<'_>) -> Result<(), mcp_canvas_store::StoreError> {
+    host.store().audit(&dashboard_record(host, event))
+}
+
+/// [`audit_dashboard`] without waiting: the row is written on a blocking thread (a failure is
+/// logged).
+pub fn audit_dashboard_in_background(host: &Host, event: &DashboardEvent<'_>) {
+    in_background(host.store().clone(), dashboard_record(host, event));
+}
+
+fn dashboard_record(host: &Host, event: &DashboardEvent<'_>) -> mcp_canvas_store::AuditRecord {
     let url = event.url.map(|u| redact_url(u, event.token));
     let mut arguments = serde_json::Map::new();
     if let Some(id) = event.dashboard_id {
@@ -50,7 +65,7 @@ pub fn audit_dashboard(host: &Host, event: &DashboardEvent<'_>) -> Result<(), mc
     if let (Some(token), Some(d)) = (event.token.filter(|t| t.len() >= 4), detail.as_mut()) {
         *d = d.replace(token, REDACTED);
     }
-    let record = mcp_canvas_store::AuditRecord {
+    AuditRecord {
         call_id: event.call_id.map(str::to_owned).unwrap_or_else(|| crate::ids::fresh("dashboard")),
         session_id: host.session_id().to_owned(),
         server: event.server.unwrap_or("mcp-canvas").to_owned(),
@@ -62,15 +77,38 @@ pub fn audit_dashboard(host: &Host, event: &DashboardEvent<'_>) -> Result<(), mc
         outcome: event.outcome.to_owned(),
         detail,
         artifact_ids: Vec::new(),
+    }
+}
+
+/// Writes `record` on tokio's blocking pool and waits for it (so it is there when the caller
+/// answers); a failure is logged, never the caller's.
+pub(crate) async fn write(store: Arc<ArtifactStore>, record: AuditRecord) {
+    match tokio::task::spawn_blocking(move || store.audit(&record)).await {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => tracing::warn!("writing the audit log failed: {e}"),
+        Err(e) => tracing::error!("writing the audit log failed: {e} (a bug in MCP Canvas)"),
+    }
+}
+
+/// Writes `record` without waiting for it: on the blocking pool inside a runtime, else on a thread
+/// of its own (the window's thread has no runtime). A failure is logged.
+pub(crate) fn in_background(store: Arc<ArtifactStore>, record: AuditRecord) {
+    let write = move || {
+        if let Err(e) = store.audit(&record) {
+            tracing::warn!("writing the audit log failed: {e}");
+        }
     };
-    host.store().audit(&record)
+    match tokio::runtime::Handle::try_current() {
+        Ok(runtime) => drop(runtime.spawn_blocking(write)),
+        Err(_) => drop(std::thread::spawn(write)),
+    }
 }
 
 
 /// Records a read the user asked for — a resource, a prompt, a skill's file — as the pseudo tool
 /// `tool` (`resources/read`, `prompts/get`, `skills/read`): its redacted arguments, how long it
 /// took, and what it stored or why it failed.
-pub(crate) fn audit_read(host: &Host, call_id: &str, server: &str, tool: &str, arguments: &serde_json::Value, started_ms: i64, result: Result<Vec<String>, &crate::HostError>) {
+pub(crate) async fn audit_read(host: &Host, call_id: &str, server: &str, tool: &str, arguments: &serde_json::Value, started_ms: i64, result: Result<Vec<String>, &crate::HostError>) {
     use crate::HostError;
     use mcp_canvas_client::ClientError;
     let (outcome, detail, artifact_ids) = match result {
@@ -80,7 +118,7 @@ pub(crate) fn audit_read(host: &Host, call_id: &str, server: &str, tool: &str, a
         Err(e @ HostError::SkillRefused { .. }) => ("refused", Some(e.to_string()), Vec::new()),
         Err(e) => ("error", Some(e.to_string()), Vec::new()),
     };
-    let record = mcp_canvas_store::AuditRecord {
+    let record = AuditRecord {
         call_id: call_id.to_owned(),
         session_id: host.session_id().to_owned(),
         server: server.to_owned(),
@@ -93,7 +131,5 @@ pub(crate) fn audit_read(host: &Host, call_id: &str, server: &str, tool: &str, a
         detail: detail.map(|d| redact_text(&d)),
         artifact_ids,
     };
-    if let Err(e) = host.store().audit(&record) {
-        tracing::warn!("writing the audit log failed: {e}");
-    }
+    write(host.store().clone(), record).await;
 }

@@ -206,6 +206,14 @@ impl From<mcp_canvas_ingest::IngestError> for HostError {
     }
 }
 
+/// Work moved off an async worker (`spawn_blocking`) that did not finish: it panicked (or the
+/// runtime is shutting down). MCP Canvas's own fault, never the user's.
+impl From<tokio::task::JoinError> for HostError {
+    fn from(e: tokio::task::JoinError) -> Self {
+        Self::Bug(format!("a background task of MCP Canvas failed: {e}"))
+    }
+}
+
 impl From<mcp_canvas_store::StoreError> for HostError {
     fn from(source: mcp_canvas_store::StoreError) -> Self {
         Self::Storage { context: "the artifact store".to_owned(), source }
@@ -250,6 +258,7 @@ pub fn team_kind(e: &mcp_canvas_team::TeamError) -> ErrorKind {
         T::NotFound(_) => ErrorKind::NotFound,
         T::Mismatch { .. } | T::TooLarge { .. } => ErrorKind::Refused,
         T::Local(e) => store_kind(e),
+        T::Bug(_) => ErrorKind::Bug,
         _ => ErrorKind::Storage,
     }
 }

@@ -373,9 +373,11 @@ impl Host {
         self.config.read().unwrap().clone()
     }
 
-    /// The configured servers.
-    pub fn servers(&self) -> Vec<ServerView> {
-        self.config()
+    /// The configured servers, each HTTP one with its sign-in state (its record read on the
+    /// blocking pool).
+    pub async fn servers(&self) -> Result<Vec<ServerView>, HostError> {
+        let mut views: Vec<ServerView> = self
+            .config()
             .servers
             .iter()
             .map(|(name, entry)| {
@@ -385,9 +387,20 @@ impl Host {
                     Err(problem) => ("invalid", Some(problem.0)),
                 };
                 let timeout_seconds = entry.timeout().ok().flatten().map(|t| t.as_secs_f64());
-                ServerView { name: name.clone(), transport: transport.into(), target: entry.target(), problem, timeout_seconds, sign_in: self.sign_in_view(name) }
+                ServerView { name: name.clone(), transport: transport.into(), target: entry.target(), problem, timeout_seconds, sign_in: None }
             })
-            .collect()
+            .collect();
+        // Each HTTP server's sign-in record (the OS keyring: D-Bus), off the async worker.
+        let names: Vec<String> = views.iter().map(|v| v.name.clone()).collect();
+        for (view, sign_in) in views.iter_mut().zip(self.sign_in_views(&names).await?) {
+            view.sign_in = sign_in;
+        }
+        Ok(views)
+    }
+
+    /// The names of the configured servers (nothing read beyond servers.json as loaded).
+    pub fn server_names(&self) -> Vec<String> {
+        self.config().servers.keys().cloned().collect()
     }
 
     /// The tools of `server`, connecting to it first if needed.
@@ -446,7 +459,7 @@ impl Host {
                     detail: Some(error.to_string()),
                     artifact_ids: Vec::new(),
                 };
-                let _ = self.store.audit(&record);
+                crate::audit::write(self.store.clone(), record).await;
                 return Err(error);
             }
         };

@@ -86,7 +86,7 @@ impl Host {
             Err(e) => Err(e),
         };
         let stored = result.as_ref().map(|read| read.outcome.artifacts.iter().map(|a| a.id.clone()).collect());
-        audit::audit_read(self, &read_id, server, GET_PROMPT_TOOL, &audited_arguments, started_ms, stored);
+        audit::audit_read(self, &read_id, server, GET_PROMPT_TOOL, &audited_arguments, started_ms, stored).await;
         result
     }
 

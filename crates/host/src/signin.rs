@@ -62,40 +62,47 @@ impl Host {
         self
     }
 
-    /// `server`'s sign-in record, when it is an HTTP server.
+    /// `server`'s sign-in record, when it is an HTTP server. Nothing is read yet: reading it may
+    /// block (the OS keyring is a D-Bus round trip), so it is read on the blocking pool.
     pub(crate) fn token_store(&self, server: &str) -> Option<TokenStore> {
         let config = self.config();
         match config.servers.get(server)?.endpoint() {
-            Ok(Endpoint::Http { url }) => Some(TokenStore::open(self.data_dir(), url, self.sign_ins.storage)),
+            Ok(Endpoint::Http { url }) => Some(self.token_store_at(url)),
             _ => None,
         }
     }
 
-    /// Where `server` stands with signing in (`None` for servers that are not HTTP).
-    pub fn sign_in_view(&self, server: &str) -> Option<SignInView> {
-        let store = self.token_store(server)?;
-        let wanted = self.sign_ins.wanted.lock().unwrap().get(server).copied();
-        let (signed_in, scopes, problem) = match store.credentials() {
-            Ok(Some(credentials)) if credentials.token_response.is_some() => (true, credentials.granted_scopes, None),
-            Ok(_) => (false, Vec::new(), None),
-            Err(problem) => (false, Vec::new(), Some(problem.0)),
-        };
-        Some(SignInView {
-            signed_in,
-            needed: wanted.is_some(),
-            more_scope: wanted == Some(true),
-            scopes,
-            storage: store.backend().describe(),
-            in_keyring: matches!(store.backend(), oauth::Backend::Keyring),
-            problem,
-        })
+    fn token_store_at(&self, url: &str) -> TokenStore {
+        TokenStore::open(self.data_dir(), url, self.sign_ins.storage)
+    }
+
+    /// Whether `server`'s last answer asked for a sign-in (`Some(true)`: for more scope).
+    fn wanted(&self, server: &str) -> Option<bool> {
+        self.sign_ins.wanted.lock().unwrap().get(server).copied()
+    }
+
+    /// Where `server` stands with signing in (`None` for servers that are not HTTP). Its record
+    /// is read on the blocking pool, never on the caller's async worker.
+    pub async fn sign_in_view(&self, server: &str) -> Result<Option<SignInView>, HostError> {
+        Ok(self.sign_in_views(&[server.to_owned()]).await?.pop().flatten())
+    }
+
+    /// [`Self::sign_in_view`] of each of `servers`, in order, their records read together on
+    /// one blocking thread.
+    pub(crate) async fn sign_in_views(&self, servers: &[String]) -> Result<Vec<Option<SignInView>>, HostError> {
+        let stores: Vec<Option<(TokenStore, Option<bool>)>> = servers.iter().map(|server| self.token_store(server).map(|store| (store, self.wanted(server)))).collect();
+        if stores.iter().all(Option::is_none) {
+            return Ok(vec![None; servers.len()]);
+        }
+        Ok(tokio::task::spawn_blocking(move || stores.into_iter().map(|store| store.map(|(store, wanted)| read_view(&store, wanted))).collect()).await?)
     }
 
     /// Stores (or removes) the secret of `server`'s pre-registered client (`oauth.client_id` in
     /// servers.json), next to its tokens — never in servers.json.
-    pub fn set_client_secret(&self, server: &str, secret: Option<String>) -> Result<(), HostError> {
+    pub async fn set_client_secret(&self, server: &str, secret: Option<String>) -> Result<(), HostError> {
         let store = self.http_store(server)?;
-        store.set_client_secret(secret).map_err(|reason| HostError::Server(ClientError::SignIn { server: server.to_owned(), reason: reason.0 }))
+        let written = tokio::task::spawn_blocking(move || store.set_client_secret(secret)).await?;
+        written.map_err(|reason| HostError::Server(ClientError::SignIn { server: server.to_owned(), reason: reason.0 }))
     }
 
     /// Signs in to `server` through the browser given with [`Host::with_browser`], then connects
@@ -104,33 +111,40 @@ impl Host {
     pub async fn sign_in(&self, server: &str) -> Result<SignInView, HostError> {
         let store = self.http_store(server)?;
         self.stop(server).await;
-        let before = issued(&store);
+        let before = issued(&store).await;
         match self.connect_once(server).await {
             Err(HostError::Server(ClientError::SignInRequired { challenge, .. })) => self.sign_in_with(server, Some(&challenge)).await?,
             Err(other) => return Err(other),
             // Connected: unless the host just signed in by itself (its policy), sign in from the
             // server's published metadata.
-            Ok(()) if issued(&store) == before => self.sign_in_with(server, None).await?,
+            Ok(()) if issued(&store).await == before => self.sign_in_with(server, None).await?,
             Ok(()) => {}
         }
         self.stop(server).await;
         self.restart(server).await?;
-        Ok(self.sign_in_view(server).expect("an HTTP server"))
+        // servers.json may have changed meanwhile (the server is no longer an HTTP one).
+        self.sign_in_view(server).await?.ok_or_else(|| self.no_sign_in(server))
     }
 
     /// Forgets `server`'s tokens (the configured client secret stays) and closes its connection.
     pub async fn sign_out(&self, server: &str) -> Result<SignInView, HostError> {
         let store = self.http_store(server)?;
-        store.sign_out().map_err(|reason| HostError::Server(ClientError::SignIn { server: server.to_owned(), reason: reason.0 }))?;
+        let signed_out = tokio::task::spawn_blocking(move || store.sign_out()).await?;
+        signed_out.map_err(|reason| HostError::Server(ClientError::SignIn { server: server.to_owned(), reason: reason.0 }))?;
         self.stop(server).await;
-        Ok(self.sign_in_view(server).expect("an HTTP server"))
+        self.sign_in_view(server).await?.ok_or_else(|| self.no_sign_in(server))
     }
 
     fn http_store(&self, server: &str) -> Result<TokenStore, HostError> {
-        self.token_store(server).ok_or_else(|| match self.config().servers.contains_key(server) {
+        self.token_store(server).ok_or_else(|| self.no_sign_in(server))
+    }
+
+    /// `server` is not one that signs in: not configured, or not an HTTP server.
+    fn no_sign_in(&self, server: &str) -> HostError {
+        match self.config().servers.contains_key(server) {
             true => HostError::Server(ClientError::SignIn { server: server.to_owned(), reason: "only HTTP servers sign in; this one runs as a local program".into() }),
             false => self.unknown_server(server),
-        })
+        }
     }
 
     /// Notes what a server's answer said about signing in (shown by [`Host::sign_in_view`]).
@@ -168,17 +182,18 @@ impl Host {
     pub(crate) async fn sign_in_with(&self, server: &str, challenge: Option<&str>) -> Result<(), HostError> {
         let failed = |reason: String| HostError::Server(ClientError::SignIn { server: server.to_owned(), reason });
         let browser = self.sign_ins.browser.clone().ok_or_else(|| failed("this front end cannot show a sign-in page".into()))?;
-        let store = self.http_store(server)?;
+        // One snapshot of servers.json: it may be replaced while this runs.
         let config = self.config();
         let entry = config.servers.get(server).ok_or_else(|| self.unknown_server(server))?;
-        let Ok(Endpoint::Http { url }) = entry.endpoint() else { unreachable!("http_store checked it") };
+        let Ok(Endpoint::Http { url }) = entry.endpoint() else { return Err(self.no_sign_in(server)) };
+        let store = self.token_store_at(url);
         let settings = entry.oauth().map_err(|e| HostError::Config(e.in_file(server, &self.paths().servers_config())))?;
         // When another sign-in to this server finished while this one waited, its tokens are
         // what this caller needed too.
-        let before = issued(&store);
+        let before = issued(&store).await;
         let turn = self.sign_ins.running.lock().unwrap().entry(server.to_owned()).or_default().clone();
         let _one_at_a_time = turn.lock().await;
-        if before.is_some() && issued(&store) != before {
+        if before.is_some() && issued(&store).await != before {
             return Ok(());
         }
         tracing::info!(server, "signing in");
@@ -191,6 +206,96 @@ impl Host {
 
 /// Which tokens are stored (their client and when they were issued): a change means a sign-in
 /// (or a refresh) happened.
-fn issued(store: &TokenStore) -> Option<(String, u64)> {
-    store.credentials().ok().flatten().and_then(|c| c.token_received_at.map(|at| (c.client_id, at)))
+async fn issued(store: &TokenStore) -> Option<(String, u64)> {
+    store.load_credentials().await.ok().flatten().and_then(|c| c.token_received_at.map(|at| (c.client_id, at)))
+}
+
+/// `store` read into what the UI shows. Blocking: the OS keyring or the file.
+fn read_view(store: &TokenStore, wanted: Option<bool>) -> SignInView {
+    let (signed_in, scopes, problem) = match store.credentials() {
+        Ok(Some(credentials)) if credentials.token_response.is_some() => (true, credentials.granted_scopes, None),
+        Ok(_) => (false, Vec::new(), None),
+        Err(problem) => (false, Vec::new(), Some(problem.0)),
+    };
+    SignInView {
+        signed_in,
+        needed: wanted.is_some(),
+        more_scope: wanted == Some(true),
+        scopes,
+        storage: store.backend().describe(),
+        in_keyring: matches!(store.backend(), oauth::Backend::Keyring),
+        problem,
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use std::{sync::mpsc, time::Duration};
+
+    use mcp_canvas_client::oauth::TokenStorage;
+    use tokio::io::AsyncWriteExt as _;
+
+    use crate::{Host, HostOptions};
+
+    /// Reading a server's sign-in state never holds the async worker that asks (the keyring is a
+    /// D-Bus round trip; here the file backend, whose record is a FIFO, so the read blocks until
+    /// someone writes it). On a single-threaded runtime the task that writes the record must run
+    /// while the read waits. Read on the worker, nothing else could run: only the watchdog
+    /// thread would end the wait, with a record that is not JSON, and the view would say so.
+    #[test]
+    fn the_sign_in_state_is_read_while_the_async_worker_runs_other_tasks() {
+        let dir = tempfile::tempdir().unwrap();
+        let servers = serde_json::json!({ "mcpServers": { "notes": { "type": "http", "url": "http://127.0.0.1:9/mcp" } } });
+        std::fs::write(dir.path().join("servers.json"), servers.to_string()).unwrap();
+        let host = Host::open(HostOptions { data_dir: dir.path().to_owned(), call_timeout: Duration::from_secs(5), session: None }).unwrap().with_token_storage(TokenStorage::File);
+        let record = host.token_store("notes").unwrap().file().to_owned();
+        std::fs::create_dir_all(record.parent().unwrap()).unwrap();
+        assert!(std::process::Command::new("mkfifo").arg(&record).status().unwrap().success());
+
+        // A read stuck on the worker never ends by itself: after a while, this thread ends it.
+        let (finished, watchdog_wait) = mpsc::channel::<()>();
+        let watchdog = {
+            let record = record.clone();
+            std::thread::spawn(move || {
+                if watchdog_wait.recv_timeout(Duration::from_secs(20)).is_err() {
+                    use std::io::Write as _;
+                    // Read and write: never waits for a reader.
+                    if let Ok(mut fifo) = std::fs::OpenOptions::new().read(true).write(true).open(&record) {
+                        let _ = fifo.write_all(b"{written by the watchdog");
+                    }
+                }
+            })
+        };
+
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let (view, wrote) = runtime.block_on(async {
+            let done = std::sync::atomic::AtomicBool::new(false);
+            let read = async {
+                let view = host.sign_in_view("notes").await;
+                done.store(true, std::sync::atomic::Ordering::SeqCst);
+                view
+            };
+            // Another task on the same worker: it writes the record once a reader has it open.
+            let write = async {
+                while !done.load(std::sync::atomic::Ordering::SeqCst) {
+                    match tokio::net::unix::pipe::OpenOptions::new().open_sender(&record) {
+                        Ok(mut fifo) => {
+                            fifo.write_all(b"{}").await.unwrap();
+                            return true;
+                        }
+                        // No reader yet.
+                        Err(_) => tokio::time::sleep(Duration::from_millis(5)).await,
+                    }
+                }
+                false
+            };
+            tokio::join!(read, write)
+        });
+        let _ = finished.send(());
+        watchdog.join().unwrap();
+        let view = view.unwrap().expect("an HTTP server has a sign-in state");
+        assert!(wrote, "the record was read while another task on the worker could not run");
+        assert_eq!(view.problem, None, "the read held the async worker until the watchdog ended it");
+        assert!(!view.signed_in && !view.in_keyring, "{view:?}");
+    }
 }

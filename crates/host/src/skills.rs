@@ -62,7 +62,7 @@ impl Host {
         let read_id = ids::fresh("skill");
         let result = self.read_skill_unaudited(server, skill, file, &read_id).await;
         let stored = result.as_ref().map(|read| read.outcome.artifacts.iter().map(|a| a.id.clone()).collect());
-        crate::audit::audit_read(self, &read_id, server, READ_SKILL_TOOL, &json!({ "skill": skill, "file": file }), started_ms, stored);
+        crate::audit::audit_read(self, &read_id, server, READ_SKILL_TOOL, &json!({ "skill": skill, "file": file }), started_ms, stored).await;
         result
     }
 

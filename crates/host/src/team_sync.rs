@@ -86,7 +86,7 @@ impl TeamSync {
             loop {
                 tokio::time::sleep(RETRY).await;
                 let Some(this) = this.upgrade() else { return };
-                if this.team.local().team_backlog().is_ok_and(|b| b.count > 0) {
+                if this.team.backlog().await.is_ok_and(|b| b.count > 0) {
                     this.kick();
                 }
             }
@@ -120,7 +120,10 @@ impl Host {
     pub async fn ensure_local(&self, id: &str) -> Result<mcp_canvas_store::ArtifactRecord, HostError> {
         match self.housekeeping.team() {
             Some(sync) => Ok(sync.team().open(id, Host::now_ms()).await?),
-            None => self.store().get(id).map_err(|source| HostError::Store { server: "-".into(), tool: "-".into(), source }),
+            None => {
+                let (store, id) = (self.store().clone(), id.to_owned());
+                tokio::task::spawn_blocking(move || store.get(&id)).await?.map_err(|source| HostError::Store { server: "-".into(), tool: "-".into(), source })
+            }
         }
     }
 }

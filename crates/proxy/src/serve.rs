@@ -29,9 +29,7 @@ pub struct ProxyOptions {
 
 fn state(host: Arc<Host>, options: ProxyOptions) -> Result<Arc<ProxyState>, String> {
     // An imported AI-host config may list this proxy itself: starting it would recurse forever.
-    let (selves, configured): (Vec<_>, Vec<_>) = host.servers().into_iter().partition(|s| host.server_entry(&s.name).is_some_and(|e| is_this_proxy(e.command.as_deref(), &e.args)));
-    let selves: Vec<String> = selves.into_iter().map(|s| s.name).collect();
-    let configured: Vec<String> = configured.into_iter().map(|s| s.name).collect();
+    let (selves, configured): (Vec<String>, Vec<String>) = host.server_names().into_iter().partition(|name| host.server_entry(name).is_some_and(|e| is_this_proxy(e.command.as_deref(), &e.args)));
     if let Some(named) = options.servers.iter().find(|s| selves.contains(s)) {
         return Err(format!("server `{named}` is MCP Canvas's own proxy; it cannot be put in front of itself"));
     }

@@ -215,7 +215,8 @@ pub struct Sampler {
     settings: RwLock<Arc<SamplingSettings>>,
     approver: Arc<dyn Approver>,
     transcript: Arc<dyn Transcript>,
-    factory: Box<ProviderFactory>,
+    /// Called on the blocking pool: the real one reads the OS keyring (a D-Bus round trip).
+    factory: Arc<ProviderFactory>,
     /// A policy that overrides settings for every server (the CLI's `--sampling`).
     mode_override: Option<PolicyMode>,
     /// Nobody can be asked (the CLI without a terminal): `ask` means `never`.
@@ -231,7 +232,7 @@ impl Sampler {
             settings: RwLock::new(Arc::new(settings)),
             approver,
             transcript,
-            factory: Box::new(real_provider),
+            factory: Arc::new(real_provider),
             mode_override: None,
             unattended: false,
             recent: Mutex::default(),
@@ -241,7 +242,7 @@ impl Sampler {
 
     /// Builds providers with `factory` instead (tests).
     pub fn with_factory(mut self, factory: Box<ProviderFactory>) -> Self {
-        self.factory = factory;
+        self.factory = Arc::from(factory);
         self
     }
 
@@ -293,15 +294,18 @@ impl Sampler {
         Some(Capability { tools: settings.effective(server).tools })
     }
 
-    fn provider(&self, config: &ProviderConfig) -> Result<Arc<dyn Provider>, String> {
-        let mut built = self.providers.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((known, provider)) = built.get(&config.name)
+    /// The provider for `config`, built once per configuration. Building it reads its key (the
+    /// OS keyring: a D-Bus round trip), so that happens on the blocking pool.
+    async fn provider(&self, config: &ProviderConfig) -> Result<Arc<dyn Provider>, String> {
+        if let Some((known, provider)) = self.providers.lock().unwrap_or_else(|p| p.into_inner()).get(&config.name)
             && known == config
         {
             return Ok(provider.clone());
         }
-        let provider = (self.factory)(config).map_err(|e| e.to_string())?;
-        built.insert(config.name.clone(), (config.clone(), provider.clone()));
+        let (factory, wanted) = (self.factory.clone(), config.clone());
+        let built = tokio::task::spawn_blocking(move || factory(&wanted)).await;
+        let provider = built.map_err(|e| format!("building it failed: {e} (a bug in MCP Canvas: please report it)"))?.map_err(|e| e.to_string())?;
+        self.providers.lock().unwrap_or_else(|p| p.into_inner()).insert(config.name.clone(), (config.clone(), provider.clone()));
         Ok(provider)
     }
 
@@ -325,7 +329,11 @@ impl Sampler {
         let mut record = ExchangeRecord::new(server, request.clone());
         let outcome = self.answer(server, request, waiting, &mut record).await;
         record.finish(&outcome);
-        self.transcript.record(&record);
+        // Kept on the blocking pool (the host's transcript is SQLite), and waited for: the
+        // exchange is in the transcript when its answer goes back.
+        let transcript = self.transcript.clone();
+        // (A transcript that panicked was reported by the panic hook; the answer still goes back.)
+        let _ = tokio::task::spawn_blocking(move || transcript.record(&record)).await;
         outcome
     }
 
@@ -422,7 +430,7 @@ impl Sampler {
         }
         record.model = model.clone();
         record.decision = decision;
-        let provider = self.provider(config).map_err(|e| {
+        let provider = self.provider(config).await.map_err(|e| {
             record.decision = Decision::Failed;
             SamplingError::failed(format!("provider `{}` is not usable: {e}", config.name))
         })?;

@@ -410,3 +410,43 @@ async fn an_oversized_provider_answer_is_an_error_naming_the_provider() {
     assert!(err.message.contains("p sent an answer") && err.message.contains("16 MiB"), "{}", err.message);
     assert_eq!(rig.records()[0].decision, Decision::Failed);
 }
+
+/// Building a provider reads its API key from the OS keyring (a D-Bus round trip): that happens
+/// on the blocking pool, never on the async worker answering the server. Here the factory waits
+/// until another task on the same single-threaded runtime has run after it started; built on
+/// the worker, that task could not run, and the factory would give up after its deadline.
+#[test]
+fn a_provider_is_built_while_the_async_worker_runs_other_tasks() {
+    use std::sync::{atomic::{AtomicBool, Ordering}, mpsc};
+    use mcp_canvas_sampling::keys::KeyError;
+    let settings: SamplingSettings = serde_json::from_value(json!({"policy": "always", "providers": [
+        {"name": "p", "kind": "openai", "base_url": "http://127.0.0.1:9/v1", "models": ["model-a"]}
+    ]}))
+    .unwrap();
+    let started = Arc::new(AtomicBool::new(false));
+    let (ran, other_task_ran) = mpsc::channel::<()>();
+    let other_task_ran = Mutex::new(other_task_ran);
+    let factory_started = started.clone();
+    let kept = Arc::new(Kept::default());
+    let sampler = Sampler::new(settings, Arc::new(Scripted::default()), kept.clone()).with_factory(Box::new(move |config| {
+        factory_started.store(true, Ordering::SeqCst);
+        let reason = match other_task_ran.lock().unwrap().recv_timeout(std::time::Duration::from_secs(20)) {
+            Ok(()) => "built while another task ran",
+            Err(_) => "no other task ran while it was built",
+        };
+        Err(KeyError::Keyring { provider: config.name.clone(), reason: reason.to_owned() })
+    }));
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let answer = runtime.block_on(async {
+        let other = async {
+            while !started.load(Ordering::SeqCst) {
+                tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+            }
+            let _ = ran.send(());
+        };
+        tokio::join!(sampler.create_message("srv", SamplingRequest::user("hi", 5), &NoCall), other).0
+    });
+    let err = answer.unwrap_err();
+    assert!(err.message.contains("built while another task ran"), "{}", err.message);
+    assert_eq!(kept.0.lock().unwrap().len(), 1, "the exchange is in the transcript when the answer goes back");
+}

@@ -364,3 +364,39 @@ async fn pause_for_tests() {
         tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The local store's SQLite work runs on the blocking pool, never on the async worker of the
+    /// drain: on a single-threaded runtime, with another connection holding the catalog's write
+    /// lock until a task on that same runtime lets go, queueing everything (`store migrate`)
+    /// waits for the lock and then succeeds. Done on the worker, it would wait out SQLite's busy
+    /// timeout while the task that holds the lock cannot run, and fail ("database is locked").
+    #[test]
+    fn outbox_writes_wait_for_sqlite_off_the_async_worker() {
+        let dir = tempfile::tempdir().unwrap();
+        let local = Arc::new(ArtifactStore::open(dir.path()).unwrap());
+        let settings = StoreSettings {
+            backend: StoreBackend::Team,
+            s3_url: Some("s3://bucket/prefix".into()),
+            s3_endpoint: Some("http://127.0.0.1:9".into()),
+            s3_region: Some("us-east-1".into()),
+            catalog_url: Some("postgres://me@127.0.0.1:9/team".into()),
+            team: Some("team".into()),
+            ..StoreSettings::default()
+        };
+        let team = TeamStore::new(&settings, "me", local).unwrap();
+        let other_process = rusqlite::Connection::open(dir.path().join("catalog.sqlite")).unwrap();
+        other_process.execute_batch("BEGIN IMMEDIATE").unwrap();
+
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let (migrated, ()) = runtime.block_on(async {
+            // Nothing is queued: the drain that follows contacts neither bucket nor catalog.
+            tokio::join!(team.migrate(1), async { other_process.execute_batch("COMMIT").unwrap() })
+        });
+        let (queued, report) = migrated.expect("the outbox was written once the other writer let go");
+        assert_eq!((queued, report), (0, SyncReport::default()));
+    }
+}

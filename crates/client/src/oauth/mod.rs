@@ -89,9 +89,12 @@ async fn sign_in_inner(request: SignIn<'_>) -> Result<SignedIn, String> {
 
     let loopback = loopback::Loopback::bind().await.map_err(|e| format!("cannot listen on 127.0.0.1 for the browser's answer: {e}"))?;
     let mut authorization = AuthorizationRequest::new(loopback.redirect_uri()).with_client_name(CLIENT_NAME);
-    let previous = store.credentials()?;
+    let previous = store.load_credentials().await?;
     // A step-up asks for what was granted before plus what the server now names (SEP-2350).
-    let step_up = challenge.filter(|c| wants_more_scope(url, c)).map(|c| WWWAuthenticateParams::parse(c, &url::Url::parse(url).expect("checked above")));
+    let step_up = match (challenge, url::Url::parse(url)) {
+        (Some(challenge), Ok(base)) => Some(WWWAuthenticateParams::parse(challenge, &base)).filter(|params| params.is_insufficient_scope()),
+        _ => None,
+    };
     match (&settings.scopes, &step_up) {
         (Some(scopes), None) => authorization = authorization.with_scopes(scopes.clone()),
         (configured, Some(params)) => {
@@ -107,7 +110,7 @@ async fn sign_in_inner(request: SignIn<'_>) -> Result<SignedIn, String> {
     }
     if let Some(client_id) = &settings.client_id {
         authorization = authorization.with_preregistered_client(client_id);
-        if let Some(secret) = store.client_secret()? {
+        if let Some(secret) = store.load_client_secret().await? {
             authorization = authorization.with_client_secret(secret);
         }
     }
@@ -162,7 +165,7 @@ pub async fn transport_manager(url: &str, settings: &OAuthEntry, store: &TokenSt
 async fn transport_manager_inner(url: &str, settings: &OAuthEntry, store: &TokenStore) -> Result<AuthorizationManager, String> {
     let mut manager = AuthorizationManager::new(url).await.map_err(|e| e.to_string())?;
     manager.set_credential_store(store.clone());
-    let Some(stored) = store.credentials()?.filter(|c| c.token_response.is_some()) else {
+    let Some(stored) = store.load_credentials().await?.filter(|c| c.token_response.is_some()) else {
         return Ok(manager);
     };
     // Metadata (for the token endpoint) and the issuer check: tokens of an authorization server
@@ -175,7 +178,7 @@ async fn transport_manager_inner(url: &str, settings: &OAuthEntry, store: &Token
             return Ok(manager);
         }
     }
-    if let Some(secret) = store.client_secret()? {
+    if let Some(secret) = store.load_client_secret().await? {
         let client_id = settings.client_id.clone().unwrap_or(stored.client_id);
         manager.configure_client(OAuthClientConfig::new(client_id, "http://127.0.0.1/callback").with_client_secret(secret)).map_err(|e| e.to_string())?;
     }

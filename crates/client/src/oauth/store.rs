@@ -6,6 +6,12 @@
 //! granted scopes, issuer) and, for a pre-registered confidential client, its secret. Refreshes
 //! are serialised across processes (the app, the proxy and the CLI sharing one data dir) by a
 //! lock file, so a rotating refresh token is never spent twice.
+//!
+//! Reading or writing a record may block: the keyring is a D-Bus round trip (and a Secret
+//! Service that is not running is slow to say so), the file is on disk. The synchronous methods
+//! are for blocking contexts only (a `spawn_blocking` closure, a thread of its own); async code
+//! uses [`TokenStore::load_credentials`], [`TokenStore::load_client_secret`] and the
+//! [`CredentialStore`] methods, which do the work on tokio's blocking pool.
 
 use std::{
     path::{Path, PathBuf},
@@ -81,12 +87,14 @@ struct Inner {
     url: String,
     file: PathBuf,
     lock: PathBuf,
-    backend: Backend,
+    storage: TokenStorage,
+    /// Decided on the first read or write (asking the keyring whether it answers blocks).
+    backend: OnceLock<Backend>,
 }
 
 impl std::fmt::Debug for TokenStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TokenStore").field("url", &self.inner.url).field("backend", &self.inner.backend).finish()
+        f.debug_struct("TokenStore").field("url", &self.inner.url).field("storage", &self.inner.storage).field("backend", &self.inner.backend.get()).finish()
     }
 }
 
@@ -103,25 +111,51 @@ fn keyring_state() -> &'static Result<(), String> {
 }
 
 impl TokenStore {
-    /// The record for the server at `url`, with the data dir `data_dir` for the file.
+    /// The record for the server at `url`, with the data dir `data_dir` for the file. Nothing is
+    /// read yet (safe in async code).
     pub fn open(data_dir: &Path, url: &str, storage: TokenStorage) -> Self {
         use sha2::Digest as _;
         let hash = sha2::Sha256::digest(url.as_bytes());
         let name: String = hash.iter().take(12).map(|b| format!("{b:02x}")).collect();
         let dir = data_dir.join("oauth");
-        let backend = match storage {
+        Self {
+            inner: Arc::new(Inner { url: url.to_owned(), file: dir.join(format!("{name}.json")), lock: dir.join(format!("{name}.lock")), storage, backend: OnceLock::new() }),
+        }
+    }
+
+    /// Which backend holds the record. Blocking: the first call may ask the keyring whether it
+    /// answers (once per process).
+    pub fn backend(&self) -> &Backend {
+        self.inner.backend.get_or_init(|| match self.inner.storage {
             TokenStorage::File => Backend::File { why: None },
             TokenStorage::Auto => match keyring_state() {
                 Ok(()) => Backend::Keyring,
                 Err(why) => Backend::File { why: Some(why.clone()) },
             },
-        };
-        Self { inner: Arc::new(Inner { url: url.to_owned(), file: dir.join(format!("{name}.json")), lock: dir.join(format!("{name}.lock")), backend }) }
+        })
     }
 
-    /// Which backend holds the record.
-    pub fn backend(&self) -> &Backend {
-        &self.inner.backend
+    /// The file the record is kept in (with the file backend, or before a keyring answered).
+    pub fn file(&self) -> &Path {
+        &self.inner.file
+    }
+
+    /// Runs `work` on tokio's blocking pool: the keyring and the file may block.
+    async fn off_thread<T: Send + 'static>(&self, work: impl FnOnce(&TokenStore) -> Result<T, TokenStoreError> + Send + 'static) -> Result<T, TokenStoreError> {
+        let store = self.clone();
+        tokio::task::spawn_blocking(move || work(&store))
+            .await
+            .map_err(|e| TokenStoreError(format!("reading the sign-in record of {} failed: {e} (a bug in MCP Canvas: please report it)", self.inner.url)))?
+    }
+
+    /// [`Self::credentials`], read on the blocking pool.
+    pub async fn load_credentials(&self) -> Result<Option<StoredCredentials>, TokenStoreError> {
+        self.off_thread(TokenStore::credentials).await
+    }
+
+    /// [`Self::client_secret`], read on the blocking pool.
+    pub async fn load_client_secret(&self) -> Result<Option<String>, TokenStoreError> {
+        self.off_thread(TokenStore::client_secret).await
     }
 
     fn account(&self) -> String {
@@ -129,7 +163,7 @@ impl TokenStore {
     }
 
     fn read(&self) -> Result<Record, String> {
-        let text = match &self.inner.backend {
+        let text = match self.backend() {
             Backend::Keyring => {
                 let entry = keyring::Entry::new(KEYRING_SERVICE, &self.account()).map_err(|e| e.to_string())?;
                 match entry.get_password() {
@@ -165,7 +199,7 @@ impl TokenStore {
 
     fn write(&self, record: &Record) -> Result<(), String> {
         let empty = record.credentials.is_none() && record.client_secret.is_none();
-        match &self.inner.backend {
+        match self.backend() {
             Backend::Keyring => {
                 let entry = keyring::Entry::new(KEYRING_SERVICE, &self.account()).map_err(|e| e.to_string())?;
                 let done = if empty {
@@ -267,18 +301,15 @@ fn store_error(e: String) -> AuthError {
 #[async_trait::async_trait]
 impl CredentialStore for TokenStore {
     async fn load(&self) -> Result<Option<StoredCredentials>, AuthError> {
-        let store = self.clone();
-        tokio::task::spawn_blocking(move || store.credentials()).await.map_err(|e| store_error(e.to_string()))?.map_err(|e| store_error(e.0))
+        self.load_credentials().await.map_err(|e| store_error(e.0))
     }
 
     async fn save(&self, credentials: StoredCredentials) -> Result<(), AuthError> {
-        let store = self.clone();
-        tokio::task::spawn_blocking(move || store.update(|record| record.credentials = Some(credentials))).await.map_err(|e| store_error(e.to_string()))?.map_err(store_error)
+        self.off_thread(move |store| store.update(|record| record.credentials = Some(credentials)).map_err(TokenStoreError)).await.map_err(|e| store_error(e.0))
     }
 
     async fn clear(&self) -> Result<(), AuthError> {
-        let store = self.clone();
-        tokio::task::spawn_blocking(move || store.sign_out()).await.map_err(|e| store_error(e.to_string()))?.map_err(|e| store_error(e.0))
+        self.off_thread(TokenStore::sign_out).await.map_err(|e| store_error(e.0))
     }
 
     /// A refresh holds an exclusive lock on the record's lock file until its new tokens are
