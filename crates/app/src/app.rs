@@ -613,9 +613,7 @@ impl App {
             file_name: artifact_files::safe_file_name(&record.name, &record.id),
             extension: Path::new(&record.name).extension().and_then(|e| e.to_str()).map(str::to_owned),
         };
-        let window = self.window.get().ok_or_else(|| CommandError::bug("the MCP Canvas window is not ready"))?.clone();
-        // Waits for the user: this runs on the async runtime, never on the main thread.
-        let Some(path) = window.choose_save_path(dialog) else { return Ok(None) };
+        let Some(path) = self.choose_save_path(dialog).await? else { return Ok(None) };
         let destination = path.clone();
         tokio::task::spawn_blocking(move || store.export(&id, &destination).and_then(|_| store.touch(&id, Host::now_ms())))
             .await
@@ -626,6 +624,13 @@ impl App {
 
     /// "Open with the system application": a private, verified copy (`opened/<id>/<name>`)
     /// handed to the platform's opener; programs and active content are refused with the reason.
+    /// The native "Save as…" dialog; the path, or `None` when the user cancelled. It waits for
+    /// the user, so on the blocking pool: neither the main thread nor an async worker.
+    pub(crate) async fn choose_save_path(&self, dialog: SaveDialog) -> Result<Option<std::path::PathBuf>, CommandError> {
+        let window = self.window.get().ok_or_else(|| CommandError::bug("the MCP Canvas window is not ready"))?.clone();
+        tokio::task::spawn_blocking(move || window.choose_save_path(dialog)).await.map_err(join_error)
+    }
+
     pub async fn artifact_open_external(&self, id: String) -> Result<String, CommandError> {
         let host = self.host()?;
         host.ensure_local(&id).await.map_err(command_error)?;

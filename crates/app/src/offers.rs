@@ -161,9 +161,7 @@ impl App {
             file_name: artifact_files::safe_file_name(&format!("{server}-protocol.jsonl"), "protocol.jsonl"),
             extension: Some("jsonl".to_owned()),
         };
-        let window = self.window.get().ok_or_else(|| CommandError::bug("the MCP Canvas window is not ready"))?.clone();
-        // Waits for the user: this runs on the async runtime, never on the main thread.
-        let Some(path) = window.choose_save_path(dialog) else { return Ok(None) };
+        let Some(path) = self.choose_save_path(dialog).await? else { return Ok(None) };
         // Megabytes of JSON lines, written and synced: on the blocking pool.
         let (host, written) = (self.shared()?, path.clone());
         tokio::task::spawn_blocking(move || host.protocol_export(&server, &written)).await.map_err(join_error)??;

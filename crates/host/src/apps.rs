@@ -109,7 +109,14 @@ impl Host {
                     // (our proxy does: its artifacts are `artifact://localhost/<id>` too).
                     // Only an artifact of this App's own server: an App cannot reach another
                     // server's files by naming their ids.
-                    if let Some(record) = uri.strip_prefix("artifact://localhost/").and_then(|id| self.store().get(id).ok()).filter(|r| r.server == server) {
+                    let ours = match uri.strip_prefix("artifact://localhost/") {
+                        Some(id) => {
+                            let (store, id) = (self.store().clone(), id.to_owned());
+                            tokio::task::spawn_blocking(move || store.get(&id).ok()).await?
+                        }
+                        None => None,
+                    };
+                    if let Some(record) = ours.filter(|r| r.server == server) {
                         own.push(record);
                         continue;
                     }

@@ -120,25 +120,27 @@ async fn handle(state: &State, request: Request<hyper::body::Incoming>) -> Respo
     if !authorized(state, key, token) {
         return error(StatusCode::FORBIDDEN, "the token is invalid, expired, or for another file");
     }
-    let record = match state.store.get(key) {
-        Ok(record) => record,
-        Err(StoreError::NotFound(_)) => return error(StatusCode::NOT_FOUND, "no such file"),
-        Err(e) => return error(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+    // The catalog (one SQLite connection, maybe another process's write lock) and, for JSON, the
+    // whole blob read and hashed: on the blocking pool, never on the server's async worker.
+    let (store, id, whole) = (state.store.clone(), key.to_owned(), matches!(route, Route::Json(_)));
+    let found = tokio::task::spawn_blocking(move || if whole { store.read(&id).map(|(record, bytes)| (record, Some(bytes))) } else { store.get(&id).map(|record| (record, None)) }).await;
+    let (record, bytes) = match found {
+        Ok(Ok(found)) => found,
+        Ok(Err(StoreError::NotFound(_))) => return error(StatusCode::NOT_FOUND, "no such file"),
+        Ok(Err(e)) => return error(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+        Err(e) => return error(StatusCode::INTERNAL_SERVER_ERROR, &format!("reading the file failed: {e} (a bug in MCP Canvas)")),
     };
-    match route {
-        Route::Json(_) => match state.store.read(key) {
-            Ok((record, bytes)) => {
-                let body = serde_json::json!({
-                    "name": record.name,
-                    "mime": record.mime,
-                    "size": record.size,
-                    "b64": base64::engine::general_purpose::STANDARD.encode(bytes),
-                });
-                respond(StatusCode::OK, "application/json", full(body.to_string()))
-            }
-            Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
-        },
-        Route::Download(_) => download(state, &record, request.headers().get(header::RANGE).and_then(|r| r.to_str().ok()), request.method() == Method::HEAD).await,
+    match (route, bytes) {
+        (Route::Json(_), Some(bytes)) => {
+            let body = serde_json::json!({
+                "name": record.name,
+                "mime": record.mime,
+                "size": record.size,
+                "b64": base64::engine::general_purpose::STANDARD.encode(bytes),
+            });
+            respond(StatusCode::OK, "application/json", full(body.to_string()))
+        }
+        _ => download(state, &record, request.headers().get(header::RANGE).and_then(|r| r.to_str().ok()), request.method() == Method::HEAD).await,
     }
 }
 
