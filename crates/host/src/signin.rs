@@ -298,4 +298,38 @@ mod tests {
         assert_eq!(view.problem, None, "the read held the async worker until the watchdog ended it");
         assert!(!view.signed_in && !view.in_keyring, "{view:?}");
     }
+
+    /// servers.json is the user's: edited while a sign-out runs (the server no longer HTTP), the
+    /// sign-out ends with an error saying so instead of a panic. The record is a FIFO so the
+    /// sign-out waits, reading it, while the file is edited.
+    #[test]
+    fn a_server_that_stops_being_http_during_a_sign_out_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let servers = serde_json::json!({ "mcpServers": { "notes": { "type": "http", "url": "http://127.0.0.1:9/mcp" } } });
+        std::fs::write(dir.path().join("servers.json"), servers.to_string()).unwrap();
+        let host = Host::open(HostOptions { data_dir: dir.path().to_owned(), call_timeout: Duration::from_secs(5), session: None }).unwrap().with_token_storage(TokenStorage::File);
+        let record = host.token_store("notes").unwrap().file().to_owned();
+        std::fs::create_dir_all(record.parent().unwrap()).unwrap();
+        assert!(std::process::Command::new("mkfifo").arg(&record).status().unwrap().success());
+
+        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+        let signed_out = runtime.block_on(async {
+            let edit = async {
+                let mut fifo = loop {
+                    match tokio::net::unix::pipe::OpenOptions::new().open_sender(&record) {
+                        Ok(fifo) => break fifo,
+                        Err(_) => tokio::time::sleep(Duration::from_millis(5)).await,
+                    }
+                };
+                // The sign-out is reading the record: the user makes `notes` a local program.
+                let stdio = serde_json::json!({ "mcpServers": { "notes": { "command": "notes-server" } } });
+                std::fs::write(dir.path().join("servers.json"), stdio.to_string()).unwrap();
+                host.set_server_timeout("notes", None).unwrap();
+                fifo.write_all(b"{}").await.unwrap();
+            };
+            tokio::join!(host.sign_out("notes"), edit).0
+        });
+        let err = signed_out.unwrap_err().to_string();
+        assert!(err.contains("only HTTP servers sign in"), "{err}");
+    }
 }

@@ -168,7 +168,14 @@ pub(crate) fn insert_or_touch(conn: &mut Connection, new: &NewArtifact<'_>, sha2
             }
         }
     }
-    let id = chosen.expect("a 64-digit prefix is the whole sha256, which matched or was free");
+    // Every id these bytes could take holds other bytes: only a damaged (or edited) catalog has
+    // a row whose id is not its own hash's prefix.
+    let Some(id) = chosen else {
+        return Err(StoreError::Corrupt {
+            id: format!("{ns}_{sha256}"),
+            reason: "the catalog (catalog.sqlite) holds other bytes under every id these could take; it is damaged: run `mcp-canvas-cli artifacts verify`".to_owned(),
+        });
+    };
     tx.execute(
         "INSERT INTO session_artifacts (session_id, artifact_id, call_id, added_at_ms) VALUES (?1, ?2, ?3, ?4)
          ON CONFLICT (session_id, artifact_id) DO UPDATE SET call_id = excluded.call_id, added_at_ms = excluded.added_at_ms",

@@ -324,3 +324,27 @@ fn sampling_exchanges_are_kept_per_server_newest_first_across_reopening() {
     assert_eq!(store.sampling_log(None, 1).unwrap()[0].at_ms, 3);
     assert!(store.sampling_log(Some("nobody"), 10).unwrap().is_empty());
 }
+
+/// A damaged catalog (rows whose ids are not their own hash's prefix) is an error naming the
+/// catalog, never a panic: every id new bytes could take already holds other bytes.
+#[test]
+fn a_catalog_holding_other_bytes_under_every_id_is_an_error_not_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = ArtifactStore::open(dir.path()).unwrap();
+    let bytes = b"bytes whose every id is taken".to_vec();
+    let sha = format!("{:x}", Sha256::digest(&bytes));
+    let hostile = rusqlite::Connection::open(dir.path().join("catalog.sqlite")).unwrap();
+    for len in [12, 16, 24, 64] {
+        hostile
+            .execute(
+                "INSERT INTO artifacts (id, sha256, name, mime, size, server, tool, call_id, session_id, created_at_ms, last_used_at_ms, persistence)
+                 VALUES (?1, ?2, 'x', 'image/png', 1, 'demo', 't', 'c', 's', 1, 1, 'session')",
+                rusqlite::params![format!("demo_{}", &sha[..len]), "0".repeat(64)],
+            )
+            .unwrap();
+    }
+    let err = store.put(new_artifact("chart.png", "demo", 1_000), &bytes[..]).unwrap_err();
+    assert!(matches!(&err, StoreError::Corrupt { reason, .. } if reason.contains("catalog.sqlite")), "{err}");
+    // The store still works for other bytes.
+    store.put(new_artifact("other.png", "demo", 1_000), &b"other bytes"[..]).unwrap();
+}
