@@ -79,7 +79,7 @@ async fn reading_stores_text_and_blobs_byte_for_byte() {
         ("demo://chart.png", "chart.png", "image/png"),
         ("demo://sample.pdf", "sample.pdf", "application/pdf"),
         // A template filled in: its last segment names the file, with its MIME type's extension.
-        ("demo://chart/3,1,4,1,5", "3,1,4,1,5.png", "image/png"),
+        ("demo://chart/3,1,4,1,5", "chart-3,1,4,1,5.png", "image/png"),
     ];
     let mut ids = Vec::new();
     for (uri, name, mime) in cases {
