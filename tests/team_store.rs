@@ -325,7 +325,12 @@ fn two_members_writing_while_retention_runs_lose_nothing_acknowledged() {
         let dir = root.path().join(name);
         std::fs::create_dir_all(&dir).unwrap();
         let mut command = Command::new(std::env::current_exe().unwrap());
-        command.args(["team_race_child", "--exact", "--ignored", "--nocapture", "--test-threads=1"]);
+        // The child test by its full name in this binary (`team_store::team_race_child` in e2e).
+        let child = match module_path!().split_once("::") {
+            Some((_, module)) => format!("{module}::team_race_child"),
+            None => "team_race_child".to_owned(),
+        };
+        command.args([child.as_str(), "--exact", "--ignored", "--nocapture", "--test-threads=1"]);
         for (k, v) in member_env() {
             command.env(k, v);
         }
