@@ -74,6 +74,9 @@ pub fn parse_media_type(declared: &str) -> Result<String, MediaTypeError> {
     loop {
         skip_ows(text, &mut at);
         match text.get(at) {
+            // Canonical form adds a space after each `;`: what is kept is bounded too, so it
+            // parses again to itself.
+            None if out.len() > MAX_MEDIA_TYPE_LEN => return Err(MediaTypeError::TooLong(out.len())),
             None => return Ok(out),
             Some(b';') => at += 1,
             Some(_) => return Err(MediaTypeError::BadParameter),
@@ -194,6 +197,10 @@ mod tests {
     #[test]
     fn refusals() {
         let long = format!("image/{}", "x".repeat(10 * 1024));
+        // Within the bound as declared, past it once canonical (a space after each `;`).
+        let packed = format!("a/b{}", ";p=1".repeat(63));
+        assert!(packed.len() <= MAX_MEDIA_TYPE_LEN);
+        assert!(matches!(parse_media_type(&packed), Err(MediaTypeError::TooLong(n)) if n > MAX_MEDIA_TYPE_LEN), "{:?}", parse_media_type(&packed));
         for (declared, error) in [
             ("", MediaTypeError::Empty),
             (" \t ", MediaTypeError::Empty),

@@ -220,12 +220,6 @@ impl From<mcp_canvas_store::StoreError> for HostError {
     }
 }
 
-impl From<mcp_canvas_sampling::SamplingError> for HostError {
-    fn from(e: mcp_canvas_sampling::SamplingError) -> Self {
-        Self::Bug(e.to_string())
-    }
-}
-
 /// The kind of a server connection's failure.
 pub fn client_kind(e: &mcp_canvas_client::ClientError) -> ErrorKind {
     use mcp_canvas_client::{ClientError as C, RequestCause};

@@ -212,7 +212,7 @@ impl Host {
         let settings = self.settings();
         let limits = &settings.artifacts;
         let cutoff = now - i64::from(limits.session_retention_days) * 86_400_000;
-        let store_error = |source| HostError::Store { server: "-".into(), tool: "-".into(), source };
+        let store_error = |source| HostError::Storage { context: "tidying the artifact store".into(), source };
         self.store.clear_sessions_before(cutoff, &self.session_id).map_err(store_error)?;
         self.store.enforce(&crate::housekeeping::limits(&settings), now).map_err(store_error)?;
         self.store.gc().map_err(store_error)?;

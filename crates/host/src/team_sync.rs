@@ -122,7 +122,7 @@ impl Host {
             Some(sync) => Ok(sync.team().open(id, Host::now_ms()).await?),
             None => {
                 let (store, id) = (self.store().clone(), id.to_owned());
-                tokio::task::spawn_blocking(move || store.get(&id)).await?.map_err(|source| HostError::Store { server: "-".into(), tool: "-".into(), source })
+                tokio::task::spawn_blocking(move || store.get(&id)).await?.map_err(|source| HostError::Storage { context: "the artifact store".into(), source })
             }
         }
     }

@@ -287,13 +287,18 @@ impl ServerHandler for ProxyServer {
                 // that does not answer quickly delays nothing much.
                 let _ = tokio::time::timeout(SHOW_TIMEOUT, self.state.app.show(&detail.call, detail.app.as_ref())).await;
                 // The server's own resource links are read from that server.
-                let mut owners = self.state.resource_owners.lock().unwrap();
-                for link in mcp_canvas_wire::offers::resource_links(&detail.call.outcome) {
-                    owners.entry(link.uri).or_insert_with(|| server.to_owned());
+                {
+                    let mut owners = self.state.resource_owners.lock().unwrap();
+                    for link in mcp_canvas_wire::offers::resource_links(&detail.call.outcome) {
+                        owners.entry(link.uri).or_insert_with(|| server.to_owned());
+                    }
                 }
-                drop(owners);
                 let has_output_schema = definition.output_schema.is_some();
-                let mut result = shape::upstream_result(&detail, has_output_schema, limits, self.state.host.store());
+                // Reading the images it inlines is file I/O: off this (single) async worker.
+                let (shaped, store) = (detail.clone(), self.state.host.store().clone());
+                let mut result = tokio::task::spawn_blocking(move || shape::upstream_result(&shaped, has_output_schema, limits, &store))
+                    .await
+                    .map_err(|e| ErrorData::internal_error(format!("MCP Canvas failed while shaping the result of `{server}`/`{tool}` (a bug): {e}"), None))?;
                 // Beside the content, never in it: the view's capability and the call's files.
                 let own_view = viewer::has_own_view(definition);
                 if let Some(viewer) = self.viewer_for(&context).filter(|_| !own_view && self.state.policy.viewer(server, tool)) {
@@ -359,7 +364,12 @@ impl ServerHandler for ProxyServer {
             return serde_json::from_value(viewer::resource_contents(viewer)).map(ReadResourceResponse::Complete).map_err(|e| ErrorData::internal_error(e.to_string(), None));
         }
         if let Some(id) = shape::artifact_id(uri) {
-            return read_artifact(&self.state, uri, id).map(ReadResourceResponse::Complete);
+            // The catalog and the whole blob are read off this (single) async worker.
+            let (store, uri, id) = (self.state.host.store().clone(), uri.to_owned(), id.to_owned());
+            return tokio::task::spawn_blocking(move || read_artifact(&store, &uri, &id))
+                .await
+                .map_err(|e| ErrorData::internal_error(format!("MCP Canvas failed while reading an artifact (a bug): {e}"), None))?
+                .map(ReadResourceResponse::Complete);
         }
         let owner = self.state.resource_owners.lock().unwrap().get(uri).cloned().or_else(|| {
             // A URI made from a template: the server whose template's literal start is longest.
@@ -404,8 +414,7 @@ impl ServerHandler for ProxyServer {
 }
 
 /// A stored artifact as a resource: text for text types, else a blob.
-fn read_artifact(state: &ProxyState, uri: &str, id: &str) -> Result<ReadResourceResult, ErrorData> {
-    let store = state.host.store();
+fn read_artifact(store: &mcp_canvas_store::ArtifactStore, uri: &str, id: &str) -> Result<ReadResourceResult, ErrorData> {
     let record = store.get(id).map_err(|e| ErrorData::resource_not_found(format!("artifact `{id}` is not in the MCP Canvas store (deleted, or never stored): {e}"), None))?;
     let bytes = std::fs::read(store.blob_path(&record.sha256))
         .map_err(|e| ErrorData::resource_not_found(format!("artifact `{id}` is catalogued but its bytes are gone ({e}); `mcp-canvas-cli artifacts verify` reports such entries"), None))?;

@@ -56,6 +56,9 @@ pub struct LineTransport<R, W> {
     /// far, and where the runs of `tools/call` answers wait.
     spill: Option<(Arc<ArtifactStore>, SpillTable)>,
     spilling: Option<Scanner>,
+    /// The id of the line being spilled, looked for beside the spill until found: if its runs
+    /// cannot be stored, its request is still answered at once.
+    spill_scan: IdScanner,
     line_len: usize,
     /// Why the line being skipped is skipped, when it is not its size.
     skip_reason: Option<String>,
@@ -68,7 +71,7 @@ where
 {
     /// A transport over `read`/`write`, accepting lines up to `max_line` bytes; `complain` hears what could not be read.
     pub fn new(read: R, write: W, max_line: usize, complain: Complaint) -> Self {
-        Self { read, write: Arc::new(tokio::sync::Mutex::new(Some(write))), max_line, line: Vec::new(), oversized: None, complain, spill: None, spilling: None, line_len: 0, skip_reason: None }
+        Self { read, write: Arc::new(tokio::sync::Mutex::new(Some(write))), max_line, line: Vec::new(), oversized: None, complain, spill: None, spilling: None, spill_scan: IdScanner::default(), line_len: 0, skip_reason: None }
     }
 
     /// Reads each line through a [`Scanner`] into `spill`; runs of `tools/call` answers wait in `table`.
@@ -95,13 +98,18 @@ where
                 scanner.feed(chunk);
             } else if self.line_len + chunk.len() > self.max_line {
                 self.oversized = Some(skipped(self.spilling.take(), std::mem::take(&mut self.line), chunk));
+                self.spill_scan = IdScanner::default();
                 (self.line_len, self.skip_reason) = (0, None);
             } else if let Some((spill, _)) = &self.spill {
                 self.line_len += chunk.len();
                 let spilling = self.spilling.get_or_insert_with(|| Scanner::new(spill.clone()));
+                if !self.spill_scan.settled() {
+                    self.spill_scan.feed(chunk);
+                }
                 if let Err(e) = spilling.feed(chunk) {
                     // The store cannot take the runs: this line cannot be read.
                     self.oversized = Some(skipped(self.spilling.take(), std::mem::take(&mut self.line), chunk));
+                    self.spill_scan = IdScanner::default();
                     (self.line_len, self.skip_reason) = (0, Some(format!("its large parts could not be stored ({e})")));
                 }
             } else {
@@ -128,8 +136,9 @@ where
                 return self.unreadable(&scan, ErrorCode::PARSE_ERROR, problem);
             }
             Err(Unsettled::Unrestorable(e)) => {
-                (self.complain)(&format!("MCP Canvas skipped a message from the server: its large parts could not be read back ({e})"));
-                return None;
+                let mut scan = IdScanner::default();
+                scan.feed(line);
+                return self.unreadable(&scan, ErrorCode::INTERNAL_ERROR, format!("its large parts could not be read back ({e})"));
             }
         };
         match serde_json::from_value::<RxJsonRpcMessage<RoleClient>>(value) {
@@ -216,14 +225,18 @@ where
             self.line_len = 0;
             let (line, runs) = match self.spilling.take() {
                 None => (std::mem::take(&mut self.line), None),
-                Some(spilling) => match spilling.finish() {
-                    // Most lines have no run long enough: they are read as they are.
-                    Ok((line, spills)) => (line, (!spills.is_empty()).then_some(spills)),
-                    Err(e) => {
-                        (self.complain)(&format!("MCP Canvas skipped a line from the server: its large parts could not be stored ({e})"));
-                        continue;
+                Some(spilling) => {
+                    let scan = std::mem::take(&mut self.spill_scan);
+                    match spilling.finish() {
+                        // Most lines have no run long enough: they are read as they are.
+                        Ok((line, spills)) => (line, (!spills.is_empty()).then_some(spills)),
+                        // Its request (when it is an answer or a request) is answered at once.
+                        Err(e) => match self.unreadable(&scan, ErrorCode::INTERNAL_ERROR, format!("its large parts could not be stored ({e})")) {
+                            Some(message) => return Some(message),
+                            None => continue,
+                        },
                     }
-                },
+                }
             };
             if let Some(runs) = runs {
                 match self.spilled_message(&line, runs) {
@@ -319,6 +332,13 @@ pub struct IdScanner {
 }
 
 const CAPTURE: usize = 256;
+
+impl IdScanner {
+    /// Whether what `unreadable` needs is known: the id, and whether it is a request or an answer.
+    fn settled(&self) -> bool {
+        self.id.is_some() && (self.method.is_some() || self.answer)
+    }
+}
 
 impl IdScanner {
     /// Scans more bytes of the message.

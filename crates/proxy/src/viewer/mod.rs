@@ -35,7 +35,7 @@ use sha2::{Digest as _, Sha256};
 pub const VIEW_URI: &str = "ui://mcp-canvas/files";
 /// The MIME type of an MCP App view, and the extension an AI host declares when it renders views
 /// (the host crate's, which our own client advertises).
-pub use mcp_canvas_client::handler::{APPS_EXTENSION as UI_EXTENSION, APPS_MIME as VIEW_MIME};
+use mcp_canvas_client::handler::{APPS_EXTENSION as UI_EXTENSION, APPS_MIME as VIEW_MIME};
 /// Where in a result's `_meta` the view finds its capability and files.
 pub const META_KEY: &str = "io.github.mcp-canvas/view";
 /// How many calls' capabilities are kept (the oldest are forgotten; their views say so).
