@@ -4,7 +4,7 @@
 //! from the proxy's app-only tools; `demo__make_report` shows the sanitized report first, the
 //! chart and the table one click away. The same PDF called from the demo directly opens in the
 //! canvas's own PDF viewer: the two times from the click to page 1 on screen are printed side by
-//! side (the benchmark line in the README).
+//! side (the benchmark line in docs/performance.md).
 //!
 //! Ignored by plain `cargo test` (needs a display and tauri-driver); `scripts/test.sh` runs it
 //! under `xvfb-run`.

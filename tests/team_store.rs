@@ -4,7 +4,7 @@
 //!
 //! moto does not verify checksums (it echoes them), does not check signatures, and keeps its
 //! state in memory (a restart loses the bucket); what the code does that moto cannot prove is
-//! said in the README (Team store) and checked against the protocol where it can be: create-only
+//! said in docs/team-store.md and checked against the protocol where it can be: create-only
 //! writes (moto enforces `If-None-Match: *`), the staging-and-copy of multipart uploads.
 
 use std::{
