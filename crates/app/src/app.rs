@@ -218,7 +218,9 @@ impl App {
             let canvas = self.canvas();
             // Session and ephemeral dashboards end with the session; pinned ones come back.
             self.dashboards.session_ended(host, &canvas);
-            self.dashboards.flush_pinned();
+            if let Err(e) = self.dashboards.flush_pinned() {
+                eprintln!("mcp-canvas: {e}; the pinned dashboards of this run are not saved");
+            }
             layout::save(host, &canvas.layout());
         }
     }

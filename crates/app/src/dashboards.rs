@@ -287,24 +287,31 @@ impl Dashboards {
         let pinned: Vec<PinnedDashboard> = canvas.pinned_dashboards().into_iter().map(strip_secrets).collect();
         {
             let mut saved = lock(&self.saved);
-            if *saved == pinned {
+            // Unchanged, and written (a list whose write failed is still unwritten: tried again).
+            if *saved == pinned && lock(&self.unwritten).is_none() {
                 return;
             }
             *saved = pinned.clone();
         }
         *lock(&self.unwritten) = Some(pinned);
         let (path, writing, unwritten) = (path.clone(), self.writing.clone(), self.unwritten.clone());
-        let write = move || write_unwritten(&path, &writing, &unwritten);
+        let write = move || {
+            if let Err(e) = write_unwritten(&path, &writing, &unwritten) {
+                eprintln!("mcp-canvas: {e} (tried again at the next change or at exit)");
+            }
+        };
         match tokio::runtime::Handle::try_current() {
             Ok(runtime) => drop(runtime.spawn_blocking(write)),
             Err(_) => drop(std::thread::spawn(write)),
         }
     }
 
-    /// Writes what is not written yet now, on this thread (the app is exiting).
-    pub fn flush_pinned(&self) {
-        if let Some(path) = &self.pinned_path {
-            write_unwritten(path, &self.writing, &self.unwritten);
+    /// Writes what is not written yet now, on this thread (the app is exiting). A list whose write
+    /// failed is kept as unwritten, so a later flush tries it again.
+    pub fn flush_pinned(&self) -> Result<(), String> {
+        match &self.pinned_path {
+            Some(path) => write_unwritten(path, &self.writing, &self.unwritten),
+            None => Ok(()),
         }
     }
 
@@ -374,23 +381,32 @@ fn read_pinned(path: &Path) -> Result<Vec<PinnedDashboard>, String> {
 }
 
 /// Writes the latest unwritten list, if any is left: one writer at a time, each taking the
-/// latest, so the file ends with the last list whatever order the writers run in.
-fn write_unwritten(path: &Path, writing: &Mutex<()>, unwritten: &Mutex<Option<Vec<PinnedDashboard>>>) {
+/// latest, so the file ends with the last list whatever order the writers run in. A list that
+/// could not be written is put back as unwritten (unless a newer one is waiting), so the next
+/// writer tries it again.
+fn write_unwritten(path: &Path, writing: &Mutex<()>, unwritten: &Mutex<Option<Vec<PinnedDashboard>>>) -> Result<(), String> {
     let _one = lock(writing);
-    let Some(pinned) = lock(unwritten).take() else { return };
-    if let Err(e) = write_pinned(path, &pinned) {
-        eprintln!("mcp-canvas: cannot save pinned dashboards to {}: {e}", path.display());
-    }
+    let Some(pinned) = lock(unwritten).take() else { return Ok(()) };
+    write_pinned(path, &pinned).map_err(|e| {
+        lock(unwritten).get_or_insert(pinned);
+        format!("cannot save pinned dashboards to {}: {e}", path.display())
+    })
 }
 
 fn write_pinned(path: &Path, pinned: &[PinnedDashboard]) -> std::io::Result<()> {
     use std::io::Write as _;
     let text = serde_json::to_string_pretty(&PinnedFile { pinned: pinned.to_vec() }).expect("pinned dashboards serialize");
     let tmp = path.with_file_name(format!(".{PINNED_FILE}.{}.tmp", std::process::id()));
-    let mut file = std::fs::File::create(&tmp)?;
-    file.write_all(text.as_bytes())?;
-    file.sync_all()?;
-    std::fs::rename(&tmp, path)
+    let written = (|| {
+        let mut file = std::fs::File::create(&tmp)?;
+        file.write_all(text.as_bytes())?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
 }
 
 #[cfg(test)]
@@ -443,7 +459,7 @@ mod tests {
         let mut canvas = Canvas::new();
         let pinned = PinnedDashboard { dashboard_id: "p".into(), url: "http://127.0.0.1:8765/dashboard?token=s3cret".into(), title: Some("P".into()) };
         first_run.change(None, &mut canvas, "test", |c| c.restore_pinned(&[pinned]));
-        first_run.flush_pinned();
+        first_run.flush_pinned().unwrap();
         let text = std::fs::read_to_string(dir.join(PINNED_FILE)).unwrap();
         assert!(text.contains("\"dashboard_id\": \"p\"") && !text.contains("s3cret"), "{text}");
 
@@ -456,10 +472,44 @@ mod tests {
         // Closed by the user: gone from the file, not restored again.
         let tab = canvas.panes()[0].tabs[0].id;
         second_run.change(None, &mut canvas, "test", |c| c.close_tab(tab)).unwrap();
-        second_run.flush_pinned();
+        second_run.flush_pinned().unwrap();
         let mut canvas = Canvas::new();
         at(&dir).restore(None, &mut canvas);
         assert_eq!(canvas.tab_count(), 0);
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn a_list_that_could_not_be_written_is_written_by_the_next_flush() {
+        let dir = tempfile_dir().join("unwritable");
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(PINNED_FILE);
+        // The file's path is a directory: the write (a rename onto it) fails.
+        std::fs::create_dir_all(path.join("in-the-way")).unwrap();
+        let dashboards = Dashboards {
+            allowlist: Arc::new(RwLock::new(Allowlist::default())),
+            settings_path: Some(dir.join("settings.toml")),
+            pinned_path: Some(path.clone()),
+            saved: Mutex::new(Vec::new()),
+            unwritten: Arc::default(),
+            writing: Arc::default(),
+            servers: Mutex::new(HashMap::new()),
+        };
+        let mut canvas = Canvas::new();
+        let pinned = PinnedDashboard { dashboard_id: "p".into(), url: "http://127.0.0.1:8765/dashboard".into(), title: Some("P".into()) };
+        dashboards.change(None, &mut canvas, "test", |c| c.restore_pinned(&[pinned]));
+        // Whether the background write ran first or not, the list is still unwritten.
+        let error = dashboards.flush_pinned().unwrap_err();
+        assert!(error.contains(PINNED_FILE), "{error}");
+        {
+            // No writer is between taking the list and putting it back meanwhile.
+            let _one = lock(&dashboards.writing);
+            assert!(lock(&dashboards.unwritten).is_some(), "the failed list is kept for the next try");
+        }
+        std::fs::remove_dir_all(&path).unwrap();
+        dashboards.flush_pinned().unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains("\"dashboard_id\": \"p\""), "{text}");
         let _ = std::fs::remove_dir_all(dir);
     }
 

@@ -50,6 +50,9 @@ pub struct ResourceWatchEvent {
     pub reads: u32,
     /// Why, for `failed` and `ended`.
     pub detail: Option<String>,
+    /// For `updated`: the id of the re-read, the call the tabs it now shows were opened (or
+    /// shown again) by (`CanvasTab::opened_by`), so the window knows them exactly.
+    pub read_id: Option<String>,
 }
 
 impl App {
@@ -112,17 +115,17 @@ impl App {
                 }
                 let Some(app) = app.upgrade() else { return };
                 reads += 1;
-                let (state, detail) = match app.read_and_show(server.clone(), uri.clone(), true).await {
-                    Ok(_) => ("updated", None),
-                    Err(e) => ("failed", Some(e.message)),
+                let (state, detail, read_id) = match app.read_and_show(server.clone(), uri.clone(), true).await {
+                    Ok(read) => ("updated", None, Some(read.read_id)),
+                    Err(e) => ("failed", Some(e.message), None),
                 };
-                app.window.emit_or_log(AppEvent::ResourceWatch(ResourceWatchEvent { server: server.clone(), uri: uri.clone(), state: state.to_owned(), reads, detail }));
+                app.window.emit_or_log(AppEvent::ResourceWatch(ResourceWatchEvent { server: server.clone(), uri: uri.clone(), state: state.to_owned(), reads, detail, read_id }));
                 drop(app);
                 tokio::time::sleep(WATCH_MIN_INTERVAL).await;
             };
             if let Some(app) = app.upgrade() {
                 app.watches.tasks.lock().unwrap().remove(&(server.clone(), uri.clone()));
-                app.window.emit_or_log(AppEvent::ResourceWatch(ResourceWatchEvent { server, uri, state: "ended".to_owned(), reads, detail }));
+                app.window.emit_or_log(AppEvent::ResourceWatch(ResourceWatchEvent { server, uri, state: "ended".to_owned(), reads, detail, read_id: None }));
             }
         });
         // Another request may have started the same watch while this one subscribed: one wins.

@@ -207,7 +207,7 @@ impl Host {
         };
         // SQLite may wait for another process's write lock: never on the caller's thread (a
         // window command, an async worker).
-        crate::audit::in_background(self.store().clone(), record);
+        crate::audit::in_background(self, record);
     }
 
     /// The tools of `server` that declare a view or a visibility, with what they declare.

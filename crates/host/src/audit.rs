@@ -46,7 +46,7 @@ pub fn audit_dashboard(host: &Host, event: &DashboardEvent<'_>) -> Result<(), mc
 /// [`audit_dashboard`] without waiting: the row is written on a blocking thread (a failure is
 /// logged).
 pub fn audit_dashboard_in_background(host: &Host, event: &DashboardEvent<'_>) {
-    in_background(host.store().clone(), dashboard_record(host, event));
+    in_background(host, dashboard_record(host, event));
 }
 
 fn dashboard_record(host: &Host, event: &DashboardEvent<'_>) -> mcp_canvas_store::AuditRecord {
@@ -90,18 +90,11 @@ pub(crate) async fn write(store: Arc<ArtifactStore>, record: AuditRecord) {
     }
 }
 
-/// Writes `record` without waiting for it: on the blocking pool inside a runtime, else on a thread
-/// of its own (the window's thread has no runtime). A failure is logged.
-pub(crate) fn in_background(store: Arc<ArtifactStore>, record: AuditRecord) {
-    let write = move || {
-        if let Err(e) = store.audit(&record) {
-            tracing::warn!("writing the audit log failed: {e}");
-        }
-    };
-    match tokio::runtime::Handle::try_current() {
-        Ok(runtime) => drop(runtime.spawn_blocking(write)),
-        Err(_) => drop(std::thread::spawn(write)),
-    }
+/// Writes `record` without waiting for it: queued for the host's one background audit writer
+/// (in order, from any thread, runtime or not); `Host::shutdown` waits for what is queued. A
+/// failure is logged.
+pub(crate) fn in_background(host: &Host, record: AuditRecord) {
+    host.housekeeping.background_audit().push(record);
 }
 
 

@@ -22,6 +22,8 @@ pub(crate) struct Housekeeping {
     worker: Mutex<Option<tokio::task::JoinHandle<()>>>,
     /// Uploads to the team store, when `[store] backend = "team"`.
     team: Option<Arc<crate::team_sync::TeamSync>>,
+    /// Audit rows written without waiting (dashboards, apps), by one writer in order.
+    background_audit: BackgroundAudit,
 }
 
 #[derive(Default)]
@@ -34,7 +36,8 @@ struct State {
 
 impl Housekeeping {
     pub fn new(store: Arc<ArtifactStore>, settings: Arc<RwLock<Arc<Settings>>>) -> Self {
-        Self { store, settings, state: Arc::default(), worker: Mutex::new(None), team: None }
+        let background_audit = BackgroundAudit::new(store.clone());
+        Self { store, settings, state: Arc::default(), worker: Mutex::new(None), team: None, background_audit }
     }
 
     /// Also drains the team outbox after each store.
@@ -45,6 +48,11 @@ impl Housekeeping {
 
     pub fn team(&self) -> Option<&Arc<crate::team_sync::TeamSync>> {
         self.team.as_ref()
+    }
+
+    /// The writer of audit rows nobody waits for ([`crate::audit::in_background`]).
+    pub fn background_audit(&self) -> &BackgroundAudit {
+        &self.background_audit
     }
 
     /// Artifacts were stored: apply the limits soon, in the background. At most one worker runs;
@@ -79,13 +87,14 @@ impl Housekeeping {
         }
     }
 
-    /// Waits until no worker runs (and the team drain, at most
-    /// [`crate::team_sync::SHUTDOWN_WAIT`]).
+    /// Waits until no worker runs and the background audit rows queued so far are written (and
+    /// the team drain, at most [`crate::team_sync::SHUTDOWN_WAIT`]).
     pub async fn flush(&self) {
         let worker = self.worker.lock().unwrap().take();
         if let Some(worker) = worker {
             let _ = worker.await;
         }
+        self.background_audit.flush().await;
         if let Some(team) = &self.team {
             team.flush(crate::team_sync::SHUTDOWN_WAIT).await;
         }
@@ -153,14 +162,7 @@ impl AuditRows {
         let write = move |rows: Vec<mcp_canvas_store::AuditRecord>| {
             #[cfg(test)]
             batches.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            if store.audit_all(&rows).is_err() {
-                // The batch was rolled back: each row on its own, so one bad row loses only itself.
-                for row in &rows {
-                    if let Err(e) = store.audit(row) {
-                        tracing::warn!("writing the audit row of call {} failed: {e}", row.call_id);
-                    }
-                }
-            }
+            write_rows(&store, &rows);
         };
         match tokio::runtime::Handle::try_current() {
             Ok(runtime) => {
@@ -203,6 +205,157 @@ impl AuditRows {
                 None => tokio::task::yield_now().await,
             }
         }
+    }
+}
+
+/// Writes `rows` in one transaction; should that fail (it was rolled back), each row on its own,
+/// so one bad row loses only itself.
+fn write_rows(store: &ArtifactStore, rows: &[mcp_canvas_store::AuditRecord]) {
+    if store.audit_all(rows).is_err() {
+        for row in rows {
+            if let Err(e) = store.audit(row) {
+                tracing::warn!("writing the audit row of call {} failed: {e}", row.call_id);
+            }
+        }
+    }
+}
+
+/// Audit rows nobody waits for (dashboard events from the window's thread, apps' actions): sent
+/// over a channel to one writer thread, which writes them in the order they were sent (the rows
+/// that came meanwhile in one transaction). Callable from any thread, with or without a runtime.
+/// [`BackgroundAudit::flush`] waits until the rows sent before it are written
+/// (`Host::shutdown`, through [`Housekeeping::flush`]). The thread starts with the first row and
+/// ends when this is dropped, after writing what it was sent.
+pub(crate) struct BackgroundAudit {
+    store: Arc<ArtifactStore>,
+    sender: Mutex<Option<std::sync::mpsc::Sender<AuditJob>>>,
+}
+
+enum AuditJob {
+    Row(mcp_canvas_store::AuditRecord),
+    /// Answered once the rows sent before it are written.
+    Flush(tokio::sync::oneshot::Sender<()>),
+}
+
+impl BackgroundAudit {
+    pub fn new(store: Arc<ArtifactStore>) -> Self {
+        Self { store, sender: Mutex::new(None) }
+    }
+
+    /// Queues `record` for the writer; never waits for SQLite.
+    pub fn push(&self, record: mcp_canvas_store::AuditRecord) {
+        let mut sender = self.sender.lock().unwrap();
+        let mut job = AuditJob::Row(record);
+        if let Some(tx) = sender.as_ref() {
+            match tx.send(job) {
+                Ok(()) => return,
+                // The writer is gone (it panicked): a new one takes over.
+                Err(std::sync::mpsc::SendError(back)) => job = back,
+            }
+        }
+        let tx = self.start_writer();
+        let _ = tx.send(job);
+        *sender = Some(tx);
+    }
+
+    fn start_writer(&self) -> std::sync::mpsc::Sender<AuditJob> {
+        let (tx, rx) = std::sync::mpsc::channel::<AuditJob>();
+        let store = self.store.clone();
+        let run = move || {
+            while let Ok(first) = rx.recv() {
+                let (mut rows, mut flushes) = (Vec::new(), Vec::new());
+                let mut job = Some(first);
+                while let Some(next) = job.take() {
+                    match next {
+                        AuditJob::Row(row) => rows.push(row),
+                        AuditJob::Flush(done) => flushes.push(done),
+                    }
+                    job = rx.try_recv().ok();
+                }
+                if !rows.is_empty() {
+                    write_rows(&store, &rows);
+                }
+                for done in flushes {
+                    let _ = done.send(());
+                }
+            }
+        };
+        if let Err(e) = std::thread::Builder::new().name("audit-writer".into()).spawn(run) {
+            tracing::error!("cannot start the audit writer: {e}; background audit rows are lost");
+        }
+        tx
+    }
+
+    /// Waits until every row queued before this call is written.
+    pub async fn flush(&self) {
+        let (done, written) = tokio::sync::oneshot::channel();
+        let sent = self.sender.lock().unwrap().as_ref().is_some_and(|tx| tx.send(AuditJob::Flush(done)).is_ok());
+        if sent {
+            let _ = written.await;
+        }
+    }
+}
+
+#[cfg(test)]
+mod background_audit {
+    use super::*;
+
+    fn record(n: usize) -> mcp_canvas_store::AuditRecord {
+        mcp_canvas_store::AuditRecord {
+            call_id: format!("row-{n}"),
+            session_id: "s".into(),
+            server: "mcp-canvas".into(),
+            tool: "dashboard:open".into(),
+            arguments: serde_json::json!({}),
+            identity: None,
+            started_ms: 0,
+            duration_ms: 0,
+            outcome: "ok".into(),
+            detail: None,
+            artifact_ids: Vec::new(),
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn rows_sent_from_a_thread_without_a_runtime_are_all_written_in_order_by_flush() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Arc::new(ArtifactStore::open(dir.path()).unwrap());
+        let housekeeping = Arc::new(Housekeeping::new(store.clone(), Arc::new(RwLock::new(Arc::new(Settings::default())))));
+        let sender = housekeeping.clone();
+        // The window's thread: no runtime.
+        std::thread::spawn(move || {
+            assert!(tokio::runtime::Handle::try_current().is_err());
+            for n in 0..300 {
+                sender.background_audit().push(record(n));
+            }
+        })
+        .join()
+        .unwrap();
+        // What `Host::shutdown` waits for.
+        housekeeping.flush().await;
+        let log = store.audit_log(1000).unwrap();
+        assert_eq!(log.len(), 300, "every row is written");
+        // Newest first: the rows were written in the order they were sent (same timestamps, so
+        // the log's order is the insertion order).
+        let ids: Vec<String> = log.iter().rev().map(|r| r.call_id.clone()).collect();
+        let sent: Vec<String> = (0..300).map(|n| format!("row-{n}")).collect();
+        assert_eq!(ids, sent);
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn flush_with_nothing_sent_returns_and_rows_after_a_flush_are_written_by_the_next() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Arc::new(ArtifactStore::open(dir.path()).unwrap());
+        let audit = BackgroundAudit::new(store.clone());
+        audit.flush().await;
+        audit.push(record(0));
+        audit.flush().await;
+        assert_eq!(store.audit_log(10).unwrap().len(), 1);
+        audit.push(record(1));
+        audit.push(record(2));
+        audit.flush().await;
+        let log = store.audit_log(10).unwrap();
+        assert_eq!(log.iter().map(|r| r.call_id.as_str()).collect::<Vec<_>>(), ["row-2", "row-1", "row-0"]);
     }
 }
 

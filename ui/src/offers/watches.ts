@@ -28,55 +28,42 @@ export function setWatch(server: string, uri: string, state: WatchState | null) 
   publish(state === null ? rest : { ...rest, [key(server, uri)]: state });
 }
 
-/** What the reads of a watched resource put on the canvas: their ids (a tab's `opened_by` call),
- * their artifacts' ids and file names. */
+/** What the reads of a watched resource put on the canvas: their ids (a tab's `opened_by` call)
+ * and the ids of the artifacts the window's own reads showed. */
 interface Shown {
   reads: Set<string>;
   artifacts: Set<string>;
-  names: Set<string>;
 }
+const emptyShown = (): Shown => ({ reads: new Set(), artifacts: new Set() });
 const shown = new Map<string, Shown>();
 
 /** A read of `read.uri` the window made (its tab is that resource's while it is watched). */
 export function noteRead(read: ResourceRead) {
   const k = key(read.server, read.uri);
   if (watches[k] === undefined) return;
-  const seen = shown.get(k) ?? { reads: new Set(), artifacts: new Set(), names: new Set() };
+  const seen = shown.get(k) ?? emptyShown();
   seen.reads.add(read.read_id);
-  for (const artifact of read.artifacts) {
-    seen.artifacts.add(artifact.id);
-    seen.names.add(artifact.name);
-  }
+  for (const artifact of read.artifacts) seen.artifacts.add(artifact.id);
   shown.set(k, seen);
   publish({ ...watches });
 }
 
-/** The namespace of `server`'s artifact ids (`<namespace>_<sha256 prefix>`), as the store makes
- * it (crates/store/src/catalog.rs, `namespace`). */
-export function artifactNamespace(server: string): string {
-  const ns = [...server]
-    .slice(0, 24)
-    .map((c) => (/^[A-Za-z0-9]$/.test(c) ? c.toLowerCase() : "-"))
-    .join("");
-  return ns === "" ? "artifact" : ns;
-}
-
 /**
- * The watch a canvas tab shows, if any: a tab the window's own read of the resource opened, or
- * one the watch's re-reads opened since. A re-read is done in Rust and its event names no read
- * id, so its tab is known by what it shows: a resource read's tab (`read-…` call) of the same
- * server (the artifact id's namespace) with the file name the resource's reads had.
+ * The watch a canvas tab shows, if any: a tab the window's own read of the resource opened (or
+ * shows one of its artifacts), or one a re-read by the watch opened or showed again since (the
+ * `read_id` of its `updated` event is the tab's `opened_by` call).
  */
 export function tabWatch(tab: CanvasTab): { server: string; uri: string } | null {
   if (tab.content.kind !== "artifact") return null;
   const call = tab.opened_by.kind === "call" ? tab.opened_by.call_id : null;
-  const { artifact_id: id, name } = tab.content;
+  const id = tab.content.artifact_id;
   for (const k of Object.keys(watches)) {
     const seen = shown.get(k);
     if (!seen) continue;
-    const [server, uri] = k.split("\n", 2) as [string, string];
-    const mine = (call !== null && seen.reads.has(call)) || seen.artifacts.has(id) || (call?.startsWith("read-") === true && seen.names.has(name) && id.startsWith(`${artifactNamespace(server)}_`));
-    if (mine) return { server, uri };
+    if ((call !== null && seen.reads.has(call)) || seen.artifacts.has(id)) {
+      const [server, uri] = k.split("\n", 2) as [string, string];
+      return { server, uri };
+    }
   }
   return null;
 }
@@ -95,10 +82,14 @@ export function heard(event: ResourceWatchEvent): string | null {
     setWatch(event.server, event.uri, null);
     return `Stopped watching ${event.uri}: ${event.detail ?? "the watch ended"}`;
   }
+  // The re-read's tabs are those its read id opened or showed again.
+  if (event.state === "updated" && event.read_id !== null) {
+    const k = key(event.server, event.uri);
+    const seen = shown.get(k) ?? emptyShown();
+    seen.reads.add(event.read_id);
+    shown.set(k, seen);
+  }
   setWatch(event.server, event.uri, event);
-  // Once the event names the re-read (a `read_id`, see the report to Rust), its tab is known exactly.
-  const readId = (event as ResourceWatchEvent & { read_id?: string | null }).read_id;
-  if (event.state === "updated" && typeof readId === "string") shown.get(key(event.server, event.uri))?.reads.add(readId);
   return null;
 }
 

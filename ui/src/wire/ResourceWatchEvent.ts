@@ -24,4 +24,9 @@ reads: number,
 /**
  * Why, for `failed` and `ended`.
  */
-detail: string | null, };
+detail: string | null, 
+/**
+ * For `updated`: the id of the re-read, the call the tabs it now shows were opened (or
+ * shown again) by (`CanvasTab::opened_by`), so the window knows them exactly.
+ */
+read_id: string | null, };
