@@ -8,6 +8,8 @@
    it, and none of our crates that bring them or a connection.
 5. Layers: no crate depends on one above it (the order below), and the workspace has at most 18
    members, each named in ARCHITECTURE.md's codemap.
+6. No small room for one user: a library crate of under 600 lines that only one other member
+   depends on belongs in that member.
 """
 import json
 import subprocess
@@ -74,6 +76,20 @@ for name, pid in sorted(members.items()):
                 problems.append(f"{name} depends on {dep}, a layer above it")
     elif name != "mcp-canvas-demo":
         problems.append(f"{name} has no place in check-deps.py's LAYERS")
+
+import pathlib
+dependents = {name: set() for name in members}
+for name, pid in members.items():
+    for dep in nodes[pid]["deps"]:
+        dep_name = packages[dep["pkg"]]["name"]
+        if dep_name in dependents and dep_name != name:
+            dependents[dep_name].add(name)
+for name, pid in sorted(members.items()):
+    root = pathlib.Path(packages[pid]["manifest_path"]).parent
+    lines = sum(len(p.read_text(errors="replace").splitlines()) for p in (root / "src").rglob("*.rs")) if (root / "src").is_dir() else 0
+    if len(dependents[name]) == 1 and 0 < lines < 600:
+        (user,) = dependents[name]
+        problems.append(f"{name} ({lines} lines) is used only by {user}: fold it into {user}")
 
 if problems:
     print("dependency invariants violated:\n  " + "\n  ".join(problems), file=sys.stderr)
