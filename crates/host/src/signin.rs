@@ -237,13 +237,9 @@ mod tests {
 
     use crate::{Host, HostOptions};
 
-    /// Reading a server's sign-in state never holds the async worker that asks (the keyring is a
-    /// D-Bus round trip; here the file backend, whose record is a FIFO, so the read blocks until
-    /// someone writes it). On a single-threaded runtime the task that writes the record must run
-    /// while the read waits. Read on the worker, nothing else could run: only the watchdog
-    /// thread would end the wait, with a record that is not JSON, and the view would say so.
-    #[test]
-    fn the_sign_in_state_is_read_while_the_async_worker_runs_other_tasks() {
+    /// A host with one HTTP server, `notes`, whose sign-in record (file backend) is a FIFO: a
+    /// read of it waits until someone writes it.
+    fn http_server_whose_record_is_a_fifo() -> (tempfile::TempDir, Host, std::path::PathBuf) {
         let dir = tempfile::tempdir().unwrap();
         let servers = serde_json::json!({ "mcpServers": { "notes": { "type": "http", "url": "http://127.0.0.1:9/mcp" } } });
         std::fs::write(dir.path().join("servers.json"), servers.to_string()).unwrap();
@@ -251,6 +247,17 @@ mod tests {
         let record = host.token_store("notes").unwrap().file().to_owned();
         std::fs::create_dir_all(record.parent().unwrap()).unwrap();
         assert!(std::process::Command::new("mkfifo").arg(&record).status().unwrap().success());
+        (dir, host, record)
+    }
+
+    /// Reading a server's sign-in state never holds the async worker that asks (the keyring is a
+    /// D-Bus round trip; here the file backend, whose record is a FIFO, so the read blocks until
+    /// someone writes it). On a single-threaded runtime the task that writes the record must run
+    /// while the read waits. Read on the worker, nothing else could run: only the watchdog
+    /// thread would end the wait, with a record that is not JSON, and the view would say so.
+    #[test]
+    fn the_sign_in_state_is_read_while_the_async_worker_runs_other_tasks() {
+        let (_dir, host, record) = http_server_whose_record_is_a_fifo();
 
         // A read stuck on the worker never ends by itself: after a while, this thread ends it.
         let (finished, watchdog_wait) = mpsc::channel::<()>();
@@ -304,13 +311,7 @@ mod tests {
     /// sign-out waits, reading it, while the file is edited.
     #[test]
     fn a_server_that_stops_being_http_during_a_sign_out_is_an_error() {
-        let dir = tempfile::tempdir().unwrap();
-        let servers = serde_json::json!({ "mcpServers": { "notes": { "type": "http", "url": "http://127.0.0.1:9/mcp" } } });
-        std::fs::write(dir.path().join("servers.json"), servers.to_string()).unwrap();
-        let host = Host::open(HostOptions { data_dir: dir.path().to_owned(), call_timeout: Duration::from_secs(5), session: None }).unwrap().with_token_storage(TokenStorage::File);
-        let record = host.token_store("notes").unwrap().file().to_owned();
-        std::fs::create_dir_all(record.parent().unwrap()).unwrap();
-        assert!(std::process::Command::new("mkfifo").arg(&record).status().unwrap().success());
+        let (dir, host, record) = http_server_whose_record_is_a_fifo();
 
         let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
         let signed_out = runtime.block_on(async {
