@@ -401,6 +401,25 @@ async fn a_large_answer_is_stored_while_it_arrives() {
     host.shutdown().await;
 }
 
+/// A large answer this data dir cannot store (its temp dir gone, as when the disk is full): the
+/// call fails at once with a storage error naming the server and tool — not a timeout, not the
+/// server's fault — and the server stays usable.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_large_answer_the_store_cannot_take_is_a_storage_error_at_once() {
+    let (dir, host) = patient_host(json!({}));
+    let temp = dir.path().join("artifacts/tmp");
+    std::fs::remove_dir_all(&temp).unwrap();
+    let release = dir.path().join("release");
+    std::fs::write(&release, "").unwrap();
+    let err = host.call_tool("faulty", "paused_big", json!({"release": release.display().to_string()})).await.expect_err("the answer cannot be stored");
+    assert_eq!(err.kind(), ErrorKind::Storage, "{err}");
+    let message = err.to_string();
+    assert!(message.contains("`faulty`/`paused_big`") && message.contains("creating"), "{message}");
+    std::fs::create_dir_all(&temp).unwrap();
+    others_still_work(&host).await;
+    host.shutdown().await;
+}
+
 /// structuredContent with a large binary, read through the spill: a front end that passes it on
 /// (`call_tool_detailed`, the proxy) gets it exactly as sent; the artifact is stored either way.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -314,6 +314,12 @@ impl ServerConnection {
         Ok(())
     }
 
+    /// Why the answer to request `id` could not be stored, when that is why it failed (the
+    /// store's error, so the call's failure keeps its kind).
+    pub fn take_spill_failure(&self, id: &RequestId) -> Option<mcp_canvas_store::StoreError> {
+        self.spilled.take_failure(id)
+    }
+
     /// The spilled runs of the answer to `tools/call` request `id` (when the host spills).
     pub fn take_spilled(&self, id: &RequestId) -> Option<mcp_canvas_store::spill::Spills> {
         self.spilled.take(id)

@@ -312,8 +312,12 @@ async fn send_call(connection: &ServerConnection, tool: &str, arguments: JsonObj
                 let arguments = params.arguments.clone().unwrap_or_default();
                 return crate::tasks::v2025::call(connection, tool, &arguments, Refused::Error(&e), control, &clock, &what).await.map(|r| (r, None));
             }
-            // An unreadable answer or a lost connection: the server may be dying and saying why.
-            Ok(Err(e)) => return Err(HostError::from(connection.failed_request(&what, &e).await)),
+            Ok(Err(e)) => match connection.take_spill_failure(&handle.id) {
+                // An answer whose large parts this data dir could not store (a full disk): storage.
+                Some(source) => return Err(HostError::Storage { context: format!("storing the answer of `{server}`/`{tool}`"), source }),
+                // An unreadable answer or a lost connection: the server may be dying and saying why.
+                None => return Err(HostError::from(connection.failed_request(&what, &e).await)),
+            },
             Err(_) => {
                 connection.settle_stderr().await;
                 return Err(HostError::from(connection.request_error_because(&what, "the connection closed before the result arrived".to_owned(), mcp_canvas_client::RequestCause::Lost)));

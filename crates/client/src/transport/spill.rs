@@ -41,6 +41,9 @@ pub struct SpillTable {
     waiting: Arc<Mutex<HashMap<RequestId, Spills>>>,
     /// Ids of `tools/call` requests sent and not yet answered.
     calls: Arc<Mutex<HashSet<RequestId>>>,
+    /// Why the answer to a request could not be stored (its large parts could not be written or
+    /// read back): taken by the call with its error, so the failure keeps its kind (storage).
+    failures: Arc<Mutex<HashMap<RequestId, mcp_canvas_store::StoreError>>>,
 }
 
 impl SpillTable {
@@ -66,6 +69,20 @@ impl SpillTable {
     pub fn forget(&self, id: &RequestId) {
         self.calls.lock().unwrap().remove(id);
         self.waiting.lock().unwrap().remove(id);
+        self.failures.lock().unwrap().remove(id);
+    }
+
+    /// The answer to request `id` could not be stored: `error` says why. Kept only for a call
+    /// still waiting (nobody would take it otherwise).
+    pub(crate) fn failed(&self, id: &RequestId, error: mcp_canvas_store::StoreError) {
+        if self.calls.lock().unwrap().contains(id) {
+            self.failures.lock().unwrap().insert(id.clone(), error);
+        }
+    }
+
+    /// Why the answer to request `id` could not be stored, if that is why it failed.
+    pub fn take_failure(&self, id: &RequestId) -> Option<mcp_canvas_store::StoreError> {
+        self.failures.lock().unwrap().remove(id)
     }
 
     pub(crate) fn call_sent(&self, id: RequestId) {

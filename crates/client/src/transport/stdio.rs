@@ -59,6 +59,8 @@ pub struct LineTransport<R, W> {
     /// The id of the line being spilled, looked for beside the spill until found: if its runs
     /// cannot be stored, its request is still answered at once.
     spill_scan: IdScanner,
+    /// Why the line being skipped could not be stored, when that is why.
+    spill_failure: Option<mcp_canvas_store::StoreError>,
     line_len: usize,
     /// Why the line being skipped is skipped, when it is not its size.
     skip_reason: Option<String>,
@@ -71,7 +73,7 @@ where
 {
     /// A transport over `read`/`write`, accepting lines up to `max_line` bytes; `complain` hears what could not be read.
     pub fn new(read: R, write: W, max_line: usize, complain: Complaint) -> Self {
-        Self { read, write: Arc::new(tokio::sync::Mutex::new(Some(write))), max_line, line: Vec::new(), oversized: None, complain, spill: None, spilling: None, spill_scan: IdScanner::default(), line_len: 0, skip_reason: None }
+        Self { read, write: Arc::new(tokio::sync::Mutex::new(Some(write))), max_line, line: Vec::new(), oversized: None, complain, spill: None, spilling: None, spill_scan: IdScanner::default(), spill_failure: None, line_len: 0, skip_reason: None }
     }
 
     /// Reads each line through a [`Scanner`] into `spill`; runs of `tools/call` answers wait in `table`.
@@ -111,6 +113,7 @@ where
                     self.oversized = Some(skipped(self.spilling.take(), std::mem::take(&mut self.line), chunk));
                     self.spill_scan = IdScanner::default();
                     (self.line_len, self.skip_reason) = (0, Some(format!("its large parts could not be stored ({e})")));
+                    self.spill_failure = Some(e);
                 }
             } else {
                 self.line_len += chunk.len();
@@ -138,7 +141,9 @@ where
             Err(Unsettled::Unrestorable(e)) => {
                 let mut scan = IdScanner::default();
                 scan.feed(line);
-                return self.unreadable(&scan, ErrorCode::INTERNAL_ERROR, format!("its large parts could not be read back ({e})"));
+                let problem = format!("its large parts could not be read back ({e})");
+                self.failed_to_store(&scan, e);
+                return self.unreadable(&scan, ErrorCode::INTERNAL_ERROR, problem);
             }
         };
         match serde_json::from_value::<RxJsonRpcMessage<RoleClient>>(value) {
@@ -152,6 +157,14 @@ where
     }
 
     /// An unreadable line: the error that answers it, when it has an id to answer.
+    /// An answer whose large parts the store could not take: the call waiting for it learns the
+    /// store's error from the table (its kind is storage), beside the error answer it gets.
+    fn failed_to_store(&self, scan: &IdScanner, error: mcp_canvas_store::StoreError) {
+        if let (Some(id), true, Some((_, table))) = (&scan.id, scan.answer, &self.spill) {
+            table.failed(id, error);
+        }
+    }
+
     fn unreadable(&mut self, scan: &IdScanner, code: ErrorCode, problem: String) -> Option<RxJsonRpcMessage<RoleClient>> {
         match (&scan.id, &scan.method) {
             // A response we cannot read: the waiting call gets an error saying so, at once.
@@ -216,6 +229,9 @@ where
                 }
             }
             if let Some(scan) = self.oversized.take() {
+                if let Some(e) = self.spill_failure.take() {
+                    self.failed_to_store(&scan, e);
+                }
                 let problem = self.skip_reason.take().unwrap_or_else(|| format!("the message is larger than the limit of {} bytes (`max_message_bytes` in servers.json)", self.max_line));
                 match self.unreadable(&scan, ErrorCode::PARSE_ERROR, problem) {
                     Some(message) => return Some(message),
@@ -231,10 +247,14 @@ where
                         // Most lines have no run long enough: they are read as they are.
                         Ok((line, spills)) => (line, (!spills.is_empty()).then_some(spills)),
                         // Its request (when it is an answer or a request) is answered at once.
-                        Err(e) => match self.unreadable(&scan, ErrorCode::INTERNAL_ERROR, format!("its large parts could not be stored ({e})")) {
-                            Some(message) => return Some(message),
-                            None => continue,
-                        },
+                        Err(e) => {
+                            let problem = format!("its large parts could not be stored ({e})");
+                            self.failed_to_store(&scan, e);
+                            match self.unreadable(&scan, ErrorCode::INTERNAL_ERROR, problem) {
+                                Some(message) => return Some(message),
+                                None => continue,
+                            }
+                        }
                     }
                 }
             };
@@ -523,7 +543,9 @@ mod tests {
         // A store whose temp dir is gone: no run can be written there (as when its disk is full).
         let (dir, store) = store();
         std::fs::remove_dir_all(dir.path().join("artifacts").join("tmp")).unwrap();
-        let mut transport = LineTransport::new(tokio::io::BufReader::new(read), write, 1 << 20, Arc::new(|_: &str| {})).with_spill(store, SpillTable::default());
+        let table = SpillTable::default();
+        table.call_sent(NumberOrString::Number(4));
+        let mut transport = LineTransport::new(tokio::io::BufReader::new(read), write, 1 << 20, Arc::new(|_: &str| {})).with_spill(store, table.clone());
         let (_server_read, mut server_write) = tokio::io::split(theirs);
         let line = format!("{{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{{\"content\":[{{\"type\":\"text\",\"text\":\"{}\"}}]}}}}\n", big());
         tokio::spawn(async move { server_write.write_all(line.as_bytes()).await.unwrap() });
@@ -531,5 +553,7 @@ mod tests {
         assert_eq!(message["id"], 4, "{message}");
         let text = message["error"]["message"].as_str().unwrap_or_default();
         assert!(text.contains("could not be stored") && text.contains("creating"), "{message}");
+        let failure = table.take_failure(&NumberOrString::Number(4)).expect("the call learns the store's error");
+        assert!(matches!(failure, mcp_canvas_store::StoreError::Io { action: "creating", .. }), "{failure:?}");
     }
 }
