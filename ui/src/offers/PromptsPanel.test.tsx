@@ -12,15 +12,19 @@ const ipc = vi.hoisted(() => ({
   promptRead: vi.fn(),
   completeArgument: vi.fn(),
 }));
-vi.mock("../ipc", () => ({
-  ...ipc,
-  onServerChanged: () => () => {},
-  resourceRead: vi.fn(),
-  restartServer: vi.fn(),
-  signIn: vi.fn(),
-  errorText: (e: unknown) => (typeof e === "object" && e !== null && "message" in e ? String((e as { message: unknown }).message) : String(e)),
-  errorKind: (e: unknown) => (typeof e === "object" && e !== null && "kind" in e ? (e as { kind: string }).kind : "bug"),
-}));
+vi.mock("../ipc", async (importOriginal) => {
+  // The real error readers: they only read a CommandError.
+  const { errorText, errorKind } = await importOriginal<typeof import("../ipc")>();
+  return {
+    ...ipc,
+    errorText,
+    errorKind,
+    onServerChanged: () => () => {},
+    resourceRead: vi.fn(),
+    restartServer: vi.fn(),
+    signIn: vi.fn(),
+  };
+});
 
 const LONG = "Summarizes a whole code review thread, with every reviewer's open questions, the files they touched and what is still blocking the merge, in the reviewer's own words";
 

@@ -15,16 +15,20 @@ const ipc = vi.hoisted(() => ({
   resourceWatch: vi.fn(),
   resourceUnwatch: vi.fn(),
 }));
-vi.mock("../ipc", () => ({
-  ...ipc,
-  onServerChanged: () => () => {},
-  onResourceWatch: () => () => {},
-  completeArgument: vi.fn(),
-  restartServer: vi.fn(),
-  signIn: vi.fn(),
-  errorText: (e: unknown) => (typeof e === "object" && e !== null && "message" in e ? String((e as { message: unknown }).message) : String(e)),
-  errorKind: (e: unknown) => (typeof e === "object" && e !== null && "kind" in e ? (e as { kind: string }).kind : "bug"),
-}));
+vi.mock("../ipc", async (importOriginal) => {
+  // The real error readers: they only read a CommandError.
+  const { errorText, errorKind } = await importOriginal<typeof import("../ipc")>();
+  return {
+    ...ipc,
+    errorText,
+    errorKind,
+    onServerChanged: () => () => {},
+    onResourceWatch: () => () => {},
+    completeArgument: vi.fn(),
+    restartServer: vi.fn(),
+    signIn: vi.fn(),
+  };
+});
 
 const XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
 
