@@ -295,8 +295,9 @@ impl ServerHandler for ProxyServer {
                 }
                 let has_output_schema = definition.output_schema.is_some();
                 // Reading the images it inlines is file I/O: off this (single) async worker.
-                let (shaped, store) = (detail.clone(), self.state.host.store().clone());
-                let mut result = tokio::task::spawn_blocking(move || shape::upstream_result(&shaped, has_output_schema, limits, &store))
+                // The call goes to the blocking thread and comes back with its result (no copy).
+                let store = self.state.host.store().clone();
+                let (mut result, detail) = tokio::task::spawn_blocking(move || (shape::upstream_result(&detail, has_output_schema, limits, &store), detail))
                     .await
                     .map_err(|e| ErrorData::internal_error(format!("MCP Canvas failed while shaping the result of `{server}`/`{tool}` (a bug): {e}"), None))?;
                 // Beside the content, never in it: the view's capability and the call's files.
