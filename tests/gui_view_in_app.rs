@@ -13,10 +13,10 @@ use std::time::Instant;
 
 use mcp_canvas_e2e::{
     binary,
-    webdriver::{click_until, screenshot, until, wait_for, with_app},
+    webdriver::{click_until, newest_result_after, result_count, screenshot, until, wait_for, with_app},
 };
 use serde_json::json;
-use thirtyfour::prelude::*;
+use thirtyfour::{error::WebDriverErrorInner, prelude::*};
 
 /// Enters the active App tab's frame (found again if it was replaced meanwhile).
 async fn enter_view(driver: &WebDriver) {
@@ -30,8 +30,43 @@ async fn enter_view(driver: &WebDriver) {
     panic!("the view's frame could not be entered");
 }
 
-/// Polls `script` in the current frame every 20 ms (fine enough to time a paint) until it returns
-/// something truthy, for at most a minute.
+/// Runs `script` in the active App tab's view until it returns something truthy, for at most a
+/// minute. When the frame it runs in goes away (the tab's view replaced by a newer call's: WebKit
+/// answers "no such window"), the newest view is entered again and the script goes on there.
+async fn until_in_view(driver: &WebDriver, what: &str, script: &str) -> serde_json::Value {
+    let deadline = Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        match driver.execute(script, vec![]).await {
+            Ok(value) => {
+                let value = value.json().clone();
+                if !(value.is_null() || value == json!(false) || value == json!(0) || value == json!("")) {
+                    return value;
+                }
+            }
+            Err(error) if matches!(error.as_inner(), WebDriverErrorInner::NoSuchWindow(_) | WebDriverErrorInner::NoSuchFrame(_) | WebDriverErrorInner::StaleElementReference(_)) => {
+                driver.enter_default_frame().await.unwrap();
+                enter_view(driver).await;
+            }
+            Err(other) => panic!("{what}: the script failed: {other:?}"),
+        }
+        if Instant::now() > deadline {
+            driver.enter_default_frame().await.unwrap();
+            screenshot(driver, &format!("failed_{what}.png")).await;
+            panic!("stayed falsy for a minute: {script}");
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+/// Calls the selected tool, waits for its result in the history, then enters the App tab's view
+/// it opened (not the previous call's view, which may still be on screen for a moment).
+async fn call_and_enter_view(driver: &WebDriver) {
+    let before = result_count(driver).await;
+    wait_for(driver, "button.call-button").await.click().await.unwrap();
+    newest_result_after(driver, before).await;
+    enter_view(driver).await;
+}
+
 async fn drive(driver: WebDriver) {
     // Baseline: the PDF from the demo directly, in the canvas's own viewer.
     wait_for(&driver, r#"[data-server="demo"] button[data-tool="get_view_as_pdf"]"#).await.click().await.unwrap();
@@ -45,13 +80,12 @@ async fn drive(driver: WebDriver) {
     wait_for(&driver, r#"[data-server="canvas"] button[data-tool="demo__get_view_as_pdf"]"#).await.click().await.unwrap();
     mcp_canvas_e2e::webdriver::set_arguments(&driver, r#"{"pages": 50}"#).await;
     let started = Instant::now();
-    wait_for(&driver, "button.call-button").await.click().await.unwrap();
-    enter_view(&driver).await;
-    let painted = until(&driver, "proxy_view_in_app", "const c = document.querySelector('.pdf canvas.page[data-page=\"1\"]'); return c && c.width > 0 ? [c.width, c.height] : null;").await;
+    call_and_enter_view(&driver).await;
+    let painted = until_in_view(&driver, "proxy_view_in_app", "const c = document.querySelector('.pdf canvas.page[data-page=\"1\"]'); return c && c.width > 0 ? [c.width, c.height] : null;").await;
     let view_ms = started.elapsed().as_millis();
     assert!(painted[1].as_u64().unwrap() > painted[0].as_u64().unwrap(), "a portrait page: {painted}");
     // Pixels: a white page with dark text and a coloured chart.
-    let ink = until(
+    let ink = until_in_view(
         &driver,
         "proxy_view_in_app",
         "const c = document.querySelector('.pdf canvas.page'); const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data; \
@@ -59,7 +93,7 @@ async fn drive(driver: WebDriver) {
     )
     .await;
     assert!(ink.as_u64().unwrap() > 100);
-    let pages = until(&driver, "proxy_view_in_app", "return document.querySelector('.pdf .toolbar')?.textContent.includes('of 50') || null;").await;
+    let pages = until_in_view(&driver, "proxy_view_in_app", "return document.querySelector('.pdf .toolbar')?.textContent.includes('of 50') || null;").await;
     assert_eq!(pages, json!(true));
     // The next page on demand.
     click_until(&driver, ".pdf .toolbar button[title='Next page']", "document.querySelector('.pdf canvas.page[data-page=\"2\"]')").await;
@@ -70,17 +104,16 @@ async fn drive(driver: WebDriver) {
     // The report: the primary file first, sanitized, framed with no permissions; the table a click away.
     wait_for(&driver, r#"[data-server="canvas"] button[data-tool="demo__make_report"]"#).await.click().await.unwrap();
     mcp_canvas_e2e::webdriver::set_arguments(&driver, r#"{"rows": 12}"#).await;
-    wait_for(&driver, "button.call-button").await.click().await.unwrap();
-    enter_view(&driver).await;
-    let names = until(&driver, "proxy_view_in_app", "const b = [...document.querySelectorAll('nav.files button.file .name')].map(e => e.textContent); return b.length === 3 ? b : null;").await;
+    call_and_enter_view(&driver).await;
+    let names = until_in_view(&driver, "proxy_view_in_app", "const b = [...document.querySelectorAll('nav.files button.file .name')].map(e => e.textContent); return b.length === 3 ? b : null;").await;
     assert_eq!(names, json!(["report.html", "chart.png", "data.csv"]));
-    let frame = until(&driver, "proxy_view_in_app", "const f = document.querySelector('section.body[data-viewer=\"html\"] iframe.document'); return f ? [f.getAttribute('sandbox'), f.srcdoc] : null;").await;
+    let frame = until_in_view(&driver, "proxy_view_in_app", "const f = document.querySelector('section.body[data-viewer=\"html\"] iframe.document'); return f ? [f.getAttribute('sandbox'), f.srcdoc] : null;").await;
     assert_eq!(frame[0], "");
     let srcdoc = frame[1].as_str().unwrap().to_ascii_lowercase();
     assert!(srcdoc.contains("<table") && !srcdoc.contains("<script"), "{srcdoc:.300}");
     // (A script's click: WebDriver's clicks inside a frame's frame are not always delivered by WebKit.)
-    until(&driver, "proxy_view_in_app", "const b = document.querySelectorAll('nav.files button.file')[2]; if (!b.classList.contains('current')) b.click(); return document.querySelectorAll('.rows .row[data-row]').length > 0;").await;
-    let header = until(&driver, "proxy_view_in_app", "const h = [...document.querySelectorAll('.row.head .cell')].map(e => e.textContent); return h.length ? h : null;").await;
+    until_in_view(&driver, "proxy_view_in_app", "const b = document.querySelectorAll('nav.files button.file')[2]; if (!b.classList.contains('current')) b.click(); return document.querySelectorAll('.rows .row[data-row]').length > 0;").await;
+    let header = until_in_view(&driver, "proxy_view_in_app", "const h = [...document.querySelectorAll('.row.head .cell')].map(e => e.textContent); return h.length ? h : null;").await;
     assert_eq!(header, json!(["label", "q1", "q2", "q3", "q4", "total"]));
     driver.enter_parent_frame().await.unwrap();
     screenshot(&driver, "proxy_view_in_app_table.png").await;
@@ -88,7 +121,7 @@ async fn drive(driver: WebDriver) {
     // `ui/download-file`: the view's Save asks in our dialog, then the file is stored here and
     // opened in a tab of its own (Save as… and Open with work there as for any artifact).
     enter_view(&driver).await;
-    until(&driver, "proxy_view_download", "const b = [...document.querySelectorAll('button')].find(b => b.textContent === 'Save'); if (b) b.click(); return !!b;").await;
+    until_in_view(&driver, "proxy_view_download", "const b = [...document.querySelectorAll('button')].find(b => b.textContent === 'Save'); if (b) b.click(); return !!b;").await;
     driver.enter_parent_frame().await.unwrap();
     let asked = until(&driver, "proxy_view_download", "const d = document.querySelector('[role=alertdialog]'); return d && d.textContent;").await;
     assert!(asked.as_str().unwrap().contains("wants to save a file in MCP Canvas: data.csv"), "{asked}");
