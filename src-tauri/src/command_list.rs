@@ -70,6 +70,8 @@ macro_rules! for_each_command {
             sync cancel_call(call_token: String) -> ();
             /// One page of stored artifacts, across sessions, filtered and sorted as asked.
             async artifacts_query(query: ArtifactQuery) -> ArtifactPage;
+            /// Full-text search over every stored artifact: hits with where they are and snippets.
+            async artifacts_search(query: SearchQuery) -> SearchResults;
             /// The server/tool pairs that produced stored artifacts, with counts.
             async artifacts_sources() -> Vec<ArtifactSource>;
             /// Bytes stored and pinned, against the quota.
@@ -99,6 +101,8 @@ macro_rules! for_each_command {
             async artifact_remove(id: String) -> ();
             /// Opens a stored artifact in the focused pane (`canvas-changed`).
             async artifact_open(id: String) -> ();
+            /// Opens a stored artifact with its viewer at a search hit (a page, a row, a line).
+            async artifact_open_at(id: String, place: FocusPlace, position: u32) -> ();
             /// "Save as…" through a native dialog opened by Rust; the path written, or null when cancelled.
             async artifact_save_as(id: String) -> Option<String>;
             /// Opens a private copy with the system application; the copy's path.

@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 #[allow(unused_imports)]
 use std::collections::HashMap;
 #[allow(unused_imports)]
-use mcp_canvas_canvas::{CanvasIntent, CanvasView, TabId};
+use mcp_canvas_canvas::{CanvasIntent, CanvasView, FocusPlace, TabId};
 #[allow(unused_imports)]
 use mcp_canvas_config::{allowlist::{AllowlistView, DashboardAccess}, settings::StoreSettings, settings_edit::SettingsView};
 use mcp_canvas_client::{health::ServerStatus, trace::{ProtocolFilter, ProtocolPage}};
@@ -21,7 +21,7 @@ use mcp_canvas_team::{SyncReport, TeamArtifact, TeamMember, TeamStatus};
 use mcp_canvas_sampling::{sampler::{Approval, ExchangeRecord, Review}, SamplingSettings};
 use mcp_canvas_wire::{offers::{CompletionTarget, PromptRead, PromptView, ResourceList, ResourceRead, SkillList, SkillRead, Suggestions}, CallOutcome, ElicitationAnswer, ServerView, SignInView, ToolView};
 #[allow(unused_imports)]
-use mcp_canvas_store::{ArtifactPage, ArtifactQuery, ArtifactRecord, ArtifactSource, StorageUsage};
+use mcp_canvas_store::{ArtifactPage, ArtifactQuery, ArtifactRecord, ArtifactSource, SearchQuery, SearchResults, StorageUsage};
 
 macro_rules! command_fn {
     ($(#[doc = $doc:literal])* async $name:ident ( $( $arg:ident : $ty:ty ),* ) -> $ret:ty) => {

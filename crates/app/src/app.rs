@@ -10,7 +10,7 @@ use std::{
 };
 
 use http::{Request, Response};
-use mcp_canvas_canvas::{ArtifactTab, Canvas, CanvasIntent, CanvasView, TabId};
+use mcp_canvas_canvas::{ArtifactTab, Canvas, CanvasIntent, CanvasView, FocusPlace, TabId};
 use mcp_canvas_config::{allowlist::{AllowlistView, DashboardAccess}, settings_edit::SettingsView};
 use mcp_canvas_host::{app_link::AppRequests, artifact_files, error::{command_error, join_error}, signin::SignInPolicy, CallControl, CallOptions, Host};
 use mcp_canvas_elicitation::{BoxFuture, ElicitationHandler, FormAnswer, FormRequest, UrlAnswer, UrlRequest};
@@ -19,7 +19,7 @@ use mcp_canvas_wire::{CallOutcome, CallProgressEvent, ElicitationAnswer, ServerV
 use mcp_canvas_sampling::{keys::ApiKey, sampler::{Approval, ExchangeRecord, FAILED, NoCall, Review}, Approver, SamplingError, SamplingRequest, SamplingResult, SamplingSettings};
 use mcp_canvas_team::{SyncReport, TeamArtifact, TeamMember, TeamStatus};
 use mcp_canvas_config::settings::StoreSettings;
-use mcp_canvas_store::{ArtifactPage, ArtifactQuery, ArtifactRecord, ArtifactSource, StorageUsage};
+use mcp_canvas_store::{ArtifactPage, ArtifactQuery, ArtifactRecord, ArtifactSource, SearchQuery, SearchResults, StorageUsage};
 use serde_json::{Map, Value};
 use mcp_canvas_wire::{CommandError, ErrorKind};
 
@@ -101,6 +101,9 @@ impl App {
         let elicitation = Arc::new(DialogElicitation::new(questions.clone()));
         let browser = Arc::new(WindowBrowser { window: window.clone() });
         let host = open_host(Frontends { elicitation: elicitation.clone(), sampling: Arc::new(DialogSampling::new(questions.clone())), browser });
+        if let Ok(host) = &host {
+            host.start_search_indexer();
+        }
         let dashboards = Dashboards::new(host.as_deref().ok());
         // The tabs and panes as the user left them (artifacts deleted since are left out), then
         // the dashboards pinned in the last run (without their tokens).
@@ -519,6 +522,11 @@ impl App {
         self.blocking(move |host| host.store().query(&query).map_err(command_error)).await
     }
 
+    /// Full-text search over every stored artifact, with snippets.
+    pub async fn artifacts_search(&self, query: SearchQuery) -> Result<SearchResults, CommandError> {
+        self.blocking(move |host| host.search(&query).map_err(command_error)).await
+    }
+
     pub async fn artifacts_sources(&self) -> Result<Vec<ArtifactSource>, CommandError> {
         self.blocking(|host| host.store().sources().map_err(command_error)).await
     }
@@ -601,6 +609,17 @@ impl App {
         let _ = self.blocking(move |host| host.store().touch(&id, Host::now_ms()).map_err(command_error)).await;
         let mut canvas = self.canvas();
         canvas.apply_intent(CanvasIntent::OpenArtifact { artifact: ArtifactTab::for_stored(&record.id, &record.name, &record.mime) }).map_err(canvas_error)?;
+        self.changed(&canvas);
+        Ok(())
+    }
+
+    /// Opens a stored artifact in the focused pane with its viewer at a search hit: a PDF page, a
+    /// table row, a text line (`canvas-changed`).
+    pub async fn artifact_open_at(&self, id: String, place: FocusPlace, position: u32) -> Result<(), CommandError> {
+        let record = self.host()?.ensure_local(&id).await.map_err(command_error)?;
+        let _ = self.blocking(move |host| host.store().touch(&id, Host::now_ms()).map_err(command_error)).await;
+        let mut canvas = self.canvas();
+        canvas.open_artifact_at(ArtifactTab::for_stored(&record.id, &record.name, &record.mime), Some((place, u64::from(position))));
         self.changed(&canvas);
         Ok(())
     }

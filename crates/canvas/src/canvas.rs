@@ -41,6 +41,8 @@ pub struct Canvas {
     pub(crate) panes: Vec<CanvasPane>,
     pub(crate) active_pane: PaneId,
     next_id: u64,
+    /// Counts focus requests ([`crate::tab::Focus::request`]).
+    pub(crate) focus_requests: u64,
 }
 
 impl Default for Canvas {
@@ -92,7 +94,7 @@ impl CanvasPane {
 impl Canvas {
     /// An empty canvas: one pane, no tabs.
     pub fn new() -> Self {
-        Self { panes: vec![CanvasPane::new(PaneId(0))], active_pane: PaneId(0), next_id: 1 }
+        Self { panes: vec![CanvasPane::new(PaneId(0))], active_pane: PaneId(0), next_id: 1, focus_requests: 0 }
     }
 
     /// A snapshot for the UI.

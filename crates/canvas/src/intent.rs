@@ -9,7 +9,7 @@ use crate::{
     canvas::Canvas,
     error::CanvasError,
     ids::{PaneId, TabId},
-    tab::{ArtifactTab, CanvasTab, OpenedBy, TabContent},
+    tab::{ArtifactTab, CanvasTab, Focus, FocusPlace, OpenedBy, TabContent},
 };
 
 /// A user intent, as the UI sends it.
@@ -274,6 +274,16 @@ impl Canvas {
     /// the pane already shows it, that tab is shown. Either way the tab is the user's: no call's
     /// `replace` closes it.
     pub fn open_artifact(&mut self, artifact: ArtifactTab) -> TabId {
+        self.open_artifact_at(artifact, None)
+    }
+
+    /// [`Self::open_artifact`], its viewer sent to `at` (a search hit's page, row or line); with
+    /// `None`, a tab already open keeps the place it had.
+    pub fn open_artifact_at(&mut self, artifact: ArtifactTab, at: Option<(FocusPlace, u64)>) -> TabId {
+        let focus = at.map(|(place, position)| {
+            self.focus_requests += 1;
+            Focus { place, position, request: self.focus_requests }
+        });
         let p = self.active_pane_index();
         let id = match self.panes[p].artifact_position(&artifact.artifact_id) {
             Some(t) => {
@@ -281,10 +291,14 @@ impl Canvas {
                 tab.content = TabContent::Artifact(artifact);
                 tab.relabel();
                 tab.opened_by = OpenedBy::User;
+                if focus.is_some() {
+                    tab.focus = focus;
+                }
                 tab.id
             }
             None => {
-                let tab = CanvasTab::new(self.fresh_tab_id(), TabContent::Artifact(artifact), OpenedBy::User);
+                let mut tab = CanvasTab::new(self.fresh_tab_id(), TabContent::Artifact(artifact), OpenedBy::User);
+                tab.focus = focus;
                 let id = tab.id;
                 let end = self.panes[p].tabs.len();
                 self.panes[p].insert_at(end, tab);

@@ -51,4 +51,4 @@ pub use error::CanvasError;
 pub use ids::{PaneId, TabId};
 pub use intent::CanvasIntent;
 pub use layout::{SavedLayout, SavedPane, SavedTab};
-pub use tab::{AppTab, ArtifactTab, CanvasTab, DashboardTab, OpenedBy, PinnedDashboard, TabContent};
+pub use tab::{AppTab, ArtifactTab, CanvasTab, DashboardTab, Focus, FocusPlace, OpenedBy, PinnedDashboard, TabContent};

@@ -25,6 +25,37 @@ pub struct CanvasTab {
     /// An App floating in picture-in-picture over the canvas (it asked for `pip`): shown whatever
     /// tab is active, and `replace` never closes it. At most one tab floats.
     pub floating: bool,
+    /// Where its viewer should go (a search hit: a PDF page, a table row, a text line), if
+    /// somewhere.
+    #[serde(default)]
+    pub focus: Option<Focus>,
+}
+
+/// A place inside an artifact for its viewer to show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct Focus {
+    /// Which kind of place.
+    pub place: FocusPlace,
+    /// The page (from 1), data row (from 1; 0 is a table's header) or line (from 1).
+    #[ts(type = "number")]
+    pub position: u64,
+    /// Increases with every request, so asking for the same place again scrolls there again.
+    #[ts(type = "number")]
+    pub request: u64,
+}
+
+/// Which kind of place a [`Focus`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "lowercase")]
+#[ts(export)]
+pub enum FocusPlace {
+    /// A PDF page.
+    Page,
+    /// A table's data row.
+    Row,
+    /// A text line.
+    Line,
 }
 
 /// What a tab shows.
@@ -151,7 +182,7 @@ impl ArtifactTab {
 
 impl CanvasTab {
     pub(crate) fn new(id: TabId, content: TabContent, opened_by: OpenedBy) -> Self {
-        let mut tab = Self { id, label: String::new(), content, opened_by, pinned: false, floating: false };
+        let mut tab = Self { id, label: String::new(), content, opened_by, pinned: false, floating: false, focus: None };
         tab.relabel();
         tab
     }

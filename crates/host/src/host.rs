@@ -77,6 +77,8 @@ pub struct Host {
     pub(crate) sign_ins: crate::signin::SignIns,
     /// Each server's protocol log and the trace file (see `protocol.rs`).
     pub(crate) protocol: crate::protocol::ProtocolLogs,
+    /// The search indexer (started by [`Host::start_search_indexer`]).
+    pub(crate) search: Arc<crate::search::Search>,
 }
 
 impl Host {
@@ -129,7 +131,20 @@ impl Host {
             views: Default::default(),
             sign_ins: Default::default(),
             protocol: Default::default(),
+            search: Default::default(),
         })
+    }
+
+    /// Indexes stored artifacts for full-text search in the background, from now on (the app and
+    /// the proxy; a one-shot CLI command indexes what it needs when it searches).
+    pub fn start_search_indexer(&self) {
+        self.search.start(&self.paths.root);
+        self.housekeeping.set_search(self.search.clone());
+    }
+
+    /// Full-text search over stored artifacts, with snippets (see [`crate::search`]).
+    pub fn search(&self, query: &mcp_canvas_store::SearchQuery) -> Result<mcp_canvas_store::SearchResults, HostError> {
+        crate::search::search(&self.store, query).map_err(|source| HostError::Storage { context: "searching the artifacts".into(), source })
     }
 
     /// The data directory in use.

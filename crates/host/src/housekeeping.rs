@@ -24,6 +24,8 @@ pub(crate) struct Housekeeping {
     team: Option<Arc<crate::team_sync::TeamSync>>,
     /// Audit rows written without waiting (dashboards, apps), by one writer in order.
     background_audit: BackgroundAudit,
+    /// The search indexer, woken after each store (when it runs in this process).
+    search: Mutex<Option<Arc<crate::search::Search>>>,
 }
 
 #[derive(Default)]
@@ -37,7 +39,7 @@ struct State {
 impl Housekeeping {
     pub fn new(store: Arc<ArtifactStore>, settings: Arc<RwLock<Arc<Settings>>>) -> Self {
         let background_audit = BackgroundAudit::new(store.clone());
-        Self { store, settings, state: Arc::default(), worker: Mutex::new(None), team: None, background_audit }
+        Self { store, settings, state: Arc::default(), worker: Mutex::new(None), team: None, background_audit, search: Mutex::new(None) }
     }
 
     /// Also drains the team outbox after each store.
@@ -50,6 +52,11 @@ impl Housekeeping {
         self.team.as_ref()
     }
 
+    /// Wakes `search`'s indexer after each store.
+    pub fn set_search(&self, search: Arc<crate::search::Search>) {
+        *self.search.lock().unwrap() = Some(search);
+    }
+
     /// The writer of audit rows nobody waits for ([`crate::audit::in_background`]).
     pub fn background_audit(&self) -> &BackgroundAudit {
         &self.background_audit
@@ -60,6 +67,9 @@ impl Housekeeping {
     pub fn after_store(&self) {
         if let Some(team) = &self.team {
             team.kick();
+        }
+        if let Some(search) = self.search.lock().unwrap().as_ref() {
+            search.wake();
         }
         {
             let mut state = self.state.lock().unwrap();

@@ -27,6 +27,7 @@ pub mod prompts;
 mod protocol;
 pub mod resources;
 pub mod sampling;
+pub mod search;
 pub mod signin;
 pub mod skills;
 mod tasks;

@@ -87,6 +87,7 @@ mod markdown;
 mod pdf;
 mod raster;
 mod svg;
+pub mod text;
 
 pub use error::RenderError;
 pub use html::{HtmlOptions, MAX_NESTING, RemovalCounts, SanitizedHtml, sanitize_html};

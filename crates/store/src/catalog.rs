@@ -17,6 +17,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0004_blob_reservations.sql"),
     include_str!("../migrations/0005_sampling.sql"),
     include_str!("../migrations/0006_team_outbox.sql"),
+    include_str!("../migrations/0007_search.sql"),
 ];
 
 pub(crate) const COLUMNS: &str =

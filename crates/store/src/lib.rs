@@ -20,6 +20,7 @@ mod outbox;
 mod query;
 mod record;
 mod sampling;
+pub mod search;
 pub mod spill;
 mod verify;
 
@@ -30,6 +31,7 @@ pub use lifecycle::{Eviction, Limits};
 pub use outbox::{OutboxStats, Queued};
 pub use query::{ArtifactPage, ArtifactQuery, ArtifactSource, MimeFamily, SortKey, StorageUsage};
 pub use sampling::SamplingRow;
+pub use search::{HitPlace, IndexBatch, IndexStatus, SearchHit, SearchQuery, SearchResults, Segment, SnippetPart};
 pub use record::{ArtifactRecord, NewArtifact, Persistence};
 pub use verify::VerifyReport;
 
@@ -338,6 +340,59 @@ impl ArtifactStore {
     /// An attempt at queued entry `seq` failed with `error` (it stays queued).
     pub fn team_failed(&self, seq: i64, error: &str) -> Result<(), StoreError> {
         outbox::failed(&self.conn(), seq, error)
+    }
+
+    /// Artifacts whose text is not indexed yet, newest first (the indexer's work).
+    pub fn search_pending(&self, limit: u32) -> Result<Vec<ArtifactRecord>, StoreError> {
+        search::pending(&self.conn(), limit)
+    }
+
+    /// Starts (or restarts) indexing `artifact_id`: drops what an interrupted run left.
+    pub fn search_start(&self, artifact_id: &str) -> Result<(), StoreError> {
+        search::start(&mut self.conn(), artifact_id)
+    }
+
+    /// Writes a batch of segments in one short transaction; `false` (nothing written) when the
+    /// artifact was removed meanwhile.
+    pub fn search_write(&self, batch: &IndexBatch) -> Result<bool, StoreError> {
+        search::write(&mut self.conn(), batch)
+    }
+
+    /// Marks `artifact_id` indexed, with a note of what was left out (a size bound, a damaged
+    /// file), if anything.
+    pub fn search_finish(&self, artifact_id: &str, now_ms: i64, note: Option<&str>) -> Result<(), StoreError> {
+        search::finish(&self.conn(), artifact_id, now_ms, note)
+    }
+
+    /// Indexes the arguments of up to `limit` calls from the audit log not indexed yet; returns
+    /// how many were looked at (0: none left).
+    pub fn search_index_calls(&self, limit: u32) -> Result<usize, StoreError> {
+        search::index_calls(&mut self.conn(), limit)
+    }
+
+    /// Empties the index: everything is indexed again.
+    pub fn search_clear(&self) -> Result<(), StoreError> {
+        search::clear(&mut self.conn())
+    }
+
+    /// Checks the index; an error when it is damaged (then [`Self::search_clear`] and index again).
+    pub fn search_check(&self) -> Result<(), StoreError> {
+        search::check(&self.conn())
+    }
+
+    /// The text a call was indexed with (server, tool, arguments), for a snippet.
+    pub fn search_call_text(&self, call_id: &str) -> Result<Option<String>, StoreError> {
+        search::call_text(&self.conn(), call_id)
+    }
+
+    /// How complete the index is.
+    pub fn search_status(&self) -> Result<IndexStatus, StoreError> {
+        search::status(&self.conn())
+    }
+
+    /// Full-text search (snippets are left empty: the caller cuts them, see [`search::snippet`]).
+    pub fn search(&self, query: &SearchQuery) -> Result<SearchResults, StoreError> {
+        search::run(&self.conn(), query)
     }
 
     /// How far behind the team store this store is.

@@ -138,6 +138,19 @@ pub(crate) fn usage(conn: &Connection, quota_bytes: u64) -> Result<StorageUsage,
     Ok(StorageUsage { used_bytes: used as u64, pinned_bytes: pinned_bytes as u64, quota_bytes, artifacts: artifacts as u32, pinned: pinned as u32 })
 }
 
+/// The SQL condition (on `artifacts a`) for one kind of content.
+pub(crate) fn family_condition(family: MimeFamily) -> &'static str {
+    match family {
+        MimeFamily::Image => "(a.mime >= 'image/' AND a.mime < 'image0')",
+        MimeFamily::Audio => "(a.mime >= 'audio/' AND a.mime < 'audio0')",
+        MimeFamily::Video => "(a.mime >= 'video/' AND a.mime < 'video0')",
+        MimeFamily::Pdf => "a.mime = 'application/pdf'",
+        MimeFamily::Html => "a.mime = 'text/html'",
+        MimeFamily::Text => "(((a.mime >= 'text/' AND a.mime < 'text0') AND a.mime <> 'text/html') OR a.mime = 'application/json')",
+        MimeFamily::Other => "NOT (a.mime >= 'image/' AND a.mime < 'image0') AND NOT (a.mime >= 'audio/' AND a.mime < 'audio0') AND NOT (a.mime >= 'video/' AND a.mime < 'video0') AND NOT (a.mime >= 'text/' AND a.mime < 'text0') AND a.mime NOT IN ('application/pdf', 'application/json')",
+    }
+}
+
 pub(crate) fn run(conn: &Connection, query: &ArtifactQuery) -> Result<ArtifactPage, StoreError> {
     let mut joins = String::new();
     let mut conditions: Vec<String> = Vec::new();
@@ -157,15 +170,7 @@ pub(crate) fn run(conn: &Connection, query: &ArtifactQuery) -> Result<ArtifactPa
         conditions.push(format!("a.tool = {}", bind(tool.clone().into())));
     }
     if let Some(family) = query.family {
-        conditions.push(match family {
-            MimeFamily::Image => "(a.mime >= 'image/' AND a.mime < 'image0')".into(),
-            MimeFamily::Audio => "(a.mime >= 'audio/' AND a.mime < 'audio0')".into(),
-            MimeFamily::Video => "(a.mime >= 'video/' AND a.mime < 'video0')".into(),
-            MimeFamily::Pdf => "a.mime = 'application/pdf'".into(),
-            MimeFamily::Html => "a.mime = 'text/html'".into(),
-            MimeFamily::Text => "(((a.mime >= 'text/' AND a.mime < 'text0') AND a.mime <> 'text/html') OR a.mime = 'application/json')".into(),
-            MimeFamily::Other => "NOT (a.mime >= 'image/' AND a.mime < 'image0') AND NOT (a.mime >= 'audio/' AND a.mime < 'audio0') AND NOT (a.mime >= 'video/' AND a.mime < 'video0') AND NOT (a.mime >= 'text/' AND a.mime < 'text0') AND a.mime NOT IN ('application/pdf', 'application/json')".into(),
-        });
+        conditions.push(family_condition(family).to_owned());
     }
     if let Some(needle) = query.name_contains.as_deref().filter(|n| !n.is_empty()) {
         let escaped = needle.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");

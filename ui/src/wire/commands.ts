@@ -18,6 +18,7 @@ import type { DashboardAccess } from "./DashboardAccess";
 import type { ElicitationAnswer } from "./ElicitationAnswer";
 import type { ElicitationPrompt } from "./ElicitationPrompt";
 import type { ExchangeRecord } from "./ExchangeRecord";
+import type { FocusPlace } from "./FocusPlace";
 import type { JsonValue } from "./serde_json/JsonValue";
 import type { PromptRead } from "./PromptRead";
 import type { PromptView } from "./PromptView";
@@ -30,6 +31,8 @@ import type { Review } from "./Review";
 import type { SamplingPrompt } from "./SamplingPrompt";
 import type { SamplingReviewPrompt } from "./SamplingReviewPrompt";
 import type { SamplingSettings } from "./SamplingSettings";
+import type { SearchQuery } from "./SearchQuery";
+import type { SearchResults } from "./SearchResults";
 import type { ServerChangedEvent } from "./ServerChangedEvent";
 import type { ServerStatus } from "./ServerStatus";
 import type { ServerView } from "./ServerView";
@@ -154,6 +157,10 @@ export function commands(invoke: Invoke) {
      */
     artifactsQuery: (query: ArtifactQuery): Promise<ArtifactPage> => invoke<ArtifactPage>("artifacts_query", { query }),
     /**
+     * Full-text search over every stored artifact: hits with where they are and snippets.
+     */
+    artifactsSearch: (query: SearchQuery): Promise<SearchResults> => invoke<SearchResults>("artifacts_search", { query }),
+    /**
      * The server/tool pairs that produced stored artifacts, with counts.
      */
     artifactsSources: (): Promise<Array<ArtifactSource>> => invoke<Array<ArtifactSource>>("artifacts_sources"),
@@ -210,6 +217,10 @@ export function commands(invoke: Invoke) {
      * Opens a stored artifact in the focused pane (`canvas-changed`).
      */
     artifactOpen: (id: string): Promise<void> => invoke<void>("artifact_open", { id }),
+    /**
+     * Opens a stored artifact with its viewer at a search hit (a page, a row, a line).
+     */
+    artifactOpenAt: (id: string, place: FocusPlace, position: number): Promise<void> => invoke<void>("artifact_open_at", { id, place, position }),
     /**
      * "Save as…" through a native dialog opened by Rust; the path written, or null when cancelled.
      */

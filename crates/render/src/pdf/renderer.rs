@@ -158,6 +158,43 @@ impl PdfRenderer {
         .flatten()
     }
 
+    /// The text of pages `first..first + count` (from 0) of the PDF at `path`, each given to
+    /// `each` with its index; returns the page count. PDFium reads the file as it needs it (the
+    /// pages asked for, not the whole file), holding the lock for these pages only.
+    pub fn page_texts(
+        &self,
+        path: &Path,
+        first: u32,
+        count: u32,
+        each: &mut dyn FnMut(u32, String),
+    ) -> Result<u32> {
+        let pdfium = self.library.lock();
+        let outcome = catch_unwind(AssertUnwindSafe(|| -> Result<u32> {
+            let document =
+                pdfium
+                    .load_pdf_from_file(path, None)
+                    .map_err(|error| RenderError::PdfOpen {
+                        reason: open_reason(&error),
+                    })?;
+            let total = page_count(&document);
+            let pages = document.pages();
+            for index in first..first.saturating_add(count).min(total) {
+                let text = i32::try_from(index)
+                    .ok()
+                    .and_then(|i| pages.get(i).ok())
+                    .and_then(|page| page.text().ok().map(|text| text.all()))
+                    .unwrap_or_default();
+                each(index, text);
+            }
+            Ok(total)
+        }));
+        outcome.unwrap_or_else(|_| {
+            Err(RenderError::PdfOpen {
+                reason: "PDFium failed on this document".to_owned(),
+            })
+        })
+    }
+
     /// Page `page_index` (from 0) as a PNG `width_px` pixels wide (1 to [`MAX_RENDER_WIDTH`]),
     /// white background, forms and annotations drawn. Repeated requests for the same bytes, page
     /// and width come from the cache.

@@ -1,0 +1,298 @@
+//! Full-text search over stored artifacts: the indexer that feeds the store's FTS5 index, and
+//! search with snippets cut from the artifacts themselves.
+//!
+//! The indexer runs off the call path, on a thread of its own with a catalog connection of its
+//! own: it takes artifacts not indexed yet (newest first), extracts their text with
+//! `mcp_canvas_render::text` (streamed, bounded), and writes it in batches of about
+//! [`BATCH_TEXT_BYTES`], each a short transaction (a storing call never waits long for the write
+//! lock). One process per data dir indexes at a time (an advisory lock on `search.lock`); the
+//! others search what it wrote. A killed indexer leaves an artifact without its "indexed" mark,
+//! and the next run indexes it again from the start. Stored artifacts wake it
+//! ([`Search::wake`]); it also looks every few seconds, for what other processes stored.
+
+use std::{
+    fs::File,
+    path::{Path, PathBuf},
+    sync::{mpsc, Arc, Mutex},
+    time::{Duration, Instant},
+};
+
+use mcp_canvas_contract::Viewer;
+use mcp_canvas_render::text::{self, PiecePlace, TextKind, TextLimits};
+use mcp_canvas_store::{
+    search::{snippet, Terms},
+    ArtifactRecord, ArtifactStore, HitPlace, IndexBatch, SearchQuery, SearchResults, Segment, StoreError,
+};
+
+/// Text written per transaction.
+pub const BATCH_TEXT_BYTES: usize = 1024 * 1024;
+/// How often an idle indexer looks for work other processes left.
+const IDLE_LOOK: Duration = Duration::from_secs(3);
+
+/// How a file's text is found, by its type (and name, for an untyped file); `None` for files
+/// with no text (images, audio, archives): only their name, summary and call are indexed.
+pub fn text_kind(mime: &str, name: &str) -> Option<TextKind> {
+    if mime == "image/svg+xml" {
+        return Some(TextKind::Markup);
+    }
+    match mcp_canvas_contract::viewer_for(mime, name)? {
+        Viewer::Pdf => Some(TextKind::Pdf),
+        Viewer::Html => Some(TextKind::Markup),
+        Viewer::Csv => Some(TextKind::Table),
+        Viewer::Markdown | Viewer::Json | Viewer::Text | Viewer::Code => Some(TextKind::Lines),
+        _ => None,
+    }
+}
+
+/// The search side of a host: the indexer's thread (when started) and its wake-up.
+#[derive(Default)]
+pub(crate) struct Search {
+    wake: Mutex<Option<mpsc::Sender<()>>>,
+}
+
+impl Search {
+    /// Starts the indexer for `data_dir` (once; later calls do nothing).
+    pub(crate) fn start(&self, data_dir: &Path) {
+        let mut wake = self.wake.lock().unwrap_or_else(|p| p.into_inner());
+        if wake.is_some() {
+            return;
+        }
+        let (sender, receiver) = mpsc::channel();
+        let data_dir = data_dir.to_owned();
+        let spawned = std::thread::Builder::new().name("search-indexer".into()).spawn(move || indexer_thread(&data_dir, &receiver));
+        match spawned {
+            Ok(_) => *wake = Some(sender),
+            Err(e) => tracing::warn!("the search indexer could not start: {e}"),
+        }
+    }
+
+    /// New artifacts: index them soon.
+    pub(crate) fn wake(&self) {
+        if let Some(sender) = self.wake.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
+            let _ = sender.send(());
+        }
+    }
+}
+
+fn indexer_thread(data_dir: &Path, wake: &mpsc::Receiver<()>) {
+    let store = match ArtifactStore::open(data_dir) {
+        Ok(store) => store,
+        Err(e) => {
+            tracing::warn!("the search indexer could not open the store: {e}");
+            return;
+        }
+    };
+    let mut checked = false;
+    loop {
+        if let Some(_lock) = IndexLock::try_take(data_dir) {
+            if !std::mem::replace(&mut checked, true) {
+                repair_if_damaged(&store);
+            }
+            if let Err(e) = index_pending(&store, None) {
+                tracing::warn!("indexing artifacts for search failed: {e}");
+            }
+        }
+        match wake.recv_timeout(IDLE_LOOK) {
+            Ok(()) | Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => return,
+        }
+    }
+}
+
+/// The data dir's indexing lock, held while indexing (released when dropped, or when the
+/// process dies).
+pub struct IndexLock(#[allow(dead_code)] File);
+
+impl IndexLock {
+    /// Takes the lock unless another process (or thread) holds it.
+    pub fn try_take(data_dir: &Path) -> Option<Self> {
+        let file = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(lock_path(data_dir)).ok()?;
+        file.try_lock().ok()?;
+        Some(Self(file))
+    }
+}
+
+fn lock_path(data_dir: &Path) -> PathBuf {
+    data_dir.join("search.lock")
+}
+
+/// A damaged index is emptied and built again (the catalog's other tables are not touched).
+fn repair_if_damaged(store: &ArtifactStore) -> bool {
+    match store.search_check() {
+        Ok(()) => false,
+        Err(e) => {
+            tracing::warn!("the search index is damaged ({e}); building it again");
+            if let Err(e) = store.search_clear() {
+                tracing::warn!("emptying the damaged search index failed: {e}");
+            }
+            true
+        }
+    }
+}
+
+/// What one indexing run did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct IndexRun {
+    /// Artifacts indexed.
+    pub artifacts: usize,
+    /// Segments written.
+    pub segments: usize,
+    /// Whether artifacts were left for later (the deadline came).
+    pub unfinished: bool,
+}
+
+/// Indexes the calls and the artifacts not indexed yet, until none is left or `deadline` comes.
+/// The caller holds [`IndexLock`].
+pub fn index_pending(store: &ArtifactStore, deadline: Option<Instant>) -> Result<IndexRun, StoreError> {
+    let mut run = IndexRun::default();
+    let late = || deadline.is_some_and(|d| Instant::now() >= d);
+    loop {
+        let pending = store.search_pending(16)?;
+        if pending.is_empty() {
+            break;
+        }
+        for record in pending {
+            if late() {
+                run.unfinished = true;
+                return Ok(run);
+            }
+            run.segments += index_artifact(store, &record)?;
+            run.artifacts += 1;
+        }
+    }
+    while store.search_index_calls(500)? > 0 {
+        if late() {
+            run.unfinished = true;
+            return Ok(run);
+        }
+    }
+    Ok(run)
+}
+
+/// Indexes one artifact: its name and summary, then its text, batch by batch. A file that cannot
+/// be read is indexed by name, with a note saying why. Returns the segments written.
+pub fn index_artifact(store: &ArtifactStore, record: &ArtifactRecord) -> Result<usize, StoreError> {
+    store.search_start(&record.id)?;
+    let mut batch = IndexBatch::new(&record.id);
+    let label = match &record.description {
+        Some(description) => format!("{} {description}", record.name),
+        None => record.name.clone(),
+    };
+    batch.push(Segment { place: HitPlace::Name, position: 0, byte_offset: 0, byte_length: 0, text: label });
+    let mut written = 0usize;
+    let mut removed = false;
+    let mut note = None;
+    let path = store.blob_path(&record.sha256);
+    if let Some(kind) = text_kind(&record.mime, &record.name) {
+        if !path.is_file() {
+            note = Some("its file is not on this machine".to_owned());
+        } else {
+            let limits = TextLimits::default();
+            let outcome = text::extract(&path, kind, &limits, &mut |piece| {
+                batch.push(segment_of(piece));
+                if batch.text_bytes() >= BATCH_TEXT_BYTES {
+                    written += batch.len();
+                    if !store.search_write(&batch)? {
+                        removed = true;
+                        // Stop: the artifact is gone.
+                        return Err(StoreError::NotFound(record.id.clone()));
+                    }
+                    batch = IndexBatch::new(&record.id);
+                }
+                Ok(())
+            });
+            match outcome {
+                Ok(extracted) => note = extracted.note,
+                Err(Ok(_)) if removed => return Ok(written),
+                Err(Ok(store_error)) => return Err(store_error),
+                Err(Err(render_error)) => note = Some(format!("its text could not be read: {render_error}")),
+            }
+        }
+    }
+    written += batch.len();
+    if !store.search_write(&batch)? {
+        return Ok(written);
+    }
+    store.search_finish(&record.id, crate::Host::now_ms(), note.as_deref())?;
+    Ok(written)
+}
+
+fn segment_of(piece: text::TextPiece) -> Segment {
+    let place = match piece.place {
+        PiecePlace::Page => HitPlace::Page,
+        PiecePlace::Row => HitPlace::Row,
+        PiecePlace::Line => HitPlace::Line,
+    };
+    Segment { place, position: piece.position, byte_offset: piece.byte_offset, byte_length: piece.byte_length, text: piece.text }
+}
+
+/// Searches, and cuts each hit's snippet from its artifact (the page's text, the row's or line's
+/// bytes, the name, the call's arguments).
+pub fn search(store: &ArtifactStore, query: &SearchQuery) -> Result<SearchResults, StoreError> {
+    let mut results = store.search(query)?;
+    let terms = Terms::parse(&query.text);
+    for hit in &mut results.hits {
+        let text = match hit.place {
+            HitPlace::Name => match &hit.artifact.description {
+                Some(description) => format!("{} — {description}", hit.artifact.name),
+                None => hit.artifact.name.clone(),
+            },
+            HitPlace::Call => store.search_call_text(&hit.artifact.call_id)?.unwrap_or_else(|| format!("{} {}", hit.artifact.server, hit.artifact.tool)),
+            place => {
+                let Some(kind) = text_kind(&hit.artifact.mime, &hit.artifact.name) else { continue };
+                let piece_place = match place {
+                    HitPlace::Page => PiecePlace::Page,
+                    HitPlace::Row => PiecePlace::Row,
+                    _ => PiecePlace::Line,
+                };
+                let path = store.blob_path(&hit.artifact.sha256);
+                text::piece_text(&path, kind, piece_place, hit.position, hit.byte_range.0, hit.byte_range.1).unwrap_or_default()
+            }
+        };
+        hit.snippet = snippet(&text, &terms);
+    }
+    Ok(results)
+}
+
+/// Empties the index and indexes everything again (on this thread; `mcp-canvas-cli artifacts
+/// reindex`). Waits for another process's indexing run to end first.
+pub fn rebuild(data_dir: &Path, store: &ArtifactStore) -> Result<IndexRun, StoreError> {
+    let lock = loop {
+        if let Some(lock) = IndexLock::try_take(data_dir) {
+            break lock;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    store.search_clear()?;
+    let run = index_pending(store, None);
+    drop(lock);
+    run
+}
+
+/// Shared for callers that keep a store behind an `Arc`.
+pub fn index_pending_now(data_dir: &Path, store: &Arc<ArtifactStore>, deadline: Instant) -> Result<Option<IndexRun>, StoreError> {
+    match IndexLock::try_take(data_dir) {
+        Some(_lock) => {
+            repair_if_damaged(store);
+            index_pending(store, Some(deadline)).map(Some)
+        }
+        None => Ok(None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_kinds_follow_the_viewers() {
+        assert_eq!(text_kind("application/pdf", "a.pdf"), Some(TextKind::Pdf));
+        assert_eq!(text_kind("text/html", "a.html"), Some(TextKind::Markup));
+        assert_eq!(text_kind("image/svg+xml", "a.svg"), Some(TextKind::Markup));
+        assert_eq!(text_kind("text/csv", "a.csv"), Some(TextKind::Table));
+        assert_eq!(text_kind("application/json", "a.json"), Some(TextKind::Lines));
+        assert_eq!(text_kind("text/markdown", "a.md"), Some(TextKind::Lines));
+        assert_eq!(text_kind("image/png", "a.png"), None);
+        assert_eq!(text_kind("application/zip", "a.zip"), None);
+    }
+}

@@ -1,0 +1,429 @@
+//! The text of a stored file, piece by piece, for the search index: PDF pages (PDFium's text
+//! layer), HTML and SVG text (what a browser shows: no script or style), table rows, and lines
+//! of everything else that is text. Streamed: a file is read in bounded pieces, never whole (a
+//! line of a gigabyte becomes pieces of [`TextLimits::piece_bytes`]), and the whole is bounded
+//! by [`TextLimits`]. Also gives one piece's text again ([`piece_text`]), to cut a snippet: the
+//! index does not keep the text.
+
+use std::fs::File;
+use std::io::{BufReader, Read, Seek, SeekFrom};
+use std::path::Path;
+
+use crate::{PdfRenderer, RenderError, Result};
+
+/// How a file's text is found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextKind {
+    /// PDF pages.
+    Pdf,
+    /// HTML or SVG markup: the text between tags, in blocks.
+    Markup,
+    /// A table (CSV with `,`, TSV with `\t`): one piece per row.
+    Table,
+    /// Lines of text (plain, Markdown, code, JSON).
+    Lines,
+}
+
+/// Where a piece is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PiecePlace {
+    /// A PDF page, from 1.
+    Page,
+    /// A table's row: the header is 0, data rows from 1 (a physical line: a quoted field
+    /// spanning lines counts as several).
+    Row,
+    /// A line, from 1 (for markup: a block of its text, from 1).
+    Line,
+}
+
+/// One piece of a file's text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextPiece {
+    /// What kind of place.
+    pub place: PiecePlace,
+    /// Page, row or line number.
+    pub position: u64,
+    /// Where it starts in the file (lines and rows; 0 for pages and markup).
+    pub byte_offset: u64,
+    /// Bytes it spans in the file (lines and rows; 0 for pages and markup).
+    pub byte_length: u64,
+    /// The text.
+    pub text: String,
+}
+
+/// Bounds on what one file gives.
+#[derive(Debug, Clone, Copy)]
+pub struct TextLimits {
+    /// At most this many bytes in one piece (a longer line is cut into several).
+    pub piece_bytes: usize,
+    /// At most this many bytes of text from one file.
+    pub total_bytes: u64,
+    /// At most this many PDF pages.
+    pub pages: u32,
+    /// Markup larger than this is not read (it is parsed whole).
+    pub markup_bytes: u64,
+}
+
+impl Default for TextLimits {
+    fn default() -> Self {
+        Self { piece_bytes: 16 * 1024, total_bytes: 256 * 1024 * 1024, pages: 10_000, markup_bytes: 32 * 1024 * 1024 }
+    }
+}
+
+/// How extraction ended.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Extracted {
+    /// Pieces given.
+    pub pieces: u64,
+    /// What was left out and why (a bound reached, binary content), if anything.
+    pub note: Option<String>,
+}
+
+/// PDF pages are read this many at a time, holding PDFium's lock (the window's page renders
+/// take turns with the indexer between runs).
+const PAGES_PER_LOCK: u32 = 8;
+
+/// Gives the pieces of `path`'s text to `sink`, in order. The sink's error stops the work and is
+/// returned as it is (`Err(Ok(e))`); a file that cannot be read is `Err(Err(e))`.
+pub fn extract<E>(path: &Path, kind: TextKind, limits: &TextLimits, sink: &mut dyn FnMut(TextPiece) -> std::result::Result<(), E>) -> std::result::Result<Extracted, std::result::Result<E, RenderError>> {
+    match kind {
+        TextKind::Pdf => extract_pdf(path, limits, sink),
+        TextKind::Markup => extract_markup(path, limits, sink),
+        TextKind::Table => extract_lines(path, PiecePlace::Row, limits, sink),
+        TextKind::Lines => extract_lines(path, PiecePlace::Line, limits, sink),
+    }
+}
+
+/// The text of one piece again (for a snippet), at most [`TextLimits::piece_bytes`] plus a
+/// little: a page's text, a block of markup, or the bytes of a line or row.
+pub fn piece_text(path: &Path, kind: TextKind, place: PiecePlace, position: u64, byte_offset: u64, byte_length: u64) -> Result<String> {
+    let io = |source| RenderError::Io { path: path.to_path_buf(), source };
+    match (kind, place) {
+        (TextKind::Pdf, PiecePlace::Page) => {
+            let page = u32::try_from(position).unwrap_or(u32::MAX).max(1);
+            let mut text = String::new();
+            PdfRenderer::shared()?.page_texts(path, page - 1, 1, &mut |_, t| text = t)?;
+            Ok(text)
+        }
+        (TextKind::Markup, _) => {
+            let mut found = String::new();
+            let limits = TextLimits::default();
+            let _ = extract_markup::<()>(path, &limits, &mut |piece| {
+                if piece.position == position {
+                    found = piece.text;
+                    return Err(());
+                }
+                Ok(())
+            });
+            Ok(found)
+        }
+        _ => {
+            let mut file = File::open(path).map_err(io)?;
+            file.seek(SeekFrom::Start(byte_offset)).map_err(io)?;
+            let mut bytes = Vec::new();
+            file.take(byte_length.min(256 * 1024)).read_to_end(&mut bytes).map_err(io)?;
+            Ok(String::from_utf8_lossy(&bytes).into_owned())
+        }
+    }
+}
+
+fn extract_pdf<E>(path: &Path, limits: &TextLimits, sink: &mut dyn FnMut(TextPiece) -> std::result::Result<(), E>) -> std::result::Result<Extracted, std::result::Result<E, RenderError>> {
+    let renderer = PdfRenderer::shared().map_err(Err)?;
+    let mut extracted = Extracted::default();
+    let mut total = 0u64;
+    let mut first = 0u32;
+    loop {
+        let mut batch: Vec<(u32, String)> = Vec::new();
+        let page_count = renderer.page_texts(path, first, PAGES_PER_LOCK, &mut |index, text| batch.push((index, text))).map_err(Err)?;
+        for (index, mut text) in batch {
+            truncate_at_char(&mut text, limits.piece_bytes * 16);
+            total += text.len() as u64;
+            extracted.pieces += 1;
+            sink(TextPiece { place: PiecePlace::Page, position: u64::from(index) + 1, byte_offset: 0, byte_length: 0, text }).map_err(Ok)?;
+        }
+        first += PAGES_PER_LOCK;
+        if first >= page_count {
+            return Ok(extracted);
+        }
+        if first >= limits.pages || total >= limits.total_bytes {
+            extracted.note = Some(format!("only the first {first} of {page_count} pages are indexed"));
+            return Ok(extracted);
+        }
+    }
+}
+
+fn truncate_at_char(text: &mut String, max: usize) {
+    if text.len() > max {
+        let mut cut = max;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        text.truncate(cut);
+    }
+}
+
+fn extract_markup<E>(path: &Path, limits: &TextLimits, sink: &mut dyn FnMut(TextPiece) -> std::result::Result<(), E>) -> std::result::Result<Extracted, std::result::Result<E, RenderError>> {
+    let io = |source| Err(RenderError::Io { path: path.to_path_buf(), source });
+    let size = std::fs::metadata(path).map_err(io)?.len();
+    if size > limits.markup_bytes {
+        return Ok(Extracted { pieces: 0, note: Some(format!("markup of {size} bytes is over the {} bytes indexed", limits.markup_bytes)) });
+    }
+    let bytes = std::fs::read(path).map_err(io)?;
+    let html = String::from_utf8_lossy(&bytes);
+    let mut extracted = Extracted::default();
+    for (i, block) in markup::blocks(&html, limits.piece_bytes).into_iter().enumerate() {
+        extracted.pieces += 1;
+        sink(TextPiece { place: PiecePlace::Line, position: i as u64 + 1, byte_offset: 0, byte_length: 0, text: block }).map_err(Ok)?;
+    }
+    Ok(extracted)
+}
+
+/// Lines (or rows) with their byte ranges; a line longer than a piece is cut at a space (else at
+/// a character boundary) into several pieces with the same number.
+fn extract_lines<E>(path: &Path, place: PiecePlace, limits: &TextLimits, sink: &mut dyn FnMut(TextPiece) -> std::result::Result<(), E>) -> std::result::Result<Extracted, std::result::Result<E, RenderError>> {
+    let io = |source| Err(RenderError::Io { path: path.to_path_buf(), source });
+    let mut reader = BufReader::with_capacity(64 * 1024, File::open(path).map_err(io)?);
+    let mut extracted = Extracted::default();
+    let mut number: u64 = if place == PiecePlace::Row { 0 } else { 1 };
+    let mut offset = 0u64;
+    let mut carry: Vec<u8> = Vec::new();
+    let mut checked_binary = false;
+    loop {
+        if offset >= limits.total_bytes {
+            extracted.note = Some(format!("only the first {} bytes are indexed", limits.total_bytes));
+            return Ok(extracted);
+        }
+        // One piece: up to a newline or `piece_bytes`.
+        let mut piece = std::mem::take(&mut carry);
+        let want = limits.piece_bytes.saturating_sub(piece.len()) as u64;
+        let mut limited = (&mut reader).take(want);
+        std::io::BufRead::read_until(&mut limited, b'\n', &mut piece).map_err(io)?;
+        if piece.is_empty() {
+            return Ok(extracted);
+        }
+        if !checked_binary {
+            checked_binary = true;
+            if looks_binary(&piece) {
+                return Ok(Extracted { pieces: 0, note: Some("the file is binary, not text; only its name is indexed".into()) });
+            }
+        }
+        let line_ended = piece.last() == Some(&b'\n');
+        if !line_ended && piece.len() >= limits.piece_bytes {
+            // Cut at the last space in the piece's last KiB, else at a character boundary.
+            let window = piece.len().saturating_sub(1024);
+            let cut = piece[window..].iter().rposition(|b| *b == b' ' || *b == b'\t' || *b == b',').map(|i| window + i + 1).unwrap_or_else(|| {
+                let mut cut = piece.len();
+                while cut > 0 && (piece[cut - 1] & 0b1100_0000) == 0b1000_0000 {
+                    cut -= 1;
+                }
+                // `cut - 1` starts a character that may be incomplete: leave it for the next piece.
+                if cut > 0 && piece[cut - 1] >= 0b1100_0000 { cut - 1 } else { piece.len() }
+            });
+            let cut = if cut == 0 { piece.len() } else { cut };
+            carry = piece.split_off(cut);
+        }
+        let length = piece.len() as u64;
+        let text = String::from_utf8_lossy(&piece).trim_end_matches(['\n', '\r']).to_owned();
+        if !text.trim().is_empty() {
+            extracted.pieces += 1;
+            sink(TextPiece { place, position: number, byte_offset: offset, byte_length: length, text }).map_err(Ok)?;
+        }
+        offset += length;
+        if line_ended {
+            number += 1;
+        }
+    }
+}
+
+/// Text with NUL bytes, or mostly not UTF-8, in its first piece is binary.
+fn looks_binary(bytes: &[u8]) -> bool {
+    let head = &bytes[..bytes.len().min(8192)];
+    if head.contains(&0) {
+        return true;
+    }
+    let text = String::from_utf8_lossy(head);
+    let bad = text.chars().filter(|c| *c == char::REPLACEMENT_CHARACTER).count();
+    bad * 10 > text.chars().count().max(1)
+}
+
+mod markup {
+    //! The text of HTML or SVG between its tags, cut into blocks at block-level elements, with
+    //! script, style and the other raw-text elements' content left out (html5ever's tokenizer
+    //! decodes entities and knows which elements hold raw text).
+
+    use std::cell::RefCell;
+
+    use html5ever::tendril::StrTendril;
+    use html5ever::tokenizer::states::RawKind;
+    use html5ever::tokenizer::{BufferQueue, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts};
+
+    const BLOCKS: &[&str] = &[
+        "p", "div", "br", "tr", "li", "h1", "h2", "h3", "h4", "h5", "h6", "table", "section", "article", "header", "footer", "pre", "blockquote", "dt", "dd", "caption", "figcaption", "hr", "title", "text", "tspan", "desc", "ul", "ol",
+    ];
+
+    struct Collector {
+        blocks: RefCell<Vec<String>>,
+        current: RefCell<String>,
+        skipping: RefCell<Option<String>>,
+        piece_bytes: usize,
+    }
+
+    impl Collector {
+        fn end_block(&self) {
+            let mut current = self.current.borrow_mut();
+            let text = current.split_whitespace().collect::<Vec<_>>().join(" ");
+            if !text.is_empty() {
+                self.blocks.borrow_mut().push(text);
+            }
+            current.clear();
+        }
+    }
+
+    impl TokenSink for Collector {
+        type Handle = ();
+
+        fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
+            match token {
+                Token::TagToken(tag) => {
+                    let name = tag.name.to_string();
+                    let skipped = self.skipping.borrow().clone();
+                    if let Some(skipped) = skipped {
+                        if tag.kind == TagKind::EndTag && skipped == name {
+                            self.skipping.replace(None);
+                        }
+                        return TokenSinkResult::Continue;
+                    }
+                    if BLOCKS.contains(&name.as_str()) {
+                        self.end_block();
+                    } else {
+                        self.current.borrow_mut().push(' ');
+                    }
+                    if tag.kind == TagKind::StartTag && !tag.self_closing {
+                        let raw = match name.as_str() {
+                            "script" => Some(RawKind::ScriptData),
+                            "style" | "xmp" | "iframe" | "noembed" | "noframes" | "noscript" => Some(RawKind::Rawtext),
+                            "textarea" => Some(RawKind::Rcdata),
+                            _ => None,
+                        };
+                        if name == "template" || name == "script" || name == "style" || name == "noscript" || name == "iframe" {
+                            *self.skipping.borrow_mut() = Some(name.clone());
+                        }
+                        if let Some(kind) = raw {
+                            return TokenSinkResult::RawData(kind);
+                        }
+                    }
+                }
+                Token::CharacterTokens(text) => {
+                    if self.skipping.borrow().is_none() {
+                        let mut current = self.current.borrow_mut();
+                        current.push_str(&text);
+                        if current.len() >= self.piece_bytes {
+                            drop(current);
+                            self.end_block();
+                        }
+                    }
+                }
+                _ => {}
+            }
+            TokenSinkResult::Continue
+        }
+    }
+
+    /// The blocks of text in `html`, each at most about `piece_bytes`.
+    pub(super) fn blocks(html: &str, piece_bytes: usize) -> Vec<String> {
+        let collector = Collector { blocks: RefCell::default(), current: RefCell::default(), skipping: RefCell::default(), piece_bytes };
+        let tokenizer = Tokenizer::new(collector, TokenizerOpts::default());
+        let queue = BufferQueue::default();
+        queue.push_back(StrTendril::from_slice(html));
+        let _ = tokenizer.feed(&queue);
+        tokenizer.end();
+        tokenizer.sink.end_block();
+        tokenizer.sink.blocks.into_inner()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pieces(content: &[u8], kind: TextKind, limits: TextLimits) -> (Vec<TextPiece>, Extracted) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("file");
+        std::fs::write(&path, content).unwrap();
+        let mut out = Vec::new();
+        let extracted = extract::<()>(&path, kind, &limits, &mut |p| {
+            out.push(p);
+            Ok(())
+        })
+        .unwrap();
+        (out, extracted)
+    }
+
+    #[test]
+    fn lines_keep_their_numbers_and_byte_ranges() {
+        let (out, _) = pieces(b"alpha\n\nbeta gamma\r\ndelta", TextKind::Lines, TextLimits::default());
+        let got: Vec<(u64, u64, u64, &str)> = out.iter().map(|p| (p.position, p.byte_offset, p.byte_length, p.text.as_str())).collect();
+        assert_eq!(got, vec![(1, 0, 6, "alpha"), (3, 7, 12, "beta gamma"), (4, 19, 5, "delta")]);
+    }
+
+    #[test]
+    fn table_rows_count_from_the_header() {
+        let (out, _) = pieces(b"name,total\nacme,12\nglobex,7\n", TextKind::Table, TextLimits::default());
+        let got: Vec<(PiecePlace, u64, &str)> = out.iter().map(|p| (p.place, p.position, p.text.as_str())).collect();
+        assert_eq!(got, vec![(PiecePlace::Row, 0, "name,total"), (PiecePlace::Row, 1, "acme,12"), (PiecePlace::Row, 2, "globex,7")]);
+    }
+
+    #[test]
+    fn a_huge_line_becomes_bounded_pieces_of_the_same_line_without_splitting_words_or_characters() {
+        let line = "wörd ".repeat(20_000); // 120,000 bytes, one line
+        let limits = TextLimits { piece_bytes: 4096, ..Default::default() };
+        let (out, _) = pieces(format!("{line}\nnext").as_bytes(), TextKind::Lines, limits);
+        assert!(out.len() > 25, "{}", out.len());
+        assert!(out.iter().all(|p| p.byte_length as usize <= 4096));
+        let first_line: Vec<&TextPiece> = out.iter().filter(|p| p.position == 1).collect();
+        assert!(first_line.iter().all(|p| p.text.split_whitespace().all(|w| w == "wörd")), "a word was cut");
+        assert_eq!(first_line.iter().map(|p| p.byte_length).sum::<u64>(), line.len() as u64 + 1);
+        assert_eq!(out.last().unwrap().position, 2);
+        // The byte ranges read back to the same text.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, format!("{line}\nnext")).unwrap();
+        let again = piece_text(&path, TextKind::Lines, PiecePlace::Line, 1, first_line[3].byte_offset, first_line[3].byte_length).unwrap();
+        assert_eq!(again.trim_end(), first_line[3].text.trim_end());
+    }
+
+    #[test]
+    fn a_line_without_spaces_is_cut_at_character_boundaries() {
+        let line = "é".repeat(10_000);
+        let limits = TextLimits { piece_bytes: 1001, ..Default::default() };
+        let (out, _) = pieces(line.as_bytes(), TextKind::Lines, limits);
+        assert!(out.iter().all(|p| !p.text.contains(char::REPLACEMENT_CHARACTER)));
+        assert_eq!(out.iter().map(|p| p.text.chars().count()).sum::<usize>(), 10_000);
+    }
+
+    #[test]
+    fn the_total_is_bounded_and_said() {
+        let limits = TextLimits { piece_bytes: 100, total_bytes: 1000, ..Default::default() };
+        let (out, extracted) = pieces("line of text\n".repeat(1000).as_bytes(), TextKind::Lines, limits);
+        assert!(out.iter().map(|p| p.byte_length).sum::<u64>() <= 1100);
+        assert!(extracted.note.unwrap().contains("first 1000 bytes"));
+    }
+
+    #[test]
+    fn binary_declared_as_text_gives_nothing() {
+        let (out, extracted) = pieces(&[0x89, b'P', b'N', b'G', 0, 0, 0, 13, 0xff, 0xfe], TextKind::Lines, TextLimits::default());
+        assert!(out.is_empty());
+        assert!(extracted.note.unwrap().contains("binary"));
+    }
+
+    #[test]
+    fn markup_gives_what_a_browser_shows() {
+        let html = b"<html><head><title>Q3 report</title><style>.x{color:red}</style><script>var secret = 1;</script></head>\
+            <body><h1>Revenue &amp; costs</h1><p>Net <b>revenue</b> rose.</p><table><tr><td>acme</td><td>12</td></tr></table>\
+            <svg><text>axis label</text></svg><template>hidden</template></body></html>";
+        let (out, _) = pieces(html, TextKind::Markup, TextLimits::default());
+        let texts: Vec<&str> = out.iter().map(|p| p.text.as_str()).collect();
+        assert_eq!(texts, vec!["Q3 report", "Revenue & costs", "Net revenue rose.", "acme 12", "axis label"]);
+        assert!(out.iter().enumerate().all(|(i, p)| p.position == i as u64 + 1));
+    }
+}

@@ -1,0 +1,426 @@
+//! Full-text search over stored artifacts: an FTS5 index in the catalog's own file.
+//!
+//! The index is fed from outside (the host's indexer extracts text; this crate only keeps it):
+//! [`crate::ArtifactStore::search_pending`] lists artifacts not indexed yet,
+//! [`IndexBatch`]es of segments are written in short transactions (never a long write lock,
+//! never a whole file in memory), and [`crate::ArtifactStore::search_finish`] marks an artifact
+//! done. An artifact whose indexing was interrupted has segments but no `search_indexed` row; it
+//! is indexed again from the start ([`crate::ArtifactStore::search_start`] drops what it had).
+//! Removing an artifact removes its segments in the same transaction (a trigger), so gc, the
+//! quota and session clears prune the index.
+//!
+//! The index is contentless: a hit names its segment's place (page, row, line, byte range), and
+//! the caller cuts the snippet from the artifact ([`snippet`]).
+
+mod snippet;
+mod terms;
+
+use rusqlite::{params, types::Value as SqlValue, Connection, OptionalExtension, TransactionBehavior};
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+pub use snippet::{snippet, SnippetPart, SNIPPET_CHARS};
+pub use terms::{Term, Terms};
+
+use crate::{
+    catalog::{from_row, COLUMNS},
+    error::StoreError,
+    query::{family_condition, MimeFamily},
+    record::ArtifactRecord,
+};
+
+/// Where in an artifact a hit is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "lowercase")]
+#[ts(export)]
+pub enum HitPlace {
+    /// The artifact's name or summary.
+    Name,
+    /// The call that produced it (server, tool, arguments).
+    Call,
+    /// A PDF page (`position` from 1).
+    Page,
+    /// A table's data row (`position` from 1; the header is row 0).
+    Row,
+    /// A text line (`position` from 1).
+    Line,
+}
+
+impl HitPlace {
+    fn as_str(self) -> &'static str {
+        match self {
+            HitPlace::Name => "name",
+            HitPlace::Call => "call",
+            HitPlace::Page => "page",
+            HitPlace::Row => "row",
+            HitPlace::Line => "line",
+        }
+    }
+
+    fn parse(text: &str) -> Option<Self> {
+        Some(match text {
+            "name" => HitPlace::Name,
+            "call" => HitPlace::Call,
+            "page" => HitPlace::Page,
+            "row" => HitPlace::Row,
+            "line" => HitPlace::Line,
+            _ => return None,
+        })
+    }
+}
+
+/// One piece of an artifact's text, as the indexer found it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Segment {
+    /// What kind of place.
+    pub place: HitPlace,
+    /// Page, row or line number (0 for name and call).
+    pub position: u64,
+    /// Where the text starts in the artifact's bytes (lines and rows), else 0.
+    pub byte_offset: u64,
+    /// How many bytes it spans there (lines and rows), else 0.
+    pub byte_length: u64,
+    /// The text.
+    pub text: String,
+}
+
+/// A search request. Empty filters match everything.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS, Default)]
+#[ts(export)]
+pub struct SearchQuery {
+    /// What was typed (see [`Terms`]).
+    pub text: String,
+    /// Only from this server.
+    pub server: Option<String>,
+    /// Only from this tool.
+    pub tool: Option<String>,
+    /// Only this kind of content.
+    pub family: Option<MimeFamily>,
+    /// Only artifacts created at or after this time (ms since the epoch).
+    #[ts(type = "number | null")]
+    pub since_ms: Option<i64>,
+    /// Only artifacts created before this time (ms since the epoch).
+    #[ts(type = "number | null")]
+    pub until_ms: Option<i64>,
+    /// At most this many hits (capped at 200; 0 means 20).
+    pub limit: u32,
+}
+
+/// One hit: an artifact and where in it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct SearchHit {
+    /// The artifact.
+    pub artifact: ArtifactRecord,
+    /// Where in it.
+    pub place: HitPlace,
+    /// Page, row or line number (0 for name and call).
+    #[ts(type = "number")]
+    pub position: u64,
+    /// The text around the hit, matching words marked (empty until the caller cuts it).
+    pub snippet: Vec<SnippetPart>,
+    /// Where the segment's text is in the artifact's bytes (for cutting the snippet).
+    #[serde(skip)]
+    #[ts(skip)]
+    pub byte_range: (u64, u64),
+}
+
+/// What a search found, and how complete the index is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct SearchResults {
+    /// Best first; at most three per artifact.
+    pub hits: Vec<SearchHit>,
+    /// Artifacts indexed.
+    pub indexed: u32,
+    /// Artifacts not indexed yet (their names are searched, their text not yet).
+    pub pending: u32,
+}
+
+/// How complete the index is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct IndexStatus {
+    /// Artifacts indexed.
+    pub indexed: u32,
+    /// Artifacts waiting.
+    pub pending: u32,
+    /// Segments in the index.
+    #[ts(type = "number")]
+    pub segments: u64,
+}
+
+/// Hits per artifact in one result list.
+const HITS_PER_ARTIFACT: usize = 3;
+
+/// Segments written for one artifact, committed in one short transaction.
+#[derive(Debug, Default)]
+pub struct IndexBatch {
+    pub(crate) artifact_id: String,
+    pub(crate) segments: Vec<Segment>,
+    pub(crate) text_bytes: usize,
+}
+
+impl IndexBatch {
+    /// An empty batch for `artifact_id`.
+    pub fn new(artifact_id: &str) -> Self {
+        Self { artifact_id: artifact_id.to_owned(), ..Default::default() }
+    }
+
+    /// Adds a segment.
+    pub fn push(&mut self, segment: Segment) {
+        self.text_bytes += segment.text.len();
+        self.segments.push(segment);
+    }
+
+    /// Bytes of text waiting (the caller commits at its bound).
+    pub fn text_bytes(&self) -> usize {
+        self.text_bytes
+    }
+
+    /// Segments waiting.
+    pub fn len(&self) -> usize {
+        self.segments.len()
+    }
+
+    /// Whether nothing is waiting.
+    pub fn is_empty(&self) -> bool {
+        self.segments.is_empty()
+    }
+}
+
+pub(crate) fn pending(conn: &Connection, limit: u32) -> Result<Vec<ArtifactRecord>, StoreError> {
+    let sql = format!(
+        "SELECT {COLUMNS} FROM artifacts a WHERE NOT EXISTS (SELECT 1 FROM search_indexed i WHERE i.artifact_id = a.id) ORDER BY a.created_at_ms DESC, a.id LIMIT ?1"
+    );
+    let mut stmt = conn.prepare(&sql)?;
+    let rows = stmt.query_map([limit], from_row)?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Drops what an interrupted run left of `artifact_id`'s text (not its call's segments).
+pub(crate) fn start(conn: &mut Connection, artifact_id: &str) -> Result<(), StoreError> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    tx.execute(
+        "DELETE FROM search_text WHERE rowid IN (SELECT id FROM search_segments WHERE artifact_id = ?1 AND place <> 'call')",
+        [artifact_id],
+    )?;
+    tx.execute("DELETE FROM search_segments WHERE artifact_id = ?1 AND place <> 'call'", [artifact_id])?;
+    tx.execute("DELETE FROM search_indexed WHERE artifact_id = ?1", [artifact_id])?;
+    tx.commit()?;
+    Ok(())
+}
+
+/// Writes `batch`, unless its artifact was removed meanwhile (then nothing, `false`).
+pub(crate) fn write(conn: &mut Connection, batch: &IndexBatch) -> Result<bool, StoreError> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let exists = tx.query_row("SELECT 1 FROM artifacts WHERE id = ?1", [&batch.artifact_id], |_| Ok(())).optional()?.is_some();
+    if exists {
+        insert_segments(&tx, &batch.artifact_id, &batch.segments)?;
+    }
+    tx.commit()?;
+    Ok(exists)
+}
+
+fn insert_segments(tx: &rusqlite::Transaction<'_>, artifact_id: &str, segments: &[Segment]) -> Result<(), StoreError> {
+    let mut segment_row = tx.prepare_cached(
+        "INSERT INTO search_segments (artifact_id, place, position, byte_offset, byte_length) VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?;
+    let mut text_row = tx.prepare_cached("INSERT INTO search_text (rowid, body) VALUES (?1, ?2)")?;
+    for segment in segments {
+        segment_row.execute(params![
+            artifact_id,
+            segment.place.as_str(),
+            segment.position as i64,
+            segment.byte_offset as i64,
+            segment.byte_length as i64
+        ])?;
+        text_row.execute(params![tx.last_insert_rowid(), segment.text])?;
+    }
+    Ok(())
+}
+
+/// Marks `artifact_id` indexed (with what was left out, if anything).
+pub(crate) fn finish(conn: &Connection, artifact_id: &str, now_ms: i64, note: Option<&str>) -> Result<(), StoreError> {
+    conn.execute(
+        "INSERT OR REPLACE INTO search_indexed (artifact_id, indexed_at_ms, segments, note)
+         SELECT id, ?2, (SELECT COUNT(*) FROM search_segments WHERE artifact_id = ?1), ?3 FROM artifacts WHERE id = ?1",
+        params![artifact_id, now_ms, note],
+    )?;
+    Ok(())
+}
+
+/// Indexes the audit log's calls that produced artifacts, after the last one indexed: one `call`
+/// segment per artifact with the server, tool and (redacted) arguments. Returns how many calls.
+pub(crate) fn index_calls(conn: &mut Connection, limit: u32) -> Result<usize, StoreError> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let after: i64 = tx.query_row("SELECT audit_seq FROM search_calls WHERE id = 1", [], |row| row.get(0))?;
+    let calls: Vec<(i64, String, String, String, String)> = {
+        let mut stmt = tx.prepare("SELECT seq, server, tool, arguments, artifact_ids FROM audit WHERE seq > ?1 ORDER BY seq LIMIT ?2")?;
+        let rows = stmt.query_map(params![after, limit], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?)))?;
+        rows.collect::<Result<_, _>>()?
+    };
+    let mut last = after;
+    for (seq, server, tool, arguments, artifact_ids) in &calls {
+        last = *seq;
+        let ids: Vec<String> = serde_json::from_str(artifact_ids).unwrap_or_default();
+        if ids.is_empty() {
+            continue;
+        }
+        let text = format!("{server} {tool} {}", argument_text(arguments));
+        for id in ids {
+            let exists = tx.query_row("SELECT 1 FROM artifacts WHERE id = ?1", [&id], |_| Ok(())).optional()?.is_some();
+            if exists {
+                let segment = Segment { place: HitPlace::Call, position: 0, byte_offset: 0, byte_length: 0, text: text.clone() };
+                insert_segments(&tx, &id, std::slice::from_ref(&segment))?;
+            }
+        }
+    }
+    tx.execute("UPDATE search_calls SET audit_seq = ?1 WHERE id = 1", [last])?;
+    tx.commit()?;
+    Ok(calls.len())
+}
+
+/// The arguments' keys and values as words (JSON punctuation is not text), at most 16 KiB.
+fn argument_text(arguments: &str) -> String {
+    fn walk(value: &serde_json::Value, out: &mut String) {
+        if out.len() > 16 * 1024 {
+            return;
+        }
+        match value {
+            serde_json::Value::Object(map) => {
+                for (key, value) in map {
+                    out.push_str(key);
+                    out.push(' ');
+                    walk(value, out);
+                }
+            }
+            serde_json::Value::Array(items) => items.iter().for_each(|item| walk(item, out)),
+            serde_json::Value::String(text) => {
+                out.push_str(text.get(..4096).unwrap_or(text));
+                out.push(' ');
+            }
+            serde_json::Value::Null => {}
+            other => {
+                out.push_str(&other.to_string());
+                out.push(' ');
+            }
+        }
+    }
+    let mut out = String::new();
+    match serde_json::from_str::<serde_json::Value>(arguments) {
+        Ok(value) => walk(&value, &mut out),
+        Err(_) => out.push_str(arguments.get(..4096).unwrap_or("")),
+    }
+    out
+}
+
+/// Empties the index (every artifact becomes pending, every call unindexed). The FTS5 table is
+/// dropped and created again rather than emptied, so a damaged one is replaced whole.
+pub(crate) fn clear(conn: &mut Connection) -> Result<(), StoreError> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    tx.execute_batch(&format!(
+        "DROP TABLE IF EXISTS search_text; {CREATE_TEXT}; DELETE FROM search_segments; DELETE FROM search_indexed; UPDATE search_calls SET audit_seq = 0 WHERE id = 1;"
+    ))?;
+    tx.commit()?;
+    Ok(())
+}
+
+/// `search_text` as the migration creates it.
+const CREATE_TEXT: &str = "CREATE VIRTUAL TABLE search_text USING fts5(body, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2')";
+
+/// The text a call's `call` segments were indexed with (server, tool, arguments), from the
+/// audit log.
+pub(crate) fn call_text(conn: &Connection, call_id: &str) -> Result<Option<String>, StoreError> {
+    let row: Option<(String, String, String)> = conn
+        .query_row("SELECT server, tool, arguments FROM audit WHERE call_id = ?1 ORDER BY seq DESC LIMIT 1", [call_id], |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+        })
+        .optional()?;
+    Ok(row.map(|(server, tool, arguments)| format!("{server} {tool} {}", argument_text(&arguments))))
+}
+
+/// Checks the index's structure; `Err` when FTS5 finds it damaged.
+pub(crate) fn check(conn: &Connection) -> Result<(), StoreError> {
+    conn.execute("INSERT INTO search_text (search_text) VALUES ('integrity-check')", [])?;
+    Ok(())
+}
+
+pub(crate) fn status(conn: &Connection) -> Result<IndexStatus, StoreError> {
+    let (total, indexed): (i64, i64) = conn.query_row(
+        "SELECT (SELECT COUNT(*) FROM artifacts), (SELECT COUNT(*) FROM search_indexed)",
+        [],
+        |row| Ok((row.get(0)?, row.get(1)?)),
+    )?;
+    let segments: i64 = conn.query_row("SELECT COALESCE(MAX(id), 0) FROM search_segments", [], |row| row.get(0))?;
+    Ok(IndexStatus { indexed: indexed as u32, pending: (total - indexed).max(0) as u32, segments: segments as u64 })
+}
+
+pub(crate) fn run(conn: &Connection, query: &SearchQuery) -> Result<SearchResults, StoreError> {
+    let status = status(conn)?;
+    let terms = Terms::parse(&query.text);
+    let limit = match query.limit {
+        0 => 20,
+        n => n.min(200),
+    } as usize;
+    if terms.is_empty() {
+        return Ok(SearchResults { hits: Vec::new(), indexed: status.indexed, pending: status.pending });
+    }
+    let mut conditions = vec!["search_text MATCH ?1".to_owned()];
+    let mut values: Vec<SqlValue> = vec![terms.fts5().into()];
+    let mut bind = |value: SqlValue| {
+        values.push(value);
+        format!("?{}", values.len())
+    };
+    if let Some(server) = &query.server {
+        conditions.push(format!("a.server = {}", bind(server.clone().into())));
+    }
+    if let Some(tool) = &query.tool {
+        conditions.push(format!("a.tool = {}", bind(tool.clone().into())));
+    }
+    if let Some(family) = query.family {
+        conditions.push(family_condition(family).to_owned());
+    }
+    if let Some(since) = query.since_ms {
+        conditions.push(format!("a.created_at_ms >= {}", bind(since.into())));
+    }
+    if let Some(until) = query.until_ms {
+        conditions.push(format!("a.created_at_ms < {}", bind(until.into())));
+    }
+    // More rows than hits: several segments of one artifact collapse to three.
+    let sql = format!(
+        "SELECT {COLUMNS}, s.place, s.position, s.byte_offset, s.byte_length
+         FROM search_text JOIN search_segments s ON s.id = search_text.rowid JOIN artifacts a ON a.id = s.artifact_id
+         WHERE {} ORDER BY bm25(search_text), s.id LIMIT {}",
+        conditions.join(" AND "),
+        limit * 8
+    );
+    let mut stmt = conn.prepare(&sql)?;
+    let rows = stmt.query_map(rusqlite::params_from_iter(values.iter()), |row| {
+        let artifact = from_row(row)?;
+        let place: String = row.get(13)?;
+        Ok((artifact, place, row.get::<_, i64>(14)?, row.get::<_, i64>(15)?, row.get::<_, i64>(16)?))
+    })?;
+    let mut hits: Vec<SearchHit> = Vec::new();
+    let mut per_artifact: std::collections::HashMap<String, usize> = Default::default();
+    for row in rows {
+        let (artifact, place, position, offset, length) = row?;
+        let Some(place) = HitPlace::parse(&place) else { continue };
+        let count = per_artifact.entry(artifact.id.clone()).or_default();
+        if *count >= HITS_PER_ARTIFACT {
+            continue;
+        }
+        *count += 1;
+        hits.push(SearchHit {
+            artifact,
+            place,
+            position: position.max(0) as u64,
+            snippet: Vec::new(),
+            byte_range: (offset.max(0) as u64, length.max(0) as u64),
+        });
+        if hits.len() == limit {
+            break;
+        }
+    }
+    Ok(SearchResults { hits, indexed: status.indexed, pending: status.pending })
+}

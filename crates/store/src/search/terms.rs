@@ -1,0 +1,185 @@
+//! What a person types into a search box, as a safe FTS5 query and as terms to highlight.
+//!
+//! Nothing typed reaches FTS5's query syntax: every word and every quoted phrase is passed as an
+//! FTS5 string (`"…"`, inner quotes doubled), so `AND`, `NEAR`, `-`, `*`, `:` and parentheses
+//! are words to find, not operators. What the box offers instead:
+//! - words are all required (AND), in any order;
+//! - `"two words"` is a phrase (an unbalanced quote is an ordinary character);
+//! - a word ending in `*` is a prefix, and so is the last word while it is being typed (no
+//!   space after it yet): results as you type.
+
+/// One thing to find: a word or a phrase, possibly a prefix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Term {
+    /// The words, lowercased (one for a word, several for a phrase).
+    pub words: Vec<String>,
+    /// Whether the last word is a prefix.
+    pub prefix: bool,
+}
+
+/// A parsed query.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Terms {
+    /// Everything to find; empty when the text has no word in it.
+    pub terms: Vec<Term>,
+}
+
+/// More than this many terms are ignored (a pasted page is not a query).
+const MAX_TERMS: usize = 32;
+/// A word longer than this is cut (no token in the index is longer in practice).
+const MAX_WORD_CHARS: usize = 64;
+
+impl Terms {
+    /// Parses `text` (see the module's documentation).
+    pub fn parse(text: &str) -> Self {
+        let mut terms = Vec::new();
+        let typing = !text.ends_with(char::is_whitespace);
+        let quotes = text.matches('"').count();
+        // With an odd count, the last quote is an ordinary character.
+        let balanced_quotes = quotes - quotes % 2;
+        let mut seen_quotes = 0;
+        let mut rest = text;
+        while let Some(c) = rest.chars().next() {
+            if c == '"' && seen_quotes < balanced_quotes {
+                seen_quotes += 2;
+                let inner = &rest[1..];
+                let end = inner.find('"').unwrap_or(inner.len());
+                let words = words_of(&inner[..end]);
+                if !words.is_empty() {
+                    terms.push(Term { words, prefix: false });
+                }
+                rest = inner.get(end + 1..).unwrap_or("");
+                continue;
+            }
+            if c.is_whitespace() {
+                rest = &rest[c.len_utf8()..];
+                continue;
+            }
+            let end = rest.find(|c: char| c.is_whitespace() || (c == '"' && seen_quotes < balanced_quotes)).unwrap_or(rest.len());
+            let raw = &rest[..end];
+            rest = &rest[end..];
+            let words = words_of(raw);
+            if words.is_empty() {
+                continue;
+            }
+            let starred = raw.ends_with('*');
+            let last_typed = typing && rest.is_empty();
+            terms.push(Term { prefix: starred || last_typed, words });
+        }
+        terms.truncate(MAX_TERMS);
+        Terms { terms }
+    }
+
+    /// Whether there is nothing to search for.
+    pub fn is_empty(&self) -> bool {
+        self.terms.is_empty()
+    }
+
+    /// The FTS5 `MATCH` expression: each term as a quoted string, all of them required.
+    pub fn fts5(&self) -> String {
+        let parts: Vec<String> = self
+            .terms
+            .iter()
+            .map(|term| {
+                let quoted = format!("\"{}\"", term.words.join(" ").replace('"', "\"\""));
+                if term.prefix { format!("{quoted}*") } else { quoted }
+            })
+            .collect();
+        parts.join(" AND ")
+    }
+
+    /// The PostgreSQL `to_tsquery('simple', …)` text: words joined by `&`, phrases by `<->`,
+    /// prefixes with `:*`. Only letters and digits reach it, so no operator is ever typed in.
+    pub fn tsquery(&self) -> String {
+        let parts: Vec<String> = self
+            .terms
+            .iter()
+            .map(|term| {
+                let words: Vec<String> = term.words.iter().map(|w| w.chars().filter(|c| c.is_alphanumeric()).collect()).collect();
+                let joined = format!("{}{}", words.join(" <-> "), if term.prefix { ":*" } else { "" });
+                if words.len() > 1 { format!("({joined})") } else { joined }
+            })
+            .collect();
+        parts.join(" & ")
+    }
+
+    /// Whether `word` (lowercased) is one of the words searched for: equal, or starting with a
+    /// prefix term's word. Used to highlight snippets.
+    pub fn matches_word(&self, word: &str) -> bool {
+        self.terms.iter().any(|term| {
+            term.words.iter().enumerate().any(|(i, w)| {
+                let is_prefix = term.prefix && i + 1 == term.words.len();
+                if is_prefix { word.starts_with(w.as_str()) } else { word == w }
+            })
+        })
+    }
+}
+
+/// The words of `text` as the index's tokenizer sees them: runs of letters and digits,
+/// lowercased, with the diacritics a search should ignore left to the tokenizer.
+pub(crate) fn words_of(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(|w| w.chars().take(MAX_WORD_CHARS).flat_map(char::to_lowercase).collect())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fts(text: &str) -> String {
+        Terms::parse(text).fts5()
+    }
+
+    #[test]
+    fn words_are_required_and_the_last_one_is_a_prefix_while_typed() {
+        assert_eq!(fts("quarterly rev"), r#""quarterly" AND "rev"*"#);
+        assert_eq!(fts("quarterly revenue "), r#""quarterly" AND "revenue""#);
+        assert_eq!(fts("rev* total "), r#""rev"* AND "total""#);
+    }
+
+    #[test]
+    fn phrases_stay_together_and_are_never_prefixes() {
+        assert_eq!(fts(r#""net revenue" q3 "#), r#""net revenue" AND "q3""#);
+        assert_eq!(fts(r#"a "b c""#), r#""a" AND "b c""#);
+    }
+
+    #[test]
+    fn the_engines_syntax_is_only_words() {
+        // Operators, columns, NEAR groups, negation and parentheses are words or nothing.
+        assert_eq!(fts("NEAR(a b) AND -c OR body:x "), r#""near a" AND "b" AND "and" AND "c" AND "or" AND "body x""#);
+        // A word the tokenizer splits is a phrase, a prefix one while typed.
+        assert_eq!(fts("foo-ba"), r#""foo ba"*"#);
+        assert_eq!(fts(r#"" * - ^ ( ) :"#), "");
+        assert!(Terms::parse("***").is_empty());
+    }
+
+    #[test]
+    fn an_unbalanced_quote_is_an_ordinary_character() {
+        assert_eq!(fts(r#"say "hello world"#), r#""say" AND "hello" AND "world"*"#);
+        assert_eq!(fts(r#""a b" "c"#), r#""a b" AND "c"*"#);
+    }
+
+    #[test]
+    fn long_input_is_bounded() {
+        let many = "word ".repeat(1000);
+        assert_eq!(Terms::parse(&many).terms.len(), MAX_TERMS);
+        let long = "x".repeat(10_000);
+        assert_eq!(Terms::parse(&long).terms[0].words[0].len(), MAX_WORD_CHARS);
+    }
+
+    #[test]
+    fn the_postgres_form_has_only_letters_digits_and_operators() {
+        assert_eq!(Terms::parse(r#""net revenue" q3 to"#).tsquery(), "(net <-> revenue) & q3 & to:*");
+        assert_eq!(Terms::parse("a&b|c!d e").tsquery(), "(a <-> b <-> c <-> d) & e:*");
+    }
+
+    #[test]
+    fn highlighting_matches_words_and_prefixes() {
+        let terms = Terms::parse("revenue q");
+        assert!(terms.matches_word("revenue"));
+        assert!(terms.matches_word("quarter"));
+        assert!(!terms.matches_word("revenues"));
+    }
+}
