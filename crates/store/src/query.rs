@@ -138,6 +138,12 @@ pub(crate) fn usage(conn: &Connection, quota_bytes: u64) -> Result<StorageUsage,
     Ok(StorageUsage { used_bytes: used as u64, pinned_bytes: pinned_bytes as u64, quota_bytes, artifacts: artifacts as u32, pinned: pinned as u32 })
 }
 
+/// The `LIKE` pattern (escaped with `\\`) for names containing `needle`.
+pub(crate) fn name_pattern(needle: &str) -> String {
+    let escaped = needle.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
+    format!("%{escaped}%")
+}
+
 /// The SQL condition (on `artifacts a`) for one kind of content.
 pub(crate) fn family_condition(family: MimeFamily) -> &'static str {
     match family {
@@ -173,8 +179,7 @@ pub(crate) fn run(conn: &Connection, query: &ArtifactQuery) -> Result<ArtifactPa
         conditions.push(family_condition(family).to_owned());
     }
     if let Some(needle) = query.name_contains.as_deref().filter(|n| !n.is_empty()) {
-        let escaped = needle.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
-        conditions.push(format!("a.name LIKE {} ESCAPE '\\'", bind(format!("%{escaped}%").into())));
+        conditions.push(format!("a.name LIKE {} ESCAPE '\\'", bind(name_pattern(needle).into())));
     }
     if query.pinned_only {
         conditions.push("a.persistence = 'pinned'".into());

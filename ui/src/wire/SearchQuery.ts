@@ -10,6 +10,10 @@ export type SearchQuery = {
  */
 text: string, 
 /**
+ * Only artifacts linked to this session.
+ */
+session: string | null, 
+/**
  * Only from this server.
  */
 server: string | null, 
@@ -29,6 +33,14 @@ since_ms: number | null,
  * Only artifacts created before this time (ms since the epoch).
  */
 until_ms: number | null, 
+/**
+ * Name contains this (case-insensitive).
+ */
+name_contains: string | null, 
+/**
+ * Only pinned artifacts.
+ */
+pinned_only: boolean, 
 /**
  * At most this many hits (capped at 200; 0 means 20).
  */

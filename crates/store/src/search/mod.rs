@@ -25,7 +25,7 @@ pub use terms::{Term, Terms};
 use crate::{
     catalog::{from_row, COLUMNS},
     error::StoreError,
-    query::{family_condition, MimeFamily},
+    query::{family_condition, name_pattern, MimeFamily},
     record::ArtifactRecord,
 };
 
@@ -90,6 +90,8 @@ pub struct Segment {
 pub struct SearchQuery {
     /// What was typed (see [`Terms`]).
     pub text: String,
+    /// Only artifacts linked to this session.
+    pub session: Option<String>,
     /// Only from this server.
     pub server: Option<String>,
     /// Only from this tool.
@@ -102,6 +104,10 @@ pub struct SearchQuery {
     /// Only artifacts created before this time (ms since the epoch).
     #[ts(type = "number | null")]
     pub until_ms: Option<i64>,
+    /// Name contains this (case-insensitive).
+    pub name_contains: Option<String>,
+    /// Only pinned artifacts.
+    pub pinned_only: bool,
     /// At most this many hits (capped at 200; 0 means 20).
     pub limit: u32,
 }
@@ -380,6 +386,15 @@ pub(crate) fn run(conn: &Connection, query: &SearchQuery) -> Result<SearchResult
     }
     if let Some(family) = query.family {
         conditions.push(family_condition(family).to_owned());
+    }
+    if let Some(session) = &query.session {
+        conditions.push(format!("EXISTS (SELECT 1 FROM session_artifacts l WHERE l.artifact_id = a.id AND l.session_id = {})", bind(session.clone().into())));
+    }
+    if let Some(needle) = query.name_contains.as_deref().filter(|n| !n.is_empty()) {
+        conditions.push(format!("a.name LIKE {} ESCAPE '\\'", bind(name_pattern(needle).into())));
+    }
+    if query.pinned_only {
+        conditions.push("a.persistence = 'pinned'".into());
     }
     if let Some(since) = query.since_ms {
         conditions.push(format!("a.created_at_ms >= {}", bind(since.into())));

@@ -1,0 +1,195 @@
+//! The search index against a real SQLite file: what is written is found, filters apply, removal
+//! prunes, an interrupted run starts over, the engine's syntax is only words, a damaged index
+//! is found and replaced without touching the catalog.
+
+use mcp_canvas_store::{
+    ArtifactRecord, ArtifactStore, AuditRecord, HitPlace, IndexBatch, MimeFamily, NewArtifact, Persistence, SearchQuery, Segment,
+};
+
+fn put(store: &ArtifactStore, name: &str, mime: &str, server: &str, tool: &str, call_id: &str, now_ms: i64) -> ArtifactRecord {
+    let new = NewArtifact { name, mime, server, tool, call_id, session_id: "s1", description: None, persistence: Persistence::Session, now_ms };
+    store.put(new, format!("{name} {now_ms}").as_bytes()).unwrap()
+}
+
+fn segment(place: HitPlace, position: u64, text: &str) -> Segment {
+    Segment { place, position, byte_offset: position * 100, byte_length: text.len() as u64, text: text.to_owned() }
+}
+
+fn index(store: &ArtifactStore, record: &ArtifactRecord, segments: Vec<Segment>) {
+    store.search_start(&record.id).unwrap();
+    let mut batch = IndexBatch::new(&record.id);
+    for s in segments {
+        batch.push(s);
+    }
+    assert!(store.search_write(&batch).unwrap());
+    store.search_finish(&record.id, 5, None).unwrap();
+}
+
+fn query(text: &str) -> SearchQuery {
+    SearchQuery { text: text.to_owned(), ..Default::default() }
+}
+
+fn found(store: &ArtifactStore, q: &SearchQuery) -> Vec<(String, HitPlace, u64)> {
+    store.search(q).unwrap().hits.into_iter().map(|h| (h.artifact.name, h.place, h.position)).collect()
+}
+
+fn fixture() -> (tempfile::TempDir, ArtifactStore, ArtifactRecord, ArtifactRecord) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = ArtifactStore::open(dir.path()).unwrap();
+    let report = put(&store, "report.pdf", "application/pdf", "demo", "make_report", "c1", 1_000);
+    let table = put(&store, "customers.csv", "text/csv", "crm", "export", "c2", 2_000);
+    index(&store, &report, vec![segment(HitPlace::Name, 0, "report.pdf"), segment(HitPlace::Page, 1, "Summary of the year"), segment(HitPlace::Page, 12, "Net revenue rose in the third quarter")]);
+    index(&store, &table, vec![segment(HitPlace::Name, 0, "customers.csv"), segment(HitPlace::Row, 0, "name,city,revenue"), segment(HitPlace::Row, 340, "Globex Corporation,Springfield,1200")]);
+    (dir, store, report, table)
+}
+
+#[test]
+fn words_phrases_and_prefixes_find_their_place() {
+    let (_dir, store, report, table) = fixture();
+    assert_eq!(found(&store, &query("third quarter ")), vec![("report.pdf".into(), HitPlace::Page, 12)]);
+    assert_eq!(found(&store, &query("\"revenue rose\" ")), vec![("report.pdf".into(), HitPlace::Page, 12)]);
+    assert!(found(&store, &query("\"rose revenue\" ")).is_empty(), "a phrase keeps its order");
+    // The last word while typing is a prefix.
+    assert_eq!(found(&store, &query("glob")), vec![("customers.csv".into(), HitPlace::Row, 340)]);
+    assert!(found(&store, &query("glob ")).is_empty());
+    // Both artifacts have "revenue"; each hit carries its byte range for the snippet.
+    let hits = store.search(&query("revenue ")).unwrap().hits;
+    assert_eq!(hits.len(), 2);
+    let row = hits.iter().find(|h| h.artifact.id == table.id).unwrap();
+    assert_eq!((row.place, row.position, row.byte_range.0), (HitPlace::Row, 0, 0));
+    assert!(hits.iter().any(|h| h.artifact.id == report.id));
+    // Diacritics are ignored both ways.
+    let cafe = put(&store, "menu.txt", "text/plain", "demo", "menu", "c3", 3_000);
+    index(&store, &cafe, vec![segment(HitPlace::Line, 3, "Café crème")]);
+    assert_eq!(found(&store, &query("cafe creme ")), vec![("menu.txt".into(), HitPlace::Line, 3)]);
+}
+
+#[test]
+fn filters_narrow_the_hits() {
+    let (_dir, store, _report, _table) = fixture();
+    let with = |f: &dyn Fn(&mut SearchQuery)| {
+        let mut q = query("revenue ");
+        f(&mut q);
+        found(&store, &q).into_iter().map(|h| h.0).collect::<Vec<_>>()
+    };
+    assert_eq!(with(&|q| q.server = Some("crm".into())), vec!["customers.csv"]);
+    assert_eq!(with(&|q| q.tool = Some("make_report".into())), vec!["report.pdf"]);
+    assert_eq!(with(&|q| q.family = Some(MimeFamily::Pdf)), vec!["report.pdf"]);
+    assert_eq!(with(&|q| q.family = Some(MimeFamily::Text)), vec!["customers.csv"]);
+    assert_eq!(with(&|q| q.since_ms = Some(1_500)), vec!["customers.csv"]);
+    assert_eq!(with(&|q| q.until_ms = Some(1_500)), vec!["report.pdf"]);
+}
+
+#[test]
+fn at_most_three_hits_per_artifact_and_the_limit_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = ArtifactStore::open(dir.path()).unwrap();
+    let log = put(&store, "log.txt", "text/plain", "demo", "tail", "c1", 1);
+    index(&store, &log, (1..=50).map(|i| segment(HitPlace::Line, i, "error: disk full")).collect());
+    for i in 0..30 {
+        let r = put(&store, &format!("n{i}.txt"), "text/plain", "demo", "tail", "c1", 10 + i);
+        index(&store, &r, vec![segment(HitPlace::Line, 1, "error again")]);
+    }
+    let hits = store.search(&SearchQuery { limit: 12, ..query("error ") }).unwrap().hits;
+    assert_eq!(hits.len(), 12);
+    assert!(hits.iter().filter(|h| h.artifact.id == log.id).count() <= 3);
+    assert_eq!(store.search(&SearchQuery { limit: 100_000, ..query("error ") }).unwrap().hits.len(), 33, "3 of the log, one of each other");
+}
+
+#[test]
+fn the_engines_syntax_never_reaches_it() {
+    let (_dir, store, _report, _table) = fixture();
+    for text in ["\"", "\"unbalanced", "a*b", "-revenue", "NEAR(revenue quarter)", "revenue AND", "OR", "body:revenue", "^revenue", "(", "\u{0}", "''", "*", "revenue\"", "{body}: x"] {
+        let result = store.search(&query(text));
+        assert!(result.is_ok(), "{text:?}: {result:?}");
+    }
+    // `-revenue` finds revenue (no negation); `NEAR(` is a word.
+    assert_eq!(found(&store, &query("-revenue ")).len(), 2);
+    assert!(found(&store, &query("NEAR(revenue quarter) ")).is_empty());
+}
+
+#[test]
+fn removing_an_artifact_removes_its_text() {
+    let (_dir, store, report, _table) = fixture();
+    assert_eq!(store.search_status().unwrap().indexed, 2);
+    store.remove(&report.id).unwrap();
+    assert!(found(&store, &query("quarter ")).is_empty());
+    let status = store.search_status().unwrap();
+    assert_eq!((status.indexed, status.pending), (1, 0));
+    // Segments of a removed artifact are not written (the indexer was mid-file).
+    let mut batch = IndexBatch::new(&report.id);
+    batch.push(segment(HitPlace::Page, 2, "late page"));
+    assert!(!store.search_write(&batch).unwrap());
+    assert!(found(&store, &query("late page ")).is_empty());
+}
+
+#[test]
+fn an_interrupted_run_is_pending_and_starts_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = ArtifactStore::open(dir.path()).unwrap();
+    let doc = put(&store, "doc.md", "text/markdown", "demo", "write", "c1", 1);
+    store.search_start(&doc.id).unwrap();
+    let mut batch = IndexBatch::new(&doc.id);
+    batch.push(segment(HitPlace::Line, 1, "first half"));
+    store.search_write(&batch).unwrap();
+    // The process dies here: no finish.
+    drop(store);
+    let store = ArtifactStore::open(dir.path()).unwrap();
+    assert_eq!(store.search_pending(10).unwrap().iter().map(|r| r.id.clone()).collect::<Vec<_>>(), vec![doc.id.clone()]);
+    index(&store, &doc, vec![segment(HitPlace::Line, 1, "first half"), segment(HitPlace::Line, 2, "second half")]);
+    assert_eq!(found(&store, &query("half ")).len(), 2, "the first run's segment is not there twice");
+    assert!(store.search_pending(10).unwrap().is_empty());
+}
+
+#[test]
+fn calls_are_indexed_for_the_artifacts_they_produced() {
+    let (_dir, store, report, table) = fixture();
+    let audit = |call_id: &str, arguments: serde_json::Value, ids: Vec<String>| AuditRecord {
+        call_id: call_id.into(),
+        session_id: "s1".into(),
+        server: "demo".into(),
+        tool: "make_report".into(),
+        arguments,
+        identity: None,
+        started_ms: 1,
+        duration_ms: 1,
+        outcome: "ok".into(),
+        detail: None,
+        artifact_ids: ids,
+    };
+    store.audit(&audit("c1", serde_json::json!({"customer": "Initech", "year": 2026}), vec![report.id.clone()])).unwrap();
+    store.audit(&audit("c9", serde_json::json!({"customer": "Hooli"}), vec![])).unwrap();
+    assert_eq!(store.search_index_calls(500).unwrap(), 2);
+    assert_eq!(store.search_index_calls(500).unwrap(), 0, "each call once");
+    assert_eq!(found(&store, &query("initech ")), vec![("report.pdf".into(), HitPlace::Call, 0)]);
+    assert!(found(&store, &query("hooli ")).is_empty(), "a call without artifacts has nothing to find");
+    assert!(store.search_call_text("c1").unwrap().unwrap().contains("Initech"));
+    // Re-indexing an artifact's text keeps its call.
+    index(&store, &report, vec![segment(HitPlace::Page, 1, "new text")]);
+    assert_eq!(found(&store, &query("initech ")).len(), 1);
+    let _ = table;
+}
+
+#[test]
+fn a_damaged_index_is_found_and_replaced_without_touching_the_catalog() {
+    let (dir, store, report, table) = fixture();
+    store.search_check().unwrap();
+    drop(store);
+    // Damage FTS5's own data: its segment blobs overwritten.
+    {
+        let conn = rusqlite::Connection::open(dir.path().join("catalog.sqlite")).unwrap();
+        conn.execute("UPDATE search_text_data SET block = x'00ff00ff00ff00ff' WHERE id > 10", []).unwrap();
+    }
+    let store = ArtifactStore::open(dir.path()).unwrap();
+    assert!(store.search_check().is_err(), "the damage is found");
+    store.search_clear().unwrap();
+    store.search_check().unwrap();
+    let status = store.search_status().unwrap();
+    assert_eq!((status.indexed, status.pending), (0, 2), "everything is pending again");
+    assert!(found(&store, &query("revenue ")).is_empty());
+    // The catalog is whole.
+    assert_eq!(store.get(&report.id).unwrap(), report);
+    assert_eq!(store.read(&table.id).unwrap().0, table);
+    index(&store, &report, vec![segment(HitPlace::Page, 12, "third quarter")]);
+    assert_eq!(found(&store, &query("third ")).len(), 1);
+}
