@@ -42,6 +42,8 @@ mod reference_servers;
 mod resources;
 #[path = "sampling_fastmcp.rs"]
 mod sampling_fastmcp;
+#[path = "search.rs"]
+mod search;
 #[path = "servers_config.rs"]
 mod servers_config;
 #[path = "tasks.rs"]

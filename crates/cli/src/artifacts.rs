@@ -4,7 +4,7 @@ use std::{path::PathBuf, process::ExitCode};
 
 use clap::{Subcommand, ValueEnum};
 use mcp_canvas_host::Host;
-use mcp_canvas_store::{ArtifactQuery, ArtifactRecord, MimeFamily, SortKey};
+use mcp_canvas_store::{ArtifactQuery, ArtifactRecord, MimeFamily, SearchQuery, SortKey};
 use serde_json::json;
 
 use crate::fail;
@@ -61,6 +61,42 @@ pub enum ArtifactsCommand {
     Verify { #[arg(long)] json: bool },
     /// Apply the quota and age limit, then delete orphaned blobs and abandoned temp files.
     Gc { #[arg(long)] json: bool },
+    /// Find artifacts by what is in them: words (all required), "a phrase", prefix*. Each hit
+    /// with the artifact id, name, where it is (page, row, line, name, call) and a snippet.
+    /// Artifacts not indexed yet are indexed first (for at most `--index-for` seconds).
+    Search {
+        /// What to find.
+        query: String,
+        /// Only this session's (`cli` is the CLI's own, `proxy` the proxy's).
+        #[arg(long)]
+        session: Option<String>,
+        /// Only from this server.
+        #[arg(long)]
+        server: Option<String>,
+        /// Only from this tool.
+        #[arg(long)]
+        tool: Option<String>,
+        /// Only this kind of content.
+        #[arg(long, value_enum)]
+        kind: Option<Family>,
+        /// Name contains this (case-insensitive).
+        #[arg(long)]
+        name: Option<String>,
+        /// Only pinned artifacts.
+        #[arg(long)]
+        pinned: bool,
+        /// At most this many hits (at most 200).
+        #[arg(long, default_value_t = 20)]
+        limit: u32,
+        /// Index what is not indexed yet for at most this many seconds first (0: search as is).
+        #[arg(long, default_value_t = 60)]
+        index_for: u64,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Empty the search index and index every artifact again (a damaged index, a new version).
+    Reindex { #[arg(long)] json: bool },
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -72,6 +108,20 @@ pub enum Family {
     Audio,
     Video,
     Other,
+}
+
+impl Family {
+    fn mime_family(self) -> MimeFamily {
+        match self {
+            Family::Image => MimeFamily::Image,
+            Family::Pdf => MimeFamily::Pdf,
+            Family::Html => MimeFamily::Html,
+            Family::Text => MimeFamily::Text,
+            Family::Audio => MimeFamily::Audio,
+            Family::Video => MimeFamily::Video,
+            Family::Other => MimeFamily::Other,
+        }
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -99,15 +149,7 @@ pub fn run(host: &Host, command: ArtifactsCommand) -> ExitCode {
                 session,
                 server,
                 tool,
-                family: kind.map(|k| match k {
-                    Family::Image => MimeFamily::Image,
-                    Family::Pdf => MimeFamily::Pdf,
-                    Family::Html => MimeFamily::Html,
-                    Family::Text => MimeFamily::Text,
-                    Family::Audio => MimeFamily::Audio,
-                    Family::Video => MimeFamily::Video,
-                    Family::Other => MimeFamily::Other,
-                }),
+                family: kind.map(Family::mime_family),
                 name_contains: name,
                 pinned_only: pinned,
                 sort: match sort {
@@ -186,6 +228,22 @@ pub fn run(host: &Host, command: ArtifactsCommand) -> ExitCode {
             }
             Err(e) => fail(json, &e.to_string()),
         },
+        ArtifactsCommand::Search { query, session, server, tool, kind, name, pinned, limit, index_for, json } => {
+            let query = SearchQuery {
+                // Whole words: the last one is not a prefix as in the window's box (`word*` is).
+                text: format!("{query} "),
+                session,
+                server,
+                tool,
+                family: kind.map(Family::mime_family),
+                name_contains: name,
+                pinned_only: pinned,
+                limit,
+                ..Default::default()
+            };
+            crate::search::run(host, &query, index_for, json)
+        }
+        ArtifactsCommand::Reindex { json } => crate::search::reindex(host, json),
         ArtifactsCommand::Gc { json } => {
             let limits = &host.settings().artifacts;
             let result = store.enforce(limits, now).and_then(|eviction| Ok((eviction, store.gc()?)));

@@ -16,6 +16,7 @@ mod prompts;
 mod proxy;
 mod interactive;
 mod resources;
+mod search;
 mod servers;
 mod sampling;
 mod settings;

@@ -47,6 +47,8 @@ pub async fn serve(host: Host, servers: Vec<String>, http: Option<u16>, viewer: 
     let host = Arc::new(host.with_sampling_service(Arc::new(sampling)));
     // With a team store: upload what earlier runs left queued, and retry while it is away.
     host.keep_team_store_in_sync();
+    // The model's `search_artifacts` searches what this indexes, off the call path.
+    host.start_search_indexer();
     let options = ProxyOptions { servers, policy, upstream, viewer };
     let serving = async {
         match http {

@@ -17,6 +17,7 @@ pub mod host_config;
 pub mod names;
 pub mod policy;
 pub mod sample;
+pub mod search;
 mod serve;
 mod server;
 mod stdio_guard;

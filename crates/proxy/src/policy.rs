@@ -14,6 +14,10 @@
 //! # Give forwarded tools MCP Canvas's own MCP App view of their files, in AI hosts that render
 //! # MCP Apps (`mcp-canvas-cli proxy --no-viewer` turns it off for one run).
 //! viewer = true
+//! # What the `search_artifacts` tool lets the model search: "proxy" (the files tools returned
+//! # to AI hosts through this data dir's proxy), "all" (every stored file, the app's too) or
+//! # "off" (no search tool).
+//! search = "proxy"
 //!
 //! [[rule]]              # per server and tool (`*` matches any run of characters); first match wins
 //! server = "demo"
@@ -44,6 +48,19 @@ pub enum ConfirmPolicy {
     Always,
 }
 
+/// What the model's search tool covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum SearchScope {
+    /// The files returned to AI hosts through this data dir's proxy (its session).
+    #[default]
+    Proxy,
+    /// Every stored file, the desktop app's and the CLI's too.
+    All,
+    /// No search tool.
+    Off,
+}
+
 /// Limits for one call's upstream result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct InlineLimits {
@@ -70,6 +87,9 @@ pub struct InlinePolicy {
     pub confirm: ConfirmPolicy,
     #[serde(default = "defaults::yes")]
     viewer: bool,
+    /// What the model's search tool covers.
+    #[serde(default)]
+    pub search: SearchScope,
     #[serde(default, rename = "rule")]
     rules: Vec<Rule>,
 }

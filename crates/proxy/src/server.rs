@@ -241,6 +241,9 @@ impl ServerHandler for ProxyServer {
                 Err(e) => crate::warn(format_args!("listing the tools of `{server}` failed: {e}")),
             }
         }
+        if self.state.policy.search != crate::policy::SearchScope::Off {
+            tools.push(crate::search::definition());
+        }
         if decorated {
             // The view's own tools: `visibility: ["app"]`, so hosts give them to views only.
             tools.extend(view_tools::definitions());
@@ -253,6 +256,16 @@ impl ServerHandler for ProxyServer {
             let env = view_tools::ToolEnv { viewer, host: &self.state.host, app: &self.state.app };
             let arguments = Value::Object(request.arguments.clone().unwrap_or_default());
             return result_from_json(view_tools::call(env, &request.name, arguments).await).map(CallToolResponse::Complete);
+        }
+        if request.name == crate::search::NAME && self.state.policy.search != crate::policy::SearchScope::Off {
+            let (host, scope) = (self.state.host.clone(), self.state.policy.search);
+            let max_run = self.state.policy.limits("", "").max_base64_run;
+            let arguments = Value::Object(request.arguments.clone().unwrap_or_default());
+            // SQLite and the files the snippets are cut from: off the async worker.
+            let result = tokio::task::spawn_blocking(move || crate::search::call(&host, scope, max_run, &arguments))
+                .await
+                .map_err(|e| ErrorData::internal_error(format!("MCP Canvas failed while searching (a bug): {e}"), None))?;
+            return result_from_json(result).map(CallToolResponse::Complete);
         }
         let Some((server, tool)) = self.state.prefixes.resolve(&request.name).filter(|(s, _)| self.state.exposed(s)) else {
             return Err(self.unknown_tool(&request.name));
