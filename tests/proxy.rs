@@ -111,7 +111,9 @@ fn check_report(report: &Value) {
     assert_eq!(tool("demo__annotated")["annotations"]["readOnlyHint"], true);
     tool("everything__echo");
     tool("everything__get-tiny-image");
-    assert!(tools.iter().all(|t| t["name"].as_str().unwrap().split_once("__").is_some()), "every tool is namespaced");
+    // Every forwarded tool is namespaced; MCP Canvas's own search tool is not (so it shadows none).
+    assert!(tools.iter().all(|t| t["name"].as_str().unwrap().split_once("__").is_some() || t["name"] == "search_artifacts"), "every tool is namespaced");
+    assert_eq!(tool("search_artifacts")["annotations"]["readOnlyHint"], true);
 
     // The RFC 003 incident: the summary and a link; the link's bytes are the PDF the server sent.
     let raw = demo_result_raw("download_workbook", json!({"pages": 50}));
@@ -624,7 +626,7 @@ async fn the_proxy_skips_itself_when_an_imported_config_lists_it() {
     }));
     let client = rmcp_client(dir.path()).await;
     let names: Vec<String> = client.list_all_tools().await.unwrap().into_iter().map(|t| t.name.to_string()).collect();
-    assert!(!names.is_empty() && names.iter().all(|n| n.starts_with("demo__")), "{names:?}");
+    assert!(!names.is_empty() && names.iter().all(|n| n.starts_with("demo__") || n == "search_artifacts"), "{names:?}");
     client.cancel().await.unwrap();
     let named = cli(dir.path(), &["proxy", "--servers", "mcp-canvas"]);
     assert_eq!(named.code, 1);
