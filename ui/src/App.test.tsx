@@ -1,4 +1,4 @@
-import { act, render, screen, waitFor } from "@testing-library/react";
+import { act, render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { App } from "./App";
@@ -33,6 +33,9 @@ const ipc = vi.hoisted(() => {
     onServerChanged: vi.fn(quiet),
     // The canvas's tab headers follow resource watches (offers/watches.ts).
     onResourceWatch: vi.fn(quiet),
+    // The search palette asks for its filters' servers and tools when it opens.
+    artifactsSources: vi.fn(() => Promise.resolve([])),
+    artifactsSearch: vi.fn(),
   };
 });
 vi.mock("./ipc", () => ({
@@ -51,6 +54,7 @@ function canvasOf(...names: string[]): CanvasView {
     opened_by: { kind: "call" as const, call_id: "call-1" },
     pinned: false,
     floating: false,
+    focus: null,
   }));
   return { panes: [{ id: 1, tabs, active_tab: tabs.at(-1)?.id ?? null, last_call: "call-1" }], active_pane: 1 };
 }
@@ -86,5 +90,40 @@ describe("App, the canvas", () => {
     act(() => ipc.canvas.listener?.(canvasOf("new.png")));
     await act(async () => answer(canvasOf("old.png")));
     expect(tabLabels()).toEqual(["new.png"]);
+  });
+});
+
+describe("App, the search palette", () => {
+  beforeEach(() => {
+    ipc.canvasView.mockReset().mockResolvedValue(canvasOf("a.png"));
+    ipc.canvasIntent.mockClear();
+  });
+
+  it("opens with Ctrl+K from anywhere in the window; Escape closes it and gives focus back", async () => {
+    const user = userEvent.setup();
+    render(<App />);
+    await waitFor(() => expect(tabLabels()).toEqual(["a.png"]));
+    const tab = screen.getByRole("button", { name: "a.png" });
+    tab.focus();
+    await user.keyboard("{Control>}k{/Control}");
+    const dialog = screen.getByRole("dialog", { name: "Search artifacts" });
+    expect(document.activeElement).toBe(within(dialog).getByRole("combobox", { name: "Search the text of stored files" }));
+    // Keys typed in the palette stay in it: Ctrl+W closes no tab behind it.
+    await user.keyboard("{Control>}w{/Control}");
+    expect(ipc.canvasIntent).not.toHaveBeenCalled();
+    await user.keyboard("{Escape}");
+    expect(screen.queryByRole("dialog")).toBeNull();
+    expect(document.activeElement).toBe(tab);
+  });
+
+  it("opens from the search field in the sidebar, and from the canvas while the side panels are hidden", async () => {
+    const user = userEvent.setup();
+    render(<App />);
+    await user.click(screen.getByRole("button", { name: /^Search files/ }));
+    expect(screen.getByRole("dialog", { name: "Search artifacts" })).toBeTruthy();
+    await user.keyboard("{Escape}");
+    await user.click(screen.getByRole("button", { name: "Hide the server list and tool panel" }));
+    await user.click(screen.getByRole("button", { name: "Search files" }));
+    expect(screen.getByRole("dialog", { name: "Search artifacts" })).toBeTruthy();
   });
 });

@@ -13,6 +13,7 @@ import { PromptsPanel } from "./offers/PromptsPanel";
 import { ProtocolView } from "./offers/ProtocolView";
 import { SkillsPanel } from "./offers/SkillsPanel";
 import { ResourcesPanel } from "./offers/ResourcesPanel";
+import { SearchIcon, SearchPalette } from "./search/SearchPalette";
 import { SettingsPanel } from "./components/SettingsPanel";
 import { ToolPanel } from "./components/ToolPanel";
 import {
@@ -33,7 +34,7 @@ import {
   onElicitationClosed,
   onProxiedCall,
 } from "./ipc";
-import { shortcutFor } from "./shortcuts";
+import { keysLabel, shortcutFor } from "./shortcuts";
 import { takeServers } from "./startup";
 import { emitZoom } from "./viewers/zoom";
 import type { CanvasIntent } from "./wire/CanvasIntent";
@@ -45,6 +46,9 @@ import type { SamplingPrompt } from "./wire/SamplingPrompt";
 import type { SamplingReviewPrompt } from "./wire/SamplingReviewPrompt";
 import type { ServerView } from "./wire/ServerView";
 
+/** Ctrl+K, or ⌘K on macOS: what the search buttons say. */
+const SEARCH_KEYS = keysLabel("Ctrl+K", typeof navigator === "undefined" ? "" : navigator.platform || navigator.userAgent);
+
 export function App() {
   const layout = usePanelLayout();
   const [servers, setServers] = useState<ServerView[]>([]);
@@ -55,6 +59,8 @@ export function App() {
   const [canvas, setCanvas] = useState<CanvasView | null>(null);
   const [canvasError, setCanvasError] = useState<string | null>(null);
   const [settingsOpen, setSettingsOpen] = useState(false);
+  // The search palette (Ctrl+K, or the search field in the sidebar).
+  const [searchOpen, setSearchOpen] = useState(false);
   // The artifact browser ("Files") in the tool column; `artifactsChanged` reloads it after calls.
   const [filesOpen, setFilesOpen] = useState(false);
   const [artifactsChanged, setArtifactsChanged] = useState(0);
@@ -150,13 +156,19 @@ export function App() {
 
   // Keyboard (shortcuts.ts): Ctrl+Tab / Ctrl+PageDown and Ctrl+Shift+Tab / Ctrl+PageUp switch
   // tabs, Ctrl+W closes the active one, Ctrl+= / Ctrl+- / Ctrl+0 zoom the image or PDF on screen,
-  // Ctrl+B hides or shows the server list and tool panel.
+  // Ctrl+B hides or shows the server list and tool panel, Ctrl+K opens the search palette. (Keys
+  // typed in a dialog, the palette included, stay in it: modalFocus.ts.)
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       const action = shortcutFor(event);
       if (action === "toggle_panels") {
         event.preventDefault();
         layout.toggle();
+        return;
+      }
+      if (action === "open_search") {
+        event.preventDefault();
+        setSearchOpen(true);
         return;
       }
       if (!action || !canvas) return;
@@ -185,6 +197,11 @@ export function App() {
             ⚙
           </button>
         </header>
+        <button type="button" className="open-search" onClick={() => setSearchOpen(true)} aria-keyshortcuts="Control+K Meta+K" title={`Search the text of every stored file (${SEARCH_KEYS})`}>
+          <SearchIcon />
+          <span className="open-search-text">Search files</span>
+          <kbd>{SEARCH_KEYS}</kbd>
+        </button>
         <button
           type="button"
           className="open-files"
@@ -255,6 +272,11 @@ export function App() {
             <path d={layout.collapsed ? "M5 2v10" : "M5 2v10M2.5 7h1"} />
           </svg>
         </button>
+        {layout.collapsed ? (
+          <button type="button" className="canvas-search" onClick={() => setSearchOpen(true)} aria-label="Search files" aria-keyshortcuts="Control+K Meta+K" title={`Search the text of every stored file (${SEARCH_KEYS})`}>
+            <SearchIcon />
+          </button>
+        ) : null}
         {canvasError ? <p className="error canvas-error">{canvasError}</p> : null}
         <Canvas view={canvas} send={send} />
       </main>
@@ -268,6 +290,10 @@ export function App() {
         <ElicitationDialog key={questions[0].id} prompt={questions[0]} onAnswer={(reply) => answer(questions[0].id, reply)} />
       ) : confirmations.length > 0 ? (
         <ConfirmDialog key={confirmations[0].id} prompt={confirmations[0]} onAnswer={(confirmed) => decide(confirmations[0].id, confirmed)} />
+      ) : searchOpen ? (
+        // Only when no server or proxy is asking: their dialogs come first (one modal at a time),
+        // and the palette comes back, empty, once they are answered.
+        <SearchPalette onClose={() => setSearchOpen(false)} />
       ) : null}
     </div>
   );

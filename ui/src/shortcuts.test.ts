@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { shortcutFor, SHORTCUTS, type KeyPress } from "./shortcuts";
+import { keysLabel, shortcutFor, SHORTCUTS, type KeyPress } from "./shortcuts";
 
 const press = (key: string, mods: Partial<KeyPress> = {}): KeyPress => ({ key, ctrlKey: true, metaKey: false, shiftKey: false, altKey: false, ...mods });
 
@@ -38,7 +38,7 @@ describe("shortcutFor", () => {
 
   it("documents every action", () => {
     const actions = new Set(SHORTCUTS.map((s) => s.action));
-    expect(actions).toEqual(new Set(["next_tab", "previous_tab", "close_tab", "zoom_in", "zoom_out", "zoom_reset", "toggle_panels"]));
+    expect(actions).toEqual(new Set(["next_tab", "previous_tab", "close_tab", "zoom_in", "zoom_out", "zoom_reset", "toggle_panels", "open_search"]));
   });
 });
 
@@ -48,5 +48,26 @@ describe("Ctrl+B", () => {
     expect(shortcutFor(press("B", { shiftKey: true }))).toBeNull();
     expect(shortcutFor(press("b", { ctrlKey: false }))).toBeNull();
     expect(SHORTCUTS.some((s) => s.action === "toggle_panels")).toBe(true);
+  });
+});
+
+describe("Ctrl+K", () => {
+  it("opens the search palette, with Cmd on macOS too, and is listed", () => {
+    expect(shortcutFor(press("k"))).toBe("open_search");
+    expect(shortcutFor(press("K"))).toBe("open_search");
+    expect(shortcutFor(press("k", { ctrlKey: false, metaKey: true }))).toBe("open_search");
+    expect(shortcutFor(press("k", { ctrlKey: false }))).toBeNull();
+    expect(shortcutFor(press("K", { shiftKey: true }))).toBeNull();
+    expect(shortcutFor(press("k", { altKey: true }))).toBeNull();
+    expect(SHORTCUTS.find((s) => s.action === "open_search")?.keys).toBe("Ctrl+K");
+  });
+});
+
+describe("keysLabel", () => {
+  it("names Ctrl as ⌘ on macOS only", () => {
+    expect(keysLabel("Ctrl+K", "MacIntel")).toBe("⌘K");
+    expect(keysLabel("Ctrl+=, Ctrl++", "MacIntel")).toBe("⌘=, ⌘+");
+    expect(keysLabel("Ctrl+K", "Linux x86_64")).toBe("Ctrl+K");
+    expect(keysLabel("Ctrl+K", "Win32")).toBe("Ctrl+K");
   });
 });

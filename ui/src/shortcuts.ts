@@ -1,8 +1,9 @@
 // The window's keyboard shortcuts as data: a key press → what it does. App.tsx sends the tab
-// actions to the canvas (Rust) and the zoom actions to the viewer on screen (viewers/zoom.ts).
+// actions to the canvas (Rust), the zoom actions to the viewer on screen (viewers/zoom.ts), and
+// opens the search palette itself (search/SearchPalette.tsx).
 
 export type ZoomAction = "zoom_in" | "zoom_out" | "zoom_reset";
-export type ShortcutAction = "next_tab" | "previous_tab" | "close_tab" | "toggle_panels" | ZoomAction;
+export type ShortcutAction = "next_tab" | "previous_tab" | "close_tab" | "toggle_panels" | "open_search" | ZoomAction;
 
 export interface KeyPress {
   key: string;
@@ -21,6 +22,7 @@ export const SHORTCUTS: { keys: string; action: ShortcutAction; label: string }[
   { keys: "Ctrl+-", action: "zoom_out", label: "Zoom out (image, PDF)" },
   { keys: "Ctrl+0", action: "zoom_reset", label: "Fit (image, PDF)" },
   { keys: "Ctrl+B", action: "toggle_panels", label: "Hide or show the server list and tool panel" },
+  { keys: "Ctrl+K", action: "open_search", label: "Search the text of every stored file" },
 ];
 
 /** The action for a key press, or `null`. Ctrl (Cmd on macOS) is required; Alt never matches. */
@@ -47,7 +49,16 @@ export function shortcutFor(press: KeyPress): ShortcutAction | null {
     case "b":
     case "B":
       return press.shiftKey ? null : "toggle_panels";
+    case "k":
+    case "K":
+      return press.shiftKey ? null : "open_search";
     default:
       return null;
   }
+}
+
+/** A shortcut's keys as the platform names them: Cmd (⌘) for Ctrl on macOS (`platform`:
+ * `navigator.platform` or the user agent). */
+export function keysLabel(keys: string, platform: string): string {
+  return /Mac|iPhone|iPad/.test(platform) ? keys.replace(/Ctrl\+/g, "⌘") : keys;
 }

@@ -7,7 +7,6 @@ import {
   artifactsQuery,
   artifactsSources,
   artifactsUsage,
-  artifactViewUrl,
   errorText,
   teamStatus,
   teamSync,
@@ -15,8 +14,8 @@ import {
 import type { TeamStatus } from "../wire/TeamStatus";
 import { TeamArtifacts } from "./TeamArtifacts";
 import { NoticeLine, type Notice, useItemActions } from "./actions";
+import { Thumb } from "./Thumb";
 import { type Scope, teamStatusDetails, teamStatusIsWarning, teamStatusText } from "./team";
-import { useInView } from "../viewers/useInView";
 import type { ArtifactRecord } from "../wire/ArtifactRecord";
 import type { ArtifactSource } from "../wire/ArtifactSource";
 import type { MimeFamily } from "../wire/MimeFamily";
@@ -31,10 +30,8 @@ import {
   serverOptions,
   SORTS,
   sortBy,
-  thumbnailFor,
   toolOptions,
   toQuery,
-  typeLabel,
   usageFraction,
   usageText,
   whenText,
@@ -477,26 +474,5 @@ function ArtifactTable({ items, now, actions, filters, onSort }: { items: Artifa
         ))}
       </tbody>
     </table>
-  );
-}
-
-/** A picture for images and PDFs (loaded once the card comes into view), else a type icon. */
-function Thumb({ record, small = false }: { record: ArtifactRecord; small?: boolean }) {
-  const thumbnail = thumbnailFor(record);
-  const [failed, setFailed] = useState(false);
-  const [ref, seen] = useInView<HTMLSpanElement>();
-  const family = thumbnail.kind === "icon" ? thumbnail.family : record.mime === "application/pdf" ? "pdf" : "image";
-  const className = `thumb${small ? " small" : ""} family-${family}`;
-  if (thumbnail.kind === "icon" || failed) {
-    return (
-      <span className={`${className} icon`} aria-hidden="true">
-        <span className="thumb-label">{typeLabel(record)}</span>
-      </span>
-    );
-  }
-  return (
-    <span ref={ref} className={className}>
-      {seen ? <img src={artifactViewUrl(record.id, thumbnail.view)} alt="" draggable={false} onError={() => setFailed(true)} /> : null}
-    </span>
   );
 }

@@ -81,8 +81,9 @@ function merge(pairs: [string, number][]): Option[] {
   return [...counts].map(([value, count]) => ({ value, count })).sort((a, b) => a.value.localeCompare(b.value));
 }
 
-/** Choosing a server keeps the tool only when that server has it. */
-export function withServer(filters: BrowserFilters, server: string | null, sources: ArtifactSource[]): BrowserFilters {
+/** Choosing a server keeps the tool only when that server has it (the browser's filters and the
+ * search palette's). */
+export function withServer<F extends { server: string | null; tool: string | null }>(filters: F, server: string | null, sources: ArtifactSource[]): F {
   const keepTool = filters.tool !== null && toolOptions(sources, server).some((t) => t.value === filters.tool);
   return { ...filters, server, tool: keepTool ? filters.tool : null };
 }

@@ -15,6 +15,7 @@ import type { CanvasIntent } from "../wire/CanvasIntent";
 import type { CanvasPane } from "../wire/CanvasPane";
 import type { CanvasTab } from "../wire/CanvasTab";
 import type { CanvasView } from "../wire/CanvasView";
+import type { Focus } from "../wire/Focus";
 
 interface Props {
   view: CanvasView | null;
@@ -230,24 +231,28 @@ function TabViewer({ tab, active }: { tab: CanvasTab; active: boolean }) {
     return <DashboardViewer tab={tab} dashboard={tab.content} />;
   }
   if (tab.content.kind === "app") return null; // kept mounted by its pane
-  return <ArtifactViewer key={tab.content.artifact_id} artifact={tab.content} active={active} />;
+  return <ArtifactViewer key={tab.content.artifact_id} artifact={tab.content} active={active} focus={tab.focus ?? null} />;
 }
 
-function ArtifactViewer({ artifact, active }: { artifact: ArtifactTab; active: boolean }) {
+/** `focus`: where a search hit opened the tab (a PDF page, a table row, a line of text or JSON);
+ * the viewer goes there on each new request. HTML, Markdown and SVG open at the top: their hits
+ * are blocks of rendered text (Markdown's are source lines) that the sanitized frame cannot
+ * point at. */
+function ArtifactViewer({ artifact, active, focus }: { artifact: ArtifactTab; active: boolean; focus: Focus | null }) {
   const id = artifact.artifact_id;
   switch (artifact.viewer) {
     case "html":
     case "markdown":
       return <DocumentViewer src={artifactViewUrl(id, "sanitized")} title={artifact.name} />;
     case "pdf":
-      return <PdfViewer id={id} name={artifact.name} active={active} />;
+      return <PdfViewer id={id} name={artifact.name} active={active} focus={focus} />;
     case "json":
-      return <JsonViewer id={id} />;
+      return <JsonViewer id={id} focus={focus} />;
     case "csv":
-      return <CsvViewer id={id} />;
+      return <CsvViewer id={id} focus={focus} />;
     case "code":
     case "text":
-      return <CodeViewer id={id} name={artifact.name} mime={artifact.mime} />;
+      return <CodeViewer id={id} name={artifact.name} mime={artifact.mime} focus={focus} />;
     case "audio":
       return (
         <figure className="audio-viewer">

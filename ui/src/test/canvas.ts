@@ -12,6 +12,7 @@ export function artifactTab(id: number, artifactId: string, name: string, callId
     opened_by: { kind: "call", call_id: callId },
     pinned: false,
     floating: false,
+    focus: null,
   };
 }
 

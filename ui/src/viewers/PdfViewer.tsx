@@ -1,5 +1,7 @@
 import { useEffect, useRef, useState } from "react";
 import { artifactViewUrl } from "../ipc";
+import type { Focus } from "../wire/Focus";
+import { useFocusRequest } from "./useFocusRequest";
 import { useInView } from "./useInView";
 import { useZoomShortcuts } from "./zoom";
 
@@ -20,8 +22,9 @@ const THUMB_WIDTH = 96;
 
 /** PDF pages rendered by pdfium in Rust, one PNG per page from the `artifact:` scheme; only the
  * page shown is rendered (a 500-page PDF opens at page 1 without rendering the rest), and the
- * thumbnails strip renders a page's thumbnail only once it scrolls into view. */
-export function PdfViewer({ id, name, active = true }: { id: string; name: string; active?: boolean }) {
+ * thumbnails strip renders a page's thumbnail only once it scrolls into view. A search hit's
+ * page (`focus`) is gone to once the page count is known. */
+export function PdfViewer({ id, name, active = true, focus = null }: { id: string; name: string; active?: boolean; focus?: Focus | null }) {
   const [info, setInfo] = useState<Info | null>(null);
   const [page, setPage] = useState(1);
   const [zoom, setZoom] = useState(FIT);
@@ -64,6 +67,8 @@ export function PdfViewer({ id, name, active = true }: { id: string; name: strin
       live = false;
     };
   }, [id]);
+  const pageCount = info?.pages ?? 0;
+  useFocusRequest(focus, "page", pageCount > 0, (n) => setPage(Math.min(pageCount, Math.max(1, n))));
   // A new page starts at its top.
   useEffect(() => area.current?.scrollTo({ top: 0 }), [page]);
   useZoomShortcuts(active, (action) =>

@@ -1,7 +1,9 @@
 import { useEffect, useMemo, useState } from "react";
+import type { Focus } from "../wire/Focus";
 import { bidiParts, revealBidi } from "./bidi";
-import { columnWidths, parseCsv } from "./csv";
+import { columnWidths, parseCsv, rowAtLine } from "./csv";
 import type { Token } from "./highlight";
+import { focusedAt, useFocusRequest } from "./useFocusRequest";
 import { useRowWindow } from "./useRowWindow";
 import "./viewers.css";
 import { MAX_TEXT_BYTES, useArtifactText, type TextState } from "./useArtifactText";
@@ -40,51 +42,71 @@ const ROW_HEIGHT = 26;
 const CSV_HEADER_HEIGHT = 28;
 
 /** Plain text and code: line numbers, syntax highlighting for known languages (by extension or
- * MIME type), and only the lines in view rendered, so a 4 MB log scrolls like a small one. */
-export function CodeViewer({ id, name = "", mime = "text/plain" }: { id: string; name?: string; mime?: string }) {
+ * MIME type), and only the lines in view rendered, so a 4 MB log scrolls like a small one. A
+ * search hit's line (`focus`) is scrolled to and stays marked while the tab shows it. */
+export function CodeViewer({ id, name = "", mime = "text/plain", focus = null }: { id: string; name?: string; mime?: string; focus?: Focus | null }) {
   const state = useArtifactText(id);
-  const highlighter = useHighlighter();
-  const language = highlighter?.languageFor(name, mime) ?? null;
-  const lines = useMemo((): Token[][] => {
-    if (state.kind !== "ready") return [];
-    const text = state.text.replace(/\r\n?/g, "\n");
-    // Plain until the highlighter has loaded (it is a separate chunk, fetched on first use).
-    return highlighter ? highlighter.highlightLines(text, language) : text.split("\n").map((line) => [{ text: line, className: "" }]);
-  }, [state, highlighter, language]);
-  const longest = useMemo(() => lines.reduce((n, line) => Math.max(n, line.reduce((m, t) => m + t.text.length, 0)), 0), [lines]);
-  const { ref, window: rows } = useRowWindow(LINE_HEIGHT, lines.length);
   return (
     <div className="text-viewer code-viewer">
       <Status state={state} />
-      {state.kind === "ready" ? (
-        <>
-          <div className="code-info muted small">
-            {language ? <span className="code-language">{language}</span> : null}
-            {lines.length.toLocaleString()} {lines.length === 1 ? "line" : "lines"}
-          </div>
-          <div className="code-scroll" ref={ref}>
-            <div className="code-view" style={{ minWidth: `calc(${longest}ch + 72px)` }} data-lines={lines.length}>
-              <div style={{ height: rows.padTop }} />
-              {lines.slice(rows.start, rows.end).map((tokens, i) => (
-                <div key={rows.start + i} className="code-row">
-                  <span className="code-gutter">{rows.start + i + 1}</span>
-                  <span className="code-content">
-                    {tokens.map((token, t) => (token.className ? <span key={t} className={token.className}>{token.text}</span> : token.text))}
-                  </span>
-                </div>
-              ))}
-              <div style={{ height: rows.padBottom }} />
-            </div>
-          </div>
-        </>
-      ) : null}
+      {state.kind === "ready" ? <CodeLines text={state.text} name={name} mime={mime} focus={focus} /> : null}
     </div>
   );
 }
 
-/** JSON as a collapsible tree. */
-export function JsonViewer({ id }: { id: string }) {
+/** The lines of a text, numbered from 1, highlighted, virtualized (CodeViewer, JsonViewer's text). */
+function CodeLines({ text, name, mime, focus }: { text: string; name: string; mime: string; focus: Focus | null }) {
+  const highlighter = useHighlighter();
+  const language = highlighter?.languageFor(name, mime) ?? null;
+  const lines = useMemo((): Token[][] => {
+    const plain = text.replace(/\r\n?/g, "\n");
+    // Plain until the highlighter has loaded (it is a separate chunk, fetched on first use).
+    return highlighter ? highlighter.highlightLines(plain, language) : plain.split("\n").map((line) => [{ text: line, className: "" }]);
+  }, [text, highlighter, language]);
+  const longest = useMemo(() => lines.reduce((n, line) => Math.max(n, line.reduce((m, t) => m + t.text.length, 0)), 0), [lines]);
+  const { ref, window: rows, scrollToRow } = useRowWindow(LINE_HEIGHT, lines.length);
+  const focused = focusedAt(focus, "line");
+  useFocusRequest(focus, "line", scrollToRow !== null, (line) => {
+    if (line >= 1 && line <= lines.length) scrollToRow?.(line - 1);
+  });
+  return (
+    <>
+      <div className="code-info muted small">
+        {language ? <span className="code-language">{language}</span> : null}
+        {lines.length.toLocaleString()} {lines.length === 1 ? "line" : "lines"}
+        {focused !== null && focused > lines.length ? <span className="focus-missing">· line {focused.toLocaleString()} is past what is shown here</span> : null}
+      </div>
+      <div className="code-scroll" ref={ref}>
+        <div className="code-view" style={{ minWidth: `calc(${longest}ch + 72px)` }} data-lines={lines.length}>
+          <div style={{ height: rows.padTop }} />
+          {lines.slice(rows.start, rows.end).map((tokens, i) => {
+            const number = rows.start + i + 1;
+            return (
+              <div key={number} className={`code-row${number === focused ? " focused-line" : ""}`} data-line={number}>
+                <span className="code-gutter">{number}</span>
+                <span className="code-content">
+                  {tokens.map((token, t) => (token.className ? <span key={t} className={token.className}>{token.text}</span> : token.text))}
+                </span>
+              </div>
+            );
+          })}
+          <div style={{ height: rows.padBottom }} />
+        </div>
+      </div>
+    </>
+  );
+}
+
+/** JSON as a collapsible tree, or as its text with line numbers (what a search hit's line
+ * counts: the tab opens there in the text). Text that is not JSON is shown as text. */
+export function JsonViewer({ id, focus = null }: { id: string; focus?: Focus | null }) {
   const state = useArtifactText(id);
+  const [mode, setMode] = useState<"tree" | "text">(focus?.place === "line" ? "text" : "tree");
+  // A new hit in this file: its line is in the text.
+  const request = focus?.place === "line" ? focus.request : null;
+  useEffect(() => {
+    if (request !== null) setMode("text");
+  }, [request]);
   const parsed = useMemo(() => {
     if (state.kind !== "ready") return undefined;
     try {
@@ -93,12 +115,23 @@ export function JsonViewer({ id }: { id: string }) {
       return { error: String(error) };
     }
   }, [state]);
+  const asText = mode === "text" || (parsed !== undefined && "error" in parsed);
   return (
-    <div className="text-viewer json-viewer">
+    <div className={`text-viewer json-viewer${asText ? " code-viewer" : ""}`}>
       <Status state={state} />
       {parsed && "error" in parsed ? <p className="error viewer-status">Not valid JSON ({parsed.error}); shown as text below.</p> : null}
-      {parsed && "value" in parsed ? <JsonNode name={null} value={parsed.value} depth={0} /> : null}
-      {parsed && "error" in parsed && state.kind === "ready" ? <pre className="code">{state.text}</pre> : null}
+      {parsed && "value" in parsed ? (
+        <div className="json-modes" role="group" aria-label="Show as">
+          <button type="button" className={mode === "tree" ? "active" : ""} aria-pressed={mode === "tree"} onClick={() => setMode("tree")}>
+            Tree
+          </button>
+          <button type="button" className={mode === "text" ? "active" : ""} aria-pressed={mode === "text"} onClick={() => setMode("text")}>
+            Text
+          </button>
+        </div>
+      ) : null}
+      {parsed && "value" in parsed && !asText ? <JsonNode name={null} value={parsed.value} depth={0} /> : null}
+      {asText && state.kind === "ready" ? <CodeLines text={state.text} name="data.json" mime="application/json" focus={focus} /> : null}
     </div>
   );
 }
@@ -129,14 +162,23 @@ function JsonNode({ name, value, depth }: { name: string | null; value: unknown;
 }
 
 /** CSV as a table: the first 10,000 rows, only those in view rendered; column widths from the
- * header and the first rows, full cell text on hover. */
-export function CsvViewer({ id }: { id: string }) {
+ * header and the first rows, full cell text on hover. A search hit's row (`focus`: a line of the
+ * file, the header's is 0; `data-row` on each row) is scrolled to and stays marked while the tab
+ * shows it. */
+export function CsvViewer({ id, focus = null }: { id: string; focus?: Focus | null }) {
   const state = useArtifactText(id);
   const table = useMemo(() => (state.kind === "ready" ? parseCsv(state.text, MAX_CSV_ROWS + 1) : null), [state]);
   const header = table?.rows[0] ?? [];
   const body = useMemo(() => table?.rows.slice(1, MAX_CSV_ROWS + 1) ?? [], [table]);
   const widths = useMemo(() => (table ? columnWidths(table.rows) : []), [table]);
-  const { ref, window: rows } = useRowWindow(ROW_HEIGHT, body.length, CSV_HEADER_HEIGHT);
+  const { ref, window: rows, scrollToRow } = useRowWindow(ROW_HEIGHT, body.length, CSV_HEADER_HEIGHT);
+  // The table's row (0: the header) holding the hit's line, if it was parsed.
+  const focusLine = focusedAt(focus, "row");
+  const focused = table && focusLine !== null ? rowAtLine(table.starts, table.lines, focusLine) : null;
+  useFocusRequest(focus, "row", table !== null && scrollToRow !== null, (line) => {
+    const row = table ? rowAtLine(table.starts, table.lines, line) : null;
+    if (row !== null) scrollToRow?.(Math.max(0, row - 1));
+  });
   // `ch` is the width of "0"; letters run wider, and cells have 8 px of padding on each side.
   const chars = (w: number) => Math.ceil(w * 1.15) + 3;
   const numberWidth = String(body.length).length + 3;
@@ -151,6 +193,7 @@ export function CsvViewer({ id }: { id: string }) {
           <div className="code-info muted small">
             {body.length.toLocaleString()} {body.length === 1 ? "row" : "rows"} · {widths.length} {widths.length === 1 ? "column" : "columns"}
             {more ? ` · showing the first ${MAX_CSV_ROWS.toLocaleString()} rows` : ""}
+            {focusLine !== null && focused === null ? <span className="focus-missing">· row {focusLine.toLocaleString()} is past what is shown here</span> : null}
           </div>
           <div className="csv-scroll" ref={ref}>
             <table className="csv-grid" style={{ width: `${totalWidth}ch` }} data-rows={body.length}>
@@ -161,7 +204,7 @@ export function CsvViewer({ id }: { id: string }) {
                 ))}
               </colgroup>
               <thead>
-                <tr>
+                <tr className={focused === 0 ? "focused-row" : undefined} data-row={0}>
                   <th className="csv-number" aria-label="Row" />
                   {widths.map((_, i) => (
                     <th key={i} title={revealBidi(header[i] ?? "")}>
@@ -177,7 +220,7 @@ export function CsvViewer({ id }: { id: string }) {
                   </tr>
                 ) : null}
                 {body.slice(rows.start, rows.end).map((row, r) => (
-                  <tr key={rows.start + r}>
+                  <tr key={rows.start + r} className={focused === rows.start + r + 1 ? "focused-row" : undefined} data-row={table.starts[rows.start + r + 1]}>
                     <td className="csv-number">{rows.start + r + 1}</td>
                     {widths.map((_, c) => (
                       <td key={c} title={(row[c] ?? "").length > widths[c] ? revealBidi(row[c]) : undefined}>
@@ -205,16 +248,22 @@ export function CsvViewer({ id }: { id: string }) {
 export function IsolatedText({ text }: { text: string }) {
   return (
     <bdi>
-      {bidiParts(text).map((part, i) =>
-        "control" in part ? (
-          <abbr key={i} className="bidi-control" title={part.title}>
-            {part.abbr}
-          </abbr>
-        ) : (
-          part.text
-        ),
-      )}
+      <NamedControls text={text} />
     </bdi>
+  );
+}
+
+/** Text with its bidirectional formatting characters named rather than applied, not isolated:
+ * for pieces of one isolated run (a search snippet and its highlighted words). */
+export function NamedControls({ text }: { text: string }) {
+  return bidiParts(text).map((part, i) =>
+    "control" in part ? (
+      <abbr key={i} className="bidi-control" title={part.title}>
+        {part.abbr}
+      </abbr>
+    ) : (
+      part.text
+    ),
   );
 }
 

@@ -1,12 +1,18 @@
-/** Parses CSV (RFC 4180: quotes, doubled quotes, newlines inside quotes) up to `maxRows` rows. */
-export function parseCsv(text: string, maxRows: number): { rows: string[][]; more: boolean } {
+/** Parses CSV (RFC 4180: quotes, doubled quotes, newlines inside quotes) up to `maxRows` rows.
+ * `starts`: the line (from 0, counting `\n`) each row starts on, and `lines`: the first line after
+ * the rows — what the search index calls a row is a line of the file, and a quoted field may
+ * span several. */
+export function parseCsv(text: string, maxRows: number): { rows: string[][]; more: boolean; starts: number[]; lines: number } {
   const rows: string[][] = [];
+  const starts: number[] = [0];
   let row: string[] = [];
   let field = "";
   let quoted = false;
+  let line = 0;
   const delimiter = detectDelimiter(text);
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
+    if (c === "\n") line++;
     if (quoted) {
       if (c === '"' && text[i + 1] === '"') {
         field += '"';
@@ -22,12 +28,16 @@ export function parseCsv(text: string, maxRows: number): { rows: string[][]; mor
       row.push(field);
       field = "";
     } else if (c === "\n" || c === "\r") {
-      if (c === "\r" && text[i + 1] === "\n") i++;
+      if (c === "\r" && text[i + 1] === "\n") {
+        i++;
+        line++;
+      }
       row.push(field);
       rows.push(row);
       row = [];
       field = "";
-      if (rows.length >= maxRows) return { rows, more: i + 1 < text.length };
+      if (rows.length >= maxRows) return { rows, more: i + 1 < text.length, starts: starts.slice(0, rows.length), lines: line };
+      starts.push(line);
     } else {
       field += c;
     }
@@ -35,8 +45,24 @@ export function parseCsv(text: string, maxRows: number): { rows: string[][]; mor
   if (field !== "" || row.length > 0) {
     row.push(field);
     rows.push(row);
+    line++;
   }
-  return { rows, more: false };
+  return { rows, more: false, starts: starts.slice(0, rows.length), lines: line };
+}
+
+/** The row (an index into `starts`, as `parseCsv` gave them) that holds `line`, or `null` when
+ * the line is not in the rows parsed (`lines`: the first line after them). */
+export function rowAtLine(starts: number[], lines: number, line: number): number | null {
+  if (starts.length === 0 || !(line >= 0) || line >= lines) return null;
+  // The last row whose start is at or before the line.
+  let low = 0;
+  let high = starts.length - 1;
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2);
+    if (starts[mid] <= line) low = mid;
+    else high = mid - 1;
+  }
+  return starts[low] <= line ? low : null;
 }
 
 function detectDelimiter(text: string): string {

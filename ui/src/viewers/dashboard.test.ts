@@ -19,6 +19,7 @@ const tab = (content: DashboardTab, by: CanvasTab["opened_by"]): CanvasTab => ({
   opened_by: by,
   pinned: false,
   floating: false,
+  focus: null,
 });
 
 describe("dashboard tabs", () => {

@@ -1,10 +1,15 @@
 import { useCallback, useEffect, useRef, useState } from "react";
-import { rowWindow, type RowWindow } from "./virtualWindow";
+import { rowWindow, scrollTopFor, type RowWindow } from "./virtualWindow";
 
 /** The rows of a scroll container to render (see `rowWindow`): attach `ref` to the element that
  * scrolls; the window follows its scroll position and size. `offset`: height above the first row
- * inside the container (a table header). */
-export function useRowWindow(rowHeight: number, count: number, offset = 0): { ref: (e: HTMLElement | null) => void; window: RowWindow } {
+ * inside the container (a table header). `scrollToRow` brings a row (from 0) to the middle of the
+ * view; `null` until the container is there. */
+export function useRowWindow(
+  rowHeight: number,
+  count: number,
+  offset = 0,
+): { ref: (e: HTMLElement | null) => void; window: RowWindow; scrollToRow: ((index: number) => void) | null } {
   const [element, setElement] = useState<HTMLElement | null>(null);
   const [view, setView] = useState({ top: 0, height: 0 });
   const frame = useRef(0);
@@ -25,5 +30,12 @@ export function useRowWindow(rowHeight: number, count: number, offset = 0): { re
     };
   }, [element]);
   const ref = useCallback((e: HTMLElement | null) => setElement(e), []);
-  return { ref, window: rowWindow(view.top - offset, view.height, rowHeight, count) };
+  // The scroll event that follows moves the window there.
+  const scrollToRow = useCallback(
+    (index: number) => {
+      if (element) element.scrollTop = scrollTopFor(index, rowHeight, element.clientHeight, offset);
+    },
+    [element, rowHeight, offset],
+  );
+  return { ref, window: rowWindow(view.top - offset, view.height, rowHeight, count), scrollToRow: element ? scrollToRow : null };
 }

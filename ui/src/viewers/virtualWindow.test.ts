@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { rowWindow, UNMEASURED_HEIGHT } from "./virtualWindow";
+import { rowWindow, scrollTopFor, UNMEASURED_HEIGHT } from "./virtualWindow";
 
 describe("rowWindow", () => {
   it("renders the rows in view plus the overscan, and pads the rest", () => {
@@ -35,5 +35,25 @@ describe("rowWindow", () => {
 
   it("assumes a viewport before the element is measured", () => {
     expect(rowWindow(0, 0, 20, 10_000, 0).end).toBe(UNMEASURED_HEIGHT / 20);
+  });
+});
+
+describe("scrollTopFor", () => {
+  it("centres the row in what the viewport shows below its header", () => {
+    // Row 100 of 20 px in a 420 px viewport: its top at 2000, 200 px above it in view.
+    expect(scrollTopFor(100, 20, 420)).toBe(1800);
+    // Below a 28 px sticky header the rows have 392 px: 186 px above the row.
+    expect(scrollTopFor(100, 20, 420, 28)).toBe(1814);
+    // The row then sits in the window of rows rendered.
+    const w = rowWindow(scrollTopFor(5000, 19, 600), 600, 19, 10_000);
+    expect(w.start).toBeLessThanOrEqual(5000);
+    expect(w.end).toBeGreaterThan(5000);
+  });
+
+  it("stops at the top, and puts the row at the top before the viewport is measured", () => {
+    expect(scrollTopFor(2, 20, 600)).toBe(0);
+    expect(scrollTopFor(50, 20, 0)).toBe(1000);
+    expect(scrollTopFor(-3, 20, 600)).toBe(0);
+    expect(scrollTopFor(Number.NaN, 20, 600)).toBe(0);
   });
 });

@@ -24,3 +24,13 @@ export function rowWindow(scrollTop: number, viewportHeight: number, rowHeight: 
   const end = Math.min(count, Math.max(first + 1, last) + overscan);
   return { start, end, padTop: start * rowHeight, padBottom: (count - end) * rowHeight };
 }
+
+/** The scroll position that puts row `index` in the middle of the rows' part of the viewport
+ * (below a sticky header of `offset` px), as near as the top allows; with no measured viewport,
+ * the row at the top. */
+export function scrollTopFor(index: number, rowHeight: number, viewportHeight: number, offset = 0): number {
+  if (!(rowHeight > 0) || !Number.isFinite(index)) return 0;
+  const top = Math.max(0, index) * rowHeight;
+  if (!(viewportHeight > 0)) return top;
+  return Math.max(0, Math.round(top - (viewportHeight - offset - rowHeight) / 2));
+}

@@ -1,0 +1,325 @@
+import { useEffect, useMemo, useRef, useState } from "react";
+import { FAMILIES, serverOptions, toolOptions, whenText, withServer } from "../browser/filters";
+import { Thumb } from "../browser/Thumb";
+import { CommandErrorView } from "../components/CommandErrorView";
+import { keepKeysInDialog, useModalFocus } from "../components/modalFocus";
+import { artifactOpen, artifactOpenAt, artifactsSearch, artifactsSources } from "../ipc";
+import { IsolatedText, NamedControls } from "../viewers/TextViewers";
+import type { ArtifactSource } from "../wire/ArtifactSource";
+import type { MimeFamily } from "../wire/MimeFamily";
+import type { SearchHit } from "../wire/SearchHit";
+import type { SearchResults } from "../wire/SearchResults";
+import type { SnippetPart } from "../wire/SnippetPart";
+import {
+  DATE_RANGES,
+  groupHits,
+  hasText,
+  moveSelection,
+  newestOnly,
+  NO_FILTERS,
+  openAction,
+  pendingText,
+  placeText,
+  SEARCH_DEBOUNCE_MS,
+  shownOrder,
+  toSearchQuery,
+  type DateRange,
+  type SearchFilters,
+} from "./searchState";
+import "../browser/browser.css";
+import "./search.css";
+
+interface Props {
+  /** Closes the palette (Escape, a click beside it, a hit opened); focus goes back where it was. */
+  onClose: () => void;
+}
+
+/** What the list shows: the newest request's answer, or its error (never both). */
+type Answer = { kind: "results"; results: SearchResults } | { kind: "failed"; error: unknown } | null;
+
+/**
+ * The search palette (Ctrl+K, or the search button): the text of every stored file, searched as
+ * you type, each hit under its file with where it is and a snippet; ArrowUp/ArrowDown choose,
+ * Enter or a click opens the file at the hit in the focused pane.
+ */
+export function SearchPalette({ onClose }: Props) {
+  const [text, setText] = useState("");
+  const [filters, setFilters] = useState<SearchFilters>(NO_FILTERS);
+  const [sources, setSources] = useState<ArtifactSource[]>([]);
+  const [answer, setAnswer] = useState<Answer>(null);
+  const [searching, setSearching] = useState(false);
+  const [selected, setSelected] = useState(0);
+  const [opening, setOpening] = useState(false);
+  const [openError, setOpenError] = useState<unknown>(null);
+  const requests = useRef(newestOnly());
+  const dialog = useRef<HTMLDivElement>(null);
+  const input = useRef<HTMLInputElement>(null);
+  const list = useRef<HTMLUListElement>(null);
+  const pressedBeside = useRef(false);
+  const backdrop = useModalFocus(dialog, {
+    onEscape: onClose,
+    initialFocus: () => input.current,
+  });
+
+  useEffect(() => {
+    artifactsSources().then(setSources, () => undefined);
+  }, []);
+
+  // Asked after a pause in typing; an answer is shown only if no later request was sent since
+  // (answers can come back out of order). Blank text asks nothing: the hint is shown.
+  useEffect(() => {
+    if (!hasText(text)) {
+      requests.current.drop();
+      setAnswer(null);
+      setSearching(false);
+      return;
+    }
+    const timer = setTimeout(() => {
+      const ticket = requests.current.next();
+      setSearching(true);
+      artifactsSearch(toSearchQuery(text, filters, Date.now())).then(
+        (results) => {
+          if (!requests.current.isNewest(ticket)) return;
+          setAnswer({ kind: "results", results });
+          setSelected(0);
+          setSearching(false);
+        },
+        (error: unknown) => {
+          if (!requests.current.isNewest(ticket)) return;
+          setAnswer({ kind: "failed", error });
+          setSearching(false);
+        },
+      );
+    }, SEARCH_DEBOUNCE_MS);
+    return () => clearTimeout(timer);
+  }, [text, filters]);
+  // Answers that arrive after the palette closed are dropped.
+  useEffect(() => {
+    const pending = requests.current;
+    return () => pending.drop();
+  }, []);
+
+  const groups = useMemo(() => (answer?.kind === "results" ? groupHits(answer.results.hits) : []), [answer]);
+  const shown = useMemo(() => shownOrder(groups), [groups]);
+  const current = Math.min(selected, Math.max(0, shown.length - 1));
+
+  // The chosen hit stays in view as the arrow keys move through a long list.
+  useEffect(() => {
+    list.current?.querySelector<HTMLElement>(`[data-index="${current}"]`)?.scrollIntoView?.({ block: "nearest" });
+  }, [current, groups]);
+
+  const open = async (hit: SearchHit) => {
+    if (opening) return;
+    const action = openAction(hit);
+    setOpening(true);
+    setOpenError(null);
+    try {
+      if (action.kind === "open_at") await artifactOpenAt(hit.artifact.id, action.place, action.position);
+      else await artifactOpen(hit.artifact.id);
+      onClose();
+    } catch (error) {
+      // Deleted since it was found, the store unreadable…: said here, the palette stays open.
+      setOpenError(error);
+      setOpening(false);
+    }
+  };
+
+  const onKeyDown = (event: React.KeyboardEvent) => {
+    // The window's shortcuts (tabs, zoom) do not act behind the palette.
+    keepKeysInDialog(event);
+    const inList = event.target === input.current || list.current?.contains(event.target as Node);
+    if ((event.key === "ArrowDown" || event.key === "ArrowUp") && inList) {
+      event.preventDefault();
+      setSelected(moveSelection(current, event.key === "ArrowDown" ? 1 : -1, shown.length));
+    } else if (event.key === "Enter" && event.target === input.current) {
+      event.preventDefault();
+      if (shown[current]) void open(shown[current]);
+    } else if ((event.key === "k" || event.key === "K") && (event.ctrlKey || event.metaKey) && !event.altKey) {
+      // Ctrl+K again: back to the search field, its text selected.
+      event.preventDefault();
+      input.current?.focus();
+      input.current?.select();
+    }
+  };
+
+  const servers = serverOptions(sources);
+  const tools = toolOptions(sources, filters.server);
+  const results = answer?.kind === "results" ? answer.results : null;
+  const pending = pendingText(results?.pending ?? 0);
+  const now = Date.now();
+  const blank = !hasText(text);
+
+  return (
+    <div
+      className="elicitation-backdrop search-backdrop"
+      // A click beside the palette closes it (not the end of a drag that started inside it).
+      onMouseDown={(event) => {
+        backdrop.onMouseDown(event);
+        pressedBeside.current = event.target === event.currentTarget;
+      }}
+      onClick={(event) => {
+        if (pressedBeside.current && event.target === event.currentTarget) onClose();
+      }}
+    >
+      <div ref={dialog} className="search-palette" role="dialog" aria-modal="true" aria-label="Search artifacts" tabIndex={-1} onKeyDown={onKeyDown}>
+        <div className="search-field">
+          <SearchIcon />
+          <input
+            ref={input}
+            type="text"
+            className="search-input"
+            role="combobox"
+            aria-label="Search the text of stored files"
+            aria-autocomplete="list"
+            aria-controls="search-results"
+            aria-expanded={shown.length > 0}
+            aria-activedescendant={shown.length > 0 ? `search-hit-${current}` : undefined}
+            placeholder="Search every stored file…"
+            autoComplete="off"
+            spellCheck={false}
+            value={text}
+            onChange={(e) => setText(e.target.value)}
+          />
+          {searching ? <span className="search-busy" role="status" aria-label="Searching" /> : null}
+          <kbd className="search-key">Esc</kbd>
+        </div>
+        <div className="browser-filters search-filters">
+          <select aria-label="Type" value={filters.family ?? ""} onChange={(e) => setFilters((f) => ({ ...f, family: (e.target.value || null) as MimeFamily | null }))}>
+            <option value="">All types</option>
+            {FAMILIES.map((t) => (
+              <option key={t.value} value={t.value}>
+                {t.label}
+              </option>
+            ))}
+          </select>
+          <select aria-label="Server" value={filters.server ?? ""} onChange={(e) => setFilters((f) => withServer(f, e.target.value || null, sources))}>
+            <option value="">All servers</option>
+            {servers.map((s) => (
+              <option key={s.value} value={s.value}>
+                {s.value}
+              </option>
+            ))}
+          </select>
+          <select aria-label="Tool" value={filters.tool ?? ""} onChange={(e) => setFilters((f) => ({ ...f, tool: e.target.value || null }))}>
+            <option value="">All tools</option>
+            {tools.map((t) => (
+              <option key={t.value} value={t.value}>
+                {t.value}
+              </option>
+            ))}
+          </select>
+          <select aria-label="Date" value={filters.date} onChange={(e) => setFilters((f) => ({ ...f, date: e.target.value as DateRange }))}>
+            {DATE_RANGES.map((r) => (
+              <option key={r.value} value={r.value}>
+                {r.label}
+              </option>
+            ))}
+          </select>
+        </div>
+        {openError !== null ? <CommandErrorView error={openError} className="search-error" /> : null}
+        <div className="search-body">
+          {blank ? (
+            <SearchHint />
+          ) : answer?.kind === "failed" ? (
+            <CommandErrorView error={answer.error} className="search-error" />
+          ) : results && groups.length === 0 ? (
+            <p className="search-empty muted">Nothing found. Try fewer words, another filter, or end a word with * to find what starts with it.</p>
+          ) : (
+            <ul ref={list} className="search-results" id="search-results" role="listbox" aria-label="Results">
+              {groups.map((group) => (
+                <li key={group.artifact.id} className="search-group" role="group" aria-label={group.artifact.name}>
+                  {/* A click on the file opens it at its best hit (the keyboard reaches the hits). */}
+                  <div className="search-file" onClick={() => void open(group.hits[0].hit)}>
+                    <Thumb record={group.artifact} small pdfPage={false} />
+                    <span className="search-file-text">
+                      <span className="search-file-name" title={group.artifact.name}>
+                        <IsolatedText text={group.artifact.name} />
+                      </span>
+                      <span className="search-file-meta">
+                        {group.artifact.server} · {group.artifact.tool} · {whenText(group.artifact.created_at_ms, now)}
+                      </span>
+                    </span>
+                  </div>
+                  <ul className="search-hits" role="none">
+                    {group.hits.map(({ hit, index }) => (
+                      <li
+                        key={index}
+                        id={`search-hit-${index}`}
+                        className={`search-hit${index === current ? " selected" : ""}`}
+                        role="option"
+                        aria-selected={index === current}
+                        data-index={index}
+                        onMouseMove={() => index !== current && setSelected(index)}
+                        onClick={() => void open(hit)}
+                      >
+                        <span className="search-place">{placeText(hit)}</span>
+                        <Snippet parts={hit.snippet} />
+                      </li>
+                    ))}
+                  </ul>
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+        <footer className="search-footer muted">
+          {pending ? <span className="search-pending">{pending}</span> : null}
+          <span className="search-keys">
+            <kbd>↑</kbd> <kbd>↓</kbd> choose · <kbd>Enter</kbd> open · <kbd>Esc</kbd> close
+          </span>
+        </footer>
+      </div>
+    </div>
+  );
+}
+
+/** A hit's snippet: plain text (never markup), matching words as `<mark>`, isolated as one run
+ * with any bidirectional formatting characters named rather than applied (viewers/bidi.ts). */
+function Snippet({ parts }: { parts: SnippetPart[] }) {
+  if (parts.length === 0) return null;
+  return (
+    <bdi className="search-snippet">
+      {parts.map((part, i) =>
+        part.hit ? (
+          <mark key={i}>
+            <NamedControls text={part.text} />
+          </mark>
+        ) : (
+          <NamedControls key={i} text={part.text} />
+        ),
+      )}
+    </bdi>
+  );
+}
+
+/** What the box understands, before anything is typed. */
+function SearchHint() {
+  return (
+    <div className="search-hint">
+      <p>Finds text inside stored files — PDF pages, table rows, lines of text, code and JSON — and their names and the calls that made them.</p>
+      <dl>
+        <dt>
+          <code>invoice acme</code>
+        </dt>
+        <dd>files with every word, in any order</dd>
+        <dt>
+          <code>"net revenue"</code>
+        </dt>
+        <dd>the words together, as a phrase</dd>
+        <dt>
+          <code>reven*</code>
+        </dt>
+        <dd>words that start with it (the word being typed already does)</dd>
+      </dl>
+    </div>
+  );
+}
+
+export function SearchIcon() {
+  return (
+    <svg className="search-icon" width="16" height="16" viewBox="0 0 16 16" aria-hidden="true" fill="none" stroke="currentColor" strokeWidth="1.7">
+      <circle cx="7" cy="7" r="4.8" />
+      <path d="M10.6 10.6L14.5 14.5" />
+    </svg>
+  );
+}
