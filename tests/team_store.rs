@@ -70,7 +70,7 @@ fn a_teammates_artifact_opens_identical_bytes_are_one_object_and_private_stays_p
     let status = json_of(&member(ada.path(), &["store", "status", "--json"], b""));
     assert_eq!(status["backlog"]["count"], 0, "{status}");
     assert_eq!((status["bucket_error"].clone(), status["catalog_error"].clone()), (Value::Null, Value::Null), "{status}");
-    assert_eq!(status["schema_version"], 2);
+    assert_eq!(status["schema_version"], 3);
 
     // Bo gets the same bytes from the same server: the same artifact (ids are the server and the
     // hash), still Ada's. From another server: another artifact, the same object in the bucket.
@@ -246,22 +246,25 @@ fn bad_settings_credentials_and_schemas_get_errors_naming_the_fix() {
 
     // The catalog at a newer schema (a teammate's newer build): named, and calls still store.
     assert_eq!(member(ada.path(), &["store", "sync"], b"").code, 0);
-    assert_eq!(pg.admin("SELECT version FROM mcp_canvas_schema"), "2");
+    assert_eq!(pg.admin("SELECT version FROM mcp_canvas_schema"), "3");
     pg.admin("UPDATE mcp_canvas_schema SET version = 99");
     let newer = store(ada.path(), &pdfish(41, 1000), "b.pdf");
     let sync = member(ada.path(), &["store", "sync"], b"");
-    assert!(sync.stderr.contains("schema version 99, newer than this build's 2: update MCP Canvas"), "{}", sync.stderr);
+    assert!(sync.stderr.contains("schema version 99, newer than this build's 3: update MCP Canvas"), "{}", sync.stderr);
     assert_eq!(member(ada.path(), &["artifacts", "export", &newer, &scratch(ada.path())], b"").code, 0);
-    // At an older one (as a build before 0002 left it): `store upgrade` is named, and upgrades.
-    pg.admin("UPDATE mcp_canvas_schema SET version = 1");
-    pg.admin("DROP INDEX artifacts_team_retention");
+    // At an older one (as a build before 0003 left it, without search): `store upgrade` is
+    // named, and upgrades.
+    pg.admin("UPDATE mcp_canvas_schema SET version = 2");
+    pg.admin("DROP TABLE artifact_text; ALTER TABLE artifacts DROP COLUMN text_indexed_at_ms, DROP COLUMN text_note");
     let sync = member(ada.path(), &["store", "sync"], b"");
-    assert!(sync.code != 0 && sync.stderr.contains("schema version 1; this build needs 2: run `mcp-canvas-cli store upgrade`"), "{}", sync.stderr);
+    assert!(sync.code != 0 && sync.stderr.contains("schema version 2; this build needs 3: run `mcp-canvas-cli store upgrade`"), "{}", sync.stderr);
     let upgrade = member(ada.path(), &["store", "upgrade"], b"");
     assert_eq!(upgrade.code, 0, "{}", upgrade.stderr);
-    assert_eq!(pg.admin("SELECT COUNT(*) FROM pg_indexes WHERE indexname = 'artifacts_team_retention'"), "1");
+    assert_eq!(pg.admin("SELECT COUNT(*) FROM pg_indexes WHERE indexname = 'artifact_text_tsv'"), "1");
     let sync = json_of(&member(ada.path(), &["store", "sync", "--json"], b""));
     assert_eq!(sync["registered"], 1, "the artifact stored meanwhile went up: {sync}");
+    // Artifacts registered before the catalog had search got their text (or a note) too.
+    assert_eq!(pg.admin("SELECT COUNT(*) FROM artifacts WHERE text_indexed_at_ms IS NULL"), "0");
 }
 
 #[test]
@@ -502,4 +505,64 @@ fn two_processes_on_one_data_dir_drain_one_outbox_without_loss_or_duplicates() {
         assert_eq!(member(bo.path(), &["store", "pull", id, "--out", out.to_str().unwrap()], b"").code, 0, "{id}");
         assert_eq!(&hex(&std::fs::read(&out).unwrap()), sha);
     }
+}
+
+/// A tool result carrying `text` as a stored file of type `mime`.
+fn text_result(text: &str, name: &str, mime: &str) -> Vec<u8> {
+    let b64 = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
+    serde_json::to_vec(&json!({"content": [{"type": "resource", "resource": {"uri": format!("file:///{name}"), "mimeType": mime, "blob": b64}}]})).unwrap()
+}
+
+fn team_search(dir: &Path, args: &[&str]) -> Vec<(String, String, String, u64, String)> {
+    let mut all = vec!["artifacts", "search", "--team", "--json"];
+    all.extend_from_slice(args);
+    let found = json_of(&member(dir, &all, b""));
+    found["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| {
+            let marked: Vec<String> = h["snippet"].as_array().unwrap().iter().filter(|p| p["hit"] == true).map(|p| p["text"].as_str().unwrap().to_lowercase()).collect();
+            (h["artifact"]["name"].as_str().unwrap().to_owned(), h["member"].as_str().unwrap().to_owned(), h["place"].as_str().unwrap().to_owned(), h["position"].as_u64().unwrap(), marked.join(","))
+        })
+        .collect()
+}
+
+#[test]
+fn the_team_finds_each_others_files_by_their_text_and_private_stays_private() {
+    let (s3, pg) = (S3Server::start(), Postgres::start());
+    let (ada, bo) = (join(&s3, &pg, "ada"), join(&s3, &pg, "bo"));
+    let store_text = |dir: &Path, text: &str, name: &str, mime: &str| {
+        let run = member(dir, &["normalize", "--server", "crm", "--tool", "export", "--json"], &text_result(text, name, mime));
+        assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+        json_of(&run)["artifacts"][0]["id"].as_str().unwrap().to_owned()
+    };
+    // Ada's table and notes; the one-shot command drains and writes their text before exiting.
+    store_text(ada.path(), "customer,city,churn\nInitech,Austin,0.12\nGlobex,Springfield,0.31\n", "churn.csv", "text/csv");
+    let secret = store_text(ada.path(), "# Plans\n\nThe zebracorn acquisition closes in May.\n", "plans.md", "text/markdown");
+    assert_eq!(member(ada.path(), &["store", "private", &secret], b"").code, 0);
+
+    // Bo has neither file here, and finds Ada's table by a word in a row, with its snippet.
+    let hits = team_search(bo.path(), &["springfield"]);
+    assert_eq!(hits, vec![("churn.csv".into(), "ada".into(), "row".into(), 2, "springfield".into())]);
+    // A phrase, and a prefix.
+    assert_eq!(team_search(bo.path(), &["\"Initech Austin\""]).len(), 1);
+    assert_eq!(team_search(bo.path(), &["globe*"]).len(), 1);
+    // Private stays private: Bo finds nothing of Ada's plans; Ada does.
+    assert!(team_search(bo.path(), &["zebracorn"]).is_empty());
+    assert_eq!(team_search(ada.path(), &["zebracorn"]).iter().map(|h| h.0.as_str()).collect::<Vec<_>>(), vec!["plans.md"]);
+    // Filters: by member, by kind.
+    assert!(team_search(bo.path(), &["springfield", "--member", "bo"]).is_empty());
+    assert_eq!(team_search(bo.path(), &["springfield", "--kind", "text"]).len(), 1);
+    assert!(team_search(bo.path(), &["springfield", "--kind", "pdf"]).is_empty());
+    // The engine's syntax is only words.
+    for query in ["\"", "a & b", "!x", "x:*", "(", "<->"] {
+        let run = member(bo.path(), &["artifacts", "search", "--team", "--", query], b"");
+        assert_eq!(run.code, 0, "{query}: {}", run.stderr);
+    }
+    // Removed from the team: its text goes with it.
+    let table = team_search(ada.path(), &["springfield"]);
+    assert_eq!(table.len(), 1);
+    pg.admin("DELETE FROM artifacts WHERE name = 'churn.csv'");
+    assert!(team_search(bo.path(), &["springfield"]).is_empty());
 }

@@ -80,6 +80,8 @@ macro_rules! for_each_command {
             async team_status() -> Option<TeamStatus>;
             /// One page (100) of the team's artifacts this member may see, newest first.
             async team_artifacts(member: Option<String>, offset: u32) -> Vec<TeamArtifact>;
+            /// Full-text search over the team's artifacts this member may see (team store only).
+            async team_search(query: SearchQuery) -> Vec<SearchHit>;
             /// The team's members and their artifact counts.
             async team_members() -> Vec<TeamMember>;
             /// Keeps one of my team artifacts to myself, or shares it again.

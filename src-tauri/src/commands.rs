@@ -21,7 +21,7 @@ use mcp_canvas_team::{SyncReport, TeamArtifact, TeamMember, TeamStatus};
 use mcp_canvas_sampling::{sampler::{Approval, ExchangeRecord, Review}, SamplingSettings};
 use mcp_canvas_wire::{offers::{CompletionTarget, PromptRead, PromptView, ResourceList, ResourceRead, SkillList, SkillRead, Suggestions}, CallOutcome, ElicitationAnswer, ServerView, SignInView, ToolView};
 #[allow(unused_imports)]
-use mcp_canvas_store::{ArtifactPage, ArtifactQuery, ArtifactRecord, ArtifactSource, SearchQuery, SearchResults, StorageUsage};
+use mcp_canvas_store::{ArtifactPage, ArtifactQuery, ArtifactRecord, ArtifactSource, SearchHit, SearchQuery, SearchResults, StorageUsage};
 
 macro_rules! command_fn {
     ($(#[doc = $doc:literal])* async $name:ident ( $( $arg:ident : $ty:ty ),* ) -> $ret:ty) => {

@@ -19,7 +19,7 @@ use mcp_canvas_wire::{CallOutcome, CallProgressEvent, ElicitationAnswer, ServerV
 use mcp_canvas_sampling::{keys::ApiKey, sampler::{Approval, ExchangeRecord, FAILED, NoCall, Review}, Approver, SamplingError, SamplingRequest, SamplingResult, SamplingSettings};
 use mcp_canvas_team::{SyncReport, TeamArtifact, TeamMember, TeamStatus};
 use mcp_canvas_config::settings::StoreSettings;
-use mcp_canvas_store::{ArtifactPage, ArtifactQuery, ArtifactRecord, ArtifactSource, SearchQuery, SearchResults, StorageUsage};
+use mcp_canvas_store::{ArtifactPage, ArtifactQuery, ArtifactRecord, ArtifactSource, SearchHit, SearchQuery, SearchResults, StorageUsage};
 use serde_json::{Map, Value};
 use mcp_canvas_wire::{CommandError, ErrorKind};
 
@@ -525,6 +525,11 @@ impl App {
     /// Full-text search over every stored artifact, with snippets.
     pub async fn artifacts_search(&self, query: SearchQuery) -> Result<SearchResults, CommandError> {
         self.blocking(move |host| host.search(&query).map_err(command_error)).await
+    }
+
+    /// Full-text search over the team's artifacts this member may see (team store only).
+    pub async fn team_search(&self, query: SearchQuery) -> Result<Vec<SearchHit>, CommandError> {
+        self.host()?.team_search(&query).await.map_err(command_error)
     }
 
     pub async fn artifacts_sources(&self) -> Result<Vec<ArtifactSource>, CommandError> {

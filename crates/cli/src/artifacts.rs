@@ -91,6 +91,12 @@ pub enum ArtifactsCommand {
         /// Index what is not indexed yet for at most this many seconds first (0: search as is).
         #[arg(long, default_value_t = 60)]
         index_for: u64,
+        /// Search the team's artifacts (team store): everyone's shared ones and your private ones.
+        #[arg(long)]
+        team: bool,
+        /// With --team: only this member's.
+        #[arg(long, requires = "team")]
+        member: Option<String>,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -228,7 +234,7 @@ pub fn run(host: &Host, command: ArtifactsCommand) -> ExitCode {
             }
             Err(e) => fail(json, &e.to_string()),
         },
-        ArtifactsCommand::Search { query, session, server, tool, kind, name, pinned, limit, index_for, json } => {
+        ArtifactsCommand::Search { query, session, server, tool, kind, name, pinned, limit, index_for, team, member, json } => {
             let query = SearchQuery {
                 // Whole words: the last one is not a prefix as in the window's box (`word*` is).
                 text: format!("{query} "),
@@ -238,9 +244,13 @@ pub fn run(host: &Host, command: ArtifactsCommand) -> ExitCode {
                 family: kind.map(Family::mime_family),
                 name_contains: name,
                 pinned_only: pinned,
+                member,
                 limit,
                 ..Default::default()
             };
+            if team {
+                return crate::search::run_team(host, &query, json);
+            }
             crate::search::run(host, &query, index_for, json)
         }
         ArtifactsCommand::Reindex { json } => crate::search::reindex(host, json),

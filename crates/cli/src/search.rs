@@ -47,6 +47,25 @@ pub fn run(host: &Host, query: &SearchQuery, index_for: u64, json: bool) -> Exit
     ExitCode::SUCCESS
 }
 
+/// `--team`: the team catalog's search (the text its members wrote), what this member may see.
+pub fn run_team(host: &Host, query: &SearchQuery, json: bool) -> ExitCode {
+    let hits = match tokio::task::block_in_place(|| tokio::runtime::Handle::current().block_on(host.team_search(query))) {
+        Ok(hits) => hits,
+        Err(e) => return fail(json, &e.to_string()),
+    };
+    if json {
+        outln!("{}", serde_json::to_string_pretty(&json!({ "hits": hits })).expect("serializes"));
+        return ExitCode::SUCCESS;
+    }
+    let bold = std::io::stdout().is_terminal();
+    for hit in &hits {
+        let member = hit.member.as_deref().unwrap_or("");
+        outln!("{}\t{}\t{member}\t{}\t{}", hit.artifact.id, hit.artifact.name, place(hit), snippet(hit, bold));
+    }
+    eprintln!("{} hits in the team's artifacts", hits.len());
+    ExitCode::SUCCESS
+}
+
 pub fn reindex(host: &Host, json: bool) -> ExitCode {
     let started = Instant::now();
     match search::rebuild(host.data_dir(), host.store()) {

@@ -174,40 +174,28 @@ pub fn index_pending(store: &ArtifactStore, deadline: Option<Instant>) -> Result
 pub fn index_artifact(store: &ArtifactStore, record: &ArtifactRecord) -> Result<usize, StoreError> {
     store.search_start(&record.id)?;
     let mut batch = IndexBatch::new(&record.id);
-    let label = match &record.description {
-        Some(description) => format!("{} {description}", record.name),
-        None => record.name.clone(),
-    };
-    batch.push(Segment { place: HitPlace::Name, position: 0, byte_offset: 0, byte_length: 0, text: label });
     let mut written = 0usize;
-    let mut removed = false;
-    let mut note = None;
+    let mut failed: Option<StoreError> = None;
     let path = store.blob_path(&record.sha256);
-    if let Some(kind) = text_kind(&record.mime, &record.name) {
-        if !path.is_file() {
-            note = Some("its file is not on this machine".to_owned());
-        } else {
-            let limits = TextLimits::default();
-            let outcome = text::extract(&path, kind, &limits, &mut |piece| {
-                batch.push(segment_of(piece));
-                if batch.text_bytes() >= BATCH_TEXT_BYTES {
-                    written += batch.len();
-                    if !store.search_write(&batch)? {
-                        removed = true;
-                        // Stop: the artifact is gone.
-                        return Err(StoreError::NotFound(record.id.clone()));
-                    }
-                    batch = IndexBatch::new(&record.id);
-                }
-                Ok(())
-            });
-            match outcome {
-                Ok(extracted) => note = extracted.note,
-                Err(Ok(_)) if removed => return Ok(written),
-                Err(Ok(store_error)) => return Err(store_error),
-                Err(Err(render_error)) => note = Some(format!("its text could not be read: {render_error}")),
-            }
+    let note = segments(record, &path, &mut |segment| {
+        batch.push(segment);
+        if batch.text_bytes() < BATCH_TEXT_BYTES {
+            return true;
         }
+        written += batch.len();
+        let going_on = match store.search_write(&batch) {
+            // `false`: the artifact was removed meanwhile; stop.
+            Ok(exists) => exists,
+            Err(e) => {
+                failed = Some(e);
+                false
+            }
+        };
+        batch = IndexBatch::new(&record.id);
+        going_on
+    });
+    if let Some(e) = failed {
+        return Err(e);
     }
     written += batch.len();
     if !store.search_write(&batch)? {
@@ -215,6 +203,38 @@ pub fn index_artifact(store: &ArtifactStore, record: &ArtifactRecord) -> Result<
     }
     store.search_finish(&record.id, crate::Host::now_ms(), note.as_deref())?;
     Ok(written)
+}
+
+/// The segments of an artifact whose file is at `path`: its name and summary, then its text
+/// (pages, rows, lines), each given to `sink` (which returns `false` to stop). Returns a note of
+/// what was left out (a bound reached, a file that could not be read), if anything.
+pub fn segments(record: &ArtifactRecord, path: &Path, sink: &mut dyn FnMut(Segment) -> bool) -> Option<String> {
+    let label = match &record.description {
+        Some(description) => format!("{} {description}", record.name),
+        None => record.name.clone(),
+    };
+    if !sink(Segment { place: HitPlace::Name, position: 0, byte_offset: 0, byte_length: 0, text: label }) {
+        return None;
+    }
+    let kind = text_kind(&record.mime, &record.name)?;
+    if !path.is_file() {
+        return Some("its file is not on this machine".to_owned());
+    }
+    let outcome = text::extract::<()>(path, kind, &TextLimits::default(), &mut |piece| if sink(segment_of(piece)) { Ok(()) } else { Err(()) });
+    match outcome {
+        Ok(extracted) => extracted.note,
+        Err(Ok(())) => None,
+        Err(Err(render_error)) => Some(format!("its text could not be read: {render_error}")),
+    }
+}
+
+/// The host's extractor, for the team catalog's search.
+pub(crate) struct Extractor;
+
+impl mcp_canvas_team::TextSource for Extractor {
+    fn segments(&self, record: &ArtifactRecord, path: &Path, sink: &mut dyn FnMut(Segment) -> bool) -> Option<String> {
+        segments(record, path, sink)
+    }
 }
 
 fn segment_of(piece: text::TextPiece) -> Segment {

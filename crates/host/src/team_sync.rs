@@ -57,6 +57,8 @@ impl TeamSync {
                 let report = team.sync(crate::host::Host::now_ms()).await;
                 if let Some(error) = &report.error {
                     tracing::warn!("team store: {error}");
+                } else if let Err(e) = team.index_text(Arc::new(crate::search::Extractor), crate::host::Host::now_ms()).await {
+                    tracing::warn!("team store: writing artifacts' text for the team's search: {e}");
                 }
                 let mut state = state.lock().unwrap();
                 if !std::mem::take(&mut state.again) {
@@ -101,9 +103,23 @@ impl Host {
         self.housekeeping.team().map(|sync| sync.team()).ok_or(HostError::NoTeamStore)
     }
 
-    /// Drains the outbox now and returns what it did (`store sync`).
+    /// Drains the outbox now, then writes the text of this member's team artifacts the team's
+    /// search lacks; returns what the drain did (`store sync`).
     pub async fn team_sync_now(&self) -> Result<mcp_canvas_team::SyncReport, HostError> {
-        Ok(self.team()?.sync(Host::now_ms()).await)
+        let team = self.team()?;
+        let mut report = team.sync(Host::now_ms()).await;
+        if report.error.is_none() {
+            if let Err(e) = team.index_text(Arc::new(crate::search::Extractor), Host::now_ms()).await {
+                report.error = Some(format!("writing artifacts' text for the team's search: {e}"));
+            }
+        }
+        Ok(report)
+    }
+
+    /// Full-text search over the team's artifacts this member may see (their text is written
+    /// by the members who hold them, after each drain).
+    pub async fn team_search(&self, query: &mcp_canvas_store::SearchQuery) -> Result<Vec<mcp_canvas_store::SearchHit>, HostError> {
+        Ok(self.team()?.search(query).await?)
     }
 
     /// Long-running front ends (the app, the proxy): drain what is queued now and retry a backlog

@@ -10,7 +10,11 @@ use ts_rs::TS;
 
 use crate::error::TeamError;
 
-const MIGRATIONS: &[&str] = &[include_str!("../migrations/0001_team_catalog.sql"), include_str!("../migrations/0002_retention_index.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("../migrations/0001_team_catalog.sql"),
+    include_str!("../migrations/0002_retention_index.sql"),
+    include_str!("../migrations/0003_search.sql"),
+];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i32 = MIGRATIONS.len() as i32;
@@ -50,7 +54,7 @@ pub struct TeamMember {
 
 /// A connection to the team catalog.
 pub struct Catalog {
-    client: Mutex<Client>,
+    pub(crate) client: Mutex<Client>,
     shown: String,
 }
 
@@ -364,7 +368,7 @@ impl Catalog {
     }
 }
 
-const COLUMNS: &str = "id, sha256, name, mime, size, server, tool, call_id, session_id, created_at_ms, last_used_at_ms, pinned, description, member, private, registered_at_ms";
+pub(crate) const COLUMNS: &str = "id, sha256, name, mime, size, server, tool, call_id, session_id, created_at_ms, last_used_at_ms, pinned, description, member, private, registered_at_ms";
 
 /// A media type as a teammate's catalog row holds it, parsed again like every declared type (a
 /// catalog written by another build, or by hand, is input too): else `application/octet-stream`.
@@ -372,7 +376,7 @@ fn catalog_mime(stored: String) -> String {
     mcp_canvas_contract::media_type_or_octet_stream(&stored)
 }
 
-fn from_row(row: &tokio_postgres::Row) -> TeamArtifact {
+pub(crate) fn from_row(row: &tokio_postgres::Row) -> TeamArtifact {
     let pinned: bool = row.get(11);
     TeamArtifact {
         record: ArtifactRecord {

@@ -27,6 +27,7 @@ mod credentials;
 mod error;
 mod fetch;
 mod password;
+pub mod search;
 
 use std::sync::Arc;
 
@@ -38,6 +39,7 @@ use ts_rs::TS;
 pub use bucket::{Bucket, BucketSettings, Uploaded};
 pub use catalog::{Catalog, TeamArtifact, TeamMember, SCHEMA_VERSION};
 pub use error::TeamError;
+pub use search::{TextReport, TextSource};
 pub use password::{catalog_password, set_catalog_password, PASSWORD_ENV};
 
 /// This data dir's view of the team store.

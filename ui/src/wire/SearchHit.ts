@@ -22,4 +22,8 @@ position: number,
 /**
  * The text around the hit, matching words marked (empty until the caller cuts it).
  */
-snippet: Array<SnippetPart>, };
+snippet: Array<SnippetPart>, 
+/**
+ * Who stored it (team search; `None` for this machine's store).
+ */
+member: string | null, };

@@ -42,6 +42,10 @@ name_contains: string | null,
  */
 pinned_only: boolean, 
 /**
+ * Only this team member's artifacts (team search; ignored by the local index).
+ */
+member: string | null, 
+/**
  * At most this many hits (capped at 200; 0 means 20).
  */
 limit: number, };

@@ -31,6 +31,7 @@ import type { Review } from "./Review";
 import type { SamplingPrompt } from "./SamplingPrompt";
 import type { SamplingReviewPrompt } from "./SamplingReviewPrompt";
 import type { SamplingSettings } from "./SamplingSettings";
+import type { SearchHit } from "./SearchHit";
 import type { SearchQuery } from "./SearchQuery";
 import type { SearchResults } from "./SearchResults";
 import type { ServerChangedEvent } from "./ServerChangedEvent";
@@ -176,6 +177,10 @@ export function commands(invoke: Invoke) {
      * One page (100) of the team's artifacts this member may see, newest first.
      */
     teamArtifacts: (member: string | null, offset: number): Promise<Array<TeamArtifact>> => invoke<Array<TeamArtifact>>("team_artifacts", { member, offset }),
+    /**
+     * Full-text search over the team's artifacts this member may see (team store only).
+     */
+    teamSearch: (query: SearchQuery): Promise<Array<SearchHit>> => invoke<Array<SearchHit>>("team_search", { query }),
     /**
      * The team's members and their artifact counts.
      */

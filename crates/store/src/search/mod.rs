@@ -108,6 +108,8 @@ pub struct SearchQuery {
     pub name_contains: Option<String>,
     /// Only pinned artifacts.
     pub pinned_only: bool,
+    /// Only this team member's artifacts (team search; ignored by the local index).
+    pub member: Option<String>,
     /// At most this many hits (capped at 200; 0 means 20).
     pub limit: u32,
 }
@@ -125,6 +127,8 @@ pub struct SearchHit {
     pub position: u64,
     /// The text around the hit, matching words marked (empty until the caller cuts it).
     pub snippet: Vec<SnippetPart>,
+    /// Who stored it (team search; `None` for this machine's store).
+    pub member: Option<String>,
     /// Where the segment's text is in the artifact's bytes (for cutting the snippet).
     #[serde(skip)]
     #[ts(skip)]
@@ -431,6 +435,7 @@ pub(crate) fn run(conn: &Connection, query: &SearchQuery) -> Result<SearchResult
             place,
             position: position.max(0) as u64,
             snippet: Vec::new(),
+            member: None,
             byte_range: (offset.max(0) as u64, length.max(0) as u64),
         });
         if hits.len() == limit {
