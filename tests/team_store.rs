@@ -264,7 +264,7 @@ fn bad_settings_credentials_and_schemas_get_errors_naming_the_fix() {
     let sync = json_of(&member(ada.path(), &["store", "sync", "--json"], b""));
     assert_eq!(sync["registered"], 1, "the artifact stored meanwhile went up: {sync}");
     // Artifacts registered before the catalog had search got their text (or a note) too.
-    assert_eq!(pg.admin("SELECT COUNT(*) FROM artifacts WHERE text_indexed_at_ms IS NULL"), "0");
+    assert_eq!(pg.admin("SELECT COUNT(*) FROM artifacts WHERE text_indexed_at_ms IS NULL"), "0", "{} {sync}", pg.admin("SELECT id, name, member, mime FROM artifacts WHERE text_indexed_at_ms IS NULL"));
 }
 
 #[test]

@@ -105,10 +105,11 @@ pub async fn run(host: &Host, command: StoreCommand) -> ExitCode {
             }
             Err(e) => fail(json, &e.to_string()),
         },
-        StoreCommand::Sync { json } => {
-            let report = team.sync(now).await;
-            report_sync(&report, json, 0)
-        }
+        // Also writes the text the team's search lacks of artifacts this member holds.
+        StoreCommand::Sync { json } => match host.team_sync_now().await {
+            Ok(report) => report_sync(&report, json, 0),
+            Err(e) => fail(json, &e.to_string()),
+        },
         StoreCommand::Migrate { json } => match team.migrate(now).await {
             Ok((queued, report)) => report_sync(&report, json, queued),
             Err(e) => fail(json, &e.to_string()),
