@@ -3,6 +3,7 @@ import userEvent from "@testing-library/user-event";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { App } from "./App";
 import type { CanvasView } from "./wire/CanvasView";
+import type { TeamStatus } from "./wire/TeamStatus";
 
 // The canvas reaches the UI one way: `canvasView` once at start, then `canvas-changed` pushes
 // (`onCanvasChanged`). Commands that change it (`canvasIntent`, `artifactOpen`, `artifactRemove`)
@@ -36,6 +37,10 @@ const ipc = vi.hoisted(() => {
     // The search palette asks for its filters' servers and tools when it opens.
     artifactsSources: vi.fn(() => Promise.resolve([])),
     artifactsSearch: vi.fn(),
+    // …and whether there is a team to search (null: a local store).
+    teamStatus: vi.fn<() => Promise<TeamStatus | null>>(() => Promise.resolve(null)),
+    teamSearch: vi.fn(() => Promise.resolve([])),
+    teamMembers: vi.fn(() => Promise.resolve([])),
   };
 });
 vi.mock("./ipc", () => ({
@@ -125,5 +130,34 @@ describe("App, the search palette", () => {
     await user.click(screen.getByRole("button", { name: "Hide the server list and tool panel" }));
     await user.click(screen.getByRole("button", { name: "Search files" }));
     expect(screen.getByRole("dialog", { name: "Search artifacts" })).toBeTruthy();
+  });
+
+  it("opens again on the scope last chosen (This machine | Team) with a team store", async () => {
+    ipc.teamStatus.mockResolvedValue({
+      team: "analytics",
+      member: "ada",
+      bucket: "s3://team/canvas",
+      bucket_error: null,
+      catalog: "postgres://canvas@db/canvas",
+      catalog_error: null,
+      schema_version: 3,
+      backlog: { count: 0, bytes: 0, oldest_queued_at_ms: null, last_error: null },
+    });
+    try {
+      const user = userEvent.setup();
+      render(<App />);
+      await waitFor(() => expect(tabLabels()).toEqual(["a.png"]));
+      await user.keyboard("{Control>}k{/Control}");
+      const scope = () => within(screen.getByRole("group", { name: "Whose files" }));
+      await user.click(await screen.findByRole("button", { name: "Team" }));
+      expect(scope().getByRole("button", { name: "Team" }).getAttribute("aria-pressed")).toBe("true");
+      await user.keyboard("{Escape}");
+      expect(screen.queryByRole("dialog")).toBeNull();
+      await user.keyboard("{Control>}k{/Control}");
+      expect(scope().getByRole("button", { name: "Team" }).getAttribute("aria-pressed")).toBe("true");
+      expect(scope().getByRole("button", { name: "This machine" }).getAttribute("aria-pressed")).toBe("false");
+    } finally {
+      ipc.teamStatus.mockResolvedValue(null);
+    }
   });
 });

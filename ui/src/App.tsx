@@ -3,6 +3,7 @@ import { useCallback, useEffect, useState } from "react";
 import type { CallRecord } from "./callHistory";
 import { CallHistory } from "./components/CallHistory";
 import { ArtifactBrowser } from "./browser/ArtifactBrowser";
+import type { Scope } from "./browser/team";
 import { Canvas } from "./components/Canvas";
 import { ConfirmDialog } from "./components/ConfirmDialog";
 import { ElicitationDialog } from "./components/ElicitationDialog";
@@ -61,6 +62,9 @@ export function App() {
   const [settingsOpen, setSettingsOpen] = useState(false);
   // The search palette (Ctrl+K, or the search field in the sidebar).
   const [searchOpen, setSearchOpen] = useState(false);
+  // Whose files it searches (This machine | Team, with a team store): the palette opens again
+  // with the last choice, for as long as the window runs.
+  const [searchScope, setSearchScope] = useState<Scope>("local");
   // The artifact browser ("Files") in the tool column; `artifactsChanged` reloads it after calls.
   const [filesOpen, setFilesOpen] = useState(false);
   const [artifactsChanged, setArtifactsChanged] = useState(0);
@@ -293,7 +297,7 @@ export function App() {
       ) : searchOpen ? (
         // Only when no server or proxy is asking: their dialogs come first (one modal at a time),
         // and the palette comes back, empty, once they are answered.
-        <SearchPalette onClose={() => setSearchOpen(false)} />
+        <SearchPalette onClose={() => setSearchOpen(false)} scope={searchScope} onScopeChange={setSearchScope} />
       ) : null}
     </div>
   );

@@ -64,6 +64,7 @@ export const {
   artifactsUsage,
   teamStatus,
   teamArtifacts,
+  teamSearch,
   teamMembers,
   teamSetPrivate,
   teamSync,

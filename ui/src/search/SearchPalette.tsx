@@ -3,17 +3,20 @@ import { FAMILIES, serverOptions, toolOptions, whenText, withServer } from "../b
 import { Thumb } from "../browser/Thumb";
 import { CommandErrorView } from "../components/CommandErrorView";
 import { keepKeysInDialog, useModalFocus } from "../components/modalFocus";
-import { artifactOpen, artifactOpenAt, artifactsSearch, artifactsSources } from "../ipc";
+import type { Scope } from "../browser/team";
+import { artifactOpen, artifactOpenAt, artifactsSearch, artifactsSources, teamMembers, teamSearch, teamStatus } from "../ipc";
 import { IsolatedText, NamedControls } from "../viewers/TextViewers";
 import type { ArtifactSource } from "../wire/ArtifactSource";
 import type { MimeFamily } from "../wire/MimeFamily";
 import type { SearchHit } from "../wire/SearchHit";
-import type { SearchResults } from "../wire/SearchResults";
 import type { SnippetPart } from "../wire/SnippetPart";
+import type { TeamMember } from "../wire/TeamMember";
+import type { TeamStatus } from "../wire/TeamStatus";
 import {
   DATE_RANGES,
   groupHits,
   hasText,
+  memberText,
   moveSelection,
   newestOnly,
   NO_FILTERS,
@@ -21,6 +24,7 @@ import {
   pendingText,
   placeText,
   SEARCH_DEBOUNCE_MS,
+  searchScope,
   shownOrder,
   toSearchQuery,
   type DateRange,
@@ -32,26 +36,39 @@ import "./search.css";
 interface Props {
   /** Closes the palette (Escape, a click beside it, a hit opened); focus goes back where it was. */
   onClose: () => void;
+  /** Whose files to search, as last chosen (kept by the window for the session); `team` counts
+   * only with a team store. */
+  scope: Scope;
+  onScopeChange: (scope: Scope) => void;
 }
 
-/** What the list shows: the newest request's answer, or its error (never both). */
-type Answer = { kind: "results"; results: SearchResults } | { kind: "failed"; error: unknown } | null;
+/** What the list shows: the newest request's answer, or its error (never both). `pending`: files
+ * of this machine whose text is not indexed yet (the team's search has no such count). */
+type Answer = { kind: "results"; hits: SearchHit[]; pending: number } | { kind: "failed"; error: unknown } | null;
 
 /**
  * The search palette (Ctrl+K, or the search button): the text of every stored file, searched as
  * you type, each hit under its file with where it is and a snippet; ArrowUp/ArrowDown choose,
- * Enter or a click opens the file at the hit in the focused pane.
+ * Enter or a click opens the file at the hit in the focused pane. With a team store, a switch
+ * searches the team's files instead (who stored each hit, a member filter); a teammate's file is
+ * fetched into this machine's cache as it opens.
  */
-export function SearchPalette({ onClose }: Props) {
+export function SearchPalette({ onClose, scope: chosenScope, onScopeChange }: Props) {
   const [text, setText] = useState("");
   const [filters, setFilters] = useState<SearchFilters>(NO_FILTERS);
   const [sources, setSources] = useState<ArtifactSource[]>([]);
+  // The team store's status: `undefined` while asked for, `null` with a local store.
+  const [team, setTeam] = useState<TeamStatus | null | undefined>(undefined);
+  const [members, setMembers] = useState<TeamMember[]>([]);
   const [answer, setAnswer] = useState<Answer>(null);
   const [searching, setSearching] = useState(false);
   const [selected, setSelected] = useState(0);
-  const [opening, setOpening] = useState(false);
+  // The hit being opened (a teammate's file is fetched first, which can take a while).
+  const [opening, setOpening] = useState<SearchHit | null>(null);
   const [openError, setOpenError] = useState<unknown>(null);
   const requests = useRef(newestOnly());
+  const scope = searchScope(chosenScope, team);
+  const searchedScope = useRef(scope);
   const dialog = useRef<HTMLDivElement>(null);
   const input = useRef<HTMLInputElement>(null);
   const list = useRef<HTMLUListElement>(null);
@@ -62,12 +79,42 @@ export function SearchPalette({ onClose }: Props) {
   });
 
   useEffect(() => {
-    artifactsSources().then(setSources, () => undefined);
+    let live = true;
+    artifactsSources().then((s) => live && setSources(s), () => undefined);
+    // A status that cannot be read offers no team search (as with a local store).
+    teamStatus().then(
+      (status) => live && setTeam(status),
+      () => live && setTeam(null),
+    );
+    return () => {
+      live = false;
+    };
   }, []);
+
+  // The member filter's choices, asked for once the team is searched (none if they cannot be
+  // read: the search itself says what is wrong).
+  const teamScope = scope === "team";
+  useEffect(() => {
+    if (!teamScope) return;
+    let live = true;
+    teamMembers().then((m) => live && setMembers(m), () => undefined);
+    return () => {
+      live = false;
+    };
+  }, [teamScope]);
 
   // Asked after a pause in typing; an answer is shown only if no later request was sent since
   // (answers can come back out of order). Blank text asks nothing: the hint is shown.
+  // Another scope's answer is never shown under this one: it is dropped at once (not only when
+  // the next request goes out), and the list is empty until this scope answers.
   useEffect(() => {
+    if (searchedScope.current !== scope) {
+      searchedScope.current = scope;
+      requests.current.drop();
+      setAnswer(null);
+      setSelected(0);
+      setOpenError(null);
+    }
     if (!hasText(text)) {
       requests.current.drop();
       setAnswer(null);
@@ -77,10 +124,15 @@ export function SearchPalette({ onClose }: Props) {
     const timer = setTimeout(() => {
       const ticket = requests.current.next();
       setSearching(true);
-      artifactsSearch(toSearchQuery(text, filters, Date.now())).then(
-        (results) => {
+      const query = toSearchQuery(text, filters, Date.now(), scope);
+      const search =
+        scope === "team"
+          ? teamSearch(query).then((hits) => ({ hits, pending: 0 }))
+          : artifactsSearch(query).then((results) => ({ hits: results.hits, pending: results.pending }));
+      search.then(
+        ({ hits, pending }) => {
           if (!requests.current.isNewest(ticket)) return;
-          setAnswer({ kind: "results", results });
+          setAnswer({ kind: "results", hits, pending });
           setSelected(0);
           setSearching(false);
         },
@@ -92,14 +144,14 @@ export function SearchPalette({ onClose }: Props) {
       );
     }, SEARCH_DEBOUNCE_MS);
     return () => clearTimeout(timer);
-  }, [text, filters]);
+  }, [text, filters, scope]);
   // Answers that arrive after the palette closed are dropped.
   useEffect(() => {
     const pending = requests.current;
     return () => pending.drop();
   }, []);
 
-  const groups = useMemo(() => (answer?.kind === "results" ? groupHits(answer.results.hits) : []), [answer]);
+  const groups = useMemo(() => (answer?.kind === "results" ? groupHits(answer.hits) : []), [answer]);
   const shown = useMemo(() => shownOrder(groups), [groups]);
   const current = Math.min(selected, Math.max(0, shown.length - 1));
 
@@ -111,7 +163,7 @@ export function SearchPalette({ onClose }: Props) {
   const open = async (hit: SearchHit) => {
     if (opening) return;
     const action = openAction(hit);
-    setOpening(true);
+    setOpening(hit);
     setOpenError(null);
     try {
       if (action.kind === "open_at") await artifactOpenAt(hit.artifact.id, action.place, action.position);
@@ -120,7 +172,7 @@ export function SearchPalette({ onClose }: Props) {
     } catch (error) {
       // Deleted since it was found, the store unreadable…: said here, the palette stays open.
       setOpenError(error);
-      setOpening(false);
+      setOpening(null);
     }
   };
 
@@ -144,10 +196,16 @@ export function SearchPalette({ onClose }: Props) {
 
   const servers = serverOptions(sources);
   const tools = toolOptions(sources, filters.server);
-  const results = answer?.kind === "results" ? answer.results : null;
+  const results = answer?.kind === "results" ? answer : null;
   const pending = pendingText(results?.pending ?? 0);
   const now = Date.now();
   const blank = !hasText(text);
+  // The switch: with a team store, or while its status is asked for after Team was chosen.
+  const offerTeam = Boolean(team) || (team === undefined && chosenScope === "team");
+  const me = team?.member ?? null;
+  const choose = (next: Scope) => {
+    if (next !== chosenScope) onScopeChange(next);
+  };
 
   return (
     <div
@@ -174,7 +232,7 @@ export function SearchPalette({ onClose }: Props) {
             aria-controls="search-results"
             aria-expanded={shown.length > 0}
             aria-activedescendant={shown.length > 0 ? `search-hit-${current}` : undefined}
-            placeholder="Search every stored file…"
+            placeholder={teamScope ? "Search the team's files…" : "Search every stored file…"}
             autoComplete="off"
             spellCheck={false}
             value={text}
@@ -184,6 +242,27 @@ export function SearchPalette({ onClose }: Props) {
           <kbd className="search-key">Esc</kbd>
         </div>
         <div className="browser-filters search-filters">
+          {offerTeam ? (
+            <span className="browser-layout search-scope" role="group" aria-label="Whose files">
+              <button type="button" className={!teamScope ? "active" : ""} aria-pressed={!teamScope} onClick={() => choose("local")}>
+                This machine
+              </button>
+              <button type="button" className={teamScope ? "active" : ""} aria-pressed={teamScope} onClick={() => choose("team")}>
+                Team
+              </button>
+            </span>
+          ) : null}
+          {teamScope ? (
+            <select aria-label="Member" value={filters.member ?? ""} onChange={(e) => setFilters((f) => ({ ...f, member: e.target.value || null }))}>
+              <option value="">Everyone</option>
+              {withChosen(members, filters.member).map((m) => (
+                <option key={m.member} value={m.member}>
+                  {memberText(m.member, me)}
+                  {m.count === null ? "" : ` (${m.count})`}
+                </option>
+              ))}
+            </select>
+          ) : null}
           <select aria-label="Type" value={filters.family ?? ""} onChange={(e) => setFilters((f) => ({ ...f, family: (e.target.value || null) as MimeFamily | null }))}>
             <option value="">All types</option>
             {FAMILIES.map((t) => (
@@ -219,23 +298,31 @@ export function SearchPalette({ onClose }: Props) {
         {openError !== null ? <CommandErrorView error={openError} className="search-error" /> : null}
         <div className="search-body">
           {blank ? (
-            <SearchHint />
+            <SearchHint team={teamScope} />
           ) : answer?.kind === "failed" ? (
             <CommandErrorView error={answer.error} className="search-error" />
           ) : results && groups.length === 0 ? (
-            <p className="search-empty muted">Nothing found. Try fewer words, another filter, or end a word with * to find what starts with it.</p>
+            <p className="search-empty muted">
+              {teamScope ? "Nothing found in the team's files. " : "Nothing found. "}Try fewer words, another filter, or end a word with * to find what starts with it.
+            </p>
           ) : (
             <ul ref={list} className="search-results" id="search-results" role="listbox" aria-label="Results">
               {groups.map((group) => (
                 <li key={group.artifact.id} className="search-group" role="group" aria-label={group.artifact.name}>
                   {/* A click on the file opens it at its best hit (the keyboard reaches the hits). */}
                   <div className="search-file" onClick={() => void open(group.hits[0].hit)}>
-                    <Thumb record={group.artifact} small pdfPage={false} />
+                    <Thumb record={group.artifact} small pdfPage={false} picture={group.member === null} />
                     <span className="search-file-text">
                       <span className="search-file-name" title={group.artifact.name}>
                         <IsolatedText text={group.artifact.name} />
                       </span>
                       <span className="search-file-meta">
+                        {group.member !== null ? (
+                          <>
+                            <span className="search-member">{memberText(group.member, me)}</span>
+                            {" · "}
+                          </>
+                        ) : null}
                         {group.artifact.server} · {group.artifact.tool} · {whenText(group.artifact.created_at_ms, now)}
                       </span>
                     </span>
@@ -263,7 +350,13 @@ export function SearchPalette({ onClose }: Props) {
           )}
         </div>
         <footer className="search-footer muted">
-          {pending ? <span className="search-pending">{pending}</span> : null}
+          {opening ? (
+            <span className="search-opening" role="status">
+              {opening.member !== null && opening.member !== me ? `Fetching ${opening.artifact.name} from the team…` : "Opening…"}
+            </span>
+          ) : pending ? (
+            <span className="search-pending">{pending}</span>
+          ) : null}
           <span className="search-keys">
             <kbd>↑</kbd> <kbd>↓</kbd> choose · <kbd>Enter</kbd> open · <kbd>Esc</kbd> close
           </span>
@@ -292,11 +385,22 @@ function Snippet({ parts }: { parts: SnippetPart[] }) {
   );
 }
 
+/** The member filter's choices, with the one chosen kept even when the list has not come (or
+ * no longer names it). */
+function withChosen(members: TeamMember[], chosen: string | null): { member: string; count: number | null }[] {
+  const list: { member: string; count: number | null }[] = members;
+  return chosen === null || members.some((m) => m.member === chosen) ? list : [...list, { member: chosen, count: null }];
+}
+
 /** What the box understands, before anything is typed. */
-function SearchHint() {
+function SearchHint({ team }: { team: boolean }) {
   return (
     <div className="search-hint">
-      <p>Finds text inside stored files — PDF pages, table rows, lines of text, code and JSON — and their names and the calls that made them.</p>
+      {team ? (
+        <p>Finds text inside the team's files that you may see — teammates' shared files and your private ones — and their names and the calls that made them.</p>
+      ) : (
+        <p>Finds text inside stored files — PDF pages, table rows, lines of text, code and JSON — and their names and the calls that made them.</p>
+      )}
       <dl>
         <dt>
           <code>invoice acme</code>

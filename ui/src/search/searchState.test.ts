@@ -4,12 +4,14 @@ import type { SearchHit } from "../wire/SearchHit";
 import {
   groupHits,
   hasText,
+  memberText,
   moveSelection,
   newestOnly,
   NO_FILTERS,
   openAction,
   pendingText,
   placeText,
+  searchScope,
   shownOrder,
   sinceFor,
   toSearchQuery,
@@ -31,14 +33,20 @@ const record = (id: string, mime = "application/pdf"): ArtifactRecord => ({
   description: null,
 });
 
-const hit = (id: string, place: SearchHit["place"], position: number, mime?: string): SearchHit => ({ artifact: record(id, mime), place, position, snippet: [] });
+const hit = (id: string, place: SearchHit["place"], position: number, mime?: string, member: string | null = null): SearchHit => ({
+  artifact: record(id, mime),
+  place,
+  position,
+  snippet: [],
+  member,
+});
 
 const DAY = 86_400_000;
 
 describe("the query", () => {
   it("sends the text exactly as typed (a trailing space ends the prefix) with the filters", () => {
     const now = Date.UTC(2026, 10, 27, 15, 0);
-    expect(toSearchQuery('"net revenue" acme ', { family: "pdf", server: "demo", tool: "report", date: "week" }, now)).toEqual({
+    expect(toSearchQuery('"net revenue" acme ', { family: "pdf", server: "demo", tool: "report", date: "week", member: null }, now)).toEqual({
       text: '"net revenue" acme ',
       session: null,
       server: "demo",
@@ -48,9 +56,17 @@ describe("the query", () => {
       until_ms: null,
       name_contains: null,
       pinned_only: false,
+      member: null,
       limit: 60,
     });
-    expect(toSearchQuery("acme", NO_FILTERS, now)).toMatchObject({ server: null, tool: null, family: null, since_ms: null });
+    expect(toSearchQuery("acme", NO_FILTERS, now)).toMatchObject({ server: null, tool: null, family: null, since_ms: null, member: null });
+  });
+
+  it("sends the member filter to the team's search only", () => {
+    const filters = { ...NO_FILTERS, member: "bo", server: "demo" };
+    expect(toSearchQuery("acme", filters, 0, "team")).toMatchObject({ text: "acme", member: "bo", server: "demo", limit: 60 });
+    expect(toSearchQuery("acme", filters, 0, "local")).toMatchObject({ text: "acme", member: null, server: "demo" });
+    expect(toSearchQuery("acme", filters, 0)).toMatchObject({ member: null });
   });
 
   it("turns the date choice into a start: midnight today (local), or days back", () => {
@@ -65,6 +81,24 @@ describe("the query", () => {
     expect(hasText("")).toBe(false);
     expect(hasText("  \t")).toBe(false);
     expect(hasText(" a")).toBe(true);
+  });
+});
+
+describe("the scope", () => {
+  it("is the team only while there is a team store (or its status is still being asked for)", () => {
+    const status = { member: "ada" };
+    expect(searchScope("team", status)).toBe("team");
+    expect(searchScope("team", undefined)).toBe("team");
+    expect(searchScope("team", null)).toBe("local");
+    expect(searchScope("local", status)).toBe("local");
+    expect(searchScope("local", undefined)).toBe("local");
+  });
+
+  it("names who stored a team hit, mine with (you), and nobody for this machine's", () => {
+    expect(memberText("bo", "ada")).toBe("bo");
+    expect(memberText("ada", "ada")).toBe("ada (you)");
+    expect(memberText("ada", null)).toBe("ada");
+    expect(memberText(null, "ada")).toBeNull();
   });
 });
 
@@ -92,6 +126,15 @@ describe("groupHits", () => {
     ]);
     expect(shownOrder(groups).map((h) => `${h.artifact.id}:${h.position}`)).toEqual(["a:3", "a:12", "b:0", "b:0", "c:7"]);
     expect(groupHits([])).toEqual([]);
+  });
+
+  it("keeps who stored each file (team hits), null for this machine's", () => {
+    const groups = groupHits([hit("a", "page", 1, undefined, "bo"), hit("a", "page", 2, undefined, "bo"), hit("b", "name", 0, undefined, "ada"), hit("c", "line", 1)]);
+    expect(groups.map((g) => [g.artifact.id, g.member])).toEqual([
+      ["a", "bo"],
+      ["b", "ada"],
+      ["c", null],
+    ]);
   });
 });
 

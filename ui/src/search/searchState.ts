@@ -2,8 +2,11 @@
 // text exactly as typed — the backend reads words, "phrases" and the prefix being typed from
 // it — and the filters), which answer it may show (only the newest request's: answers to
 // earlier keystrokes can arrive after later ones), how hits are grouped under their artifact and
-// walked with the arrow keys, what "where" says, and how a hit opens.
+// walked with the arrow keys, what "where" says, and how a hit opens. With a team store the same
+// palette searches the team's files (`team_search`) instead: the scope, who stored each hit, and
+// the member filter are here too.
 import { familyOf } from "../browser/filters";
+import type { Scope } from "../browser/team";
 import type { FocusPlace } from "../wire/FocusPlace";
 import type { ArtifactRecord } from "../wire/ArtifactRecord";
 import type { MimeFamily } from "../wire/MimeFamily";
@@ -31,9 +34,11 @@ export interface SearchFilters {
   server: string | null;
   tool: string | null;
   date: DateRange;
+  /** Only this member's files: the team's search only (sent as `null` to the local one). */
+  member: string | null;
 }
 
-export const NO_FILTERS: SearchFilters = { family: null, server: null, tool: null, date: "any" };
+export const NO_FILTERS: SearchFilters = { family: null, server: null, tool: null, date: "any", member: null };
 
 const DAY_MS = 86_400_000;
 
@@ -53,8 +58,8 @@ export function sinceFor(range: DateRange, now: number): number | null {
 export const hasText = (text: string): boolean => text.trim() !== "";
 
 /** The query for what was typed (sent as is: a trailing space ends the prefix) and the filters,
- * across every session. */
-export function toSearchQuery(text: string, filters: SearchFilters, now: number, limit = SEARCH_LIMIT): SearchQuery {
+ * across every session; the member filter only for the team's search. */
+export function toSearchQuery(text: string, filters: SearchFilters, now: number, scope: Scope = "local", limit = SEARCH_LIMIT): SearchQuery {
   return {
     text,
     session: null,
@@ -65,6 +70,7 @@ export function toSearchQuery(text: string, filters: SearchFilters, now: number,
     until_ms: null,
     name_contains: null,
     pinned_only: false,
+    member: scope === "team" ? filters.member : null,
     limit,
   };
 }
@@ -83,9 +89,11 @@ export function newestOnly() {
 }
 
 /** One artifact's hits, in the order the backend ranked the artifact's best one; `index` is the
- * hit's place in the list as shown (what the arrow keys walk). */
+ * hit's place in the list as shown (what the arrow keys walk). `member`: who stored it (team
+ * search), `null` for this machine's files. */
 export interface HitGroup {
   artifact: ArtifactRecord;
+  member: string | null;
   hits: { hit: SearchHit; index: number }[];
 }
 
@@ -94,7 +102,7 @@ export function groupHits(hits: SearchHit[]): HitGroup[] {
   for (const hit of hits) {
     const group = groups.get(hit.artifact.id);
     if (group) group.hits.push({ hit, index: 0 });
-    else groups.set(hit.artifact.id, { artifact: hit.artifact, hits: [{ hit, index: 0 }] });
+    else groups.set(hit.artifact.id, { artifact: hit.artifact, member: hit.member, hits: [{ hit, index: 0 }] });
   }
   let index = 0;
   for (const group of groups.values()) for (const entry of group.hits) entry.index = index++;
@@ -144,6 +152,21 @@ export function openAction(hit: Pick<SearchHit, "place" | "position">): OpenActi
     case "call":
       return { kind: "open" };
   }
+}
+
+/** The scope searched: the one chosen, while there is a team store to search. `team` is the
+ * store's status: `null` with a local store, `undefined` while it is being asked for (a Team
+ * choice remembered from earlier in the session stands meanwhile: the store cannot change from
+ * local to team without a restart, and the status may take seconds with the bucket away). */
+export function searchScope(chosen: Scope, team: unknown): Scope {
+  return chosen === "team" && team !== null ? "team" : "local";
+}
+
+/** Who stored a team hit, as the team's file list says it: "ada", or "ada (you)" for mine
+ * (`me`: this member's identity, `null` until known); `null` for this machine's hits. */
+export function memberText(member: string | null, me: string | null): string | null {
+  if (member === null) return null;
+  return member === me ? `${member} (you)` : member;
 }
 
 /** The quiet line about files whose text is not searchable yet, or `null`. */
