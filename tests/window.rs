@@ -10,6 +10,8 @@ mod gui_oauth;
 mod gui_offers;
 #[path = "gui_proxy_view.rs"]
 mod gui_proxy_view;
+#[path = "gui_search.rs"]
+mod gui_search;
 #[path = "gui_sampling.rs"]
 mod gui_sampling;
 #[path = "gui_team_store.rs"]
