@@ -79,9 +79,9 @@ pub struct Extracted {
     pub note: Option<String>,
 }
 
-/// PDF pages are read this many at a time, holding PDFium's lock (the window's page renders
-/// take turns with the indexer between runs).
-const PAGES_PER_LOCK: u32 = 8;
+/// PDF pages are read for about this long at a time, holding PDFium's lock (the window's page
+/// renders take turns with the indexer between runs).
+const PDF_LOCK_BUDGET: std::time::Duration = std::time::Duration::from_millis(50);
 
 /// Gives the pieces of `path`'s text to `sink`, in order. The sink's error stops the work and is
 /// returned as it is (`Err(Ok(e))`); a file that cannot be read is `Err(Err(e))`.
@@ -102,7 +102,7 @@ pub fn piece_text(path: &Path, kind: TextKind, place: PiecePlace, position: u64,
         (TextKind::Pdf, PiecePlace::Page) => {
             let page = u32::try_from(position).unwrap_or(u32::MAX).max(1);
             let mut text = String::new();
-            PdfRenderer::shared()?.page_texts(path, page - 1, 1, &mut |_, t| text = t)?;
+            PdfRenderer::shared()?.page_texts(path, page - 1, 1, PDF_LOCK_BUDGET, &mut |_, t| text = t)?;
             Ok(text)
         }
         (TextKind::Markup, _) => {
@@ -131,22 +131,26 @@ fn extract_pdf<E>(path: &Path, limits: &TextLimits, sink: &mut dyn FnMut(TextPie
     let renderer = PdfRenderer::shared().map_err(Err)?;
     let mut extracted = Extracted::default();
     let mut total = 0u64;
-    let mut first = 0u32;
+    let mut next = 0u32;
     loop {
         let mut batch: Vec<(u32, String)> = Vec::new();
-        let page_count = renderer.page_texts(path, first, PAGES_PER_LOCK, &mut |index, text| batch.push((index, text))).map_err(Err)?;
+        let wanted = limits.pages.saturating_sub(next);
+        let (page_count, after) = renderer.page_texts(path, next, wanted, PDF_LOCK_BUDGET, &mut |index, text| batch.push((index, text))).map_err(Err)?;
         for (index, mut text) in batch {
+            if text.trim().is_empty() {
+                continue;
+            }
             truncate_at_char(&mut text, limits.piece_bytes * 16);
             total += text.len() as u64;
             extracted.pieces += 1;
             sink(TextPiece { place: PiecePlace::Page, position: u64::from(index) + 1, byte_offset: 0, byte_length: 0, text }).map_err(Ok)?;
         }
-        first += PAGES_PER_LOCK;
-        if first >= page_count {
+        next = after;
+        if next >= page_count {
             return Ok(extracted);
         }
-        if first >= limits.pages || total >= limits.total_bytes {
-            extracted.note = Some(format!("only the first {first} of {page_count} pages are indexed"));
+        if next >= limits.pages || total >= limits.total_bytes {
+            extracted.note = Some(format!("only the first {next} of {page_count} pages are indexed"));
             return Ok(extracted);
         }
     }
@@ -414,6 +418,50 @@ mod tests {
         let (out, extracted) = pieces(&[0x89, b'P', b'N', b'G', 0, 0, 0, 13, 0xff, 0xfe], TextKind::Lines, TextLimits::default());
         assert!(out.is_empty());
         assert!(extracted.note.unwrap().contains("binary"));
+    }
+
+    /// A valid PDF of `pages` empty pages, one of them (`marked`, from 0) with a line of text.
+    fn many_page_pdf(pages: usize, marked: usize) -> Vec<u8> {
+        let mut out = b"%PDF-1.4\n".to_vec();
+        let mut offsets = Vec::new();
+        let mut object = |out: &mut Vec<u8>, offsets: &mut Vec<usize>, body: String| {
+            offsets.push(out.len());
+            out.extend_from_slice(format!("{} 0 obj\n{body}\nendobj\n", offsets.len()).as_bytes());
+        };
+        object(&mut out, &mut offsets, "<< /Type /Catalog /Pages 2 0 R >>".into());
+        let kids: String = (0..pages).map(|i| format!("{} 0 R ", i + 5)).collect();
+        object(&mut out, &mut offsets, format!("<< /Type /Pages /Kids [{kids}] /Count {pages} >>"));
+        object(&mut out, &mut offsets, "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".into());
+        let text = "BT /F1 12 Tf 10 50 Td (needle in page) Tj ET";
+        object(&mut out, &mut offsets, format!("<< /Length {} >>\nstream\n{text}\nendstream", text.len()));
+        for i in 0..pages {
+            let content = if i == marked { " /Contents 4 0 R /Resources << /Font << /F1 3 0 R >> >>" } else { "" };
+            object(&mut out, &mut offsets, format!("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 100]{content} >>"));
+        }
+        let xref = out.len();
+        out.extend_from_slice(format!("xref\n0 {}\n0000000000 65535 f \n", offsets.len() + 1).as_bytes());
+        for offset in &offsets {
+            out.extend_from_slice(format!("{offset:010} 00000 n \n").as_bytes());
+        }
+        out.extend_from_slice(format!("trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n", offsets.len() + 1).as_bytes());
+        out
+    }
+
+    #[test]
+    fn a_pdf_of_100000_pages_is_read_up_to_the_page_bound_and_says_so() {
+        let limits = TextLimits { pages: 2_000, ..Default::default() };
+        let (out, extracted) = pieces(&many_page_pdf(100_000, 1_234), TextKind::Pdf, limits);
+        let got: Vec<(PiecePlace, u64, &str)> = out.iter().map(|p| (p.place, p.position, p.text.trim())).collect();
+        assert_eq!(got, vec![(PiecePlace::Page, 1_235, "needle in page")], "empty pages give no piece");
+        assert_eq!(extracted.note.as_deref(), Some("only the first 2000 of 100000 pages are indexed"));
+        // A page past the bound is not read.
+        let (out, _) = pieces(&many_page_pdf(100_000, 5_000), TextKind::Pdf, limits);
+        assert!(out.is_empty());
+        // A PDF cut short is an error naming why, not a panic.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cut.pdf");
+        std::fs::write(&path, b"%PDF-1.7\n1 0 obj << /Type /Catalog").unwrap();
+        assert!(matches!(extract::<()>(&path, TextKind::Pdf, &limits, &mut |_| Ok(())), Err(Err(RenderError::PdfOpen { .. }))));
     }
 
     #[test]

@@ -158,18 +158,22 @@ impl PdfRenderer {
         .flatten()
     }
 
-    /// The text of pages `first..first + count` (from 0) of the PDF at `path`, each given to
-    /// `each` with its index; returns the page count. PDFium reads the file as it needs it (the
-    /// pages asked for, not the whole file), holding the lock for these pages only.
+    /// The text of pages from `first` (from 0) of the PDF at `path`, each given to `each` with its
+    /// index, until `count` pages or until `budget` has passed (at least one page); returns the
+    /// page count and the next page to read. PDFium reads the file as it needs it (the pages
+    /// asked for, not the whole file), and the lock is held for this run only, so a page the
+    /// window asks for waits at most about `budget`.
     pub fn page_texts(
         &self,
         path: &Path,
         first: u32,
         count: u32,
+        budget: std::time::Duration,
         each: &mut dyn FnMut(u32, String),
-    ) -> Result<u32> {
+    ) -> Result<(u32, u32)> {
         let pdfium = self.library.lock();
-        let outcome = catch_unwind(AssertUnwindSafe(|| -> Result<u32> {
+        let started = std::time::Instant::now();
+        let outcome = catch_unwind(AssertUnwindSafe(|| -> Result<(u32, u32)> {
             let document =
                 pdfium
                     .load_pdf_from_file(path, None)
@@ -178,15 +182,21 @@ impl PdfRenderer {
                     })?;
             let total = page_count(&document);
             let pages = document.pages();
-            for index in first..first.saturating_add(count).min(total) {
+            let end = first.saturating_add(count).min(total);
+            let mut index = first;
+            while index < end {
                 let text = i32::try_from(index)
                     .ok()
                     .and_then(|i| pages.get(i).ok())
                     .and_then(|page| page.text().ok().map(|text| text.all()))
                     .unwrap_or_default();
                 each(index, text);
+                index += 1;
+                if started.elapsed() >= budget {
+                    break;
+                }
             }
-            Ok(total)
+            Ok((total, index))
         }));
         outcome.unwrap_or_else(|_| {
             Err(RenderError::PdfOpen {
