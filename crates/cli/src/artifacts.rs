@@ -13,24 +13,8 @@ use crate::fail;
 pub enum ArtifactsCommand {
     /// List artifacts, newest first.
     List {
-        /// Only this session's (`cli` is the CLI's own, `proxy` the proxy's); default: every session's.
-        #[arg(long)]
-        session: Option<String>,
-        /// Only from this server.
-        #[arg(long)]
-        server: Option<String>,
-        /// Only from this tool.
-        #[arg(long)]
-        tool: Option<String>,
-        /// Only this kind of content.
-        #[arg(long, value_enum)]
-        kind: Option<Family>,
-        /// Name contains this (case-insensitive).
-        #[arg(long)]
-        name: Option<String>,
-        /// Only pinned artifacts.
-        #[arg(long)]
-        pinned: bool,
+        #[command(flatten)]
+        filters: Filters,
         /// Sort key.
         #[arg(long, value_enum, default_value = "created")]
         sort: Sort,
@@ -67,24 +51,8 @@ pub enum ArtifactsCommand {
     Search {
         /// What to find.
         query: String,
-        /// Only this session's (`cli` is the CLI's own, `proxy` the proxy's).
-        #[arg(long)]
-        session: Option<String>,
-        /// Only from this server.
-        #[arg(long)]
-        server: Option<String>,
-        /// Only from this tool.
-        #[arg(long)]
-        tool: Option<String>,
-        /// Only this kind of content.
-        #[arg(long, value_enum)]
-        kind: Option<Family>,
-        /// Name contains this (case-insensitive).
-        #[arg(long)]
-        name: Option<String>,
-        /// Only pinned artifacts.
-        #[arg(long)]
-        pinned: bool,
+        #[command(flatten)]
+        filters: Filters,
         /// At most this many hits (at most 200).
         #[arg(long, default_value_t = 20)]
         limit: u32,
@@ -103,6 +71,29 @@ pub enum ArtifactsCommand {
     },
     /// Empty the search index and index every artifact again (a damaged index, a new version).
     Reindex { #[arg(long)] json: bool },
+}
+
+/// The filters `artifacts list` and `artifacts search` share.
+#[derive(clap::Args)]
+pub struct Filters {
+    /// Only this session's (`cli` is the CLI's own, `proxy` the proxy's); default: every session's.
+    #[arg(long)]
+    session: Option<String>,
+    /// Only from this server.
+    #[arg(long)]
+    server: Option<String>,
+    /// Only from this tool.
+    #[arg(long)]
+    tool: Option<String>,
+    /// Only this kind of content.
+    #[arg(long, value_enum)]
+    kind: Option<Family>,
+    /// Name contains this (case-insensitive).
+    #[arg(long)]
+    name: Option<String>,
+    /// Only pinned artifacts.
+    #[arg(long)]
+    pinned: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -150,7 +141,7 @@ pub fn run(host: &Host, command: ArtifactsCommand) -> ExitCode {
     };
     let now = Host::now_ms();
     match command {
-        ArtifactsCommand::List { session, server, tool, kind, name, pinned, sort, asc, limit, offset, json } => {
+        ArtifactsCommand::List { filters: Filters { session, server, tool, kind, name, pinned }, sort, asc, limit, offset, json } => {
             let query = ArtifactQuery {
                 session,
                 server,
@@ -234,7 +225,7 @@ pub fn run(host: &Host, command: ArtifactsCommand) -> ExitCode {
             }
             Err(e) => fail(json, &e.to_string()),
         },
-        ArtifactsCommand::Search { query, session, server, tool, kind, name, pinned, limit, index_for, team, member, json } => {
+        ArtifactsCommand::Search { query, filters: Filters { session, server, tool, kind, name, pinned }, limit, index_for, team, member, json } => {
             let query = SearchQuery {
                 // Whole words: the last one is not a prefix as in the window's box (`word*` is).
                 text: format!("{query} "),

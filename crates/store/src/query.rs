@@ -157,34 +157,74 @@ pub(crate) fn family_condition(family: MimeFamily) -> &'static str {
     }
 }
 
+/// The filters listing and search share.
+pub(crate) struct Filter<'a> {
+    pub(crate) session: Option<&'a str>,
+    pub(crate) server: Option<&'a str>,
+    pub(crate) tool: Option<&'a str>,
+    pub(crate) family: Option<MimeFamily>,
+    pub(crate) name_contains: Option<&'a str>,
+    pub(crate) pinned_only: bool,
+}
+
+/// SQL conditions on `artifacts a`, ANDed, with the values they bind (`?1`, `?2`, …).
+#[derive(Default)]
+pub(crate) struct Conditions {
+    pub(crate) sql: Vec<String>,
+    pub(crate) values: Vec<SqlValue>,
+}
+
+impl Conditions {
+    /// Binds `value`; its placeholder.
+    pub(crate) fn bind(&mut self, value: SqlValue) -> String {
+        self.values.push(value);
+        format!("?{}", self.values.len())
+    }
+
+    /// Adds the conditions of `filter`.
+    pub(crate) fn filter(&mut self, filter: &Filter<'_>) {
+        if let Some(session) = filter.session {
+            let p = self.bind(session.to_owned().into());
+            self.sql.push(format!("EXISTS (SELECT 1 FROM session_artifacts l WHERE l.artifact_id = a.id AND l.session_id = {p})"));
+        }
+        if let Some(server) = filter.server {
+            let p = self.bind(server.to_owned().into());
+            self.sql.push(format!("a.server = {p}"));
+        }
+        if let Some(tool) = filter.tool {
+            let p = self.bind(tool.to_owned().into());
+            self.sql.push(format!("a.tool = {p}"));
+        }
+        if let Some(family) = filter.family {
+            self.sql.push(family_condition(family).to_owned());
+        }
+        if let Some(needle) = filter.name_contains.filter(|n| !n.is_empty()) {
+            let p = self.bind(name_pattern(needle).into());
+            self.sql.push(format!("a.name LIKE {p} ESCAPE '\\'"));
+        }
+        if filter.pinned_only {
+            self.sql.push("a.persistence = 'pinned'".into());
+        }
+    }
+
+    /// ` WHERE …`, or nothing.
+    pub(crate) fn where_clause(&self) -> String {
+        if self.sql.is_empty() { String::new() } else { format!(" WHERE {}", self.sql.join(" AND ")) }
+    }
+}
+
 pub(crate) fn run(conn: &Connection, query: &ArtifactQuery) -> Result<ArtifactPage, StoreError> {
-    let mut joins = String::new();
-    let mut conditions: Vec<String> = Vec::new();
-    let mut params: Vec<SqlValue> = Vec::new();
-    let mut bind = |value: SqlValue| {
-        params.push(value);
-        format!("?{}", params.len())
-    };
-    if let Some(session) = &query.session {
-        let p = bind(session.clone().into());
-        joins.push_str(&format!(" JOIN session_artifacts s ON s.artifact_id = a.id AND s.session_id = {p}"));
-    }
-    if let Some(server) = &query.server {
-        conditions.push(format!("a.server = {}", bind(server.clone().into())));
-    }
-    if let Some(tool) = &query.tool {
-        conditions.push(format!("a.tool = {}", bind(tool.clone().into())));
-    }
-    if let Some(family) = query.family {
-        conditions.push(family_condition(family).to_owned());
-    }
-    if let Some(needle) = query.name_contains.as_deref().filter(|n| !n.is_empty()) {
-        conditions.push(format!("a.name LIKE {} ESCAPE '\\'", bind(name_pattern(needle).into())));
-    }
-    if query.pinned_only {
-        conditions.push("a.persistence = 'pinned'".into());
-    }
-    let where_clause = if conditions.is_empty() { String::new() } else { format!(" WHERE {}", conditions.join(" AND ")) };
+    let mut conditions = Conditions::default();
+    conditions.filter(&Filter {
+        session: query.session.as_deref(),
+        server: query.server.as_deref(),
+        tool: query.tool.as_deref(),
+        family: query.family,
+        name_contains: query.name_contains.as_deref(),
+        pinned_only: query.pinned_only,
+    });
+    let where_clause = conditions.where_clause();
+    let params = conditions.values;
     let order = match query.sort {
         SortKey::Created => "a.created_at_ms",
         SortKey::LastUsed => "a.last_used_at_ms",
@@ -193,9 +233,9 @@ pub(crate) fn run(conn: &Connection, query: &ArtifactQuery) -> Result<ArtifactPa
     };
     let direction = if query.descending { "DESC" } else { "ASC" };
 
-    let count_sql = format!("SELECT COUNT(*) FROM artifacts a{joins}{where_clause}");
+    let count_sql = format!("SELECT COUNT(*) FROM artifacts a{where_clause}");
     let total: i64 = conn.query_row(&count_sql, rusqlite::params_from_iter(params.iter()), |row| row.get(0))?;
-    let list_sql = format!("SELECT {COLUMNS} FROM artifacts a{joins}{where_clause} ORDER BY {order} {direction}, a.id {direction} LIMIT {} OFFSET {}", query.limit.min(100_000), query.offset);
+    let list_sql = format!("SELECT {COLUMNS} FROM artifacts a{where_clause} ORDER BY {order} {direction}, a.id {direction} LIMIT {} OFFSET {}", query.limit.min(100_000), query.offset);
     let mut stmt = conn.prepare(&list_sql)?;
     let items = stmt.query_map(rusqlite::params_from_iter(params.iter()), from_row)?.collect::<Result<_, _>>()?;
     Ok(ArtifactPage { items, total: total as u32 })

@@ -15,7 +15,7 @@
 mod snippet;
 mod terms;
 
-use rusqlite::{params, types::Value as SqlValue, Connection, OptionalExtension, TransactionBehavior};
+use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
@@ -25,7 +25,7 @@ pub use terms::{Term, Terms};
 use crate::{
     catalog::{from_row, COLUMNS},
     error::StoreError,
-    query::{family_condition, name_pattern, MimeFamily},
+    query::{Conditions, Filter, MimeFamily},
     record::ArtifactRecord,
 };
 
@@ -376,46 +376,35 @@ pub(crate) fn run(conn: &Connection, query: &SearchQuery) -> Result<SearchResult
     if terms.is_empty() {
         return Ok(SearchResults { hits: Vec::new(), indexed: status.indexed, pending: status.pending });
     }
-    let mut conditions = vec!["search_text MATCH ?1".to_owned()];
-    let mut values: Vec<SqlValue> = vec![terms.fts5().into()];
-    let mut bind = |value: SqlValue| {
-        values.push(value);
-        format!("?{}", values.len())
-    };
-    if let Some(server) = &query.server {
-        conditions.push(format!("a.server = {}", bind(server.clone().into())));
-    }
-    if let Some(tool) = &query.tool {
-        conditions.push(format!("a.tool = {}", bind(tool.clone().into())));
-    }
-    if let Some(family) = query.family {
-        conditions.push(family_condition(family).to_owned());
-    }
-    if let Some(session) = &query.session {
-        conditions.push(format!("EXISTS (SELECT 1 FROM session_artifacts l WHERE l.artifact_id = a.id AND l.session_id = {})", bind(session.clone().into())));
-    }
-    if let Some(needle) = query.name_contains.as_deref().filter(|n| !n.is_empty()) {
-        conditions.push(format!("a.name LIKE {} ESCAPE '\\'", bind(name_pattern(needle).into())));
-    }
-    if query.pinned_only {
-        conditions.push("a.persistence = 'pinned'".into());
-    }
+    let mut conditions = Conditions::default();
+    let text = conditions.bind(terms.fts5().into());
+    conditions.sql.push(format!("search_text MATCH {text}"));
+    conditions.filter(&Filter {
+        session: query.session.as_deref(),
+        server: query.server.as_deref(),
+        tool: query.tool.as_deref(),
+        family: query.family,
+        name_contains: query.name_contains.as_deref(),
+        pinned_only: query.pinned_only,
+    });
     if let Some(since) = query.since_ms {
-        conditions.push(format!("a.created_at_ms >= {}", bind(since.into())));
+        let p = conditions.bind(since.into());
+        conditions.sql.push(format!("a.created_at_ms >= {p}"));
     }
     if let Some(until) = query.until_ms {
-        conditions.push(format!("a.created_at_ms < {}", bind(until.into())));
+        let p = conditions.bind(until.into());
+        conditions.sql.push(format!("a.created_at_ms < {p}"));
     }
     // More rows than hits: several segments of one artifact collapse to three.
     let sql = format!(
         "SELECT {COLUMNS}, s.place, s.position, s.byte_offset, s.byte_length
          FROM search_text JOIN search_segments s ON s.id = search_text.rowid JOIN artifacts a ON a.id = s.artifact_id
-         WHERE {} ORDER BY bm25(search_text), s.id LIMIT {}",
-        conditions.join(" AND "),
+         {} ORDER BY bm25(search_text), s.id LIMIT {}",
+        conditions.where_clause(),
         limit * 8
     );
     let mut stmt = conn.prepare(&sql)?;
-    let rows = stmt.query_map(rusqlite::params_from_iter(values.iter()), |row| {
+    let rows = stmt.query_map(rusqlite::params_from_iter(conditions.values.iter()), |row| {
         let artifact = from_row(row)?;
         let place: String = row.get(13)?;
         Ok((artifact, place, row.get::<_, i64>(14)?, row.get::<_, i64>(15)?, row.get::<_, i64>(16)?))
