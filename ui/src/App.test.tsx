@@ -2,6 +2,7 @@ import { act, render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { App } from "./App";
+import { teamStatusOf } from "./test/team";
 import type { CanvasView } from "./wire/CanvasView";
 import type { TeamStatus } from "./wire/TeamStatus";
 
@@ -133,16 +134,7 @@ describe("App, the search palette", () => {
   });
 
   it("opens again on the scope last chosen (This machine | Team) with a team store", async () => {
-    ipc.teamStatus.mockResolvedValue({
-      team: "analytics",
-      member: "ada",
-      bucket: "s3://team/canvas",
-      bucket_error: null,
-      catalog: "postgres://canvas@db/canvas",
-      catalog_error: null,
-      schema_version: 3,
-      backlog: { count: 0, bytes: 0, oldest_queued_at_ms: null, last_error: null },
-    });
+    ipc.teamStatus.mockResolvedValue(teamStatusOf());
     try {
       const user = userEvent.setup();
       render(<App />);

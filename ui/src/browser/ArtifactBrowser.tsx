@@ -14,28 +14,24 @@ import {
 import type { TeamStatus } from "../wire/TeamStatus";
 import { TeamArtifacts } from "./TeamArtifacts";
 import { NoticeLine, type Notice, useItemActions } from "./actions";
+import { ServerToolFilters, TypeFilter } from "./FilterSelects";
 import { Thumb } from "./Thumb";
 import { type Scope, teamStatusDetails, teamStatusIsWarning, teamStatusText } from "./team";
 import type { ArtifactRecord } from "../wire/ArtifactRecord";
 import type { ArtifactSource } from "../wire/ArtifactSource";
-import type { MimeFamily } from "../wire/MimeFamily";
 import type { SortKey } from "../wire/SortKey";
 import type { StorageUsage } from "../wire/StorageUsage";
 import {
   DEFAULT_FILTERS,
-  FAMILIES,
   formatBytes,
   isFiltered,
   PAGE_SIZE,
-  serverOptions,
   SORTS,
   sortBy,
-  toolOptions,
   toQuery,
   usageFraction,
   usageText,
   whenText,
-  withServer,
   type BrowserFilters,
 } from "./filters";
 import "./browser.css";
@@ -178,8 +174,6 @@ export function ArtifactBrowser({ onClose, refresh }: Props) {
       refreshFacts();
     });
 
-  const servers = serverOptions(sources);
-  const tools = toolOptions(sources, filters.server);
   const actions: ItemActions = { open, togglePin, saveAs, remove, confirming, setConfirming, busy };
 
   return (
@@ -234,30 +228,8 @@ export function ArtifactBrowser({ onClose, refresh }: Props) {
           onChange={(e) => setText(e.target.value)}
         />
         <div className="browser-filters">
-          <select aria-label="Server" value={filters.server ?? ""} onChange={(e) => setFilters((f) => withServer(f, e.target.value || null, sources))}>
-            <option value="">All servers</option>
-            {servers.map((s) => (
-              <option key={s.value} value={s.value}>
-                {s.value} ({s.count})
-              </option>
-            ))}
-          </select>
-          <select aria-label="Tool" value={filters.tool ?? ""} onChange={(e) => setFilters((f) => ({ ...f, tool: e.target.value || null }))}>
-            <option value="">All tools</option>
-            {tools.map((t) => (
-              <option key={t.value} value={t.value}>
-                {t.value} ({t.count})
-              </option>
-            ))}
-          </select>
-          <select aria-label="Type" value={filters.family ?? ""} onChange={(e) => setFilters((f) => ({ ...f, family: (e.target.value || null) as MimeFamily | null }))}>
-            <option value="">All types</option>
-            {FAMILIES.map((t) => (
-              <option key={t.value} value={t.value}>
-                {t.label}
-              </option>
-            ))}
-          </select>
+          <ServerToolFilters filters={filters} setFilters={setFilters} sources={sources} counts />
+          <TypeFilter filters={filters} setFilters={setFilters} />
         </div>
         <div className="browser-filters">
           <label className="browser-check">

@@ -3,6 +3,7 @@ import { artifactOpen, errorText, teamArtifacts, teamMembers, teamSetPrivate } f
 import type { TeamArtifact } from "../wire/TeamArtifact";
 import type { TeamMember } from "../wire/TeamMember";
 import type { TeamStatus } from "../wire/TeamStatus";
+import { FilterSelect } from "./FilterSelects";
 import { formatBytes, typeLabel, whenText } from "./filters";
 import { canChangePrivacy, mergePage } from "./team";
 import { type Notice, useItemActions } from "./actions";
@@ -78,14 +79,13 @@ export function TeamArtifacts({ status, refresh, onNotice }: Props) {
     <>
       <div className="browser-controls">
         <div className="browser-filters">
-          <select aria-label="Member" value={member ?? ""} onChange={(e) => setMember(e.target.value || null)}>
-            <option value="">Everyone</option>
-            {members.map((m) => (
-              <option key={m.member} value={m.member}>
-                {m.member === status.member ? `${m.member} (you)` : m.member} ({m.count})
-              </option>
-            ))}
-          </select>
+          <FilterSelect
+            label="Member"
+            value={member}
+            all="Everyone"
+            choices={members.map((m) => ({ value: m.member, text: `${m.member === status.member ? `${m.member} (you)` : m.member} (${m.count})` }))}
+            onChange={setMember}
+          />
         </div>
       </div>
       {error ? <p className="error small browser-error">{error}</p> : null}

@@ -1,19 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { TeamArtifact } from "../wire/TeamArtifact";
-import type { TeamStatus } from "../wire/TeamStatus";
+import { teamStatusOf } from "../test/team";
 import { canChangePrivacy, mergePage, teamStatusDetails, teamStatusIsWarning, teamStatusText } from "./team";
-
-const status = (over: Partial<TeamStatus> = {}): TeamStatus => ({
-  team: "analytics",
-  member: "ada",
-  bucket: "s3://team/canvas",
-  bucket_error: null,
-  catalog: "postgres://canvas@db/canvas",
-  catalog_error: null,
-  schema_version: 2,
-  backlog: { count: 0, bytes: 0, oldest_queued_at_ms: null, last_error: null },
-  ...over,
-});
 
 const artifact = (id: string, member: string): TeamArtifact => ({
   record: { id, sha256: "0".repeat(64), name: `${id}.pdf`, mime: "application/pdf", size: 10, server: "s", tool: "t", call_id: "c", session_id: "x", created_at_ms: 1, last_used_at_ms: 1, persistence: "session", description: null },
@@ -25,12 +13,12 @@ const artifact = (id: string, member: string): TeamArtifact => ({
 
 describe("team status", () => {
   it("says everything is uploaded when nothing waits", () => {
-    expect(teamStatusText(status())).toBe("Team “analytics” as ada · everything uploaded");
-    expect(teamStatusIsWarning(status())).toBe(false);
+    expect(teamStatusText(teamStatusOf())).toBe("Team “analytics” as ada · everything uploaded");
+    expect(teamStatusIsWarning(teamStatusOf())).toBe(false);
   });
 
   it("counts what waits and names what cannot be reached", () => {
-    const away = status({ catalog_error: "team catalog postgres://canvas@db/canvas: connection refused", backlog: { count: 3, bytes: 3 * 1024 * 1024, oldest_queued_at_ms: 5, last_error: "refused" } });
+    const away = teamStatusOf({ catalog_error: "team catalog postgres://canvas@db/canvas: connection refused", backlog: { count: 3, bytes: 3 * 1024 * 1024, oldest_queued_at_ms: 5, last_error: "refused" } });
     expect(teamStatusText(away)).toBe("Team “analytics” as ada · catalog not usable · 3 files (3 MB) waiting to upload");
     expect(teamStatusIsWarning(away)).toBe(true);
     expect(teamStatusDetails(away)).toEqual([
@@ -41,11 +29,11 @@ describe("team status", () => {
   });
 
   it("names both when both are not usable", () => {
-    expect(teamStatusText(status({ bucket_error: "b", catalog_error: "c" }))).toBe("Team “analytics” as ada · bucket not usable · catalog not usable · everything uploaded");
+    expect(teamStatusText(teamStatusOf({ bucket_error: "b", catalog_error: "c" }))).toBe("Team “analytics” as ada · bucket not usable · catalog not usable · everything uploaded");
   });
 
   it("a failed upload alone is a warning", () => {
-    expect(teamStatusIsWarning(status({ backlog: { count: 1, bytes: 1, oldest_queued_at_ms: 1, last_error: "x" } }))).toBe(true);
+    expect(teamStatusIsWarning(teamStatusOf({ backlog: { count: 1, bytes: 1, oldest_queued_at_ms: 1, last_error: "x" } }))).toBe(true);
   });
 });
 

@@ -3,6 +3,7 @@ import { useState } from "react";
 import userEvent from "@testing-library/user-event";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { Scope } from "../browser/team";
+import { teamStatusOf } from "../test/team";
 import type { ArtifactRecord } from "../wire/ArtifactRecord";
 import type { SearchHit } from "../wire/SearchHit";
 import type { SearchQuery } from "../wire/SearchQuery";
@@ -112,15 +113,18 @@ function renderPalette(scope: Scope = "local") {
 const lastQuery = () => ipc.artifactsSearch.mock.calls.at(-1)?.[0];
 const lastTeamQuery = () => ipc.teamSearch.mock.calls.at(-1)?.[0];
 
+/** Every mock afresh: nothing found, files open; the store's team `status` and its `members`. */
+function resetIpc(status: TeamStatus | null, members: TeamMember[]) {
+  ipc.artifactsSearch.mockReset().mockResolvedValue(results([]));
+  ipc.artifactOpen.mockReset().mockResolvedValue();
+  ipc.artifactOpenAt.mockReset().mockResolvedValue();
+  ipc.teamStatus.mockReset().mockResolvedValue(status);
+  ipc.teamSearch.mockReset().mockResolvedValue([]);
+  ipc.teamMembers.mockReset().mockResolvedValue(members);
+}
+
 describe("SearchPalette", () => {
-  beforeEach(() => {
-    ipc.artifactsSearch.mockReset().mockResolvedValue(results([]));
-    ipc.artifactOpen.mockReset().mockResolvedValue();
-    ipc.artifactOpenAt.mockReset().mockResolvedValue();
-    ipc.teamStatus.mockReset().mockResolvedValue(null);
-    ipc.teamSearch.mockReset().mockResolvedValue([]);
-    ipc.teamMembers.mockReset().mockResolvedValue([]);
-  });
+  beforeEach(() => resetIpc(null, []));
 
   it("is a dialog with the field focused, and shows what the syntax does before anything is typed", () => {
     const { input } = renderPalette();
@@ -273,33 +277,19 @@ describe("SearchPalette", () => {
 });
 
 describe("SearchPalette, with a team store", () => {
-  const STATUS: TeamStatus = {
-    team: "analytics",
-    member: "ada",
-    bucket: "s3://team/canvas",
-    bucket_error: null,
-    catalog: "postgres://canvas@db/canvas",
-    catalog_error: null,
-    schema_version: 3,
-    backlog: { count: 0, bytes: 0, oldest_queued_at_ms: null, last_error: null },
-  };
+  const STATUS = teamStatusOf();
   const BO_REPORT = { ...record("team_report", "bo-forecast.pdf", "application/pdf"), server: "finance", tool: "forecast" };
   const MY_CHART = record("team_chart", "acme-chart.png", "image/png");
 
   const scopeSwitch = () => screen.getByRole("group", { name: "Whose files" });
   const scopeButton = (name: "This machine" | "Team") => within(scopeSwitch()).getByRole("button", { name });
 
-  beforeEach(() => {
-    ipc.artifactsSearch.mockReset().mockResolvedValue(results([]));
-    ipc.artifactOpen.mockReset().mockResolvedValue();
-    ipc.artifactOpenAt.mockReset().mockResolvedValue();
-    ipc.teamStatus.mockReset().mockResolvedValue(STATUS);
-    ipc.teamSearch.mockReset().mockResolvedValue([]);
-    ipc.teamMembers.mockReset().mockResolvedValue([
+  beforeEach(() =>
+    resetIpc(STATUS, [
       { member: "ada", count: 3 },
       { member: "bo", count: 5 },
-    ]);
-  });
+    ]),
+  );
 
   it("offers no scope switch with a local store (team_status null)", async () => {
     ipc.teamStatus.mockResolvedValue(null);

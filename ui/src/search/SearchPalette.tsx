@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from "react";
-import { FAMILIES, serverOptions, toolOptions, whenText, withServer } from "../browser/filters";
+import { FilterSelect, ServerToolFilters, TypeFilter, type Choice } from "../browser/FilterSelects";
+import { whenText } from "../browser/filters";
 import { Thumb } from "../browser/Thumb";
 import { CommandErrorView } from "../components/CommandErrorView";
 import { keepKeysInDialog, useModalFocus } from "../components/modalFocus";
@@ -7,7 +8,6 @@ import type { Scope } from "../browser/team";
 import { artifactOpen, artifactOpenAt, artifactsSearch, artifactsSources, teamMembers, teamSearch, teamStatus } from "../ipc";
 import { IsolatedText, NamedControls } from "../viewers/TextViewers";
 import type { ArtifactSource } from "../wire/ArtifactSource";
-import type { MimeFamily } from "../wire/MimeFamily";
 import type { SearchHit } from "../wire/SearchHit";
 import type { SnippetPart } from "../wire/SnippetPart";
 import type { TeamMember } from "../wire/TeamMember";
@@ -41,6 +41,8 @@ interface Props {
   scope: Scope;
   onScopeChange: (scope: Scope) => void;
 }
+
+const DATE_CHOICES: Choice<DateRange>[] = DATE_RANGES.map((r) => ({ value: r.value, text: r.label }));
 
 /** What the list shows: the newest request's answer, or its error (never both). `pending`: files
  * of this machine whose text is not indexed yet (the team's search has no such count). */
@@ -194,8 +196,6 @@ export function SearchPalette({ onClose, scope: chosenScope, onScopeChange }: Pr
     }
   };
 
-  const servers = serverOptions(sources);
-  const tools = toolOptions(sources, filters.server);
   const results = answer?.kind === "results" ? answer : null;
   const pending = pendingText(results?.pending ?? 0);
   const now = Date.now();
@@ -253,47 +253,17 @@ export function SearchPalette({ onClose, scope: chosenScope, onScopeChange }: Pr
             </span>
           ) : null}
           {teamScope ? (
-            <select aria-label="Member" value={filters.member ?? ""} onChange={(e) => setFilters((f) => ({ ...f, member: e.target.value || null }))}>
-              <option value="">Everyone</option>
-              {withChosen(members, filters.member).map((m) => (
-                <option key={m.member} value={m.member}>
-                  {memberText(m.member, me)}
-                  {m.count === null ? "" : ` (${m.count})`}
-                </option>
-              ))}
-            </select>
+            <FilterSelect
+              label="Member"
+              value={filters.member}
+              all="Everyone"
+              choices={memberChoices(members, filters.member, me)}
+              onChange={(member) => setFilters((f) => ({ ...f, member }))}
+            />
           ) : null}
-          <select aria-label="Type" value={filters.family ?? ""} onChange={(e) => setFilters((f) => ({ ...f, family: (e.target.value || null) as MimeFamily | null }))}>
-            <option value="">All types</option>
-            {FAMILIES.map((t) => (
-              <option key={t.value} value={t.value}>
-                {t.label}
-              </option>
-            ))}
-          </select>
-          <select aria-label="Server" value={filters.server ?? ""} onChange={(e) => setFilters((f) => withServer(f, e.target.value || null, sources))}>
-            <option value="">All servers</option>
-            {servers.map((s) => (
-              <option key={s.value} value={s.value}>
-                {s.value}
-              </option>
-            ))}
-          </select>
-          <select aria-label="Tool" value={filters.tool ?? ""} onChange={(e) => setFilters((f) => ({ ...f, tool: e.target.value || null }))}>
-            <option value="">All tools</option>
-            {tools.map((t) => (
-              <option key={t.value} value={t.value}>
-                {t.value}
-              </option>
-            ))}
-          </select>
-          <select aria-label="Date" value={filters.date} onChange={(e) => setFilters((f) => ({ ...f, date: e.target.value as DateRange }))}>
-            {DATE_RANGES.map((r) => (
-              <option key={r.value} value={r.value}>
-                {r.label}
-              </option>
-            ))}
-          </select>
+          <TypeFilter filters={filters} setFilters={setFilters} />
+          <ServerToolFilters filters={filters} setFilters={setFilters} sources={sources} />
+          <FilterSelect label="Date" value={filters.date} choices={DATE_CHOICES} onChange={(date) => setFilters((f) => ({ ...f, date: date ?? f.date }))} />
         </div>
         {openError !== null ? <CommandErrorView error={openError} className="search-error" /> : null}
         <div className="search-body">
@@ -385,11 +355,11 @@ function Snippet({ parts }: { parts: SnippetPart[] }) {
   );
 }
 
-/** The member filter's choices, with the one chosen kept even when the list has not come (or
- * no longer names it). */
-function withChosen(members: TeamMember[], chosen: string | null): { member: string; count: number | null }[] {
-  const list: { member: string; count: number | null }[] = members;
-  return chosen === null || members.some((m) => m.member === chosen) ? list : [...list, { member: chosen, count: null }];
+/** The member filter's choices (each with its count), with the one chosen kept even when the
+ * list has not come (or no longer names it). */
+function memberChoices(members: TeamMember[], chosen: string | null, me: string | null): Choice[] {
+  const choices = members.map((m) => ({ value: m.member, text: `${memberText(m.member, me)} (${m.count})` }));
+  return chosen === null || members.some((m) => m.member === chosen) ? choices : [...choices, { value: chosen, text: memberText(chosen, me) }];
 }
 
 /** What the box understands, before anything is typed. */

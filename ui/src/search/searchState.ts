@@ -164,6 +164,8 @@ export function searchScope(chosen: Scope, team: unknown): Scope {
 
 /** Who stored a team hit, as the team's file list says it: "ada", or "ada (you)" for mine
  * (`me`: this member's identity, `null` until known); `null` for this machine's hits. */
+export function memberText(member: string, me: string | null): string;
+export function memberText(member: string | null, me: string | null): string | null;
 export function memberText(member: string | null, me: string | null): string | null {
   if (member === null) return null;
   return member === me ? `${member} (you)` : member;
