@@ -123,9 +123,16 @@ fn hit_names(result: &Value) -> Vec<String> {
     result["structuredContent"]["hits"].as_array().map(|h| h.iter().map(|h| h["name"].as_str().unwrap().to_owned()).collect()).unwrap_or_default()
 }
 
+const FILES_SERVER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fault_servers/files_server.py");
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_model_finds_what_went_through_the_proxy_by_reference_and_nothing_else() {
     let dir = demo_dir();
+    std::fs::write(
+        dir.path().join("servers.json"),
+        json!({ "mcpServers": { "demo": { "command": binary("mcp-canvas-demo") }, "files": { "command": "python3", "args": [FILES_SERVER] } } }).to_string(),
+    )
+    .unwrap();
     // Something the person did outside the proxy (the CLI's session): a PDF.
     assert_eq!(cli(dir.path(), &["call", "demo", "download_workbook"]).code, 0);
 
@@ -146,6 +153,19 @@ async fn the_model_finds_what_went_through_the_proxy_by_reference_and_nothing_el
     assert!(text.contains("**"), "the words found are marked: {text}");
     // Never bytes: no long base64 run, no data: URL.
     assert!(!text.contains("base64,") && !result.to_string().contains("iVBORw0KGgo"), "{result}");
+    // What the call answered is searched with its files: "generated" is only in the demo's
+    // results ("Report generated"), not in any file or the call's arguments.
+    let by_answer = model_search(&client, "generated", |r| hit_names(r).contains(&"chart.png".to_owned())).await;
+    assert!(hit_names(&by_answer).contains(&"chart.png".to_owned()), "{by_answer}");
+
+    // A file and a text for the user only went through the proxy too: the model finds neither,
+    // by its text, its name or its call.
+    let private = call(&client, "files__give", json!({ "kind": "user_only_png" })).await;
+    assert!(!private.to_string().contains("4711"), "{private}");
+    for query in ["4711", "account", "give", "user_only_png"] {
+        let found = model_search(&client, query, |r| r["structuredContent"]["pending"] == 0).await;
+        assert!(hit_names(&found).is_empty(), "{query}: {found}");
+    }
 
     // The PDF stored by the CLI is not the model's to search (scope "proxy", the default)...
     let cli_pdf = model_search(&client, "indirect", |r| r["structuredContent"]["pending"] == 0).await;

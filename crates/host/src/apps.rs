@@ -204,6 +204,7 @@ impl Host {
             outcome: outcome.to_owned(),
             detail: detail.map(|d| crate::audit::redact_text(&d)),
             artifact_ids: Vec::new(),
+            result_text: None,
         };
         // SQLite may wait for another process's write lock: never on the caller's thread (a
         // window command, an async worker).

@@ -77,6 +77,7 @@ fn dashboard_record(host: &Host, event: &DashboardEvent<'_>) -> mcp_canvas_store
         outcome: event.outcome.to_owned(),
         detail,
         artifact_ids: Vec::new(),
+        result_text: None,
     }
 }
 
@@ -123,6 +124,7 @@ pub(crate) async fn audit_read(host: &Host, call_id: &str, server: &str, tool: &
         outcome: outcome.to_owned(),
         detail: detail.map(|d| redact_text(&d)),
         artifact_ids,
+        result_text: None,
     };
     write(host.store().clone(), record).await;
 }

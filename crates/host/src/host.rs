@@ -473,6 +473,7 @@ impl Host {
                     outcome: "not_connected".into(),
                     detail: Some(error.to_string()),
                     artifact_ids: Vec::new(),
+                    result_text: None,
                 };
                 crate::audit::write(self.store.clone(), record).await;
                 return Err(error);

@@ -323,6 +323,7 @@ mod background_audit {
             outcome: "ok".into(),
             detail: None,
             artifact_ids: Vec::new(),
+            result_text: None,
         }
     }
 
@@ -419,6 +420,7 @@ mod audit_rows {
             outcome: "ok".into(),
             detail: None,
             artifact_ids: Vec::new(),
+            result_text: None,
         }
     }
 

@@ -122,6 +122,8 @@ pub(crate) async fn call(env: CallEnv<'_>, connection: &ServerConnection, tool: 
         outcome: outcome.to_owned(),
         detail: detail.map(|d| audit::redact_text(&d)),
         artifact_ids,
+        // What the tool answered, for finding its files by it.
+        result_text: result.as_ref().ok().map(|call| answered_text(&call.outcome)).filter(|t| !t.is_empty()).map(|t| audit::redact_text(&t)),
     };
     if let Some(rows) = env.audit_rows {
         rows.push(&env.ingest.store, record);
@@ -482,4 +484,11 @@ impl ArgumentContext for ArgumentsFromHost<'_> {
         let record = self.env.ingest.store.find_in_session(&self.env.ingest.session_id, id_or_name).ok().flatten()?;
         Some(server.grant(&record.id, DEFAULT_TOKEN_TTL))
     }
+}
+
+/// What the call answered as the model reads it: its summary (text blocks, results, a line per
+/// stored file; never what was for the user only). The store keeps at most
+/// [`mcp_canvas_store::MAX_RESULT_TEXT`] bytes of it.
+fn answered_text(outcome: &mcp_canvas_contract::ToolOutcome) -> String {
+    outcome.summary.clone()
 }

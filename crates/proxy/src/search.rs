@@ -2,9 +2,10 @@
 //! references it can hand to the next tool — names, where the text is and short snippets, never
 //! a file's bytes.
 //!
-//! What it covers is `proxy.toml`'s `search` ([`SearchScope`]): by default only the files tools
-//! returned to AI hosts through this data dir's proxy (its session), so a model cannot read
-//! snippets of what the person did in the desktop app; `all` widens it, `off` removes the tool.
+//! What it covers is `proxy.toml`'s `search` ([`SearchScope`]): by default only the files the
+//! proxy gave AI hosts' models (recorded as each result goes up; not files annotated for the user
+//! only), so a model cannot read snippets of what the person did in the desktop app or of what a
+//! server meant for the person alone; `all` widens it, `off` removes the tool.
 
 use mcp_canvas_host::Host;
 use mcp_canvas_store::{HitPlace, SearchHit, SearchQuery};
@@ -51,7 +52,7 @@ pub fn call(host: &Host, scope: SearchScope, max_base64_run: usize, arguments: &
     let limit = arguments.get("limit").and_then(Value::as_u64).unwrap_or(10).clamp(1, MAX_HITS) as u32;
     let query = SearchQuery {
         text,
-        session: (scope == SearchScope::Proxy).then(|| host.session_id().to_owned()),
+        shared_with_model: scope == SearchScope::Proxy,
         server: arguments.get("server").and_then(Value::as_str).map(str::to_owned),
         limit,
         ..Default::default()
@@ -115,7 +116,7 @@ fn tool_error(message: &str) -> Value {
 fn place(hit: &SearchHit) -> String {
     match hit.place {
         HitPlace::Name => "in its name".into(),
-        HitPlace::Call => "in the call's arguments".into(),
+        HitPlace::Call => "in the call (its arguments or its answer)".into(),
         HitPlace::Page => format!("page {}", hit.position),
         HitPlace::Row => format!("row {}", hit.position),
         HitPlace::Line => format!("line {}", hit.position),

@@ -310,7 +310,15 @@ impl ServerHandler for ProxyServer {
                 // Reading the images it inlines is file I/O: off this (single) async worker.
                 // The call goes to the blocking thread and comes back with its result (no copy).
                 let store = self.state.host.store().clone();
-                let (mut result, detail) = tokio::task::spawn_blocking(move || (shape::upstream_result(&detail, has_output_schema, limits, &store), detail))
+                let (mut result, detail) = tokio::task::spawn_blocking(move || {
+                    let result = shape::upstream_result(&detail, has_output_schema, limits, &store);
+                    // What the model got, it may find again (`search_artifacts`) — not what was for the user only.
+                    let shared: Vec<String> = detail.call.outcome.artifacts.iter().filter(|a| shape::for_model(a)).map(|a| a.id.clone()).collect();
+                    if let Err(e) = store.share_with_model(&shared, Host::now_ms()) {
+                        crate::warn(format_args!("recording what the model was given failed: {e}"));
+                    }
+                    (result, detail)
+                })
                     .await
                     .map_err(|e| ErrorData::internal_error(format!("MCP Canvas failed while shaping the result of `{server}`/`{tool}` (a bug): {e}"), None))?;
                 // Beside the content, never in it: the view's capability and the call's files.

@@ -116,7 +116,8 @@ pub fn upstream_result(detail: &CallDetail, has_output_schema: bool, limits: Inl
 }
 
 /// Whether the model may get an artifact: not when it is for the user only.
-fn for_model(artifact: &OutcomeArtifact) -> bool {
+/// Whether the model may get this artifact (not annotated for the user only).
+pub fn for_model(artifact: &OutcomeArtifact) -> bool {
     artifact.audience != Audience::User
 }
 

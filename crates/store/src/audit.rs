@@ -36,12 +36,19 @@ pub struct AuditRecord {
     pub detail: Option<String>,
     /// Artifacts the call stored.
     pub artifact_ids: Vec<String>,
+    /// What the tool answered in text (secrets redacted, at most [`MAX_RESULT_TEXT`] bytes),
+    /// searched with the call's files.
+    #[serde(default)]
+    pub result_text: Option<String>,
 }
+
+/// The most of a call's answer kept in its audit row.
+pub const MAX_RESULT_TEXT: usize = 16 * 1024;
 
 pub(crate) fn insert(conn: &Connection, record: &AuditRecord) -> Result<(), StoreError> {
     conn.execute(
-        "INSERT INTO audit (call_id, session_id, server, tool, arguments, identity, started_ms, duration_ms, outcome, detail, artifact_ids)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+        "INSERT INTO audit (call_id, session_id, server, tool, arguments, identity, started_ms, duration_ms, outcome, detail, artifact_ids, result_text)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
         params![
             record.call_id,
             record.session_id,
@@ -54,14 +61,23 @@ pub(crate) fn insert(conn: &Connection, record: &AuditRecord) -> Result<(), Stor
             record.outcome,
             record.detail,
             serde_json::to_string(&record.artifact_ids).expect("strings serialize"),
+            record.result_text.as_deref().map(|t| &t[..floor_char_boundary(t, MAX_RESULT_TEXT)]),
         ],
     )?;
     Ok(())
 }
 
+fn floor_char_boundary(text: &str, max: usize) -> usize {
+    let mut cut = max.min(text.len());
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    cut
+}
+
 pub(crate) fn recent(conn: &Connection, limit: u32) -> Result<Vec<AuditRecord>, StoreError> {
     let mut stmt = conn.prepare(
-        "SELECT call_id, session_id, server, tool, arguments, identity, started_ms, duration_ms, outcome, detail, artifact_ids
+        "SELECT call_id, session_id, server, tool, arguments, identity, started_ms, duration_ms, outcome, detail, artifact_ids, result_text
          FROM audit ORDER BY seq DESC LIMIT ?1",
     )?;
     let rows = stmt.query_map([limit], |row| {
@@ -79,6 +95,7 @@ pub(crate) fn recent(conn: &Connection, limit: u32) -> Result<Vec<AuditRecord>, 
             outcome: row.get(8)?,
             detail: row.get(9)?,
             artifact_ids: serde_json::from_str(&artifacts).unwrap_or_default(),
+            result_text: row.get(11)?,
         })
     })?;
     Ok(rows.collect::<Result<_, _>>()?)

@@ -18,6 +18,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0005_sampling.sql"),
     include_str!("../migrations/0006_team_outbox.sql"),
     include_str!("../migrations/0007_search.sql"),
+    include_str!("../migrations/0008_search_sources.sql"),
 ];
 
 pub(crate) const COLUMNS: &str =

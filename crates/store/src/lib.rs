@@ -24,7 +24,7 @@ pub mod search;
 pub mod spill;
 mod verify;
 
-pub use audit::AuditRecord;
+pub use audit::{AuditRecord, MAX_RESULT_TEXT};
 pub use blobs::SpillFile;
 pub use error::StoreError;
 pub use lifecycle::{Eviction, Limits};
@@ -383,6 +383,12 @@ impl ArtifactStore {
     /// The text a call was indexed with (server, tool, arguments), for a snippet.
     pub fn search_call_text(&self, call_id: &str) -> Result<Option<String>, StoreError> {
         search::call_text(&self.conn(), call_id)
+    }
+
+    /// Records that the proxy gave these artifacts to an AI host's model (what its
+    /// `search_artifacts` may find). Ids no longer stored are skipped.
+    pub fn share_with_model(&self, ids: &[String], now_ms: i64) -> Result<(), StoreError> {
+        search::share_with_model(&mut self.conn(), ids, now_ms)
     }
 
     /// How complete the index is.

@@ -156,6 +156,7 @@ fn calls_are_indexed_for_the_artifacts_they_produced() {
         outcome: "ok".into(),
         detail: None,
         artifact_ids: ids,
+        result_text: None,
     };
     store.audit(&audit("c1", serde_json::json!({"customer": "Initech", "year": 2026}), vec![report.id.clone()])).unwrap();
     store.audit(&audit("c9", serde_json::json!({"customer": "Hooli"}), vec![])).unwrap();
@@ -192,4 +193,42 @@ fn a_damaged_index_is_found_and_replaced_without_touching_the_catalog() {
     assert_eq!(store.read(&table.id).unwrap().0, table);
     index(&store, &report, vec![segment(HitPlace::Page, 12, "third quarter")]);
     assert_eq!(found(&store, &query("third ")).len(), 1);
+}
+
+#[test]
+fn the_models_scope_is_what_the_proxy_gave_it_and_goes_with_the_file() {
+    let (_dir, store, report, table) = fixture();
+    let for_model = SearchQuery { shared_with_model: true, ..query("revenue ") };
+    assert!(found(&store, &for_model).is_empty(), "nothing was given to a model yet");
+    store.share_with_model(&[report.id.clone(), "gone_000000000000".into()], 7).unwrap();
+    assert_eq!(found(&store, &for_model), vec![("report.pdf".into(), HitPlace::Page, 12)]);
+    assert_eq!(found(&store, &query("revenue ")).len(), 2, "the person's own search sees both");
+    store.remove(&report.id).unwrap();
+    assert!(found(&store, &for_model).is_empty());
+    let _ = table;
+}
+
+#[test]
+fn a_calls_answer_is_searched_with_its_files_and_bounded() {
+    let (_dir, store, report, _table) = fixture();
+    let answer = format!("Report generated for Umbrella Corp. {}", "padding ".repeat(10_000));
+    let record = AuditRecord {
+        call_id: "c1".into(),
+        session_id: "s1".into(),
+        server: "demo".into(),
+        tool: "make_report".into(),
+        arguments: serde_json::json!({}),
+        identity: None,
+        started_ms: 1,
+        duration_ms: 1,
+        outcome: "ok".into(),
+        detail: None,
+        artifact_ids: vec![report.id.clone()],
+        result_text: Some(answer),
+    };
+    store.audit(&record).unwrap();
+    let kept = store.audit_log(1).unwrap()[0].result_text.clone().unwrap();
+    assert!(kept.len() <= mcp_canvas_store::MAX_RESULT_TEXT, "{}", kept.len());
+    store.search_index_calls(10).unwrap();
+    assert_eq!(found(&store, &query("umbrella ")), vec![("report.pdf".into(), HitPlace::Call, 0)]);
 }

@@ -57,6 +57,7 @@ describe("the query", () => {
       name_contains: null,
       pinned_only: false,
       member: null,
+      shared_with_model: false,
       limit: 60,
     });
     expect(toSearchQuery("acme", NO_FILTERS, now)).toMatchObject({ server: null, tool: null, family: null, since_ms: null, member: null });

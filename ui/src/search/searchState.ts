@@ -71,6 +71,8 @@ export function toSearchQuery(text: string, filters: SearchFilters, now: number,
     name_contains: null,
     pinned_only: false,
     member: scope === "team" ? filters.member : null,
+    // The person's own search sees every file; only the proxy's tool for a model is narrowed.
+    shared_with_model: false,
     limit,
   };
 }

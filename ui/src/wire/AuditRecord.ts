@@ -47,4 +47,9 @@ detail: string | null,
 /**
  * Artifacts the call stored.
  */
-artifact_ids: Array<string>, };
+artifact_ids: Array<string>, 
+/**
+ * What the tool answered in text (secrets redacted, at most [`MAX_RESULT_TEXT`] bytes),
+ * searched with the call's files.
+ */
+result_text: string | null, };

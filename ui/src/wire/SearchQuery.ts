@@ -46,6 +46,10 @@ pinned_only: boolean,
  */
 member: string | null, 
 /**
+ * Only artifacts the proxy gave an AI host's model (`search_artifacts`).
+ */
+shared_with_model: boolean, 
+/**
  * At most this many hits (capped at 200; 0 means 20).
  */
 limit: number, };

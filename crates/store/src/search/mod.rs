@@ -110,6 +110,8 @@ pub struct SearchQuery {
     pub pinned_only: bool,
     /// Only this team member's artifacts (team search; ignored by the local index).
     pub member: Option<String>,
+    /// Only artifacts the proxy gave an AI host's model (`search_artifacts`).
+    pub shared_with_model: bool,
     /// At most this many hits (capped at 200; 0 means 20).
     pub limit: u32,
 }
@@ -265,19 +267,19 @@ pub(crate) fn finish(conn: &Connection, artifact_id: &str, now_ms: i64, note: Op
 pub(crate) fn index_calls(conn: &mut Connection, limit: u32) -> Result<usize, StoreError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let after: i64 = tx.query_row("SELECT audit_seq FROM search_calls WHERE id = 1", [], |row| row.get(0))?;
-    let calls: Vec<(i64, String, String, String, String)> = {
-        let mut stmt = tx.prepare("SELECT seq, server, tool, arguments, artifact_ids FROM audit WHERE seq > ?1 ORDER BY seq LIMIT ?2")?;
-        let rows = stmt.query_map(params![after, limit], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?)))?;
+    let calls: Vec<(i64, String, String, String, String, Option<String>)> = {
+        let mut stmt = tx.prepare("SELECT seq, server, tool, arguments, artifact_ids, result_text FROM audit WHERE seq > ?1 ORDER BY seq LIMIT ?2")?;
+        let rows = stmt.query_map(params![after, limit], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?, row.get(5)?)))?;
         rows.collect::<Result<_, _>>()?
     };
     let mut last = after;
-    for (seq, server, tool, arguments, artifact_ids) in &calls {
+    for (seq, server, tool, arguments, artifact_ids, result_text) in &calls {
         last = *seq;
         let ids: Vec<String> = serde_json::from_str(artifact_ids).unwrap_or_default();
         if ids.is_empty() {
             continue;
         }
-        let text = format!("{server} {tool} {}", argument_text(arguments));
+        let text = call_segment_text(server, tool, arguments, result_text.as_deref());
         for id in ids {
             let exists = tx.query_row("SELECT 1 FROM artifacts WHERE id = ?1", [&id], |_| Ok(())).optional()?.is_some();
             if exists {
@@ -289,6 +291,11 @@ pub(crate) fn index_calls(conn: &mut Connection, limit: u32) -> Result<usize, St
     tx.execute("UPDATE search_calls SET audit_seq = ?1 WHERE id = 1", [last])?;
     tx.commit()?;
     Ok(calls.len())
+}
+
+/// A call as it is indexed for its files: server, tool, the arguments' words, what it answered.
+fn call_segment_text(server: &str, tool: &str, arguments: &str, result_text: Option<&str>) -> String {
+    format!("{server} {tool} {} {}", argument_text(arguments), result_text.unwrap_or(""))
 }
 
 /// The arguments' keys and values as words (JSON punctuation is not text), at most 16 KiB.
@@ -342,12 +349,12 @@ const CREATE_TEXT: &str = "CREATE VIRTUAL TABLE search_text USING fts5(body, con
 /// The text a call's `call` segments were indexed with (server, tool, arguments), from the
 /// audit log.
 pub(crate) fn call_text(conn: &Connection, call_id: &str) -> Result<Option<String>, StoreError> {
-    let row: Option<(String, String, String)> = conn
-        .query_row("SELECT server, tool, arguments FROM audit WHERE call_id = ?1 ORDER BY seq DESC LIMIT 1", [call_id], |row| {
-            Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+    let row: Option<(String, String, String, Option<String>)> = conn
+        .query_row("SELECT server, tool, arguments, result_text FROM audit WHERE call_id = ?1 ORDER BY seq DESC LIMIT 1", [call_id], |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
         })
         .optional()?;
-    Ok(row.map(|(server, tool, arguments)| format!("{server} {tool} {}", argument_text(&arguments))))
+    Ok(row.map(|(server, tool, arguments, result_text)| call_segment_text(&server, &tool, &arguments, result_text.as_deref())))
 }
 
 /// Checks the index's structure; `Err` when FTS5 finds it damaged.
@@ -387,6 +394,9 @@ pub(crate) fn run(conn: &Connection, query: &SearchQuery) -> Result<SearchResult
         name_contains: query.name_contains.as_deref(),
         pinned_only: query.pinned_only,
     });
+    if query.shared_with_model {
+        conditions.sql.push("EXISTS (SELECT 1 FROM model_shared m WHERE m.artifact_id = a.id)".into());
+    }
     if let Some(since) = query.since_ms {
         let p = conditions.bind(since.into());
         conditions.sql.push(format!("a.created_at_ms >= {p}"));
@@ -432,4 +442,18 @@ pub(crate) fn run(conn: &Connection, query: &SearchQuery) -> Result<SearchResult
         }
     }
     Ok(SearchResults { hits, indexed: status.indexed, pending: status.pending })
+}
+
+/// Records that the proxy gave these artifacts to an AI host's model.
+pub(crate) fn share_with_model(conn: &mut Connection, ids: &[String], now_ms: i64) -> Result<(), StoreError> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    for id in ids {
+        tx.execute(
+            "INSERT INTO model_shared (artifact_id, shared_at_ms) SELECT id, ?2 FROM artifacts WHERE id = ?1
+             ON CONFLICT (artifact_id) DO UPDATE SET shared_at_ms = excluded.shared_at_ms",
+            params![id, now_ms],
+        )?;
+    }
+    tx.commit()?;
+    Ok(())
 }
