@@ -9,7 +9,7 @@ use std::ffi::OsString;
 use mcp_canvas_e2e::{
     binary,
     team::{join, member, member_env, Postgres, S3Server},
-    webdriver::{screenshot, until, wait_for, with_app_env},
+    webdriver::{press, screenshot, until, wait_for, wait_for_focus, with_app_env},
 };
 use serde_json::{json, Value};
 use thirtyfour::prelude::*;
@@ -63,6 +63,22 @@ async fn drive(driver: WebDriver, pdf: String, chart: String) {
     until(&driver, "team_store", "const s = document.querySelector('.store-status'); return s && s.textContent.includes('everything uploaded');").await;
     driver.execute("document.querySelector('.store-settings').scrollIntoView();", vec![]).await.unwrap();
     screenshot(&driver, "settings_storage.png").await;
+    driver.execute("document.querySelector('button.settings-close')?.click();", vec![]).await.unwrap();
+
+    // Ctrl+K, Team: Ada's PDF found by a word on its pages, with who made it; Enter opens it there.
+    press(&driver, Key::Control + "k").await;
+    wait_for(&driver, "[role=dialog][aria-label='Search artifacts']").await;
+    until(&driver, "team_search", "const b = [...document.querySelectorAll('.search-scope button')].find(b => b.textContent.trim() === 'Team'); if (b && b.getAttribute('aria-pressed') !== 'true') b.click(); return !!b && b.getAttribute('aria-pressed') === 'true';").await;
+    wait_for_focus(&driver, "input.search-input").await;
+    press(&driver, "region ").await;
+    let found = until(&driver, "team_search", "const g = document.querySelector('.search-group'); return g && [g.querySelector('.search-file-name').textContent, g.querySelector('.search-member').textContent, g.querySelector('.search-place').textContent];").await;
+    let found: Vec<String> = serde_json::from_value(found).unwrap();
+    assert_eq!(found[0], pdf);
+    assert_eq!(found[1], "ada");
+    assert!(found[2].starts_with("page "), "{found:?}");
+    screenshot(&driver, "team_search.png").await;
+    press(&driver, Key::Enter).await;
+    until(&driver, "team_search", "const i = document.querySelector('section.pane.active img.pdf-page'); return !document.querySelector('[role=dialog][aria-label=\"Search artifacts\"]') && i && i.complete && i.naturalWidth > 0;").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

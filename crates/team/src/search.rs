@@ -211,7 +211,40 @@ fn headline_parts(headline: &str) -> Vec<SnippetPart> {
         part.text = format!("{}{inner}{}", if starts { " " } else { "" }, if ends && !inner.is_empty() { " " } else { "" });
     }
     parts.retain(|p| !p.text.is_empty());
+    // `ts_headline` picks a fragment, not where in it the word is: keep little before the first
+    // marked word, so it is on screen (as in the local snippets).
+    if let Some(first) = parts.iter().position(|p| p.hit) {
+        let before: usize = parts[..first].iter().map(|p| p.text.chars().count()).sum();
+        if before > LEAD_CHARS {
+            let lead: String = parts[..first].iter().map(|p| p.text.as_str()).collect();
+            let keep: String = lead.chars().skip(before - LEAD_CHARS).collect();
+            let keep = keep.split_once(' ').map_or(keep.as_str(), |(_, rest)| rest).to_owned();
+            parts.splice(..first, [SnippetPart { text: format!("…{keep}"), hit: false }]);
+        }
+    }
     parts
+}
+
+/// At most about this many characters before the first marked word of a team snippet.
+const LEAD_CHARS: usize = 50;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shown(parts: &[SnippetPart]) -> String {
+        parts.iter().map(|p| if p.hit { format!("[{}]", p.text) } else { p.text.clone() }).collect()
+    }
+
+    #[test]
+    fn headlines_become_parts_with_the_first_word_on_screen() {
+        let headline = format!("Section 2: {} \u{1}Region\u{2} totals and \u{1}region\u{2}", "pipeline revenue flat ".repeat(10));
+        let text = shown(&headline_parts(&headline));
+        assert!(text.starts_with('…') && text.contains("[Region] totals and [region]"), "{text}");
+        assert!(text.find("[Region]").unwrap() < LEAD_CHARS + 8, "{text}");
+        assert_eq!(shown(&headline_parts("short \u{1}hit\u{2} here")), "short [hit] here");
+        assert_eq!(shown(&headline_parts("no marks at all")), "no marks at all");
+    }
 }
 
 fn push(parts: &mut Vec<SnippetPart>, text: &str, hit: bool) {
