@@ -20,6 +20,8 @@ mod demo_patterns;
 mod elicitation;
 #[path = "faults.rs"]
 mod faults;
+#[path = "files_in.rs"]
+mod files_in;
 #[path = "file_urls.rs"]
 mod file_urls;
 #[path = "host.rs"]

@@ -73,6 +73,11 @@ enum Command {
         /// Arguments as a JSON object.
         #[arg(long, default_value = "{}")]
         args: String,
+        /// A file for the tool's file argument NAME (SEP-2356 `x-mcp-file`, `openai/fileParams`):
+        /// a path on this machine (stored first) or a stored artifact's id. Repeat it; giving the
+        /// same NAME again fills a list.
+        #[arg(long = "file", value_name = "NAME=PATH_OR_ARTIFACT_ID")]
+        files: Vec<String>,
         /// Print the outcome as JSON (summary, artifacts, warnings, error).
         #[arg(long)]
         json: bool,
@@ -330,7 +335,9 @@ async fn run(cli: Cli) -> ExitCode {
         // Its keys are in the OS keyring (D-Bus): this worker's other tasks move elsewhere meanwhile.
         Command::Sampling { command } => tokio::task::block_in_place(|| sampling::run(&host, command)),
         Command::Proxy { servers, http, no_viewer, .. } => return proxy::serve(host, servers, http, !no_viewer).await,
-        Command::Call { server, tool, args, json, yes, task, timeout, .. } => call(&host, &server, &tool, &args, json, CallOptions { confirmed: yes, as_task: task, ..CallOptions::default() }, timeout).await,
+        Command::Call { server, tool, args, files, json, yes, task, timeout, .. } => {
+            call(&host, &server, &tool, &args, &files, json, CallOptions { confirmed: yes, as_task: task, ..CallOptions::default() }, timeout).await
+        }
         Command::Artifacts { command } => artifacts::run(&host, command),
         Command::Store { command } => store::run(&host, command).await,
         Command::Sanitize { file, markdown } => preview::sanitize(file.as_deref(), markdown),
@@ -393,11 +400,61 @@ fn open_host(explicit: Option<&std::path::Path>, timeout: u64, session: String) 
     Host::open(HostOptions { data_dir, call_timeout: Duration::from_secs(timeout), session: Some(session) })
 }
 
-async fn call(host: &Host, server: &str, tool: &str, args: &str, json: bool, options: CallOptions, timeout: Option<u64>) -> ExitCode {
-    let arguments = match Host::parse_arguments(server, tool, args) {
+/// `--file NAME=PATH_OR_ARTIFACT_ID`: each file as a reference in `arguments` (a path stored
+/// first); a name given twice, or one the tool declares as a list, becomes a list.
+async fn with_files(host: &Host, server: &str, tool: &str, arguments: &mut serde_json::Value, files: &[String]) -> Result<(), String> {
+    if files.is_empty() {
+        return Ok(());
+    }
+    let definitions = host.tool_definitions(server).await.map_err(|e| e.to_string())?;
+    let declared = definitions.iter().find(|t| t.name == tool).map(mcp_canvas_host::files_in::params).unwrap_or_default();
+    let Some(object) = arguments.as_object_mut() else { return Err("--args must be a JSON object to add --file to".into()) };
+    let mut given: Vec<(String, Vec<String>)> = Vec::new();
+    for file in files {
+        let Some((name, value)) = file.split_once('=').filter(|(n, v)| !n.is_empty() && !v.is_empty()) else {
+            return Err(format!("--file `{file}`: give NAME=PATH or NAME=ARTIFACT_ID"));
+        };
+        if !declared.iter().any(|p| p.name == name) {
+            let names: Vec<&str> = declared.iter().map(|p| p.name.as_str()).collect();
+            return Err(format!(
+                "--file {name}: `{server}`/`{tool}` declares no file argument `{name}` ({})",
+                if names.is_empty() { "it declares none".to_owned() } else { format!("its file arguments: {}", names.join(", ")) }
+            ));
+        }
+        let path = std::path::Path::new(value);
+        let reference = match mcp_canvas_host::files_in::reference_id(value) {
+            Some(id) if !path.exists() => id.to_owned(),
+            _ => {
+                let (store, path, session) = (host.store().clone(), path.to_owned(), host.session_id().to_owned());
+                let record = tokio::task::spawn_blocking(move || mcp_canvas_host::files_in::store_local_file(&store, &path, &session, Host::now_ms()))
+                    .await
+                    .map_err(|e| e.to_string())??;
+                eprintln!("stored {} as {}", value, record.id);
+                record.id
+            }
+        };
+        match given.iter_mut().find(|(n, _)| n == name) {
+            Some((_, values)) => values.push(reference),
+            None => given.push((name.to_owned(), vec![reference])),
+        }
+    }
+    for (name, mut values) in given {
+        let multiple = declared.iter().any(|p| p.name == name && p.multiple);
+        let value = if multiple || values.len() > 1 { serde_json::Value::from(values) } else { serde_json::Value::from(values.remove(0)) };
+        object.insert(name, value);
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn call(host: &Host, server: &str, tool: &str, args: &str, files: &[String], json: bool, options: CallOptions, timeout: Option<u64>) -> ExitCode {
+    let mut arguments = match Host::parse_arguments(server, tool, args) {
         Ok(arguments) => arguments,
         Err(e) => return fail(json, &e.to_string()),
     };
+    if let Err(message) = with_files(host, server, tool, &mut arguments, files).await {
+        return fail(json, &message);
+    }
     // Ctrl-C cancels the call: the server gets notifications/cancelled, we exit with 130.
     let cancel = CancellationToken::new();
     let on_ctrl_c = {

@@ -122,3 +122,9 @@ pub fn json_type_name(value: &Value) -> &'static str {
         Value::Object(_) => "an object",
     }
 }
+
+/// The media type of a local file named `name` whose first bytes are `head`: what the bytes say
+/// when they say it confidently, else what the name says, else `application/octet-stream`.
+pub fn media_type_for_file(name: &str, head: &[u8]) -> String {
+    sniff::reconcile(names::mime_for_name(name), head).0
+}

@@ -57,6 +57,17 @@ pub enum HostError {
         /// What is wrong.
         reason: String,
     },
+    /// A file argument cannot be sent: not a reference, not stored, not the caller's to send,
+    /// a type or a size the tool does not take.
+    #[error("`{server}`/`{tool}`: {reason}")]
+    FileRefused {
+        /// Server name.
+        server: String,
+        /// Tool name.
+        tool: String,
+        /// Which argument and why, with the remedy.
+        reason: String,
+    },
     /// The arguments do not satisfy the tool's `inputSchema`.
     #[error("arguments for `{server}`/`{tool}` do not match its input schema: {}", .problems.join("; "))]
     ArgumentsRejected {
@@ -181,7 +192,7 @@ impl HostError {
             Self::NoTeamStore => ErrorKind::Config,
             Self::UnknownServer { .. } | Self::UnknownTool { .. } | Self::UnknownProvider { .. } => ErrorKind::NotFound,
             Self::Server(e) => client_kind(e),
-            Self::InvalidArguments { .. } | Self::ArgumentsRejected { .. } => ErrorKind::BadArguments,
+            Self::InvalidArguments { .. } | Self::ArgumentsRejected { .. } | Self::FileRefused { .. } => ErrorKind::BadArguments,
             Self::AppView { .. } | Self::AppRefused { .. } | Self::SkillRefused { .. } => ErrorKind::Refused,
             Self::NeedsConfirmation { .. } => ErrorKind::NeedsConfirmation,
             Self::Timeout { .. } => ErrorKind::Timeout,

@@ -19,6 +19,7 @@ pub mod audit;
 pub mod completion;
 pub mod error;
 pub mod file_server;
+pub mod files_in;
 mod housekeeping;
 mod host;
 mod ids;

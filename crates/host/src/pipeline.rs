@@ -23,7 +23,8 @@ use rmcp::{
 use tokio_util::sync::CancellationToken;
 use serde_json::Value;
 
-use crate::{arguments, arguments::ArgumentContext, audit, error::HostError, file_server::{DEFAULT_TOKEN_TTL, FileServer}, host::Host, housekeeping::Housekeeping};
+use crate::{
+    arguments, arguments::ArgumentContext, files_in, audit, error::HostError, file_server::{DEFAULT_TOKEN_TTL, FileServer}, host::Host, housekeeping::Housekeeping};
 use mcp_canvas_config::settings::Settings;
 use mcp_canvas_wire::CallOutcome;
 pub(crate) use mcp_canvas_ingest::Ingest;
@@ -42,6 +43,8 @@ pub struct CallOptions {
     /// Ask for the call to run as a task where the protocol leaves that to the client
     /// (2025-11-25; on 2026-07-28 the server decides). A tool that needs a task gets one anyway.
     pub as_task: bool,
+    /// Which stored files the caller may send to a tool's file arguments (the proxy: a model's).
+    pub files: crate::files_in::FileAccess,
 }
 
 use mcp_canvas_client::ProgressFn;
@@ -190,7 +193,18 @@ async fn call_unaudited(
     }
     let schema = &definition.input_schema;
     let left_out = arguments::drop_null_optionals(schema, &mut arguments);
-    let checked = arguments::as_sent_for_validation(schema, &arguments, &env.settings.identity.username);
+    // Files by reference: found and checked (who may send them, type, size) before anything else.
+    let file_params = files_in::params(definition);
+    let files = if file_params.is_empty() {
+        Vec::new()
+    } else {
+        let (store, params, given, access) = (env.ingest.store.clone(), file_params.clone(), arguments.clone(), options.files);
+        tokio::task::spawn_blocking(move || files_in::choose(&params, &given, &store, access))
+            .await
+            .map_err(|e| HostError::Bug(format!("checking the files of `{server}`/`{tool}` panicked: {e}")))?
+            .map_err(|reason| HostError::FileRefused { server: server.to_owned(), tool: tool.to_owned(), reason })?
+    };
+    let checked = arguments::as_sent_for_validation(schema, &files_in::placeholders(&arguments, &files), &env.settings.identity.username);
     let problems = validation::problems_in(schema, &Value::Object(checked))
         .map_err(|e| HostError::InvalidArguments { server: server.to_owned(), tool: tool.to_owned(), reason: e.to_string() })?;
     if !problems.is_empty() {
@@ -199,10 +213,25 @@ async fn call_unaudited(
     if validation::needs_confirmation(definition) && !options.confirmed {
         return Err(HostError::NeedsConfirmation { server: server.to_owned(), tool: tool.to_owned() });
     }
-    let wants_files = ["filename", "file_names"].iter().any(|k| schema.get("properties").and_then(|p| p.get(*k)).is_some());
+    let wants_files = ["filename", "file_names"].iter().any(|k| schema.get("properties").and_then(|p| p.get(*k)).is_some())
+        || files.iter().any(|f| f.param.encoding == files_in::FileEncoding::OpenAi);
     let file_server = if wants_files { Some(env.file_server().await?) } else { None };
     arguments::prepare(schema, &mut arguments, &ArgumentsFromHost { env, file_server });
+    // Audited as given (references), with what was sent for each.
     sent.arguments = Value::Object(arguments.clone());
+    let mut file_notes = files_in::notes(&files);
+    if !files.is_empty() {
+        let grant = |id: &str| file_server.map(|server| server.grant(id, DEFAULT_TOKEN_TTL));
+        let grants: Vec<(String, Option<String>)> = files.iter().map(|f| (f.record.id.clone(), grant(&f.record.id))).collect();
+        let (store, chosen, mut given) = (env.ingest.store.clone(), files.clone(), arguments);
+        arguments = tokio::task::spawn_blocking(move || {
+            let grant = |id: &str| grants.iter().find(|(g, _)| g == id).and_then(|(_, url)| url.clone());
+            files_in::fill(&mut given, &chosen, &store, &grant).map(|()| given)
+        })
+        .await
+        .map_err(|e| HostError::Bug(format!("reading the files for `{server}`/`{tool}` panicked: {e}")))?
+        .map_err(|reason| HostError::FileRefused { server: server.to_owned(), tool: tool.to_owned(), reason })?;
+    }
     sent.identity = arguments.get("username").and_then(Value::as_str).map(str::to_owned);
     if options.from_app {
         // What an App does through us is done as the local user.
@@ -239,6 +268,7 @@ async fn call_unaudited(
     }
     let mut outcome = env.ingest.store(server, tool, raw, spills, output_schema, &call_id, || env.housekeeping.after_store()).await?;
     outcome.warnings.extend(left_out);
+    outcome.warnings.append(&mut file_notes);
     if let Some(result) = app_result {
         let result = result.unwrap_or_else(|| {
             let mut summary = serde_json::json!({ "content": [{ "type": "text", "text": outcome.summary }], "isError": outcome.error.is_some() });

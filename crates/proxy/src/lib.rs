@@ -13,6 +13,7 @@
 #![deny(missing_docs)]
 
 pub mod elicit;
+mod files;
 pub mod host_config;
 pub mod names;
 pub mod policy;

@@ -18,6 +18,9 @@
 //! # to AI hosts through this data dir's proxy), "all" (every stored file, the app's too) or
 //! # "off" (no search tool).
 //! search = "proxy"
+//! # Folders whose files a model may send to tools that take files, by path (besides the files
+//! # the proxy gave it, by reference); none by default.
+//! file_folders = ["/home/ada/reports"]
 //!
 //! [[rule]]              # per server and tool (`*` matches any run of characters); first match wins
 //! server = "demo"
@@ -90,6 +93,10 @@ pub struct InlinePolicy {
     /// What the model's search tool covers.
     #[serde(default)]
     pub search: SearchScope,
+    /// Folders whose files a model may send to a tool's file arguments by path (beside the files
+    /// the proxy gave it, by reference). Empty: none.
+    #[serde(default)]
+    pub file_folders: Vec<std::path::PathBuf>,
     #[serde(default, rename = "rule")]
     rules: Vec<Rule>,
 }

@@ -8,7 +8,7 @@ use std::{
     sync::{Arc, Mutex},
 };
 
-use mcp_canvas_host::{app_link::AppLink, CallControl, CallOptions, Host, HostError};
+use mcp_canvas_host::{app_link::AppLink, files_in, CallControl, CallOptions, Host, HostError};
 use mcp_canvas_elicitation::validation::needs_confirmation;
 use mcp_canvas_client::{ChangedList, ProgressFn};
 use rmcp::{
@@ -231,6 +231,11 @@ impl ServerHandler for ProxyServer {
                         }
                         let mut tool = definition.clone();
                         tool.name = self.state.prefixes.expose(&server, &definition.name).expect("exposed servers have prefixes").into();
+                        // File arguments take references for the model, never bytes.
+                        let files = files_in::params(definition);
+                        if !files.is_empty() {
+                            tool.input_schema = std::sync::Arc::new(files_in::schema_for_model(&definition.input_schema, &files));
+                        }
                         if viewer.is_some() && self.state.policy.viewer(&server, &definition.name) {
                             decorated |= Viewer::decorate_tool(&mut tool);
                         }
@@ -282,8 +287,18 @@ impl ServerHandler for ProxyServer {
         if !ToolUi::model_may_call(ToolUi::of(definition).as_ref()) {
             return error(format!("tool `{tool}` of server `{server}` is for its App only (MCP Apps visibility [\"app\"]), not for the model"));
         }
-        let arguments = request.arguments.clone().unwrap_or_default();
-        let options = if needs_confirmation(definition) {
+        let mut arguments = request.arguments.clone().unwrap_or_default();
+        // Files by path, from the folders proxy.toml lists: stored and given to the model first.
+        let files = files_in::params(definition);
+        if !files.is_empty() && !self.state.policy.file_folders.is_empty() {
+            let (host, folders, given) = (self.state.host.clone(), self.state.policy.file_folders.clone(), arguments.clone());
+            match tokio::task::spawn_blocking(move || crate::files::paths_to_references(&host, &files, &folders, given)).await {
+                Ok(Ok(resolved)) => arguments = resolved,
+                Ok(Err(message)) => return error(message),
+                Err(e) => return Err(ErrorData::internal_error(format!("MCP Canvas failed while reading a file for `{server}`/`{tool}` (a bug): {e}"), None)),
+            }
+        }
+        let mut options = if needs_confirmation(definition) {
             match self.confirmation(server, tool, &arguments).await {
                 Ok(options) => options,
                 Err(message) => return error(message),
@@ -291,6 +306,8 @@ impl ServerHandler for ProxyServer {
         } else {
             CallOptions::default()
         };
+        // A model sends only files it was given (or from the listed folders).
+        options.files = files_in::FileAccess::Model;
         self.state.upstream.set(context.peer.clone());
         let control = CallControl { timeout: None, cancel: Some(context.ct.clone()), progress: forward_progress(&context), call_id: None };
         match self.state.host.call_tool_detailed(server, tool, Value::Object(arguments), options, control).await {

@@ -424,7 +424,7 @@ mod tests {
     fn many_page_pdf(pages: usize, marked: usize) -> Vec<u8> {
         let mut out = b"%PDF-1.4\n".to_vec();
         let mut offsets = Vec::new();
-        let mut object = |out: &mut Vec<u8>, offsets: &mut Vec<usize>, body: String| {
+        let object = |out: &mut Vec<u8>, offsets: &mut Vec<usize>, body: String| {
             offsets.push(out.len());
             out.extend_from_slice(format!("{} 0 obj\n{body}\nendobj\n", offsets.len()).as_bytes());
         };

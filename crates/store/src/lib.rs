@@ -391,6 +391,11 @@ impl ArtifactStore {
         search::share_with_model(&mut self.conn(), ids, now_ms)
     }
 
+    /// Whether the proxy gave `artifact_id` to an AI host's model (so a model may send it on).
+    pub fn shared_with_model(&self, artifact_id: &str) -> Result<bool, StoreError> {
+        search::shared_with_model(&self.conn(), artifact_id)
+    }
+
     /// How complete the index is.
     pub fn search_status(&self) -> Result<IndexStatus, StoreError> {
         search::status(&self.conn())

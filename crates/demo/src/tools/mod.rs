@@ -7,6 +7,7 @@ mod interactive;
 mod sampling;
 mod arguments;
 mod documents;
+mod files;
 mod resources;
 mod tasks;
 mod notes;
@@ -38,7 +39,7 @@ pub struct DemoServer {
 impl DemoServer {
     pub fn new() -> Self {
         Self {
-            tool_router: Self::chart_router() + Self::interactive_router() + Self::document_router() + Self::patterns_router() + Self::sampling_router() + Self::task_router() + Self::notes_router(),
+            tool_router: Self::chart_router() + Self::interactive_router() + Self::document_router() + Self::patterns_router() + Self::sampling_router() + Self::task_router() + Self::notes_router() + Self::files_router(),
             tasks: rmcp::task_manager::TaskManager::new(),
             listeners: Default::default(),
             notes: notes::shared(),

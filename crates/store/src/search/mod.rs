@@ -457,3 +457,8 @@ pub(crate) fn share_with_model(conn: &mut Connection, ids: &[String], now_ms: i6
     tx.commit()?;
     Ok(())
 }
+
+/// Whether the proxy gave `artifact_id` to a model.
+pub(crate) fn shared_with_model(conn: &Connection, artifact_id: &str) -> Result<bool, StoreError> {
+    Ok(conn.query_row("SELECT 1 FROM model_shared WHERE artifact_id = ?1", [artifact_id], |_| Ok(())).optional()?.is_some())
+}
