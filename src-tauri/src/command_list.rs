@@ -105,6 +105,11 @@ macro_rules! for_each_command {
             async artifact_open(id: String) -> ();
             /// Opens a stored artifact with its viewer at a search hit (a page, a row, a line).
             async artifact_open_at(id: String, place: FocusPlace, position: u32) -> ();
+            /// Files for a tool's file argument, picked in the native open dialog (several for a
+            /// list), stored as artifacts; empty when cancelled.
+            async artifact_import_pick(multiple: bool) -> Vec<ArtifactRecord>;
+            /// Files dropped from the desktop (their paths), stored as artifacts.
+            async artifact_import_paths(paths: Vec<String>) -> Vec<ArtifactRecord>;
             /// "Save as…" through a native dialog opened by Rust; the path written, or null when cancelled.
             async artifact_save_as(id: String) -> Option<String>;
             /// Opens a private copy with the system application; the copy's path.

@@ -52,4 +52,10 @@ impl mcp_canvas_app::Window for TauriWindow {
             }
         }
     }
+
+    fn choose_open_paths(&self, title: String, multiple: bool) -> Vec<PathBuf> {
+        let builder = self.0.dialog().file().set_title(title);
+        let chosen = if multiple { builder.blocking_pick_files().unwrap_or_default() } else { builder.blocking_pick_file().into_iter().collect() };
+        chosen.into_iter().filter_map(|file| file.into_path().ok()).collect()
+    }
 }

@@ -629,6 +629,30 @@ impl App {
         Ok(())
     }
 
+    /// Files from the disk for a tool's file argument: picked in the native open dialog (one, or
+    /// several for a list), each stored as an artifact of this session so it is sent, audited and
+    /// re-run by reference like any stored file. Empty when the user cancelled.
+    pub async fn artifact_import_pick(&self, multiple: bool) -> Result<Vec<ArtifactRecord>, CommandError> {
+        let window = self.window.get().ok_or_else(|| CommandError::bug("the MCP Canvas window is not ready"))?.clone();
+        let title = if multiple { "Choose files to send" } else { "Choose a file to send" }.to_owned();
+        let paths = tokio::task::spawn_blocking(move || window.choose_open_paths(title, multiple)).await.map_err(join_error)?;
+        self.artifact_import_paths(paths.into_iter().map(|p| p.display().to_string()).collect()).await
+    }
+
+    /// Files dropped from the desktop (their paths), stored as artifacts of this session.
+    pub async fn artifact_import_paths(&self, paths: Vec<String>) -> Result<Vec<ArtifactRecord>, CommandError> {
+        self.blocking(move |host| {
+            paths
+                .iter()
+                .map(|path| {
+                    mcp_canvas_host::files_in::store_local_file(host.store(), Path::new(path), host.session_id(), Host::now_ms())
+                        .map_err(|reason| CommandError::new(ErrorKind::Refused, reason))
+                })
+                .collect()
+        })
+        .await
+    }
+
     /// "Save as…": the window's native dialog says where, then the store writes a verified copy
     /// (through a temp file beside it). The path, or `None` when the user cancelled.
     pub async fn artifact_save_as(&self, id: String) -> Result<Option<String>, CommandError> {

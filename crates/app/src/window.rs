@@ -119,6 +119,11 @@ pub trait Window: Send + Sync {
     fn choose_save_path(&self, _dialog: SaveDialog) -> Option<PathBuf> {
         None
     }
+    /// Shows a native open dialog for one or several files and waits for it (off the main
+    /// thread); empty when the user cancelled or there is no dialog.
+    fn choose_open_paths(&self, _title: String, _multiple: bool) -> Vec<PathBuf> {
+        Vec::new()
+    }
 }
 
 /// The window, once the shell has built it; shared by everything that talks to it.

@@ -776,6 +776,10 @@ fn tool_view(tool: &rmcp::model::Tool) -> ToolView {
         read_only: tool.annotations.as_ref().and_then(|a| a.read_only_hint),
         destructive: tool.annotations.as_ref().and_then(|a| a.destructive_hint),
         ui: mcp_canvas_wire::apps::ToolUi::of(tool),
+        file_arguments: crate::files_in::params(tool)
+            .into_iter()
+            .map(|p| mcp_canvas_wire::FileArgument { name: p.name, multiple: p.multiple, accept: p.accept, max_size: p.max_size })
+            .collect(),
     }
 }
 

@@ -76,6 +76,24 @@ pub struct ToolView {
     pub destructive: Option<bool>,
     /// The MCP App view it declares and who may call it (`_meta.ui`), when it declares one.
     pub ui: Option<ToolUi>,
+    /// The arguments it declares as files (SEP-2356 `x-mcp-file`, `openai/fileParams`): the
+    /// window shows each as a file field whose value is a stored file's reference.
+    pub file_arguments: Vec<FileArgument>,
+}
+
+/// One argument a tool declares as a file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct FileArgument {
+    /// The argument's name.
+    pub name: String,
+    /// A list of files.
+    pub multiple: bool,
+    /// Accepted types: `type/subtype`, `type/*`, `.ext` (empty: any).
+    pub accept: Vec<String>,
+    /// The largest file it takes, in bytes.
+    #[ts(type = "number | null")]
+    pub max_size: Option<u64>,
 }
 
 /// The result of one tool call: which call it was, and the normalized outcome (summary,

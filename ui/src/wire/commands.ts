@@ -227,6 +227,15 @@ export function commands(invoke: Invoke) {
      */
     artifactOpenAt: (id: string, place: FocusPlace, position: number): Promise<void> => invoke<void>("artifact_open_at", { id, place, position }),
     /**
+     * Files for a tool's file argument, picked in the native open dialog (several for a
+     * list), stored as artifacts; empty when cancelled.
+     */
+    artifactImportPick: (multiple: boolean): Promise<Array<ArtifactRecord>> => invoke<Array<ArtifactRecord>>("artifact_import_pick", { multiple }),
+    /**
+     * Files dropped from the desktop (their paths), stored as artifacts.
+     */
+    artifactImportPaths: (paths: Array<string>): Promise<Array<ArtifactRecord>> => invoke<Array<ArtifactRecord>>("artifact_import_paths", { paths }),
+    /**
      * "Save as…" through a native dialog opened by Rust; the path written, or null when cancelled.
      */
     artifactSaveAs: (id: string): Promise<string | null> => invoke<string | null>("artifact_save_as", { id }),
