@@ -159,3 +159,14 @@ async fn a_model_sends_what_it_was_given_by_reference_and_nothing_else() {
     assert!(text(&escaped).contains("file_folders"), "{escaped}");
     client.cancel().await.unwrap();
 }
+
+#[test]
+fn the_client_says_it_takes_file_inputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let stub = concat!(env!("CARGO_MANIFEST_DIR"), "/fault_servers/stub_server.py");
+    std::fs::write(dir.path().join("servers.json"), json!({ "mcpServers": { "stub": { "command": "python3", "args": [stub] } } }).to_string()).unwrap();
+    let (code, outcome, stderr) = call_json(dir.path(), &["stub", "client_capabilities"]);
+    assert_eq!(code, 0, "{stderr}");
+    let declared: Value = serde_json::from_str(outcome["summary"].as_str().unwrap()).unwrap();
+    assert_eq!(declared["experimental"]["fileInputs"], json!({}), "{declared}");
+}

@@ -65,7 +65,10 @@ def png(width, height):
 # The payload of `big_line`: a 7x5 PNG followed by zeros, 37.5 MB decoded (50 MB as base64).
 BIG_DECODED_LEN = 37_500_000
 TOOLS = ["big_structured", "paused_big", "echo", "exit_after_answer", "exit_mid_call", "never_answer", "garbage", "big_line", "big_garbage", "flood", "bad_result", "embedded_blob", "announce_changes",
-         "deep_result", "cut_result", "oversized_result", "deep_request", "refuse_arguments"]
+         "deep_result", "cut_result", "oversized_result", "deep_request", "refuse_arguments", "client_capabilities"]
+
+# What the client declared in `initialize` (answered by the tool `client_capabilities`).
+CLIENT_CAPABILITIES = {}
 
 RESOURCES = [
     {"uri": "stub://page1/a.txt", "name": "a.txt", "mimeType": "text/plain"},
@@ -85,7 +88,9 @@ def text_result(text):
 
 
 def call(msg_id, name, arguments):
-    if name == "echo":
+    if name == "client_capabilities":
+        send({"jsonrpc": "2.0", "id": msg_id, "result": text_result(json.dumps(CLIENT_CAPABILITIES))})
+    elif name == "echo":
         send({"jsonrpc": "2.0", "id": msg_id, "result": text_result(arguments.get("text", "echo"))})
     elif name == "exit_after_answer":
         send({"jsonrpc": "2.0", "id": msg_id, "result": text_result("goodbye")})
@@ -225,6 +230,7 @@ def main():
             continue  # notifications and responses (e.g. rmcp's answer to a non-JSON-RPC line)
         params = message.get("params") or {}
         if method == "initialize":
+            CLIENT_CAPABILITIES.update(params.get("capabilities") or {})
             send({"jsonrpc": "2.0", "id": msg_id, "result": {
                 "protocolVersion": params.get("protocolVersion", "2025-06-18"),
                 "capabilities": capabilities,

@@ -136,6 +136,10 @@ impl ClientHandler for CanvasClient {
             (APPS_EXTENSION.to_owned(), apps),
             (rmcp::model::TASKS_EXTENSION_ID.to_owned(), rmcp::model::JsonObject::new()),
         ]));
+        // File inputs (SEP-2356): a tool's `x-mcp-file` arguments get files (`mcp-canvas-host`'s
+        // `files_in.rs`). The SEP's newest revision defines no capability; its March revision and
+        // the servers built on it read `fileInputs`, which rmcp's capabilities can carry only here.
+        capabilities.experimental = Some(rmcp::model::ExperimentalCapabilities::from([("fileInputs".to_owned(), rmcp::model::JsonObject::new())]));
         let mut config = ClientConfig::new(capabilities, Implementation::new("mcp-canvas", env!("CARGO_PKG_VERSION")).with_title("MCP Canvas"));
         if let Some(version) = self.protocol.clone().filter(ProtocolVersion::has_initialize) {
             config.protocol_version = version;
