@@ -3,7 +3,7 @@ import { addCall, HISTORY_LIMIT, oneLine, prettyArguments, recordFailure, record
 import type { CallOutcome } from "./wire/CallOutcome";
 import type { ToolView } from "./wire/ToolView";
 
-const tool: ToolView = { name: "render_chart", title: null, description: null, input_schema: {}, read_only: true, destructive: null, ui: null };
+const tool: ToolView = { name: "render_chart", title: null, description: null, input_schema: {}, read_only: true, destructive: null, ui: null, file_arguments: [] };
 
 function outcome(extra: Partial<CallOutcome> = {}): CallOutcome {
   return { call_id: "call_1", server: "demo", tool: "render_chart", summary: "Weekly signups: 6 bars.\nStored PNG image.", needs_input: null, error: null, ...extra } as CallOutcome;
@@ -29,6 +29,12 @@ describe("call history", () => {
     const needsInput = outcome({ needs_input: { message: "Which query?", reason: null, options: [], suggestions: {} } as unknown as CallOutcome["needs_input"] });
     expect(statusOf(needsInput)).toBe("needs_input");
     expect(recordFailure("t", "demo", tool, "{oops", "not valid JSON", 0)).toMatchObject({ status: "failed", arguments: "{oops" });
+  });
+  it("keeps file arguments as the references that were sent (a re-run sends the same files)", () => {
+    const sent = '{\n  "files": [\n    "artifact:demo_1f0c2b7e9a41",\n    "artifact:demo_2a0c2b7e9a42"\n  ]\n}';
+    const call = recordOutcome("call_3", "demo", { ...tool, name: "compare_files" }, sent, outcome(), 0);
+    expect(call.arguments).toBe(sent);
+    expect(JSON.parse(prettyArguments(call.arguments))).toEqual({ files: ["artifact:demo_1f0c2b7e9a41", "artifact:demo_2a0c2b7e9a42"] });
   });
   it("shows JSON arguments indented and anything else as typed", () => {
     expect(prettyArguments('{"a":1}')).toBe('{\n  "a": 1\n}');

@@ -20,3 +20,29 @@ export function followPointer(down: { preventDefault(): void }, move: (e: Pointe
   window.addEventListener("pointermove", onMove);
   ends.forEach((name) => window.addEventListener(name, up));
 }
+
+/** The drag data type of a stored file dragged inside the window (an artifact browser row or card,
+ * a canvas tab): its artifact id. A file field takes it (components/FileField.tsx). */
+export const ARTIFACT_DRAG_TYPE = "application/x-mcp-canvas-artifact";
+
+/** The minimal part of a `DataTransfer` these helpers use (tests build one by hand). */
+type DragData = Pick<DataTransfer, "getData" | "types">;
+
+/** Starts dragging the stored file `id`: its id for file fields, and its reference as plain text
+ * (dropped into a text box — the JSON arguments — it reads `artifact:ID`). */
+export function startArtifactDrag(event: { dataTransfer: DataTransfer | null }, id: string): void {
+  const data = event.dataTransfer;
+  if (!data) return;
+  data.setData(ARTIFACT_DRAG_TYPE, id);
+  data.setData("text/plain", `artifact:${id}`);
+  data.effectAllowed = "copy";
+}
+
+/** Whether a drag carries a stored file (while dragging only the types can be read). */
+export const isArtifactDrag = (data: Pick<DataTransfer, "types"> | null | undefined): boolean => !!data && Array.from(data.types ?? []).includes(ARTIFACT_DRAG_TYPE);
+
+/** The artifact id a drop carries, or `null`. */
+export function droppedArtifactId(data: DragData | null | undefined): string | null {
+  const id = data?.getData(ARTIFACT_DRAG_TYPE)?.trim();
+  return id ? id : null;
+}

@@ -78,6 +78,8 @@ export const {
   artifactOpenAt,
   artifactSaveAs,
   artifactOpenExternal,
+  artifactImportPick,
+  artifactImportPaths,
   settingsView,
   settingsSet,
   serverResources,
@@ -172,6 +174,51 @@ export function onConfirmClosed(callback: (id: string) => void): () => void {
  * state (the canvas itself arrives through `onCanvasChanged`). */
 export function onProxiedCall(callback: (call: CallOutcome) => void): () => void {
   return subscribe(EVENTS.proxiedCall, callback);
+}
+
+/**
+ * Files dragged from the desktop over the window: `enter` (their paths), `over` as the pointer
+ * moves, `drop` (the paths), `leave` (left the window or cancelled). `x`/`y`: where, in physical
+ * pixels from the webview's top-left corner (as Tauri reports it). The webview's own HTML5 drop
+ * events never see these files: Tauri takes them.
+ */
+export type DesktopDrop =
+  | { type: "enter"; paths: string[]; x: number; y: number }
+  | { type: "over"; x: number; y: number }
+  | { type: "drop"; paths: string[]; x: number; y: number }
+  | { type: "leave" };
+
+/** Calls `callback` with each desktop drag over the window (see `DesktopDrop`). */
+export function onDesktopDrop(callback: (drop: DesktopDrop) => void): () => void {
+  let stopped = false;
+  let unlisten: (() => void) | null = null;
+  // Loaded on first use (a file field shown): the webview module brings the window API along.
+  import("@tauri-apps/api/webview")
+    .then(({ getCurrentWebview }) =>
+      getCurrentWebview().onDragDropEvent(({ payload }) => {
+        switch (payload.type) {
+          case "enter":
+          case "drop":
+            return callback({ type: payload.type, paths: payload.paths, x: payload.position.x, y: payload.position.y });
+          case "over":
+            return callback({ type: "over", x: payload.position.x, y: payload.position.y });
+          case "leave":
+            return callback({ type: "leave" });
+        }
+      }),
+    )
+    .then(
+      (stop) => {
+        if (stopped) stop();
+        else unlisten = stop;
+      },
+      // Not in a Tauri webview (a browser preview): no desktop drops.
+      (error) => console.warn("cannot hear desktop drops:", error),
+    );
+  return () => {
+    stopped = true;
+    unlisten?.();
+  };
 }
 
 /** `listen` is asynchronous; the returned function also works before it has resolved. */

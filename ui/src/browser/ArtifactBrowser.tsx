@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useState } from "react";
+import { startArtifactDrag } from "../drag";
 import {
   artifactOpen,
   artifactRemove,
@@ -329,7 +330,7 @@ interface ItemActions {
 function ArtifactCard({ record, now, actions }: { record: ArtifactRecord; now: number; actions: ItemActions }) {
   const pinned = record.persistence === "pinned";
   return (
-    <li className={`artifact-card${pinned ? " pinned" : ""}`} data-artifact={record.id}>
+    <li className={`artifact-card${pinned ? " pinned" : ""}`} data-artifact={record.id} draggable onDragStart={(e) => startArtifactDrag(e, record.id)}>
       <button type="button" className="card-open" onClick={() => actions.open(record)} title={`Open ${record.name} in the canvas`}>
         <Thumb record={record} />
         {pinned ? <span className="pin-badge">Pinned</span> : null}
@@ -417,7 +418,7 @@ function ArtifactTable({ items, now, actions, filters, onSort }: { items: Artifa
       </thead>
       <tbody>
         {items.map((record) => (
-          <tr key={record.id} data-artifact={record.id} className={record.persistence === "pinned" ? "pinned" : ""}>
+          <tr key={record.id} data-artifact={record.id} className={record.persistence === "pinned" ? "pinned" : ""} draggable onDragStart={(e) => startArtifactDrag(e, record.id)}>
             <td className="row-thumb">
               <button type="button" className="card-open" onClick={() => actions.open(record)} aria-label={`Open ${record.name}`}>
                 <Thumb record={record} small />

@@ -1,5 +1,6 @@
-import { act, render, screen } from "@testing-library/react";
+import { act, fireEvent, render, screen } from "@testing-library/react";
 import { describe, expect, it, vi } from "vitest";
+import { ARTIFACT_DRAG_TYPE } from "../drag";
 import { noteRead, setWatch } from "../offers/watches";
 import { artifactTab, resourceReadOf } from "../test/canvas";
 import type { CanvasView } from "../wire/CanvasView";
@@ -30,5 +31,17 @@ describe("Canvas tab headers", () => {
     expect(marks[0].getAttribute("aria-label")).toBe("Live");
     act(() => setWatch("demo", "demo://notes/scratch", null));
     expect(screen.queryByTitle(LIVE_TITLE)).toBeNull();
+  });
+});
+
+describe("Canvas tabs as drag sources", () => {
+  it("a stored file's tab drags its artifact id (for a tool's file field)", () => {
+    const view: CanvasView = { panes: [{ id: 1, tabs: [artifactTab(1, "demo_1f0c2b7e9a41", "song.ogg", "call-1")], active_tab: 1, last_call: "call-1" }], active_pane: 1 };
+    render(<Canvas view={view} send={() => {}} />);
+    const tab = screen.getByRole("tab", { name: /song\.ogg/ });
+    expect(tab.getAttribute("draggable")).toBe("true");
+    const data: Record<string, string> = {};
+    fireEvent.dragStart(tab, { dataTransfer: { setData: (type: string, value: string) => (data[type] = value), effectAllowed: "all" } });
+    expect(data).toEqual({ [ARTIFACT_DRAG_TYPE]: "demo_1f0c2b7e9a41", "text/plain": "artifact:demo_1f0c2b7e9a41" });
   });
 });

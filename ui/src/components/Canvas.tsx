@@ -1,5 +1,5 @@
 import { Fragment, useEffect, useRef, useState } from "react";
-import { followPointer } from "../drag";
+import { followPointer, startArtifactDrag } from "../drag";
 import { artifactUrl, artifactViewUrl } from "../ipc";
 import { AppViewer, teardownApp } from "../viewers/AppViewer";
 import type { DisplayMode } from "../viewers/appContext";
@@ -125,7 +125,15 @@ function Pane({ pane, active, multiple, send, grow }: { pane: CanvasPane; active
         {/* The tabs scroll; the pane's buttons after them stay in view. */}
         <div className="tab-list" role="tablist" ref={tabList}>
           {pane.tabs.map((tab) => (
-            <div key={tab.id} className={`tab${tab.id === pane.active_tab ? " active" : ""}${tab.pinned ? " pinned" : ""}`} role="tab" aria-selected={tab.id === pane.active_tab}>
+            <div
+              key={tab.id}
+              className={`tab${tab.id === pane.active_tab ? " active" : ""}${tab.pinned ? " pinned" : ""}`}
+              role="tab"
+              aria-selected={tab.id === pane.active_tab}
+              // A stored file's tab can be dragged onto a tool's file field.
+              draggable={tab.content.kind === "artifact"}
+              onDragStart={tab.content.kind === "artifact" ? (e) => startArtifactDrag(e, (tab.content as ArtifactTab).artifact_id) : undefined}
+            >
               {watchOf(tab) ? <span className="tab-live" role="img" aria-label="Live" title={LIVE_TITLE} /> : null}
               <button type="button" className="tab-label" onClick={() => send({ intent: "activate_tab", tab: tab.id })} title={tabTitle(tab)}>
                 {tab.pinned ? "📌 " : ""}

@@ -3,6 +3,11 @@ import type { RJSFSchema, UiSchema } from "@rjsf/utils";
 import { Component, useState, type ReactNode, type Ref } from "react";
 import { DEFAULTS_BEHAVIOR } from "../forms/formConfig";
 import { schemaValidator } from "../forms/schemaValidator";
+import { FileField } from "./FileField";
+import { FILE_FIELD } from "./fileFieldsContext";
+
+/** Custom fields a uiSchema may name: a tool's file arguments (`withFileFields`). */
+const FIELDS = { [FILE_FIELD]: FileField };
 
 export type SchemaFormHandle = Form<unknown, RJSFSchema>;
 
@@ -38,6 +43,7 @@ export function SchemaForm({ schema, uiSchema, formData, onChange, idPrefix, for
         uiSchema={uiSchema}
         formData={formData}
         validator={schemaValidator}
+        fields={FIELDS}
         idPrefix={idPrefix}
         disabled={disabled}
         noHtml5Validate

@@ -31,6 +31,7 @@ const purgeCache: ToolView = {
   read_only: false,
   destructive: true,
   ui: null,
+  file_arguments: [],
 };
 
 const outcome: CallOutcome = emptyOutcome("purge_cache", "Purged 3 cache entries.");
@@ -88,6 +89,7 @@ const searchPatterns: ToolView = {
   read_only: true,
   destructive: false,
   ui: null,
+  file_arguments: [],
 };
 
 describe("ToolPanel, errors and what follows them", () => {

@@ -14,11 +14,14 @@ import {
   uiSchemaFor,
   type ArgumentsState,
 } from "../forms/formConfig";
-import { callTool, cancelCall, errorText, newCallToken, onCallProgress } from "../ipc";
+import { checkFileArguments, fileArgumentsOf, fileFormSchema, withFileFields, type RecordState } from "../forms/fileArguments";
+import { artifactRecord, callTool, cancelCall, errorKind, errorText, newCallToken, onCallProgress } from "../ipc";
+import type { ArtifactRecord } from "../wire/ArtifactRecord";
 import type { CallOutcome } from "../wire/CallOutcome";
 import type { CallProgressEvent } from "../wire/CallProgressEvent";
 import type { ToolView } from "../wire/ToolView";
 import { CommandErrorView } from "./CommandErrorView";
+import { FILE_FIELD, FileFieldsContext, type FileFields } from "./fileFieldsContext";
 import { OutcomeView } from "./OutcomeView";
 import { LazySchemaForm as SchemaForm } from "./LazySchemaForm";
 import type { SchemaFormHandle } from "./SchemaForm";
@@ -53,7 +56,10 @@ function initialEditor(selection: ToolSelection): ArgumentsState {
 export function ToolPanel({ selection, onOutcome }: Props) {
   const { server, tool } = selection;
   const schema = useMemo(() => toolFormSchema(tool.input_schema), [tool]);
-  const uiSchema = useMemo(() => (schema ? uiSchemaFor(schema, { hostNotes: true }) : {}), [schema]);
+  // File arguments: drawn as file fields, their values references to stored files (issue 32).
+  const fileArgs = useMemo(() => fileArgumentsOf(tool), [tool]);
+  const formSchema = useMemo(() => (schema ? fileFormSchema(schema, fileArgs) : null), [schema, fileArgs]);
+  const uiSchema = useMemo(() => (formSchema ? withFileFields(uiSchemaFor(formSchema, { hostNotes: true }), fileArgs, FILE_FIELD) : {}), [formSchema, fileArgs]);
   const [editor, setEditor] = useState<ArgumentsState>(() => initialEditor(selection));
   const [mode, setModeState] = useState<EditorMode>(() => (schema === null || editor.textError !== null ? "json" : preferredMode));
   const formRef = useRef<SchemaFormHandle>(null);
@@ -68,6 +74,31 @@ export function ToolPanel({ selection, onOutcome }: Props) {
   const risky = needsConfirmation(tool);
   // What "Call tool" sends: the JSON text as typed, or the form's arguments.
   const toSend = mode === "json" ? editor.text : argumentsText(editor.args);
+
+  // The stored files the file arguments name (from the form, the JSON text or a re-run), looked
+  // up once each; their type and size are checked before any call is sent.
+  const [records, setRecords] = useState<Record<string, RecordState>>({});
+  const fileCheck = useMemo(() => checkFileArguments(fileArgs, editor.args, records), [fileArgs, editor.args, records]);
+  const missingIds = fileCheck.missing.join(" ");
+  useEffect(() => {
+    if (missingIds === "") return;
+    const ids = missingIds.split(" ");
+    setRecords((known) => ({ ...known, ...Object.fromEntries(ids.map((id) => [id, { kind: "loading" } as RecordState])) }));
+    for (const id of ids) {
+      artifactRecord(id).then(
+        (record) => setRecords((known) => ({ ...known, [id]: { kind: "ok", record } })),
+        (error) => setRecords((known) => ({ ...known, [id]: { kind: "failed", error: errorKind(error) === "not_found" ? `No stored file ${id}` : errorText(error) } })),
+      );
+    }
+  }, [missingIds]);
+  const fileFields = useMemo<FileFields>(
+    () => ({
+      args: fileArgs,
+      records,
+      remember: (found: ArtifactRecord[]) => setRecords((known) => ({ ...known, ...Object.fromEntries(found.map((record) => [record.id, { kind: "ok", record } as RecordState])) })),
+    }),
+    [fileArgs, records],
+  );
 
   function setMode(next: EditorMode) {
     preferredMode = next;
@@ -102,16 +133,17 @@ export function ToolPanel({ selection, onOutcome }: Props) {
   );
 
   // Re-run from the history: call at once with the recorded arguments (a tool that may change
-  // data still asks first).
+  // data still asks first) — once the files they name are looked up; a file that is gone or no
+  // longer fits stops it, its field says why.
   const reran = useRef(false);
   useEffect(() => {
-    if (selection.rerun && !reran.current) {
+    if (selection.rerun && !reran.current && !fileCheck.pending) {
       reran.current = true;
       void run(false, toSend, false);
     }
-    // Once, when the panel opens for the re-run.
+    // Once, when the panel opens for the re-run (and its files are known).
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, []);
+  }, [fileCheck.pending]);
 
   function cancel() {
     const token = callToken.current;
@@ -127,7 +159,7 @@ export function ToolPanel({ selection, onOutcome }: Props) {
   function fixArguments() {
     editorBox.current?.scrollIntoView?.({ block: "start" });
     if (mode === "form" && formRef.current && !formRef.current.validateForm()) return; // rjsf focuses the first error
-    editorBox.current?.querySelector<HTMLElement>("textarea.arguments, .schema-form input, .schema-form select, .schema-form textarea")?.focus();
+    editorBox.current?.querySelector<HTMLElement>("textarea.arguments, .schema-form input, .schema-form select, .schema-form textarea, .schema-form .file-field button")?.focus();
   }
 
   // A needsInput option fills its field in the arguments and calls the tool again.
@@ -142,6 +174,8 @@ export function ToolPanel({ selection, onOutcome }: Props) {
    * checks again either way). A tool that may change data first shows the exact text and waits.
    */
   async function run(confirmed: boolean, text: string = toSend, validate = mode === "form") {
+    // A file of the wrong type or size, one that is gone, or one still being looked up.
+    if (!confirmed && fileCheck.blocked) return;
     if (validate && !confirmed && formRef.current && !formRef.current.validateForm()) return;
     if (risky && !confirmed) {
       setConfirming(text);
@@ -205,48 +239,67 @@ export function ToolPanel({ selection, onOutcome }: Props) {
             ))}
           </div>
         </div>
-        {mode === "form" && schema ? (
+        {mode === "form" && formSchema ? (
           <>
             {editor.textError ? <p className="small muted form-note">The JSON text has an error ({editor.textError}); the form shows the last arguments that parsed.</p> : null}
-            {hasNoFields(schema) ? <p className="small muted form-note no-arguments">This tool takes no arguments.</p> : null}
-            <SchemaForm
-              schema={schema}
-              uiSchema={uiSchema}
-              formData={editor.args}
-              onChange={(data) => edit((state) => formEdited(state, data))}
-              idPrefix="args"
-              formRef={formRef}
-              disabled={running}
-              onSubmit={() => void run(false)}
-              fallback={(reason) => (
-                <div className="form-fallback error small">
-                  <p>No form can be drawn from this tool's inputSchema ({reason}).</p>
-                  <button type="button" className="secondary" onClick={() => setMode("json")}>
-                    Edit the JSON
-                  </button>
-                </div>
-              )}
-            />
+            {hasNoFields(formSchema) ? <p className="small muted form-note no-arguments">This tool takes no arguments.</p> : null}
+            <FileFieldsContext value={fileFields}>
+              <SchemaForm
+                schema={formSchema}
+                uiSchema={uiSchema}
+                formData={editor.args}
+                onChange={(data) => edit((state) => formEdited(state, data))}
+                idPrefix="args"
+                formRef={formRef}
+                disabled={running}
+                onSubmit={() => void run(false)}
+                fallback={(reason) => (
+                  <div className="form-fallback error small">
+                    <p>No form can be drawn from this tool's inputSchema ({reason}).</p>
+                    <button type="button" className="secondary" onClick={() => setMode("json")}>
+                      Edit the JSON
+                    </button>
+                  </div>
+                )}
+              />
+            </FileFieldsContext>
             <div className="arguments-preview">
               <span className="field-label">Will be sent</span>
               <pre className="arguments-preview-text">{toSend}</pre>
             </div>
           </>
         ) : (
-          <label className="field">
-            <span className="visually-hidden">Arguments (JSON)</span>
-            <textarea
-              className="arguments"
-              spellCheck={false}
-              value={editor.text}
-              onChange={(e) => {
-                const text = e.target.value;
-                edit((state) => textEdited(state, text));
-              }}
-              rows={8}
-            />
-            {editor.textError ? <span className="small muted arguments-text-error">{editor.textError}</span> : null}
-          </label>
+          <>
+            <label className="field">
+              <span className="visually-hidden">Arguments (JSON)</span>
+              <textarea
+                className="arguments"
+                spellCheck={false}
+                value={editor.text}
+                onChange={(e) => {
+                  const text = e.target.value;
+                  edit((state) => textEdited(state, text));
+                }}
+                rows={8}
+              />
+              {editor.textError ? <span className="small muted arguments-text-error">{editor.textError}</span> : null}
+            </label>
+            {fileArgs.length > 0 ? (
+              <p className="small muted file-json-hint">
+                File arguments ({fileArgs.map((a) => a.name).join(", ")}) take references to stored files: <code>"artifact:ID"</code>
+                {fileArgs.some((a) => a.multiple) ? ", or a list of them" : ""}.
+              </p>
+            ) : null}
+            {fileCheck.problems.length > 0 ? (
+              <ul className="file-field-problems">
+                {fileCheck.problems.map(({ name, problem }, i) => (
+                  <li key={i} className="error small">
+                    {name}: {problem}
+                  </li>
+                ))}
+              </ul>
+            ) : null}
+          </>
         )}
       </div>
       {confirming !== null ? (
@@ -260,7 +313,14 @@ export function ToolPanel({ selection, onOutcome }: Props) {
           }}
         />
       ) : (
-        <button ref={callButton} type="button" className="primary call-button" disabled={running} onClick={() => run(false)}>
+        <button
+          ref={callButton}
+          type="button"
+          className="primary call-button"
+          disabled={running || fileCheck.blocked}
+          title={fileCheck.problems.length > 0 ? "A file argument needs another file (see above)" : fileCheck.pending ? "Checking the files…" : undefined}
+          onClick={() => run(false)}
+        >
           {running ? "Calling…" : "Call tool"}
         </button>
       )}
