@@ -6,6 +6,8 @@ mod gui;
 mod gui_apps;
 #[path = "gui_oauth.rs"]
 mod gui_oauth;
+#[path = "gui_files.rs"]
+mod gui_files;
 #[path = "gui_offers.rs"]
 mod gui_offers;
 #[path = "gui_proxy_view.rs"]
