@@ -6,7 +6,7 @@
 
 use mcp_canvas_e2e::{
     binary,
-    webdriver::{call_with, screenshot, until, wait_for, with_app},
+    webdriver::{arguments_mode, call_with, screenshot, until, wait_for, with_app},
 };
 use serde_json::json;
 use thirtyfour::prelude::*;
@@ -19,6 +19,7 @@ async fn drive(driver: WebDriver) {
 
     // ...into the next: describe_image's argument is a file field, not a text box.
     wait_for(&driver, r#"[data-server="demo"] button[data-tool="describe_image"]"#).await.click().await.unwrap();
+    arguments_mode(&driver, "form").await;
     wait_for(&driver, ".file-field").await;
     let text_boxes = driver.find_all(By::Css(".file-field input[type=text], .file-field textarea")).await.unwrap().len();
     assert_eq!(text_boxes, 0);
