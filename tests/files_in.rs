@@ -169,4 +169,5 @@ fn the_client_says_it_takes_file_inputs() {
     assert_eq!(code, 0, "{stderr}");
     let declared: Value = serde_json::from_str(outcome["summary"].as_str().unwrap()).unwrap();
     assert_eq!(declared["experimental"]["fileInputs"], json!({}), "{declared}");
+    assert_eq!(declared["experimental"]["files"], json!({ "upload": true, "download": false, "transports": ["https"] }), "{declared}");
 }

@@ -231,6 +231,15 @@ async fn call_unaudited(
         .await
         .map_err(|e| HostError::Bug(format!("reading the files for `{server}`/`{tool}` panicked: {e}")))?
         .map_err(|reason| HostError::FileRefused { server: server.to_owned(), tool: tool.to_owned(), reason })?;
+        // Out of band (SEP-2631): authorized by the server, streamed to the URL it hands out.
+        let local = connection.url.as_deref().is_none_or(|url| url::Url::parse(url).ok().and_then(|u| u.host_str().map(str::to_owned)).is_some_and(|h| h == "127.0.0.1" || h == "localhost" || h == "[::1]"));
+        let limit = control.timeout.unwrap_or(env.timeout);
+        for file in files.iter().filter(|f| f.upload) {
+            let uri = files_in::upload::upload(&connection.peer, local, &env.ingest.store, &file.record, limit)
+                .await
+                .map_err(|reason| HostError::FileRefused { server: server.to_owned(), tool: tool.to_owned(), reason: format!("`{}`: {reason}", file.param.name) })?;
+            files_in::put(&mut arguments, file, Value::String(uri));
+        }
     }
     sent.identity = arguments.get("username").and_then(Value::as_str).map(str::to_owned);
     if options.from_app {

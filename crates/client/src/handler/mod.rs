@@ -139,7 +139,14 @@ impl ClientHandler for CanvasClient {
         // File inputs (SEP-2356): a tool's `x-mcp-file` arguments get files (`mcp-canvas-host`'s
         // `files_in.rs`). The SEP's newest revision defines no capability; its March revision and
         // the servers built on it read `fileInputs`, which rmcp's capabilities can carry only here.
-        capabilities.experimental = Some(rmcp::model::ExperimentalCapabilities::from([("fileInputs".to_owned(), rmcp::model::JsonObject::new())]));
+        // SEP-2631 (PR head 8799c5c1): files too large to send inline are uploaded where the
+        // server says (`files/authorizeUpload`); downloads are not supported yet. Its capability
+        // is top-level `files` in the SEP; rmcp's capabilities can carry it only here too.
+        let files = serde_json::json!({ "upload": true, "download": false, "transports": ["https"] });
+        capabilities.experimental = Some(rmcp::model::ExperimentalCapabilities::from([
+            ("fileInputs".to_owned(), rmcp::model::JsonObject::new()),
+            ("files".to_owned(), files.as_object().cloned().unwrap_or_default()),
+        ]));
         let mut config = ClientConfig::new(capabilities, Implementation::new("mcp-canvas", env!("CARGO_PKG_VERSION")).with_title("MCP Canvas"));
         if let Some(version) = self.protocol.clone().filter(ProtocolVersion::has_initialize) {
             config.protocol_version = version;

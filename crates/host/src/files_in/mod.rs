@@ -12,12 +12,18 @@
 //!   `{"download_url", "file_id", "mime_type", "file_name"}`, the URL a capability URL of the
 //!   loopback file server (as seed 000's `filename` / `file_names` already are: `arguments.rs`).
 //!
+//! - SEP-2631 (PR head `8799c5c1`, content `c3cf0eba`, 2026-06-09): `x-mcp-file`'s
+//!   `transferModes` (`inline`, `upload`); a file over what is sent inline goes out of band
+//!   (`files/authorizeUpload`, [`upload`]) when the tool allows it, and its file URI is sent.
+//!
 //! A caller gives a file as a reference, exactly as results show one — the id after
 //! "Reference:", `artifact:ID` or `artifact://localhost/ID` — (a file from the disk is stored
 //! first, so every file sent is an artifact, audited by id and digest). Which artifacts a caller
 //! may send is its [`FileAccess`]: the person (window, CLI) any of theirs, an AI host's model only
 //! those the proxy gave a model. `accept` and `maxSize` (and [`MAX_INLINE_BYTES`]) are checked
 //! before anything is sent. The audit row keeps the reference and says what was sent.
+
+pub mod upload;
 
 use std::io::Read;
 
@@ -51,6 +57,10 @@ pub struct FileParam {
     pub max_size: Option<u64>,
     /// How it is sent.
     pub encoding: FileEncoding,
+    /// SEP-2631's `transferModes`: may it be sent inline, uploaded (both when not declared).
+    pub inline: bool,
+    /// See `inline`.
+    pub upload: bool,
 }
 
 /// Which stored files a caller may send to a tool.
@@ -79,7 +89,7 @@ pub fn params(tool: &rmcp::model::Tool) -> Vec<FileParam> {
     let openai = tool.meta.as_ref().and_then(|meta| meta.get("openai/fileParams")).and_then(Value::as_array);
     for name in openai.into_iter().flatten().filter_map(Value::as_str) {
         if !found.iter().any(|p| p.name == name) {
-            found.push(FileParam { name: name.to_owned(), multiple: false, accept: Vec::new(), max_size: None, encoding: FileEncoding::OpenAi });
+            found.push(FileParam { name: name.to_owned(), multiple: false, accept: Vec::new(), max_size: None, encoding: FileEncoding::OpenAi, inline: false, upload: false });
         }
     }
     found
@@ -94,7 +104,12 @@ fn sep_2356(property: &Value) -> Option<FileParam> {
     }
     let accept = descriptor.get("accept").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).map(|s| s.trim().to_ascii_lowercase()).collect()).unwrap_or_default();
     let max_size = descriptor.get("maxSize").and_then(Value::as_u64);
-    Some(FileParam { name: String::new(), multiple: false, accept, max_size, encoding: FileEncoding::DataUri })
+    let modes: Option<Vec<&str>> = descriptor.get("transferModes").and_then(Value::as_array).map(|m| m.iter().filter_map(Value::as_str).collect());
+    let (inline, upload) = match &modes {
+        Some(modes) => (modes.contains(&"inline"), modes.contains(&"upload")),
+        None => (true, true),
+    };
+    Some(FileParam { name: String::new(), multiple: false, accept, max_size, encoding: FileEncoding::DataUri, inline, upload })
 }
 
 /// The artifact id in a reference as results show them — `demo_1f0c2b7e9a41` (after
@@ -133,6 +148,8 @@ pub struct Chosen {
     pub index: Option<usize>,
     /// The stored file.
     pub record: ArtifactRecord,
+    /// Sent out of band (SEP-2631 upload), not inline.
+    pub upload: bool,
 }
 
 /// Why a file argument cannot be sent: the message names the argument and the remedy.
@@ -162,7 +179,9 @@ pub fn choose(params: &[FileParam], arguments: &Map<String, Value>, store: &Arti
             };
             if let Some(payload) = text.strip_prefix("data:") {
                 let bytes = payload.split_once(',').map_or(0, |(_, data)| data.len() as u64 * 3 / 4);
-                check_size(&label, bytes, param)?;
+                if let Some(max) = param.max_size.filter(|max| bytes > *max) {
+                    return Err(format!("{label}: the file is {} and the tool takes at most {}", self::bytes(bytes), self::bytes(max)));
+                }
                 continue;
             }
             let Some(id) = reference_id(text) else {
@@ -181,25 +200,33 @@ pub fn choose(params: &[FileParam], arguments: &Map<String, Value>, store: &Arti
             if !accepts(&param.accept, &record.mime, &record.name) {
                 return Err(format!("{label}: `{}` is {}, and the tool accepts {}", record.name, record.mime, param.accept.join(", ")));
             }
-            check_size(&label, record.size, param)?;
-            chosen.push(Chosen { param: param.clone(), index, record });
+            let upload = check_size(&label, record.size, param)?;
+            chosen.push(Chosen { param: param.clone(), index, record, upload });
         }
     }
     Ok(chosen)
 }
 
-fn check_size(label: &str, size: u64, param: &FileParam) -> Result<(), Refusal> {
+/// Whether a file of `size` bytes goes out of band (`true`) or inline, as the tool allows; a
+/// refusal naming the size when neither fits.
+fn check_size(label: &str, size: u64, param: &FileParam) -> Result<bool, Refusal> {
     if let Some(max) = param.max_size.filter(|max| size > *max) {
         return Err(format!("{label}: the file is {} and the tool takes at most {}", bytes(size), bytes(max)));
     }
-    if param.encoding == FileEncoding::DataUri && size > MAX_INLINE_BYTES {
-        return Err(format!(
-            "{label}: the file is {}, over the {} MCP Canvas sends inline (the tool offers no other way to send it)",
-            bytes(size),
-            bytes(MAX_INLINE_BYTES)
-        ));
+    if param.encoding != FileEncoding::DataUri {
+        return Ok(false);
     }
-    Ok(())
+    if param.inline && size <= MAX_INLINE_BYTES {
+        return Ok(false);
+    }
+    if param.upload {
+        return Ok(true);
+    }
+    Err(format!(
+        "{label}: the file is {}, over the {} MCP Canvas sends inline, and the tool takes no upload (SEP-2631 transferModes)",
+        bytes(size),
+        bytes(MAX_INLINE_BYTES)
+    ))
 }
 
 fn bytes(n: u64) -> String {
@@ -229,7 +256,7 @@ pub fn placeholders(arguments: &Map<String, Value>, chosen: &[Chosen]) -> Map<St
     out
 }
 
-fn put(arguments: &mut Map<String, Value>, file: &Chosen, value: Value) {
+pub(crate) fn put(arguments: &mut Map<String, Value>, file: &Chosen, value: Value) {
     match (file.index, arguments.get_mut(&file.param.name)) {
         (Some(i), Some(Value::Array(items))) if i < items.len() => items[i] = value,
         (None, Some(slot)) => *slot = value,
@@ -243,6 +270,7 @@ pub fn notes(chosen: &[Chosen]) -> Vec<String> {
         .iter()
         .map(|file| {
             let how = match file.param.encoding {
+                FileEncoding::DataUri if file.upload => "out of band (files/authorizeUpload)",
                 FileEncoding::DataUri => "inline as a data URI",
                 FileEncoding::OpenAi => "as a download URL",
             };
@@ -258,7 +286,7 @@ pub fn notes(chosen: &[Chosen]) -> Vec<String> {
 /// `arguments` as sent: each chosen file's bytes, read from the store (checked against its
 /// sha256), as a data URI; or its OpenAI file object, with a capability URL from `grant`.
 pub fn fill(arguments: &mut Map<String, Value>, chosen: &[Chosen], store: &ArtifactStore, grant: &dyn Fn(&str) -> Option<String>) -> Result<(), Refusal> {
-    for file in chosen {
+    for file in chosen.iter().filter(|f| !f.upload) {
         let value = match file.param.encoding {
             FileEncoding::DataUri => Value::String(data_uri(store, &file.record)?),
             FileEncoding::OpenAi => {
