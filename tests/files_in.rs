@@ -171,3 +171,75 @@ fn the_client_says_it_takes_file_inputs() {
     assert_eq!(declared["experimental"]["fileInputs"], json!({}), "{declared}");
     assert_eq!(declared["experimental"]["files"], json!({ "upload": true, "download": false, "transports": ["https"] }), "{declared}");
 }
+
+const TRANSFER_SERVER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fault_servers/file_transfer_server.py");
+
+fn transfer_dir(flags: &[&str]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let mut args = vec![TRANSFER_SERVER.to_owned()];
+    args.extend(flags.iter().map(|f| f.to_string()));
+    std::fs::write(dir.path().join("servers.json"), json!({ "mcpServers": { "files": { "command": "python3", "args": args } } }).to_string()).unwrap();
+    dir
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest as _;
+    sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[test]
+fn a_file_over_the_inline_cap_goes_out_of_band_to_the_servers_upload_url() {
+    let dir = transfer_dir(&[]);
+    // 17 MB: over the 16 MB sent inline; `checksum` allows both modes, so it is uploaded.
+    let big: Vec<u8> = (0..17u32 * 1024 * 1024).map(|i| (i.wrapping_mul(2654435761) >> 24) as u8).collect();
+    let path = dir.path().join("big.bin");
+    std::fs::write(&path, &big).unwrap();
+    let (code, outcome, stderr) = call_json(dir.path(), &["files", "checksum", "--file", &format!("file={}", path.display())]);
+    assert_eq!(code, 0, "{stderr}");
+    let summary = outcome["summary"].as_str().unwrap();
+    assert!(summary.contains(&sha256_hex(&big)) && summary.contains("via upload"), "{summary}");
+    assert!(outcome["warnings"].to_string().contains("out of band (files/authorizeUpload)"), "{outcome}");
+
+    // A small file to a tool that takes only uploads: uploaded too; inline where only inline.
+    let small = dir.path().join("q3.csv");
+    std::fs::write(&small, "name,total\nacme,12\n").unwrap();
+    let (code, outcome, stderr) = call_json(dir.path(), &["files", "upload_only", "--file", &format!("file={}", small.display())]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(outcome["summary"].as_str().unwrap().contains("via upload"), "{outcome}");
+    let (code, outcome, _) = call_json(dir.path(), &["files", "inline_only", "--file", &format!("file={}", small.display())]);
+    assert_eq!(code, 0);
+    assert!(outcome["summary"].as_str().unwrap().contains("via inline"), "{outcome}");
+    // Over an inline-only tool's maxSize: refused before anything is sent.
+    let (code, _, stderr) = call_json(dir.path(), &["files", "inline_only", "--file", &format!("file={}", path.display())]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("the tool takes at most 1.0 MB"), "{stderr}");
+
+    // Damaged on disk after it was stored: the server checks the digest we announced, and says no.
+    let listed: Value = serde_json::from_str(&cli(dir.path(), &["artifacts", "list", "--json", "--name", "q3.csv"]).stdout).unwrap();
+    let sha = listed["items"][0]["sha256"].as_str().unwrap().to_owned();
+    let blob = dir.path().join("artifacts/blobs").join(&sha[..2]).join(&sha[2..4]).join(&sha);
+    std::fs::write(&blob, "name,total\nacme,99\n").unwrap();
+    let (code, _, stderr) = call_json(dir.path(), &["files", "upload_only", "--file", &format!("file={}", listed["items"][0]["id"].as_str().unwrap())]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("do not match their digest"), "{stderr}");
+}
+
+#[test]
+fn multipart_uploads_work_and_upload_urls_are_checked_before_sending() {
+    let small = |dir: &Path| {
+        let path = dir.join("q3.csv");
+        std::fs::write(&path, "name,total\nacme,12\n").unwrap();
+        format!("file={}", path.display())
+    };
+    let dir = transfer_dir(&["--multipart"]);
+    let (code, outcome, stderr) = call_json(dir.path(), &["files", "upload_only", "--file", &small(dir.path())]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(outcome["summary"].as_str().unwrap().contains(&sha256_hex(b"name,total\nacme,12\n")), "{outcome}");
+
+    for (prefix, wanted) in [("http://10.0.0.1:9", "plain http"), ("https://169.254.169.254", "private or local address range")] {
+        let dir = transfer_dir(&["--upload-url", prefix]);
+        let (code, _, stderr) = call_json(dir.path(), &["files", "upload_only", "--file", &small(dir.path())]);
+        assert_eq!(code, 1, "{prefix}");
+        assert!(stderr.contains(wanted), "{prefix}: {stderr}");
+    }
+}
