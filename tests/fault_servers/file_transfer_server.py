@@ -237,6 +237,7 @@ class Upload(http.server.BaseHTTPRequestHandler):
         self.receive(multipart=True)
 
     def receive(self, multipart):
+        started = time.monotonic()
         url = urllib.parse.urlsplit(self.path)
         id_ = url.path[len("/upload/"):] if url.path.startswith("/upload/") else ""
         with LOCK:
@@ -292,7 +293,7 @@ class Upload(http.server.BaseHTTPRequestHandler):
             raise
         with LOCK:
             entry.update(state="done", path=path, sha256=hasher.hexdigest(), actual=written)
-        log(f"uploaded {URI_PREFIX}{id_}: {written} bytes, sha256 {hasher.hexdigest()}")
+        log(f"uploaded {URI_PREFIX}{id_}: {written} bytes, sha256 {hasher.hexdigest()}, in {time.monotonic() - started:.3f} s")
         self.answer(201, {"uri": URI_PREFIX + id_, "size": written, "sha256": hasher.hexdigest()})
 
     def fail(self, entry, path, status, body, close=False):
