@@ -84,6 +84,8 @@ fn a_result_goes_into_the_next_tool_by_reference_and_refusals_come_before_sendin
     let rows: Value = serde_json::from_str(&audit.stdout).unwrap();
     let described = rows.as_array().unwrap().iter().find(|r| r["tool"] == "describe_image" && r["outcome"] == "ok").unwrap();
     assert!(described["arguments"]["image"].as_str().unwrap().ends_with(&chart), "{described}");
+    let sent = described["detail"].as_str().unwrap();
+    assert!(sent.contains(&chart) && sent.contains("render_chart.png") && sent.contains("sha256 ") && sent.contains("inline as a data URI"), "{sent}");
 }
 
 async fn proxy_client(dir: &Path) -> RunningService<RoleClient, ()> {

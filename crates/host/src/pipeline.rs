@@ -97,7 +97,7 @@ pub const APP_RESULT_MAX_BYTES: usize = 8 * 1024 * 1024;
 pub(crate) async fn call(env: CallEnv<'_>, connection: &ServerConnection, tool: &str, arguments: Value, options: CallOptions, control: CallControl, call_id: String, wants_structured: bool) -> Result<CallDetail, HostError> {
     let started_ms = Host::now_ms();
     let clock = std::time::Instant::now();
-    let mut sent = Sent { arguments: arguments.clone(), identity: None, wants_structured, structured: None, structured_valid: None, app: None };
+    let mut sent = Sent { arguments: arguments.clone(), identity: None, wants_structured, structured: None, structured_valid: None, app: None, files: Vec::new() };
     let context = Arc::new(CallContext::default());
     let in_flight = connection.client.in_flight.enter(context.clone());
     let mut result = call_unaudited(&env, connection, tool, arguments, options, &control, &context, call_id.clone(), &mut sent).await;
@@ -112,6 +112,12 @@ pub(crate) async fn call(env: CallEnv<'_>, connection: &ServerConnection, tool: 
             None => ("ok", None, call.outcome.artifacts.iter().map(|a| a.id.clone()).collect()),
         },
         Err(e) => (audit_outcome(e), Some(e.to_string()), Vec::new()),
+    };
+    // The files sent (id, name, size, sha256, how), whatever the outcome.
+    let detail = match (detail, sent.files.is_empty()) {
+        (detail, true) => detail,
+        (None, false) => Some(sent.files.join("; ")),
+        (Some(detail), false) => Some(format!("{detail}; {}", sent.files.join("; "))),
     };
     let record = mcp_canvas_store::AuditRecord {
         call_id,
@@ -151,6 +157,8 @@ struct Sent {
     structured: Option<Value>,
     structured_valid: Option<bool>,
     app: Option<AppCall>,
+    /// What was sent for each file argument (id, name, size, sha256, how).
+    files: Vec<String>,
 }
 
 fn audit_outcome(error: &HostError) -> &'static str {
@@ -220,6 +228,7 @@ async fn call_unaudited(
     // Audited as given (references), with what was sent for each.
     sent.arguments = Value::Object(arguments.clone());
     let mut file_notes = files_in::notes(&files);
+    sent.files = file_notes.clone();
     if !files.is_empty() {
         let grant = |id: &str| file_server.map(|server| server.grant(id, DEFAULT_TOKEN_TTL));
         let grants: Vec<(String, Option<String>)> = files.iter().map(|f| (f.record.id.clone(), grant(&f.record.id))).collect();
