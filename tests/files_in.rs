@@ -171,7 +171,7 @@ fn the_client_says_it_takes_file_inputs() {
     assert_eq!(code, 0, "{stderr}");
     let declared: Value = serde_json::from_str(outcome["summary"].as_str().unwrap()).unwrap();
     assert_eq!(declared["experimental"]["fileInputs"], json!({}), "{declared}");
-    assert_eq!(declared["experimental"]["files"], json!({ "upload": true, "download": false, "transports": ["https"] }), "{declared}");
+    assert_eq!(declared["experimental"]["files"], json!({ "upload": true, "download": true, "transports": ["https"] }), "{declared}");
 }
 
 const TRANSFER_SERVER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fault_servers/file_transfer_server.py");
@@ -244,4 +244,25 @@ fn multipart_uploads_work_and_upload_urls_are_checked_before_sending() {
         assert_eq!(code, 1, "{prefix}");
         assert!(stderr.contains(wanted), "{prefix}: {stderr}");
     }
+}
+
+#[test]
+fn a_file_a_tool_offers_is_fetched_checked_against_its_digest_and_stored() {
+    let dir = transfer_dir(&[]);
+    let (code, outcome, stderr) = call_json(dir.path(), &["files", "make_file", "--args", r#"{"text": "quarterly figures\n", "name": "q3.txt"}"#]);
+    assert_eq!(code, 0, "{stderr}");
+    let artifact = outcome["artifacts"].as_array().unwrap().iter().find(|a| a["name"] == "q3.txt").unwrap_or_else(|| panic!("not stored: {outcome}"));
+    assert_eq!(artifact["sha256"], sha256_hex(b"quarterly figures\n"));
+    assert!(outcome["summary"].as_str().unwrap().contains(&format!("Reference: {}", artifact["id"].as_str().unwrap())), "{outcome}");
+    let exported = dir.path().join("out.txt");
+    assert_eq!(cli(dir.path(), &["artifacts", "export", artifact["id"].as_str().unwrap(), exported.to_str().unwrap()]).code, 0);
+    assert_eq!(std::fs::read(&exported).unwrap(), b"quarterly figures\n");
+
+    // A file whose bytes do not match the digest it was offered with: not stored, and said.
+    let dir = transfer_dir(&["--bad-digest"]);
+    let (code, outcome, _) = call_json(dir.path(), &["files", "make_file", "--args", r#"{"text": "x", "name": "bad.txt"}"#]);
+    assert_eq!(code, 0);
+    assert!(outcome["artifacts"].as_array().unwrap().iter().all(|a| a["name"] != "bad.txt"), "{outcome}");
+    assert!(outcome["warnings"].to_string().contains("does not match its sha-256 digest; not stored"), "{outcome}");
+    assert!(!cli(dir.path(), &["artifacts", "list"]).stdout.contains("bad.txt"));
 }

@@ -91,8 +91,8 @@ def main():
     s.notify("notifications/initialized")
     check("ping", s.request("ping")["result"] == {})
     tools = {t["name"]: t for t in s.request("tools/list")["result"]["tools"]}
-    spec = {n: t["inputSchema"]["properties"]["file"]["x-mcp-file"] for n, t in tools.items()}
-    check("tools/list", list(tools) == ["checksum", "upload_only", "inline_only"] and spec["upload_only"]["transferModes"] == ["upload"]
+    spec = {n: t["inputSchema"]["properties"]["file"]["x-mcp-file"] for n, t in tools.items() if "file" in t["inputSchema"]["properties"]}
+    check("tools/list", list(tools) == ["checksum", "upload_only", "inline_only", "make_file"] and spec["upload_only"]["transferModes"] == ["upload"]
           and spec["inline_only"] == {"maxSize": 1048576, "transferModes": ["inline"]} and spec["checksum"]["maxSize"] == 2 ** 31, spec)
 
     # Inline.
@@ -149,7 +149,7 @@ def main():
     check("oversize authorize -> -32602", e["code"] == -32602 and e["data"] == {"reason": "maxSizeExceeded", "maxSize": 2 ** 31, "actualSize": 2 ** 31 + 1}, e)
     e = s.request("files/authorizeUpload", {"digest": {"algorithm": "md5", "value": "x"}})["error"]
     check("bad digest algorithm -> -32602", e["code"] == -32602, e)
-    check("authorizeDownload -> -32601", s.request("files/authorizeDownload", {"uri": file_uri})["error"]["code"] == -32601)
+    check("authorizeDownload of an uploaded (not offered) file -> -32602", s.request("files/authorizeDownload", {"uri": file_uri})["error"]["code"] == -32602)
     check("unknown method -> -32601", s.request("resources/list")["error"]["code"] == -32601)
     check("malformed params -> -32603, server alive", s.request("tools/call", [1])["error"]["code"] == -32603 and s.request("ping")["result"] == {})
 

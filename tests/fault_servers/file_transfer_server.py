@@ -18,12 +18,20 @@ without Content-Length (or chunked), 413 over the authorized size (2 GiB when no
 digest mismatch or a body shorter than the authorized size (the upload is discarded and may be
 retried), 409 once the id has a file (or while another upload of it runs), else 201. A file URI is
 usable once its upload has succeeded; before that it is "not fully uploaded" ("expired" once the
-upload window has passed). `files/authorizeDownload` and anything else: -32601.
+upload window has passed).
+
+File outputs (SEP-2631 file values): `make_file {"text", "name"}` answers structuredContent
+{"report": FileValue} ({uri, name, mimeType, size, digest}) for a file it made;
+`files/authorizeDownload {uri}` answers {file, download: {transport: "https", method: "GET", url:
+http://127.0.0.1:<port>/download/<id>?token=..., expiresAt}} (403 for a wrong token). With
+`--bad-digest` the FileValue and the authorization carry a digest of other bytes (a download to
+refuse). Anything else: -32601.
 
 Options:
   --multipart          the descriptor is a multipart/form-data POST, the token a form field
   --upload-url PREFIX  advertise PREFIX instead of http://127.0.0.1:<port> (a URL to refuse)
   --upload-ttl SECONDS how long an upload URL is valid (default 600), to test expiry
+  --bad-digest         the files make_file offers announce a wrong digest
 """
 
 import argparse
@@ -79,7 +87,40 @@ TOOLS = [
               {"accept": ["text/csv", ".csv"], "maxSize": 104857600, "transferModes": ["upload"]}),
     file_tool("inline_only", "SHA-256 and size of a small file, which must be sent inline",
               {"maxSize": 1048576, "transferModes": ["inline"]}),
+    {"name": "make_file", "description": "Makes a text file and answers it as a SEP-2631 file value (download it with files/authorizeDownload)",
+     "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}, "name": {"type": "string"}}, "required": ["text"]}},
 ]
+DOWNLOADS = {}  # id -> dict(path, name, mimeType, size, digest (FileDigest), token)
+
+
+def make_file(args):
+    """A file this server made, offered as a file value (not inline)."""
+    data, name = str(args.get("text", "")).encode(), str(args.get("name") or "made.txt")
+    id_ = secrets.token_hex(8)
+    path = os.path.join(DIR, "download-" + id_)
+    with open(path, "wb") as out:
+        out.write(data)
+    digest_bytes = hashlib.sha256(b"other bytes" if ARGS.bad_digest else data).digest()
+    digest = {"algorithm": "sha-256", "value": base64.urlsafe_b64encode(digest_bytes).rstrip(b"=").decode()}
+    value = {"uri": URI_PREFIX + "out/" + id_, "name": name, "mimeType": "text/plain", "size": len(data), "digest": digest}
+    with LOCK:
+        DOWNLOADS[id_] = {"path": path, "file": value, "token": secrets.token_urlsafe(24)}
+    return {"content": [{"type": "text", "text": f"made {name} ({len(data)} bytes), offered as {value['uri']}"}],
+            "structuredContent": {"report": value}}
+
+
+def authorize_download(params):
+    uri = params.get("uri")
+    if not isinstance(uri, str) or not uri.startswith(URI_PREFIX + "out/"):
+        raise RpcError(-32602, f"not a file URI this server offers: {uri!r}")
+    with LOCK:
+        entry = DOWNLOADS.get(uri[len(URI_PREFIX + "out/"):])
+    if entry is None:
+        raise RpcError(-32602, f"unknown file URI {uri}")
+    expires_at = datetime.datetime.fromtimestamp(time.time() + 600, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    base = (ARGS.upload_url or f"http://127.0.0.1:{PORT}").rstrip("/")
+    url = f"{base}/download/{uri[len(URI_PREFIX + 'out/'):]}?token={entry['token']}"
+    return {"file": entry["file"], "download": {"transport": "https", "method": "GET", "url": url, "expiresAt": expires_at}}
 
 
 class RpcError(Exception):
@@ -230,6 +271,24 @@ class Upload(http.server.BaseHTTPRequestHandler):
         except (OSError, ValueError):
             pass
 
+    def do_GET(self):
+        url = urllib.parse.urlsplit(self.path)
+        id_ = url.path[len("/download/"):] if url.path.startswith("/download/") else ""
+        with LOCK:
+            entry = DOWNLOADS.get(id_)
+        if entry is None:
+            return self.answer(404, {"error": f"unknown download {url.path}"})
+        token = urllib.parse.parse_qs(url.query).get("token", [""])[0]
+        if not hmac.compare_digest(token.encode(), entry["token"].encode()):
+            return self.answer(403, {"error": "wrong token"})
+        data = open(entry["path"], "rb").read()
+        self.send_response(200)
+        self.send_header("Content-Type", entry["file"]["mimeType"])
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+        log(f"downloaded {id_}: {len(data)} bytes")
+
     def do_PUT(self):
         self.receive(multipart=False)
 
@@ -313,6 +372,7 @@ def main():
     parser.add_argument("--multipart", action="store_true")
     parser.add_argument("--upload-url")
     parser.add_argument("--upload-ttl", type=float, default=600)
+    parser.add_argument("--bad-digest", action="store_true")
     ARGS = parser.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # so atexit removes the upload directory
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Upload)
@@ -342,8 +402,12 @@ def main():
                 result = {}
             elif method == "tools/list":
                 result = {"tools": TOOLS}
+            elif method == "tools/call" and params.get("name") == "make_file":
+                result = make_file(params.get("arguments") or {})
             elif method == "tools/call":
                 result = call_tool(params)
+            elif method == "files/authorizeDownload":
+                result = authorize_download(params)
             elif method == "files/authorizeUpload":
                 result = authorize_upload(params)
             else:

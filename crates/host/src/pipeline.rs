@@ -260,6 +260,8 @@ async fn call_unaudited(
     let (result, spilled) = send_call(connection, tool, arguments, options.as_task, control, context, limit).await?;
     let raw = serde_json::to_value(&result).expect("a CallToolResult serializes");
     drop(result);
+    // SEP-2631 file values the result offers instead of bytes: fetched after it is stored.
+    let offered = files_in::download::offered(raw.get("structuredContent"));
     // Long base64 runs of the answer went to the store while it was read (stdio); what is used
     // besides the normalized outcome gets them back.
     let mut spills = spilled;
@@ -287,6 +289,9 @@ async fn call_unaudited(
     let mut outcome = env.ingest.store(server, tool, raw, spills, output_schema, &call_id, || env.housekeeping.after_store()).await?;
     outcome.warnings.extend(left_out);
     outcome.warnings.append(&mut file_notes);
+    if !offered.is_empty() {
+        fetch_offered(env, connection, &offered, tool, &call_id, control.timeout.unwrap_or(env.timeout), &mut outcome).await;
+    }
     if let Some(result) = app_result {
         let result = result.unwrap_or_else(|| {
             let mut summary = serde_json::json!({ "content": [{ "type": "text", "text": outcome.summary }], "isError": outcome.error.is_some() });
@@ -539,4 +544,39 @@ impl ArgumentContext for ArgumentsFromHost<'_> {
 /// [`mcp_canvas_store::MAX_RESULT_TEXT`] bytes of it.
 fn answered_text(outcome: &mcp_canvas_contract::ToolOutcome) -> String {
     outcome.summary.clone()
+}
+
+/// Fetches the files a result offered by SEP-2631 file value, stores them as the call's artifacts
+/// (a line each in the summary), or says in a warning why one was not stored.
+async fn fetch_offered(env: &CallEnv<'_>, connection: &ServerConnection, offered: &[files_in::download::Offered], tool: &str, call_id: &str, limit: Duration, outcome: &mut mcp_canvas_contract::ToolOutcome) {
+    let local = connection.url.as_deref().is_none_or(|url| url::Url::parse(url).ok().and_then(|u| u.host_str().map(str::to_owned)).is_some_and(|h| h == "127.0.0.1" || h == "localhost" || h == "[::1]"));
+    for file in offered {
+        match files_in::download::fetch(&connection.peer, local, &env.ingest.store, file, &connection.name, tool, call_id, &env.ingest.session_id, limit).await {
+            Ok(record) => {
+                outcome.summary.push_str(&format!(
+                    "\nStored {} '{}' ({}). Reference: {}",
+                    mcp_canvas_contract::kind_label(&record.mime),
+                    record.name,
+                    mcp_canvas_contract::human_size(record.size),
+                    record.id
+                ));
+                outcome.artifacts.push(mcp_canvas_contract::OutcomeArtifact {
+                    id: record.id.clone(),
+                    name: record.name.clone(),
+                    mime: record.mime.clone(),
+                    size: record.size,
+                    sha256: record.sha256.clone(),
+                    description: None,
+                    viewer: mcp_canvas_contract::viewer_for(&record.mime, &record.name),
+                    source: format!("structuredContent file value {}", file.uri),
+                    audience: mcp_canvas_contract::Audience::Both,
+                    pages: None,
+                    width: None,
+                    height: None,
+                });
+                env.housekeeping.after_store();
+            }
+            Err(reason) => outcome.warnings.push(format!("{}: {reason}", file.uri)),
+        }
+    }
 }

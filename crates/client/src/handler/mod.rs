@@ -140,9 +140,9 @@ impl ClientHandler for CanvasClient {
         // `files_in.rs`). The SEP's newest revision defines no capability; its March revision and
         // the servers built on it read `fileInputs`, which rmcp's capabilities can carry only here.
         // SEP-2631 (PR head 8799c5c1): files too large to send inline are uploaded where the
-        // server says (`files/authorizeUpload`); downloads are not supported yet. Its capability
+        // server says (`files/authorizeUpload`), and files a result offers are fetched (`files/authorizeDownload`). Its capability
         // is top-level `files` in the SEP; rmcp's capabilities can carry it only here too.
-        let files = serde_json::json!({ "upload": true, "download": false, "transports": ["https"] });
+        let files = serde_json::json!({ "upload": true, "download": true, "transports": ["https"] });
         capabilities.experimental = Some(rmcp::model::ExperimentalCapabilities::from([
             ("fileInputs".to_owned(), rmcp::model::JsonObject::new()),
             ("files".to_owned(), files.as_object().cloned().unwrap_or_default()),

@@ -23,6 +23,7 @@
 //! those the proxy gave a model. `accept` and `maxSize` (and [`MAX_INLINE_BYTES`]) are checked
 //! before anything is sent. The audit row keeps the reference and says what was sent.
 
+pub mod download;
 pub mod upload;
 
 use std::io::Read;
