@@ -266,3 +266,18 @@ fn a_file_a_tool_offers_is_fetched_checked_against_its_digest_and_stored() {
     assert!(outcome["warnings"].to_string().contains("does not match its sha-256 digest; not stored"), "{outcome}");
     assert!(!cli(dir.path(), &["artifacts", "list"]).stdout.contains("bad.txt"));
 }
+
+#[test]
+fn the_inline_cap_is_a_setting() {
+    let dir = transfer_dir(&[]);
+    std::fs::write(dir.path().join("settings.toml"), "[files]\ninline_max_bytes = 1000\n").unwrap();
+    let path = dir.path().join("two-kb.txt");
+    std::fs::write(&path, "x".repeat(2000)).unwrap();
+    let file = format!("file={}", path.display());
+    let (code, outcome, stderr) = call_json(dir.path(), &["files", "checksum", "--file", &file]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(outcome["summary"].as_str().unwrap().contains("via upload"), "2 KB is over the 1000 bytes sent inline: {outcome}");
+    let (code, _, stderr) = call_json(dir.path(), &["files", "inline_only", "--file", &file]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("over the 1000 bytes MCP Canvas sends inline (settings.toml [files] inline_max_bytes)"), "{stderr}");
+}

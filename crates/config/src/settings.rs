@@ -29,6 +29,9 @@
 //! catalog_url = "postgres://canvas@db.example.com/canvas"   # no password here: see below
 //! team = "analytics"
 //! cache_quota_bytes = 10737418240  # the local cache of the team's artifacts; default 10 GiB
+//!
+//! [files]                        # files going into tools
+//! inline_max_bytes = 16777216    # the largest file sent inline as a data URI; default 16 MiB
 //! ```
 //!
 //! Credentials never go in this file: the bucket's come from the AWS environment variables or
@@ -63,6 +66,23 @@ pub struct Settings {
     pub sampling: SamplingSettings,
     /// Where artifacts live: this machine only, or a team's bucket and catalog.
     pub store: StoreSettings,
+    /// Files going into tools.
+    pub files: FileSettings,
+}
+
+/// `[files]`.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(default, deny_unknown_fields)]
+pub struct FileSettings {
+    /// The largest file sent inline (a data URI); larger ones are uploaded where the tool allows,
+    /// else refused naming the size. Default 16 MiB.
+    pub inline_max_bytes: u64,
+}
+
+impl Default for FileSettings {
+    fn default() -> Self {
+        Self { inline_max_bytes: 16 * 1024 * 1024 }
+    }
 }
 
 /// `[store]`.

@@ -206,8 +206,8 @@ async fn call_unaudited(
     let files = if file_params.is_empty() {
         Vec::new()
     } else {
-        let (store, params, given, access) = (env.ingest.store.clone(), file_params.clone(), arguments.clone(), options.files);
-        tokio::task::spawn_blocking(move || files_in::choose(&params, &given, &store, access))
+        let (store, params, given, access, inline_max) = (env.ingest.store.clone(), file_params.clone(), arguments.clone(), options.files, env.settings.files.inline_max_bytes);
+        tokio::task::spawn_blocking(move || files_in::choose(&params, &given, &store, access, inline_max))
             .await
             .map_err(|e| HostError::Bug(format!("checking the files of `{server}`/`{tool}` panicked: {e}")))?
             .map_err(|reason| HostError::FileRefused { server: server.to_owned(), tool: tool.to_owned(), reason })?

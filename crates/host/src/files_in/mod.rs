@@ -32,8 +32,8 @@ use base64::Engine as _;
 use mcp_canvas_store::{ArtifactRecord, ArtifactStore, StoreError};
 use serde_json::{json, Map, Value};
 
-/// The most one file may weigh inline (decoded), whatever the tool allows: a data URI is held in
-/// memory, and every server reads the whole message.
+/// The most one file may weigh inline (decoded) by default, whatever the tool allows: a data URI
+/// is held in memory, and every server reads the whole message (`[files] inline_max_bytes`).
 pub const MAX_INLINE_BYTES: u64 = 16 * 1024 * 1024;
 
 /// How a declared file argument is sent.
@@ -157,9 +157,9 @@ pub struct Chosen {
 pub type Refusal = String;
 
 /// Finds and checks the files the arguments name: each a reference to a stored file this caller
-/// may send, of an accepted type, within the tool's `maxSize` and [`MAX_INLINE_BYTES`]. A value
+/// may send, of an accepted type, within the tool's `maxSize` and `inline_max` (else uploaded). A value
 /// that already is a `data:` URI is left as it is (within the same bounds).
-pub fn choose(params: &[FileParam], arguments: &Map<String, Value>, store: &ArtifactStore, access: FileAccess) -> Result<Vec<Chosen>, Refusal> {
+pub fn choose(params: &[FileParam], arguments: &Map<String, Value>, store: &ArtifactStore, access: FileAccess, inline_max: u64) -> Result<Vec<Chosen>, Refusal> {
     let mut chosen = Vec::new();
     for param in params {
         let Some(value) = arguments.get(&param.name) else { continue };
@@ -201,7 +201,7 @@ pub fn choose(params: &[FileParam], arguments: &Map<String, Value>, store: &Arti
             if !accepts(&param.accept, &record.mime, &record.name) {
                 return Err(format!("{label}: `{}` is {}, and the tool accepts {}", record.name, record.mime, param.accept.join(", ")));
             }
-            let upload = check_size(&label, record.size, param)?;
+            let upload = check_size(&label, record.size, param, inline_max)?;
             chosen.push(Chosen { param: param.clone(), index, record, upload });
         }
     }
@@ -210,23 +210,23 @@ pub fn choose(params: &[FileParam], arguments: &Map<String, Value>, store: &Arti
 
 /// Whether a file of `size` bytes goes out of band (`true`) or inline, as the tool allows; a
 /// refusal naming the size when neither fits.
-fn check_size(label: &str, size: u64, param: &FileParam) -> Result<bool, Refusal> {
+fn check_size(label: &str, size: u64, param: &FileParam, inline_max: u64) -> Result<bool, Refusal> {
     if let Some(max) = param.max_size.filter(|max| size > *max) {
         return Err(format!("{label}: the file is {} and the tool takes at most {}", bytes(size), bytes(max)));
     }
     if param.encoding != FileEncoding::DataUri {
         return Ok(false);
     }
-    if param.inline && size <= MAX_INLINE_BYTES {
+    if param.inline && size <= inline_max {
         return Ok(false);
     }
     if param.upload {
         return Ok(true);
     }
     Err(format!(
-        "{label}: the file is {}, over the {} MCP Canvas sends inline, and the tool takes no upload (SEP-2631 transferModes)",
+        "{label}: the file is {}, over the {} MCP Canvas sends inline (settings.toml [files] inline_max_bytes), and the tool takes no upload (SEP-2631 transferModes)",
         bytes(size),
-        bytes(MAX_INLINE_BYTES)
+        bytes(inline_max)
     ))
 }
 
