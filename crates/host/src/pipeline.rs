@@ -224,11 +224,10 @@ async fn call_unaudited(
     let wants_files = ["filename", "file_names"].iter().any(|k| schema.get("properties").and_then(|p| p.get(*k)).is_some())
         || files.iter().any(|f| f.param.encoding == files_in::FileEncoding::OpenAi);
     let file_server = if wants_files { Some(env.file_server().await?) } else { None };
-    arguments::prepare(schema, &mut arguments, &ArgumentsFromHost { env, file_server });
+    arguments::prepare(schema, &mut arguments, &ArgumentsFromHost { env, file_server, access: options.files });
     // Audited as given (references), with what was sent for each.
     sent.arguments = Value::Object(arguments.clone());
     let mut file_notes = files_in::notes(&files);
-    sent.files = file_notes.clone();
     if !files.is_empty() {
         let grant = |id: &str| file_server.map(|server| server.grant(id, DEFAULT_TOKEN_TTL));
         let grants: Vec<(String, Option<String>)> = files.iter().map(|f| (f.record.id.clone(), grant(&f.record.id))).collect();
@@ -244,11 +243,21 @@ async fn call_unaudited(
         let local = connection.url.as_deref().is_none_or(|url| url::Url::parse(url).ok().and_then(|u| u.host_str().map(str::to_owned)).is_some_and(|h| h == "127.0.0.1" || h == "localhost" || h == "[::1]"));
         let limit = control.timeout.unwrap_or(env.timeout);
         for file in files.iter().filter(|f| f.upload) {
-            let uri = files_in::upload::upload(&connection.peer, local, &env.ingest.store, &file.record, limit)
-                .await
-                .map_err(|reason| HostError::FileRefused { server: server.to_owned(), tool: tool.to_owned(), reason: format!("`{}`: {reason}", file.param.name) })?;
+            let uploading = files_in::upload::upload(&connection.peer, local, &env.ingest.store, &file.record, limit);
+            let cancelled = async {
+                match &control.cancel {
+                    Some(token) => token.cancelled().await,
+                    None => std::future::pending().await,
+                }
+            };
+            let uri = tokio::select! {
+                uri = uploading => uri.map_err(|reason| HostError::FileRefused { server: server.to_owned(), tool: tool.to_owned(), reason: format!("`{}`: {reason}", file.param.name) })?,
+                () = cancelled => return Err(HostError::Cancelled { server: server.to_owned(), tool: tool.to_owned(), reason: Some("while its file was uploading".into()) }),
+            };
             files_in::put(&mut arguments, file, Value::String(uri));
         }
+        // Recorded once every file is on its way (a refusal above sent nothing).
+        sent.files = file_notes.clone();
     }
     sent.identity = arguments.get("username").and_then(Value::as_str).map(str::to_owned);
     if options.from_app {
@@ -525,6 +534,8 @@ impl CallEnv<'_> {
 struct ArgumentsFromHost<'a> {
     env: &'a CallEnv<'a>,
     file_server: Option<&'a FileServer>,
+    /// A model (the proxy) names only files the proxy gave a model.
+    access: files_in::FileAccess,
 }
 
 impl ArgumentContext for ArgumentsFromHost<'_> {
@@ -535,6 +546,9 @@ impl ArgumentContext for ArgumentsFromHost<'_> {
     fn file_url(&self, id_or_name: &str) -> Option<String> {
         let server = self.file_server?;
         let record = self.env.ingest.store.find_in_session(&self.env.ingest.session_id, id_or_name).ok().flatten()?;
+        if self.access == files_in::FileAccess::Model && !self.env.ingest.store.shared_with_model(&record.id).unwrap_or(false) {
+            return None;
+        }
         Some(server.grant(&record.id, DEFAULT_TOKEN_TTL))
     }
 }

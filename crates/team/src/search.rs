@@ -41,6 +41,12 @@ fn clean(text: &str) -> String {
     text.chars().map(|c| if c.is_control() && c != '\n' && c != '\t' { ' ' } else { c }).collect()
 }
 
+/// A headline as read (a teammate's build may have stored anything): every control character out
+/// but the snippet markers.
+fn clean_headline(text: &str) -> String {
+    text.chars().map(|c| if c.is_control() && c != '\u{1}' && c != '\u{2}' { ' ' } else { c }).collect()
+}
+
 impl Catalog {
     /// Team artifacts `me` holds whose text is not in the catalog yet (at most `limit`).
     pub async fn text_pending(&self, team: &str, me: &str, limit: i64) -> Result<Vec<String>, TeamError> {
@@ -128,7 +134,8 @@ impl Catalog {
             columns = crate::catalog::COLUMNS.split(", ").map(|c| format!("a.{c}")).collect::<Vec<_>>().join(", "),
         );
         let client = self.client.lock().await;
-        let name = query.name_contains.as_deref().filter(|n| !n.is_empty());
+        // `%`, `_` and `\` in the name filter are themselves (ILIKE's escape is `\`).
+        let name = query.name_contains.as_deref().filter(|n| !n.is_empty()).map(|n| n.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_"));
         let rows = client
             .query(
                 &sql,
@@ -141,7 +148,7 @@ impl Catalog {
             .map(|row| {
                 let artifact = crate::catalog::from_row(row);
                 let place: String = row.get(16);
-                let headline: String = row.get(18);
+                let headline: String = clean_headline(&row.get::<_, String>(18));
                 SearchHit {
                     artifact: artifact.record,
                     place: parse_place(&place),
@@ -244,6 +251,8 @@ mod tests {
         assert!(text.find("[Region]").unwrap() < LEAD_CHARS + 8, "{text}");
         assert_eq!(shown(&headline_parts("short \u{1}hit\u{2} here")), "short [hit] here");
         assert_eq!(shown(&headline_parts("no marks at all")), "no marks at all");
+        // What a teammate's build stored is cleaned as it is read: no escape sequence reaches a terminal.
+        assert_eq!(shown(&headline_parts(&clean_headline("red \u{1b}[31m \u{1}alert\u{2}\u{7}"))).trim_end(), "red [31m [alert]");
     }
 }
 

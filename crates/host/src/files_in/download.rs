@@ -85,7 +85,7 @@ pub async fn fetch(peer: &Peer<RoleClient>, server_is_local: bool, store: &Arc<A
         return Err(format!("the download of {} asks for `{}`; only GET is supported", offered.uri, descriptor["method"]));
     }
     let url = super::upload::checked_url(descriptor, server_is_local)?;
-    let client = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).connect_timeout(Duration::from_secs(10)).build().map_err(|e| format!("no HTTP client: {e}"))?;
+    let client = super::upload::client_for(&url, server_is_local).await?;
     let mut request = client.get(url.clone());
     for (name, value) in descriptor["headers"].as_object().into_iter().flatten() {
         if let (Some(value), false) = (value.as_str(), ["host", "content-length", "transfer-encoding", "connection"].contains(&name.to_ascii_lowercase().as_str())) {

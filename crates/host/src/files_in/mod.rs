@@ -205,8 +205,22 @@ pub fn choose(params: &[FileParam], arguments: &Map<String, Value>, store: &Arti
             chosen.push(Chosen { param: param.clone(), index, record, upload });
         }
     }
+    // A list of references can name one large file many times: bound what one call sends inline.
+    let inline_total: u64 = chosen.iter().filter(|c| !c.upload && c.param.encoding == FileEncoding::DataUri).map(|c| c.record.size).sum();
+    let max_total = inline_max.saturating_mul(4);
+    if inline_total > max_total || chosen.len() > MAX_FILES_PER_CALL {
+        return Err(format!(
+            "{} files, {} inline in all: one call sends at most {MAX_FILES_PER_CALL} files and {} inline",
+            chosen.len(),
+            bytes(inline_total),
+            bytes(max_total)
+        ));
+    }
     Ok(chosen)
 }
+
+/// The most files one call sends.
+const MAX_FILES_PER_CALL: usize = 64;
 
 /// Whether a file of `size` bytes goes out of band (`true`) or inline, as the tool allows; a
 /// refusal naming the size when neither fits.

@@ -55,11 +55,7 @@ pub async fn upload(peer: &Peer<RoleClient>, server_is_local: bool, store: &Arti
     let descriptor = &value["upload"];
     let url = checked_url(descriptor, server_is_local)?;
     let method = descriptor["method"].as_str().unwrap_or("PUT").to_ascii_uppercase();
-    let client = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .connect_timeout(Duration::from_secs(10))
-        .build()
-        .map_err(|e| format!("no HTTP client: {e}"))?;
+    let client = client_for(&url, server_is_local).await?;
     let path = store.blob_path(&record.sha256);
     let file = tokio::fs::File::open(&path).await.map_err(|e| format!("{}: its file cannot be read: {e}", record.id))?;
     let body = reqwest::Body::wrap_stream(tokio_util::io::ReaderStream::with_capacity(file, 256 * 1024));
@@ -94,11 +90,27 @@ pub async fn upload(peer: &Peer<RoleClient>, server_is_local: bool, store: &Arti
         .map_err(|e| format!("uploading {} to {} failed: {e}", record.name, shown(&url)))?;
     let status = response.status();
     if !status.is_success() {
-        let said: String = response.text().await.unwrap_or_default().chars().take(200).collect();
+        let said = first_bytes(response, 4096).await;
+        let said: String = said.chars().take(200).collect();
         let why = if status.as_u16() == 422 || said.to_ascii_lowercase().contains("digest") { " (the bytes it got do not match their digest)" } else { "" };
         return Err(format!("uploading {} to {} was refused: HTTP {status}{why}: {said}", record.name, shown(&url)));
     }
     Ok(uri)
+}
+
+/// At most `max` bytes of an answer's body, for an error message (within 5 s).
+async fn first_bytes(mut response: reqwest::Response, max: usize) -> String {
+    let mut body = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(5), async {
+        while body.len() < max {
+            match response.chunk().await {
+                Ok(Some(chunk)) => body.extend_from_slice(&chunk[..chunk.len().min(max - body.len())]),
+                _ => break,
+            }
+        }
+    })
+    .await;
+    String::from_utf8_lossy(&body).into_owned()
 }
 
 /// The descriptor's extra headers, without the ones the transfer itself decides.
@@ -125,8 +137,9 @@ pub fn checked_url(descriptor: &Value, server_is_local: bool) -> Result<url::Url
     let host = url.host().ok_or("the server's upload URL has no host")?;
     let ip: Option<IpAddr> = match &host {
         url::Host::Ipv4(ip) => Some(IpAddr::V4(*ip)),
-        url::Host::Ipv6(ip) => Some(IpAddr::V6(*ip)),
-        url::Host::Domain(name) if name.eq_ignore_ascii_case("localhost") => Some(IpAddr::from([127, 0, 0, 1])),
+        // `::ffff:10.0.0.5` is 10.0.0.5.
+        url::Host::Ipv6(ip) => Some(IpAddr::V6(*ip).to_canonical()),
+        url::Host::Domain(name) if is_localhost(name) => Some(IpAddr::from([127, 0, 0, 1])),
         url::Host::Domain(_) => None,
     };
     let loopback = ip.is_some_and(|ip| ip.is_loopback());
@@ -137,15 +150,46 @@ pub fn checked_url(descriptor: &Value, server_is_local: bool) -> Result<url::Url
         other => return Err(format!("the server's upload URL uses `{other}:`; only https is allowed")),
     }
     if let Some(ip) = ip {
-        let private = match ip {
-            IpAddr::V4(v4) => v4.is_private() || v4.is_link_local() || v4.is_unspecified() || v4.is_broadcast() || v4.is_documentation() || v4.octets()[0] == 100 && (64..128).contains(&v4.octets()[1]),
-            IpAddr::V6(v6) => v6.is_unspecified() || (v6.segments()[0] & 0xfe00) == 0xfc00 || (v6.segments()[0] & 0xffc0) == 0xfe80,
-        };
-        if private || (ip.is_loopback() && !server_is_local) {
-            return Err(format!("the server's upload URL {} points into a private or local address range; refused", shown(&url)));
-        }
+        allowed_address(ip, server_is_local).map_err(|()| format!("the server's upload URL {} points into a private or local address range; refused", shown(&url)))?;
     }
     Ok(url)
+}
+
+fn is_localhost(name: &str) -> bool {
+    let name = name.trim_end_matches('.').to_ascii_lowercase();
+    name == "localhost" || name.ends_with(".localhost")
+}
+
+/// Whether a transfer may connect to `ip`: never a private, link-local, unspecified, NAT64 or
+/// documentation address; loopback only for a server on this machine.
+fn allowed_address(ip: IpAddr, server_is_local: bool) -> Result<(), ()> {
+    let ip = ip.to_canonical();
+    let private = match ip {
+        IpAddr::V4(v4) => v4.is_private() || v4.is_link_local() || v4.is_unspecified() || v4.is_broadcast() || v4.is_documentation() || v4.octets()[0] == 100 && (64..128).contains(&v4.octets()[1]),
+        IpAddr::V6(v6) => {
+            let first = v6.segments()[0];
+            v6.is_unspecified() || (first & 0xfe00) == 0xfc00 || (first & 0xffc0) == 0xfe80 || (v6.segments()[..6] == [0x64, 0xff9b, 0, 0, 0, 0])
+        }
+    };
+    if private || (ip.is_loopback() && !server_is_local) { Err(()) } else { Ok(()) }
+}
+
+/// A client for a transfer to `url`: no redirects; a named host is resolved here and every
+/// address it has must pass [`allowed_address`], and the connection goes to the address checked
+/// (so a name cannot resolve differently between the check and the connection).
+pub(crate) async fn client_for(url: &url::Url, server_is_local: bool) -> Result<reqwest::Client, Refusal> {
+    let mut builder = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).connect_timeout(Duration::from_secs(10));
+    if let Some(url::Host::Domain(name)) = url.host() {
+        if !is_localhost(name) {
+            let port = url.port_or_known_default().unwrap_or(443);
+            let addresses: Vec<std::net::SocketAddr> = tokio::net::lookup_host((name, port)).await.map_err(|e| format!("{name} cannot be resolved: {e}"))?.collect();
+            if addresses.is_empty() || addresses.iter().any(|a| allowed_address(a.ip(), server_is_local).is_err()) {
+                return Err(format!("{name} resolves into a private or local address range; refused"));
+            }
+            builder = builder.resolve_to_addrs(name, &addresses);
+        }
+    }
+    builder.build().map_err(|e| format!("no HTTP client: {e}"))
 }
 
 #[cfg(test)]
@@ -163,9 +207,21 @@ mod tests {
         assert!(check("http://localhost:8123/upload/1", true).is_ok());
         assert!(check("http://127.0.0.1:8123/upload/1", false).unwrap_err().contains("plain http"), "a remote server's loopback over http");
         assert!(check("https://127.0.0.1:8123/upload/1", false).unwrap_err().contains("private or local"), "a remote server's loopback");
+        for loopback in ["https://[::ffff:127.0.0.1]:8443/u", "https://localhost./u", "https://x.localhost/u"] {
+            assert!(check(loopback, false).unwrap_err().contains("private or local"), "{loopback}");
+        }
         assert!(check("http://files.example.com/u/1", false).unwrap_err().contains("plain http"));
         assert!(check("http://files.example.com/u/1", true).unwrap_err().contains("plain http"), "http only to loopback");
-        for private in ["https://10.0.0.1/u", "https://192.168.1.9/u", "https://169.254.169.254/latest", "https://[fd00::1]/u", "https://0.0.0.0/u", "https://100.64.0.1/u"] {
+        for private in [
+            "https://10.0.0.1/u",
+            "https://192.168.1.9/u",
+            "https://169.254.169.254/latest",
+            "https://[fd00::1]/u",
+            "https://0.0.0.0/u",
+            "https://100.64.0.1/u",
+            "https://[::ffff:10.0.0.5]/u",
+            "https://[64:ff9b::a00:5]/u",
+        ] {
             assert!(check(private, true).unwrap_err().contains("private or local"), "{private}");
         }
         assert!(check("ftp://files.example.com/u", false).is_err());
@@ -176,5 +232,21 @@ mod tests {
     fn digests_are_base64url_without_padding() {
         // sha-256 of "abc".
         assert_eq!(digest_value("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"), "ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0");
+    }
+}
+
+#[cfg(test)]
+mod resolving {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_name_that_resolves_to_loopback_is_refused_for_a_remote_server() {
+        // `localhost` variants are caught by name; a name resolving to loopback by resolution.
+        let url = url::Url::parse("https://ip6-localhost/u").unwrap();
+        if tokio::net::lookup_host(("ip6-localhost", 443)).await.is_ok() {
+            assert!(client_for(&url, false).await.unwrap_err().contains("private or local"));
+        }
+        let local = url::Url::parse("https://localhost/u").unwrap();
+        assert!(client_for(&local, true).await.is_ok());
     }
 }

@@ -298,6 +298,15 @@ fn call_segment_text(server: &str, tool: &str, arguments: &str, result_text: Opt
     format!("{server} {tool} {} {}", argument_text(arguments), result_text.unwrap_or(""))
 }
 
+/// The largest char boundary at or below `max`.
+fn floor_boundary(text: &str, max: usize) -> usize {
+    let mut cut = max.min(text.len());
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    cut
+}
+
 /// The arguments' keys and values as words (JSON punctuation is not text), at most 16 KiB.
 fn argument_text(arguments: &str) -> String {
     fn walk(value: &serde_json::Value, out: &mut String) {
@@ -314,7 +323,7 @@ fn argument_text(arguments: &str) -> String {
             }
             serde_json::Value::Array(items) => items.iter().for_each(|item| walk(item, out)),
             serde_json::Value::String(text) => {
-                out.push_str(text.get(..4096).unwrap_or(text));
+                out.push_str(&text[..floor_boundary(text, 4096)]);
                 out.push(' ');
             }
             serde_json::Value::Null => {}
@@ -327,7 +336,7 @@ fn argument_text(arguments: &str) -> String {
     let mut out = String::new();
     match serde_json::from_str::<serde_json::Value>(arguments) {
         Ok(value) => walk(&value, &mut out),
-        Err(_) => out.push_str(arguments.get(..4096).unwrap_or("")),
+        Err(_) => out.push_str(&arguments[..floor_boundary(arguments, 4096)]),
     }
     out
 }
@@ -395,7 +404,10 @@ pub(crate) fn run(conn: &Connection, query: &SearchQuery) -> Result<SearchResult
         pinned_only: query.pinned_only,
     });
     if query.shared_with_model {
+        // Files the proxy gave a model, by their own text and name; not by the calls that stored
+        // them (the same bytes from a call of the person's would be the same artifact).
         conditions.sql.push("EXISTS (SELECT 1 FROM model_shared m WHERE m.artifact_id = a.id)".into());
+        conditions.sql.push("s.place <> 'call'".into());
     }
     if let Some(since) = query.since_ms {
         let p = conditions.bind(since.into());

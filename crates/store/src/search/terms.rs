@@ -63,7 +63,8 @@ impl Terms {
                 continue;
             }
             let starred = raw.ends_with('*');
-            let last_typed = typing && rest.is_empty();
+            // While typing, a prefix of one character would match most of the index: not yet.
+            let last_typed = typing && rest.is_empty() && words.last().is_some_and(|w| w.chars().count() >= 2);
             terms.push(Term { prefix: starred || last_typed, words });
         }
         terms.truncate(MAX_TERMS);
@@ -133,6 +134,13 @@ mod tests {
     }
 
     #[test]
+    fn a_single_letter_being_typed_is_not_yet_a_prefix() {
+        assert_eq!(fts("q"), r#""q""#);
+        assert_eq!(fts("qu"), r#""qu"*"#);
+        assert_eq!(fts("q*"), r#""q"*"#);
+    }
+
+    #[test]
     fn words_are_required_and_the_last_one_is_a_prefix_while_typed() {
         assert_eq!(fts("quarterly rev"), r#""quarterly" AND "rev"*"#);
         assert_eq!(fts("quarterly revenue "), r#""quarterly" AND "revenue""#);
@@ -158,7 +166,7 @@ mod tests {
     #[test]
     fn an_unbalanced_quote_is_an_ordinary_character() {
         assert_eq!(fts(r#"say "hello world"#), r#""say" AND "hello" AND "world"*"#);
-        assert_eq!(fts(r#""a b" "c"#), r#""a b" AND "c"*"#);
+        assert_eq!(fts(r#""a b" "cd"#), r#""a b" AND "cd"*"#);
     }
 
     #[test]
@@ -172,12 +180,12 @@ mod tests {
     #[test]
     fn the_postgres_form_has_only_letters_digits_and_operators() {
         assert_eq!(Terms::parse(r#""net revenue" q3 to"#).tsquery(), "(net <-> revenue) & q3 & to:*");
-        assert_eq!(Terms::parse("a&b|c!d e").tsquery(), "(a <-> b <-> c <-> d) & e:*");
+        assert_eq!(Terms::parse("a&b|c!d ef").tsquery(), "(a <-> b <-> c <-> d) & ef:*");
     }
 
     #[test]
     fn highlighting_matches_words_and_prefixes() {
-        let terms = Terms::parse("revenue q");
+        let terms = Terms::parse("revenue qu");
         assert!(terms.matches_word("revenue"));
         assert!(terms.matches_word("quarter"));
         assert!(!terms.matches_word("revenues"));
