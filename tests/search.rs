@@ -216,9 +216,16 @@ fn hostile_files_are_indexed_within_bounds_and_the_catalog_stays_whole() {
     let cut_pdf = put(&store, "cut.pdf", "application/pdf", b"%PDF-1.7\n1 0 obj << /Type /Catalog");
     let scripts = put(&store, "x.html", "text/html", "<script>needle()</script><style>needle{}</style>".repeat(1000).as_bytes());
     let _weird = put(&store, "a\u{202e}b\u{0}c.txt", "text/plain", b"plain words");
+    // A file two indexing runs started on and never finished (PDFium crashed on it, say).
+    let stuck = put(&store, "stuck.txt", "text/plain", b"marooned words");
+    store.search_start(&stuck).unwrap();
+    store.search_start(&stuck).unwrap();
 
     let run = host_search::index_pending(&store, None).unwrap();
-    assert_eq!(run.artifacts, 6);
+    assert_eq!(run.artifacts, 7);
+    let by = |text: &str| host_search::search(&store, &SearchQuery { text: format!("{text} "), ..Default::default() }).unwrap().hits;
+    assert!(by("marooned").is_empty(), "the third run indexes only its name");
+    assert_eq!(by("stuck").iter().map(|h| (h.artifact.id.as_str(), h.place)).collect::<Vec<_>>(), vec![(stuck.as_str(), HitPlace::Name)]);
     assert!(store.search_status().unwrap().pending == 0);
     let hits = host_search::search(&store, &SearchQuery { text: "needle ".into(), ..Default::default() }).unwrap().hits;
     let found: Vec<(&str, HitPlace)> = hits.iter().map(|h| (h.artifact.id.as_str(), h.place)).collect();

@@ -24,6 +24,9 @@ use mcp_canvas_store::{
     ArtifactRecord, ArtifactStore, HitPlace, IndexBatch, SearchQuery, SearchResults, Segment, StoreError,
 };
 
+/// Runs that may start on one artifact without finishing before only its name is indexed.
+const MAX_ATTEMPTS: u32 = 2;
+
 /// Text written per transaction.
 pub const BATCH_TEXT_BYTES: usize = 1024 * 1024;
 /// How often an idle indexer looks for work other processes left.
@@ -172,8 +175,21 @@ pub fn index_pending(store: &ArtifactStore, deadline: Option<Instant>) -> Result
 /// Indexes one artifact: its name and summary, then its text, batch by batch. A file that cannot
 /// be read is indexed by name, with a note saying why. Returns the segments written.
 pub fn index_artifact(store: &ArtifactStore, record: &ArtifactRecord) -> Result<usize, StoreError> {
-    store.search_start(&record.id)?;
+    let attempts = store.search_start(&record.id)?;
     let mut batch = IndexBatch::new(&record.id);
+    if attempts > MAX_ATTEMPTS {
+        // Two runs on it never finished (PDFium crashed or hung, the process was killed): its
+        // name only, so it cannot stop every indexer after it.
+        let label = match &record.description {
+            Some(description) => format!("{} {description}", record.name),
+            None => record.name.clone(),
+        };
+        batch.push(Segment { place: HitPlace::Name, position: 0, byte_offset: 0, byte_length: 0, text: label });
+        if store.search_write(&batch)? {
+            store.search_finish(&record.id, crate::Host::now_ms(), Some("indexing its text stopped twice (a crash, a hang or a kill); only its name is searchable"))?;
+        }
+        return Ok(1);
+    }
     let mut written = 0usize;
     let mut failed: Option<StoreError> = None;
     let path = store.blob_path(&record.sha256);

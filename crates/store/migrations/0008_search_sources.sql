@@ -7,3 +7,9 @@ CREATE TABLE model_shared (
     artifact_id  TEXT PRIMARY KEY REFERENCES artifacts (id) ON DELETE CASCADE,
     shared_at_ms INTEGER NOT NULL
 );
+-- Indexing runs started on an artifact and not finished (a crash in PDFium, a kill, a hang): after
+-- two, only its name is indexed, so one bad file cannot stop (or crash) every indexer after it.
+CREATE TABLE search_attempts (
+    artifact_id TEXT PRIMARY KEY REFERENCES artifacts (id) ON DELETE CASCADE,
+    attempts    INTEGER NOT NULL
+);

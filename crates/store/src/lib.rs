@@ -347,8 +347,9 @@ impl ArtifactStore {
         search::pending(&self.conn(), limit)
     }
 
-    /// Starts (or restarts) indexing `artifact_id`: drops what an interrupted run left.
-    pub fn search_start(&self, artifact_id: &str) -> Result<(), StoreError> {
+    /// Starts (or restarts) indexing `artifact_id`: drops what an interrupted run left, and
+    /// returns how many runs have started on it without finishing (this one included).
+    pub fn search_start(&self, artifact_id: &str) -> Result<u32, StoreError> {
         search::start(&mut self.conn(), artifact_id)
     }
 

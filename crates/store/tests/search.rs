@@ -136,6 +136,8 @@ fn an_interrupted_run_is_pending_and_starts_over() {
     drop(store);
     let store = ArtifactStore::open(dir.path()).unwrap();
     assert_eq!(store.search_pending(10).unwrap().iter().map(|r| r.id.clone()).collect::<Vec<_>>(), vec![doc.id.clone()]);
+    // The next run knows it is the second.
+    assert_eq!(store.search_start(&doc.id).unwrap(), 2);
     index(&store, &doc, vec![segment(HitPlace::Line, 1, "first half"), segment(HitPlace::Line, 2, "second half")]);
     assert_eq!(found(&store, &query("half ")).len(), 2, "the first run's segment is not there twice");
     assert!(store.search_pending(10).unwrap().is_empty());
@@ -231,4 +233,21 @@ fn a_calls_answer_is_searched_with_its_files_and_bounded() {
     assert!(kept.len() <= mcp_canvas_store::MAX_RESULT_TEXT, "{}", kept.len());
     store.search_index_calls(10).unwrap();
     assert_eq!(found(&store, &query("umbrella ")), vec![("report.pdf".into(), HitPlace::Call, 0)]);
+}
+
+#[test]
+fn one_artifact_with_many_strong_hits_does_not_hide_the_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = ArtifactStore::open(dir.path()).unwrap();
+    // Ranked first: 400 short segments that are all the word.
+    let big = put(&store, "acme-log.txt", "text/plain", "demo", "tail", "c1", 1);
+    index(&store, &big, (1..=400).map(|i| segment(HitPlace::Line, i, "acme acme acme")).collect());
+    for i in 0..20 {
+        let r = put(&store, &format!("n{i}.txt"), "text/plain", "demo", "tail", "c1", 10 + i);
+        index(&store, &r, vec![segment(HitPlace::Line, 1, "a long line that mentions acme once among many other words of no interest")]);
+    }
+    let hits = store.search(&SearchQuery { limit: 12, ..query("acme ") }).unwrap().hits;
+    assert_eq!(hits.len(), 12);
+    assert_eq!(hits.iter().filter(|h| h.artifact.id == big.id).count(), 3);
+    assert_eq!(hits[0].artifact.id, big.id, "the strongest still first");
 }

@@ -164,6 +164,8 @@ pub struct IndexStatus {
 
 /// Hits per artifact in one result list.
 const HITS_PER_ARTIFACT: usize = 3;
+/// The best segments a search ranks before keeping three per artifact.
+const RANKED: usize = 5000;
 
 /// Segments written for one artifact, committed in one short transaction.
 #[derive(Debug, Default)]
@@ -210,8 +212,9 @@ pub(crate) fn pending(conn: &Connection, limit: u32) -> Result<Vec<ArtifactRecor
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
-/// Drops what an interrupted run left of `artifact_id`'s text (not its call's segments).
-pub(crate) fn start(conn: &mut Connection, artifact_id: &str) -> Result<(), StoreError> {
+/// Drops what an interrupted run left of `artifact_id`'s text (not its call's segments) and
+/// counts this run; returns how many runs started on it without finishing, this one included.
+pub(crate) fn start(conn: &mut Connection, artifact_id: &str) -> Result<u32, StoreError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     tx.execute(
         "DELETE FROM search_text WHERE rowid IN (SELECT id FROM search_segments WHERE artifact_id = ?1 AND place <> 'call')",
@@ -219,8 +222,14 @@ pub(crate) fn start(conn: &mut Connection, artifact_id: &str) -> Result<(), Stor
     )?;
     tx.execute("DELETE FROM search_segments WHERE artifact_id = ?1 AND place <> 'call'", [artifact_id])?;
     tx.execute("DELETE FROM search_indexed WHERE artifact_id = ?1", [artifact_id])?;
+    tx.execute(
+        "INSERT INTO search_attempts (artifact_id, attempts) SELECT id, 1 FROM artifacts WHERE id = ?1
+         ON CONFLICT (artifact_id) DO UPDATE SET attempts = attempts + 1",
+        [artifact_id],
+    )?;
+    let attempts: u32 = tx.query_row("SELECT COALESCE((SELECT attempts FROM search_attempts WHERE artifact_id = ?1), 1)", [artifact_id], |row| row.get(0))?;
     tx.commit()?;
-    Ok(())
+    Ok(attempts)
 }
 
 /// Writes `batch`, unless its artifact was removed meanwhile (then nothing, `false`).
@@ -254,6 +263,7 @@ fn insert_segments(tx: &rusqlite::Transaction<'_>, artifact_id: &str, segments: 
 
 /// Marks `artifact_id` indexed (with what was left out, if anything).
 pub(crate) fn finish(conn: &Connection, artifact_id: &str, now_ms: i64, note: Option<&str>) -> Result<(), StoreError> {
+    conn.execute("DELETE FROM search_attempts WHERE artifact_id = ?1", [artifact_id])?;
     conn.execute(
         "INSERT OR REPLACE INTO search_indexed (artifact_id, indexed_at_ms, segments, note)
          SELECT id, ?2, (SELECT COUNT(*) FROM search_segments WHERE artifact_id = ?1), ?3 FROM artifacts WHERE id = ?1",
@@ -346,7 +356,7 @@ fn argument_text(arguments: &str) -> String {
 pub(crate) fn clear(conn: &mut Connection) -> Result<(), StoreError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     tx.execute_batch(&format!(
-        "DROP TABLE IF EXISTS search_text; {CREATE_TEXT}; DELETE FROM search_segments; DELETE FROM search_indexed; UPDATE search_calls SET audit_seq = 0 WHERE id = 1;"
+        "DROP TABLE IF EXISTS search_text; {CREATE_TEXT}; DELETE FROM search_segments; DELETE FROM search_indexed; DELETE FROM search_attempts; UPDATE search_calls SET audit_seq = 0 WHERE id = 1;"
     ))?;
     tx.commit()?;
     Ok(())
@@ -417,13 +427,20 @@ pub(crate) fn run(conn: &Connection, query: &SearchQuery) -> Result<SearchResult
         let p = conditions.bind(until.into());
         conditions.sql.push(format!("a.created_at_ms < {p}"));
     }
-    // More rows than hits: several segments of one artifact collapse to three.
+    // At most three segments per artifact, chosen before the limit (one artifact with thousands
+    // of strong hits must not hide every other); among the best `RANKED` segments.
+    let where_clause = conditions.where_clause();
     let sql = format!(
-        "SELECT {COLUMNS}, s.place, s.position, s.byte_offset, s.byte_length
-         FROM search_text JOIN search_segments s ON s.id = search_text.rowid JOIN artifacts a ON a.id = s.artifact_id
-         {} ORDER BY bm25(search_text), s.id LIMIT {}",
-        conditions.where_clause(),
-        limit * 8
+        "WITH hits AS (
+             SELECT s.artifact_id AS artifact_id, s.place AS place, s.position AS position, s.byte_offset AS byte_offset,
+                    s.byte_length AS byte_length, s.id AS segment, bm25(search_text) AS rank
+             FROM search_text JOIN search_segments s ON s.id = search_text.rowid JOIN artifacts a ON a.id = s.artifact_id
+             {where_clause} ORDER BY rank LIMIT {RANKED}
+         ),
+         ranked AS (SELECT *, row_number() OVER (PARTITION BY artifact_id ORDER BY rank, segment) AS nth FROM hits)
+         SELECT {COLUMNS}, r.place, r.position, r.byte_offset, r.byte_length
+         FROM ranked r JOIN artifacts a ON a.id = r.artifact_id
+         WHERE r.nth <= {HITS_PER_ARTIFACT} ORDER BY r.rank, r.segment LIMIT {limit}"
     );
     let mut stmt = conn.prepare(&sql)?;
     let rows = stmt.query_map(rusqlite::params_from_iter(conditions.values.iter()), |row| {
