@@ -49,31 +49,25 @@ fn clean_headline(text: &str) -> String {
 
 impl Catalog {
     /// Team artifacts `me` holds whose text is not in the catalog yet (at most `limit`).
-    pub async fn text_pending(&self, team: &str, me: &str, limit: i64) -> Result<Vec<String>, TeamError> {
+    /// Each with its registration number, after `after` (so a run moves past the ones it skips).
+    pub async fn text_pending(&self, team: &str, me: &str, after: i64, limit: i64) -> Result<Vec<(i64, String)>, TeamError> {
         let client = self.client.lock().await;
         let rows = client
             .query(
-                "SELECT a.id FROM artifacts a WHERE a.team = $1 AND a.text_indexed_at_ms IS NULL
+                "SELECT a.registered_seq, a.id FROM artifacts a WHERE a.team = $1 AND a.text_indexed_at_ms IS NULL AND a.registered_seq > $3
                    AND (a.member = $2 OR EXISTS (SELECT 1 FROM artifact_holders h WHERE h.team = a.team AND h.id = a.id AND h.member = $2))
-                 ORDER BY a.registered_seq LIMIT $3",
-                &[&team, &me, &limit],
+                 ORDER BY a.registered_seq LIMIT $4",
+                &[&team, &me, &after, &limit],
             )
             .await
             .map_err(|e| self.error(e))?;
-        Ok(rows.iter().map(|r| r.get(0)).collect())
+        Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
     }
 
-    /// Writes the text of artifact `id` (replacing any), batch by batch from `batches`, and marks
-    /// it indexed, in one transaction holding its row. `false` when another member wrote it
+    /// Writes the text of artifact `id` (replacing any), already extracted (at most
+    /// [`MAX_TEXT_BYTES`]), and marks it indexed, in one short transaction holding its row. `false` when another member wrote it
     /// meanwhile or it is gone (nothing written).
-    pub async fn put_text(
-        &self,
-        team: &str,
-        id: &str,
-        mut batches: tokio::sync::mpsc::Receiver<Vec<Segment>>,
-        note: tokio::sync::oneshot::Receiver<Option<String>>,
-        now_ms: i64,
-    ) -> Result<bool, TeamError> {
+    pub async fn put_text(&self, team: &str, id: &str, batches: Vec<Vec<Segment>>, note: Option<String>, now_ms: i64) -> Result<bool, TeamError> {
         let mut client = self.client.lock().await;
         let tx = client.transaction().await.map_err(|e| self.error(e))?;
         let row = tx
@@ -84,7 +78,7 @@ impl Catalog {
             return Ok(false);
         }
         tx.execute("DELETE FROM artifact_text WHERE team = $1 AND id = $2", &[&team, &id]).await.map_err(|e| self.error(e))?;
-        while let Some(batch) = batches.recv().await {
+        for batch in batches {
             let places: Vec<&str> = batch.iter().map(|s| place_name(s.place)).collect();
             let positions: Vec<i64> = batch.iter().map(|s| s.position as i64).collect();
             let bodies: Vec<String> = batch.iter().map(|s| clean(&s.text)).collect();
@@ -96,7 +90,6 @@ impl Catalog {
             .await
             .map_err(|e| self.error(e))?;
         }
-        let note = note.await.unwrap_or_else(|_| Some("extracting its text failed".to_owned()));
         tx.execute("UPDATE artifacts SET text_indexed_at_ms = $3, text_note = $4 WHERE team = $1 AND id = $2", &[&team, &id, &now_ms, &note]).await.map_err(|e| self.error(e))?;
         tx.commit().await.map_err(|e| self.error(e))?;
         Ok(true)
@@ -278,64 +271,48 @@ impl TeamStore {
     pub async fn index_text(&self, source: Arc<dyn TextSource>, now_ms: i64) -> Result<TextReport, TeamError> {
         let catalog = self.catalog().await?;
         let mut report = TextReport::default();
+        let mut after = 0i64;
         loop {
-            let pending = catalog.text_pending(&self.team, &self.member, 16).await?;
+            let pending = catalog.text_pending(&self.team, &self.member, after, 16).await?;
             if pending.is_empty() {
                 return Ok(report);
             }
-            let mut progressed = false;
-            for id in pending {
-                let local = self.local().clone();
+            for (seq, id) in pending {
+                after = seq;
                 let lookup = id.clone();
                 let Ok(record) = self.with_local(move |store| store.get(&lookup)).await else {
                     // Not on this machine (evicted): another holder, or this one after a pull, writes it.
                     continue;
                 };
-                let (sender, receiver) = tokio::sync::mpsc::channel::<Vec<Segment>>(2);
-                let (note_sender, note_receiver) = tokio::sync::oneshot::channel();
-                let source = source.clone();
-                // Extraction (PDFium, file reads) on a blocking thread; the batches cross a channel
-                // of two, so memory stays at a few batches whatever the file.
-                let extracting = tokio::task::spawn_blocking(move || {
+                // Extracted first (PDFium, file reads; on a blocking thread, bounded), written
+                // after: the catalog's connection is never held while a file is read.
+                let (local, source) = (self.local().clone(), source.clone());
+                let extracted = tokio::task::spawn_blocking(move || {
                     let path = local.blob_path(&record.sha256);
-                    let (mut batch, mut bytes, mut total, mut sent) = (Vec::new(), 0usize, 0usize, 0usize);
+                    let (mut batches, mut batch, mut bytes, mut total) = (Vec::new(), Vec::new(), 0usize, 0usize);
                     let mut note = source.segments(&record, &path, &mut |segment| {
                         bytes += segment.text.len();
                         total += segment.text.len();
                         batch.push(segment);
                         if bytes >= BATCH_BYTES {
-                            sent += batch.len();
+                            batches.push(std::mem::take(&mut batch));
                             bytes = 0;
-                            if sender.blocking_send(std::mem::take(&mut batch)).is_err() {
-                                return false;
-                            }
                         }
                         total < MAX_TEXT_BYTES
                     });
                     if total >= MAX_TEXT_BYTES {
                         note = Some(format!("only the first {} MiB of its text are in the team's search", MAX_TEXT_BYTES >> 20));
                     }
-                    sent += batch.len();
-                    let _ = sender.blocking_send(batch);
-                    drop(sender);
-                    let _ = note_sender.send(note);
-                    sent
-                });
-                // The receiver is dropped when this returns, so the extraction never waits on it.
-                let written = catalog.put_text(&self.team, &id, receiver, note_receiver, now_ms).await;
-                let sent = extracting.await.unwrap_or(0);
-                match written {
-                    Ok(true) => {
-                        report.artifacts += 1;
-                        report.segments += sent;
-                        progressed = true;
-                    }
-                    Ok(false) => {}
-                    Err(e) => return Err(e),
+                    batches.push(batch);
+                    (batches, note)
+                })
+                .await;
+                let (batches, note) = extracted.unwrap_or_else(|_| (Vec::new(), Some("extracting its text failed".to_owned())));
+                let segments = batches.iter().map(Vec::len).sum::<usize>();
+                if catalog.put_text(&self.team, &id, batches, note, now_ms).await? {
+                    report.artifacts += 1;
+                    report.segments += segments;
                 }
-            }
-            if !progressed {
-                return Ok(report);
             }
         }
     }
