@@ -139,6 +139,13 @@ async fn a_model_sends_what_it_was_given_by_reference_and_nothing_else() {
     let refused = call(&client, "demo__describe_image", json!({ "image": private })).await;
     assert_eq!(refused["isError"], true);
     assert!(text(&refused).contains("is not a file this AI host was given"), "{refused}");
+    // Until the person lets models use it; and no longer once taken back.
+    assert_eq!(cli(dir.path(), &["artifacts", "share-with-models", &private]).code, 0);
+    let allowed = call(&client, "demo__describe_image", json!({ "image": private })).await;
+    assert_ne!(allowed["isError"], true, "{allowed}");
+    assert_eq!(cli(dir.path(), &["artifacts", "unshare-with-models", &private]).code, 0);
+    let refused = call(&client, "demo__describe_image", json!({ "image": private })).await;
+    assert_eq!(refused["isError"], true, "{refused}");
     // A path, with no folders listed: refused.
     let outside = dir.path().join("numbers.csv");
     std::fs::write(&outside, "a,b\n1,2\n").unwrap();

@@ -97,6 +97,10 @@ macro_rules! for_each_command {
             async store_set_password(password: String) -> ();
             /// One artifact's catalog record.
             async artifact_record(id: String) -> ArtifactRecord;
+            /// Lets AI hosts' models behind the proxy find and send on a file, or takes it back.
+            async artifact_set_model_shared(id: String, shared: bool) -> ();
+            /// Whether AI hosts' models may find and send on a file.
+            async artifact_model_shared(id: String) -> bool;
             /// Pins or unpins an artifact.
             async artifact_set_pinned(id: String, pinned: bool) -> ArtifactRecord;
             /// Deletes an artifact; its tabs close (`canvas-changed`).

@@ -592,6 +592,22 @@ impl App {
         self.blocking(move |host| host.store().get(&id).map_err(command_error)).await
     }
 
+    /// Lets AI hosts' models behind the proxy find and send on this file (`true`), or takes it
+    /// back (`false`).
+    pub async fn artifact_set_model_shared(&self, id: String, shared: bool) -> Result<(), CommandError> {
+        self.blocking(move |host| {
+            let store = host.store();
+            let record = store.get(&id).map_err(command_error)?;
+            if shared { store.share_with_model(std::slice::from_ref(&record.id), Host::now_ms()) } else { store.unshare_with_model(&record.id) }.map_err(command_error)
+        })
+        .await
+    }
+
+    /// Whether AI hosts' models may find and send on this file.
+    pub async fn artifact_model_shared(&self, id: String) -> Result<bool, CommandError> {
+        self.blocking(move |host| host.store().shared_with_model(&id).map_err(command_error)).await
+    }
+
     pub async fn artifact_set_pinned(&self, id: String, pinned: bool) -> Result<ArtifactRecord, CommandError> {
         self.blocking(move |host| host.store().set_pinned(&id, pinned).map_err(command_error)).await
     }

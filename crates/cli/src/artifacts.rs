@@ -39,6 +39,11 @@ pub enum ArtifactsCommand {
     Pin { id: String, #[arg(long)] json: bool },
     /// Undo `pin`.
     Unpin { id: String, #[arg(long)] json: bool },
+    /// Let AI hosts' models behind the proxy find this file (`search_artifacts`) and send it to
+    /// tools by reference, as if the proxy had returned it to one.
+    ShareWithModels { id: String, #[arg(long)] json: bool },
+    /// Undo `share-with-models` (also for a file the proxy returned to a model).
+    UnshareWithModels { id: String, #[arg(long)] json: bool },
     /// Delete an artifact (its blob goes when nothing else shares it).
     Rm { id: String, #[arg(long)] json: bool },
     /// Re-hash every blob; report missing, corrupt and orphaned files. Exit 1 when any.
@@ -192,6 +197,14 @@ pub fn run(host: &Host, command: ArtifactsCommand) -> ExitCode {
         },
         ArtifactsCommand::Pin { id, json } => match store.set_pinned(&id, true) {
             Ok(record) => print_record(&record, json, "pinned "),
+            Err(e) => fail(json, &e.to_string()),
+        },
+        ArtifactsCommand::ShareWithModels { id, json } => match store.get(&id).and_then(|record| store.share_with_model(std::slice::from_ref(&record.id), now).map(|()| record)) {
+            Ok(record) => print_record(&record, json, "AI hosts' models may use "),
+            Err(e) => fail(json, &e.to_string()),
+        },
+        ArtifactsCommand::UnshareWithModels { id, json } => match store.get(&id).and_then(|record| store.unshare_with_model(&record.id).map(|()| record)) {
+            Ok(record) => print_record(&record, json, "AI hosts' models may no longer use "),
             Err(e) => fail(json, &e.to_string()),
         },
         ArtifactsCommand::Unpin { id, json } => match store.set_pinned(&id, false) {

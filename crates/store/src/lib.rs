@@ -392,6 +392,12 @@ impl ArtifactStore {
         search::share_with_model(&mut self.conn(), ids, now_ms)
     }
 
+    /// Takes an artifact back from what AI hosts' models may find and send on (the person's
+    /// choice; the proxy gives it again only by returning it to a model again).
+    pub fn unshare_with_model(&self, artifact_id: &str) -> Result<(), StoreError> {
+        search::unshare_with_model(&self.conn(), artifact_id)
+    }
+
     /// Whether the proxy gave `artifact_id` to an AI host's model (so a model may send it on).
     pub fn shared_with_model(&self, artifact_id: &str) -> Result<bool, StoreError> {
         search::shared_with_model(&self.conn(), artifact_id)

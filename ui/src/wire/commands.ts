@@ -211,6 +211,14 @@ export function commands(invoke: Invoke) {
      */
     artifactRecord: (id: string): Promise<ArtifactRecord> => invoke<ArtifactRecord>("artifact_record", { id }),
     /**
+     * Lets AI hosts' models behind the proxy find and send on a file, or takes it back.
+     */
+    artifactSetModelShared: (id: string, shared: boolean): Promise<void> => invoke<void>("artifact_set_model_shared", { id, shared }),
+    /**
+     * Whether AI hosts' models may find and send on a file.
+     */
+    artifactModelShared: (id: string): Promise<boolean> => invoke<boolean>("artifact_model_shared", { id }),
+    /**
      * Pins or unpins an artifact.
      */
     artifactSetPinned: (id: string, pinned: boolean): Promise<ArtifactRecord> => invoke<ArtifactRecord>("artifact_set_pinned", { id, pinned }),

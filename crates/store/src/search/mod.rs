@@ -491,3 +491,9 @@ pub(crate) fn share_with_model(conn: &mut Connection, ids: &[String], now_ms: i6
 pub(crate) fn shared_with_model(conn: &Connection, artifact_id: &str) -> Result<bool, StoreError> {
     Ok(conn.query_row("SELECT 1 FROM model_shared WHERE artifact_id = ?1", [artifact_id], |_| Ok(())).optional()?.is_some())
 }
+
+/// Takes `artifact_id` back from the models' files.
+pub(crate) fn unshare_with_model(conn: &Connection, artifact_id: &str) -> Result<(), StoreError> {
+    conn.execute("DELETE FROM model_shared WHERE artifact_id = ?1", [artifact_id])?;
+    Ok(())
+}
