@@ -73,6 +73,8 @@ export const {
   storeSetPassword,
   artifactRecord,
   artifactSetPinned,
+  artifactModelShared,
+  artifactSetModelShared,
   artifactRemove,
   artifactOpen,
   artifactOpenAt,

@@ -14,7 +14,7 @@ import {
 } from "../ipc";
 import type { TeamStatus } from "../wire/TeamStatus";
 import { TeamArtifacts } from "./TeamArtifacts";
-import { NoticeLine, type Notice, useItemActions } from "./actions";
+import { ModelShareButton, type ModelShared, NoticeLine, type Notice, useItemActions, useModelShared } from "./actions";
 import { ServerToolFilters, TypeFilter } from "./FilterSelects";
 import { Thumb } from "./Thumb";
 import { type Scope, teamStatusDetails, teamStatusIsWarning, teamStatusText } from "./team";
@@ -60,6 +60,10 @@ export function ArtifactBrowser({ onClose, refresh }: Props) {
   const [confirming, setConfirming] = useState<string | null>(null);
   const [notice, setNotice] = useState<Notice | null>(null);
   const { busy, act } = useItemActions(setNotice);
+  const modelShared = useModelShared(setNotice);
+  const rereadModelShared = modelShared.reread;
+  // After new calls the proxy may have returned a shown file to a model: read again.
+  useEffect(rereadModelShared, [rereadModelShared, refresh]);
   const [team, setTeam] = useState<TeamStatus | null>(null);
   const [scope, setScope] = useState<Scope>("local");
   const [syncing, setSyncing] = useState(false);
@@ -175,7 +179,7 @@ export function ArtifactBrowser({ onClose, refresh }: Props) {
       refreshFacts();
     });
 
-  const actions: ItemActions = { open, togglePin, saveAs, remove, confirming, setConfirming, busy };
+  const actions: ItemActions = { open, togglePin, saveAs, remove, confirming, setConfirming, busy, modelShared };
 
   return (
     <div className="artifact-browser">
@@ -325,6 +329,8 @@ interface ItemActions {
   confirming: string | null;
   setConfirming: (id: string | null) => void;
   busy: Record<string, string>;
+  /** Whether AI hosts may use each file (this machine's files only). */
+  modelShared: ModelShared;
 }
 
 function ArtifactCard({ record, now, actions }: { record: ArtifactRecord; now: number; actions: ItemActions }) {
@@ -376,6 +382,7 @@ function ItemButtons({ record, actions }: { record: ArtifactRecord; actions: Ite
       <button type="button" onClick={() => actions.togglePin(record)} aria-pressed={pinned} title={pinned ? "Unpin: may be evicted by the quota again" : "Pin: kept through session clears and the quota"}>
         {pinned ? "Unpin" : "Pin"}
       </button>
+      <ModelShareButton id={record.id} name={record.name} model={actions.modelShared} />
       <button type="button" onClick={() => actions.saveAs(record)} title="Save a copy as a file">
         Save as…
       </button>
