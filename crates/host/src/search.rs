@@ -282,7 +282,15 @@ pub fn search(store: &ArtifactStore, query: &SearchQuery) -> Result<SearchResult
                     _ => PiecePlace::Line,
                 };
                 let path = store.blob_path(&hit.artifact.sha256);
-                text::piece_text(&path, kind, piece_place, hit.position, hit.byte_range.0, hit.byte_range.1).unwrap_or_default()
+                let piece = text::piece_text(&path, kind, piece_place, hit.position, hit.byte_range.0, hit.byte_range.1).unwrap_or_default();
+                if matches!(kind, TextKind::Lines | TextKind::Table) {
+                    // Lines are indexed in groups: the hit's own line, and its number.
+                    let (index, line) = mcp_canvas_store::search::hit_line(&piece, &terms);
+                    hit.position += index as u64;
+                    line
+                } else {
+                    piece
+                }
             }
         };
         hit.snippet = snippet(&text, &terms);

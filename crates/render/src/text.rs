@@ -182,8 +182,11 @@ fn extract_markup<E>(path: &Path, limits: &TextLimits, sink: &mut dyn FnMut(Text
     Ok(extracted)
 }
 
-/// Lines (or rows) with their byte ranges; a line longer than a piece is cut at a space (else at
-/// a character boundary) into several pieces with the same number.
+/// Lines (or rows) with their byte ranges, grouped: consecutive lines make one piece of up to a
+/// quarter of [`TextLimits::piece_bytes`] (its position is its first line's number; the line of
+/// a hit inside it is found again from its bytes when a snippet is cut, so a log of millions of
+/// short lines is thousands of pieces, not millions). A line longer than a piece is cut at a
+/// space (else at a character boundary) into pieces of its own, with its number.
 fn extract_lines<E>(path: &Path, place: PiecePlace, limits: &TextLimits, sink: &mut dyn FnMut(TextPiece) -> std::result::Result<(), E>) -> std::result::Result<Extracted, std::result::Result<E, RenderError>> {
     let io = |source| Err(RenderError::Io { path: path.to_path_buf(), source });
     let mut reader = BufReader::with_capacity(64 * 1024, File::open(path).map_err(io)?);
@@ -192,17 +195,28 @@ fn extract_lines<E>(path: &Path, place: PiecePlace, limits: &TextLimits, sink: &
     let mut offset = 0u64;
     let mut carry: Vec<u8> = Vec::new();
     let mut checked_binary = false;
+    let group_bytes = (limits.piece_bytes / 4).max(1);
+    let mut group: Option<TextPiece> = None;
+    let flush = |group: &mut Option<TextPiece>, extracted: &mut Extracted, sink: &mut dyn FnMut(TextPiece) -> std::result::Result<(), E>| -> std::result::Result<(), E> {
+        if let Some(piece) = group.take() {
+            extracted.pieces += 1;
+            sink(piece)?;
+        }
+        Ok(())
+    };
     loop {
         if offset >= limits.total_bytes {
+            flush(&mut group, &mut extracted, sink).map_err(Ok)?;
             extracted.note = Some(format!("only the first {} bytes are indexed", limits.total_bytes));
             return Ok(extracted);
         }
-        // One piece: up to a newline or `piece_bytes`.
+        // One line: up to a newline or `piece_bytes`.
         let mut piece = std::mem::take(&mut carry);
         let want = limits.piece_bytes.saturating_sub(piece.len()) as u64;
         let mut limited = (&mut reader).take(want);
         std::io::BufRead::read_until(&mut limited, b'\n', &mut piece).map_err(io)?;
         if piece.is_empty() {
+            flush(&mut group, &mut extracted, sink).map_err(Ok)?;
             return Ok(extracted);
         }
         if !checked_binary {
@@ -212,7 +226,8 @@ fn extract_lines<E>(path: &Path, place: PiecePlace, limits: &TextLimits, sink: &
             }
         }
         let line_ended = piece.last() == Some(&b'\n');
-        if !line_ended && piece.len() >= limits.piece_bytes {
+        let cut_line = !line_ended && piece.len() >= limits.piece_bytes;
+        if cut_line {
             // Cut at the last space in the piece's last KiB, else at a character boundary.
             let window = piece.len().saturating_sub(1024);
             let cut = piece[window..].iter().rposition(|b| *b == b' ' || *b == b'\t' || *b == b',').map(|i| window + i + 1).unwrap_or_else(|| {
@@ -228,9 +243,29 @@ fn extract_lines<E>(path: &Path, place: PiecePlace, limits: &TextLimits, sink: &
         }
         let length = piece.len() as u64;
         let text = String::from_utf8_lossy(&piece).trim_end_matches(['\n', '\r']).to_owned();
-        if !text.trim().is_empty() {
-            extracted.pieces += 1;
-            sink(TextPiece { place, position: number, byte_offset: offset, byte_length: length, text }).map_err(Ok)?;
+        // A piece of a long line (or the rest of one) stands alone.
+        let whole_line = !cut_line && (carry.is_empty() || line_ended);
+        let continues_long_line = group.is_none() && !whole_line;
+        if !whole_line || continues_long_line || text.len() >= group_bytes {
+            flush(&mut group, &mut extracted, sink).map_err(Ok)?;
+            if !text.trim().is_empty() {
+                extracted.pieces += 1;
+                sink(TextPiece { place, position: number, byte_offset: offset, byte_length: length, text }).map_err(Ok)?;
+            }
+        } else {
+            if group.as_ref().is_some_and(|g| g.text.len() + text.len() + 1 > group_bytes) {
+                flush(&mut group, &mut extracted, sink).map_err(Ok)?;
+            }
+            match group.as_mut() {
+                Some(g) => {
+                    // Blank lines too, so the n-th line of the text is the n-th of the file.
+                    g.byte_length = offset + length - g.byte_offset;
+                    g.text.push('\n');
+                    g.text.push_str(&text);
+                }
+                None if !text.trim().is_empty() => group = Some(TextPiece { place, position: number, byte_offset: offset, byte_length: length, text }),
+                None => {}
+            }
         }
         offset += length;
         if line_ended {
@@ -364,17 +399,27 @@ mod tests {
     }
 
     #[test]
-    fn lines_keep_their_numbers_and_byte_ranges() {
+    fn lines_are_grouped_with_their_first_number_and_byte_range() {
         let (out, _) = pieces(b"alpha\n\nbeta gamma\r\ndelta", TextKind::Lines, TextLimits::default());
         let got: Vec<(u64, u64, u64, &str)> = out.iter().map(|p| (p.position, p.byte_offset, p.byte_length, p.text.as_str())).collect();
-        assert_eq!(got, vec![(1, 0, 6, "alpha"), (3, 7, 12, "beta gamma"), (4, 19, 5, "delta")]);
+        assert_eq!(got, vec![(1, 0, 24, "alpha\n\nbeta gamma\ndelta")]);
+        // Groups stay within a quarter of a piece; each starts with its own line's number.
+        let text: String = (1..=100).map(|i| format!("line number {i:03}\n")).collect();
+        let limits = TextLimits { piece_bytes: 400, ..Default::default() };
+        let (out, _) = pieces(text.as_bytes(), TextKind::Lines, limits);
+        assert!(out.len() > 10 && out.iter().all(|p| p.text.len() <= 100), "{}", out.len());
+        for p in &out {
+            let first: u64 = p.text.lines().next().unwrap()["line number ".len()..].parse().unwrap();
+            assert_eq!(p.position, first);
+            assert_eq!(p.byte_offset, (first - 1) * 16);
+        }
     }
 
     #[test]
     fn table_rows_count_from_the_header() {
         let (out, _) = pieces(b"name,total\nacme,12\nglobex,7\n", TextKind::Table, TextLimits::default());
         let got: Vec<(PiecePlace, u64, &str)> = out.iter().map(|p| (p.place, p.position, p.text.as_str())).collect();
-        assert_eq!(got, vec![(PiecePlace::Row, 0, "name,total"), (PiecePlace::Row, 1, "acme,12"), (PiecePlace::Row, 2, "globex,7")]);
+        assert_eq!(got, vec![(PiecePlace::Row, 0, "name,total\nacme,12\nglobex,7")]);
     }
 
     #[test]

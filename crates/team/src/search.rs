@@ -11,7 +11,7 @@
 use std::{path::Path, sync::Arc};
 
 use mcp_canvas_store::{
-    search::{SnippetPart, Terms},
+    search::{hit_line, SnippetPart, Terms},
     ArtifactRecord, HitPlace, MimeFamily, SearchHit, SearchQuery, Segment,
 };
 
@@ -119,7 +119,7 @@ impl Catalog {
                  AND ($7::BIGINT IS NULL OR a.created_at_ms >= $7) AND ($8::BIGINT IS NULL OR a.created_at_ms < $8)
                  AND ($9::TEXT IS NULL OR a.name ILIKE '%' || $9 || '%') AND (NOT $10 OR a.pinned) AND {family}
              )
-             SELECT {columns}, h.place, h.position,
+             SELECT {columns}, h.place, h.position, h.body,
                     ts_headline('simple', h.body, q.q, 'StartSel={START}, StopSel={STOP}, MaxWords=30, MinWords=12, MaxFragments=1, FragmentDelimiter=\" … \"')
              FROM hits h, q JOIN artifacts a ON TRUE
              WHERE a.team = $1 AND a.id = h.id AND h.nth <= 3
@@ -141,11 +141,14 @@ impl Catalog {
             .map(|row| {
                 let artifact = crate::catalog::from_row(row);
                 let place: String = row.get(16);
-                let headline: String = clean_headline(&row.get::<_, String>(18));
+                let headline: String = clean_headline(&row.get::<_, String>(19));
+                // Lines and rows are stored in groups: the hit's own line, from the group's text.
+                let body: String = row.get(18);
+                let within = if matches!(place.as_str(), "line" | "row") { hit_line(&body, &terms).0 as u64 } else { 0 };
                 SearchHit {
                     artifact: artifact.record,
                     place: parse_place(&place),
-                    position: row.get::<_, i64>(17).max(0) as u64,
+                    position: row.get::<_, i64>(17).max(0) as u64 + within,
                     snippet: headline_parts(&headline),
                     member: Some(artifact.member),
                     byte_range: (0, 0),

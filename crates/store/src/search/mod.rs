@@ -19,7 +19,7 @@ use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-pub use snippet::{snippet, SnippetPart, SNIPPET_CHARS};
+pub use snippet::{hit_line, snippet, SnippetPart, SNIPPET_CHARS};
 pub use terms::{Term, Terms};
 
 use crate::{

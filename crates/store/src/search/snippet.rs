@@ -79,6 +79,18 @@ pub fn snippet(text: &str, terms: &Terms) -> Vec<SnippetPart> {
     parts
 }
 
+/// The first line of `piece` (lines indexed in groups) with a word searched for, and its index in
+/// the piece; the whole piece at 0 when no single line has one (a phrase across lines).
+pub fn hit_line(piece: &str, terms: &Terms) -> (usize, String) {
+    for (index, line) in piece.split('\n').enumerate() {
+        let has = line.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).any(|w| terms.matches_word(&w.to_lowercase()));
+        if has {
+            return (index, line.trim_end_matches('\r').to_owned());
+        }
+    }
+    (0, piece.to_owned())
+}
+
 /// The characters of `text` with whitespace and control runs as one space, trimmed.
 fn collapse(text: &str) -> Vec<char> {
     let mut out = Vec::with_capacity(text.len().min(1 << 16));
@@ -130,6 +142,13 @@ mod tests {
     fn control_characters_never_reach_the_snippet() {
         let shown = render(&snippet("a\u{0}b\u{1b}[31mred\r\nline", &Terms::parse("red ")));
         assert!(!shown.chars().any(char::is_control), "{shown:?}");
+    }
+
+    #[test]
+    fn a_hit_in_a_group_of_lines_names_its_own_line() {
+        let piece = "first line\r\n\nsecond has the Needle\nthird needle too";
+        assert_eq!(hit_line(piece, &Terms::parse("needle ")), (2, "second has the Needle".to_owned()));
+        assert_eq!(hit_line(piece, &Terms::parse("absent ")), (0, piece.to_owned()));
     }
 
     #[test]
