@@ -138,20 +138,7 @@ impl Host {
         let call_id = crate::ids::fresh("download");
         let mut outcome = self.store_result(server, "ui/download-file", serde_json::json!({ "content": blocks }), None, &call_id).await?;
         for record in own {
-            outcome.artifacts.push(mcp_canvas_contract::OutcomeArtifact {
-                id: record.id.clone(),
-                name: record.name.clone(),
-                mime: record.mime.clone(),
-                size: record.size,
-                sha256: record.sha256.clone(),
-                description: record.description.clone(),
-                viewer: mcp_canvas_contract::viewer_for(&record.mime, &record.name),
-                source: "artifact".to_owned(),
-                audience: mcp_canvas_contract::Audience::Both,
-                pages: None,
-                width: None,
-                height: None,
-            });
+            outcome.artifacts.push(crate::pipeline::outcome_artifact(&record, "artifact".to_owned()));
         }
         // Beside the App, never in place of it.
         outcome.display.mode = mcp_canvas_contract::CanvasMode::Append;

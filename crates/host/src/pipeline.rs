@@ -240,7 +240,7 @@ async fn call_unaudited(
         .map_err(|e| HostError::Bug(format!("reading the files for `{server}`/`{tool}` panicked: {e}")))?
         .map_err(|reason| HostError::FileRefused { server: server.to_owned(), tool: tool.to_owned(), reason })?;
         // Out of band (SEP-2631): authorized by the server, streamed to the URL it hands out.
-        let local = connection.url.as_deref().is_none_or(|url| url::Url::parse(url).ok().and_then(|u| u.host_str().map(str::to_owned)).is_some_and(|h| h == "127.0.0.1" || h == "localhost" || h == "[::1]"));
+        let local = server_is_local(connection);
         let limit = control.timeout.unwrap_or(env.timeout);
         for file in files.iter().filter(|f| f.upload) {
             let uploading = files_in::upload::upload(&connection.peer, local, &env.ingest.store, &file.record, limit);
@@ -563,7 +563,7 @@ fn answered_text(outcome: &mcp_canvas_contract::ToolOutcome) -> String {
 /// Fetches the files a result offered by SEP-2631 file value, stores them as the call's artifacts
 /// (a line each in the summary), or says in a warning why one was not stored.
 async fn fetch_offered(env: &CallEnv<'_>, connection: &ServerConnection, offered: &[files_in::download::Offered], tool: &str, call_id: &str, limit: Duration, outcome: &mut mcp_canvas_contract::ToolOutcome) {
-    let local = connection.url.as_deref().is_none_or(|url| url::Url::parse(url).ok().and_then(|u| u.host_str().map(str::to_owned)).is_some_and(|h| h == "127.0.0.1" || h == "localhost" || h == "[::1]"));
+    let local = server_is_local(connection);
     for file in offered {
         match files_in::download::fetch(&connection.peer, local, &env.ingest.store, file, &connection.name, tool, call_id, &env.ingest.session_id, limit).await {
             Ok(record) => {
@@ -574,23 +574,35 @@ async fn fetch_offered(env: &CallEnv<'_>, connection: &ServerConnection, offered
                     mcp_canvas_contract::human_size(record.size),
                     record.id
                 ));
-                outcome.artifacts.push(mcp_canvas_contract::OutcomeArtifact {
-                    id: record.id.clone(),
-                    name: record.name.clone(),
-                    mime: record.mime.clone(),
-                    size: record.size,
-                    sha256: record.sha256.clone(),
-                    description: None,
-                    viewer: mcp_canvas_contract::viewer_for(&record.mime, &record.name),
-                    source: format!("structuredContent file value {}", file.uri),
-                    audience: mcp_canvas_contract::Audience::Both,
-                    pages: None,
-                    width: None,
-                    height: None,
-                });
+                outcome.artifacts.push(outcome_artifact(&record, format!("structuredContent file value {}", file.uri)));
                 env.housekeeping.after_store();
             }
             Err(reason) => outcome.warnings.push(format!("{}: {reason}", file.uri)),
         }
+    }
+}
+
+/// Whether `connection`'s server runs on this machine: a program, or an HTTP endpoint on
+/// loopback (a transfer URL may then be plain http to loopback).
+fn server_is_local(connection: &ServerConnection) -> bool {
+    connection.url.as_deref().is_none_or(|url| url::Url::parse(url).ok().and_then(|u| u.host_str().map(str::to_owned)).is_some_and(|h| h == "127.0.0.1" || h == "localhost" || h == "[::1]"))
+}
+
+/// A stored file as one of a call's artifacts (stored besides the normalized result: a download,
+/// an App's file).
+pub(crate) fn outcome_artifact(record: &mcp_canvas_store::ArtifactRecord, source: String) -> mcp_canvas_contract::OutcomeArtifact {
+    mcp_canvas_contract::OutcomeArtifact {
+        id: record.id.clone(),
+        name: record.name.clone(),
+        mime: record.mime.clone(),
+        size: record.size,
+        sha256: record.sha256.clone(),
+        description: record.description.clone(),
+        viewer: mcp_canvas_contract::viewer_for(&record.mime, &record.name),
+        source,
+        audience: mcp_canvas_contract::Audience::Both,
+        pages: None,
+        width: None,
+        height: None,
     }
 }
