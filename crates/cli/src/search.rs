@@ -71,7 +71,7 @@ pub fn reindex(host: &Host, json: bool) -> ExitCode {
     match search::rebuild(host.data_dir(), host.store()) {
         Ok(run) => {
             if json {
-                outln!("{}", json!({ "artifacts": run.artifacts, "segments": run.segments, "seconds": started.elapsed().as_secs_f64() }));
+                outln!("{}", json!({ "artifacts": run.artifacts, "segments": run.segments, "seconds": started.elapsed().as_secs_f64(), "peak_rss_kb": peak_rss_kb() }));
             } else {
                 outln!("indexed {} artifacts ({} segments) in {:.1} s", run.artifacts, run.segments, started.elapsed().as_secs_f64());
             }
@@ -79,6 +79,13 @@ pub fn reindex(host: &Host, json: bool) -> ExitCode {
         }
         Err(e) => fail(json, &format!("rebuilding the search index failed: {e}")),
     }
+}
+
+/// This process's peak resident memory in KiB (`VmHWM`; Linux only, else `None`): what
+/// `scripts/bench-search.sh` reports for an indexing run.
+fn peak_rss_kb() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    status.lines().find_map(|line| line.strip_prefix("VmHWM:"))?.trim().strip_suffix("kB")?.trim().parse().ok()
 }
 
 /// `page 12`, `row 340`, `line 7`, `name`, `call`.
