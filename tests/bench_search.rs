@@ -17,9 +17,11 @@
 //! Ours: `mcp-canvas-cli artifacts reindex --json` in a child process (its peak RSS is its own
 //! `VmHWM`). The baseline: for each PDF `pdftotext FILE -`, for every other file its bytes, each
 //! inserted as one row of a plain (content-storing) FTS5 table with the same tokenizer in a fresh
-//! SQLite file, 256 rows or 64 MB per transaction. Then the same text extraction as the indexer's,
-//! alone (no index), which gives the extracted text's size (and, with `--dump-segments`, writes
-//! every segment for an engine comparison outside the repository). Queries go through
+//! SQLite file, 256 rows or 64 MB per transaction (the same queries are timed on it, then it is
+//! deleted before ours runs: it is as large as the corpus). Then the indexer's own segments
+//! (`mcp_canvas_host::search::segments`) alone, with no index, which gives the extracted text's
+//! size (and, with `--dump-segments`, writes every segment for an engine comparison outside the
+//! repository). Index size: `dbstat`'s pages of the catalog's search tables. Queries go through
 //! `mcp_canvas_host::search::search` (the hits with their snippets, cut from the artifacts: what a
 //! person waits for) and through `ArtifactStore::search` alone (the index), 20 hits each.
 
