@@ -29,6 +29,8 @@ const MAX_ATTEMPTS: u32 = 2;
 
 /// Text written per transaction.
 pub const BATCH_TEXT_BYTES: usize = 1024 * 1024;
+/// How often a one-shot command checks the index for damage.
+const CHECK_EVERY: Duration = Duration::from_secs(24 * 3600);
 /// How often an idle indexer looks for work other processes left.
 const IDLE_LOOK: Duration = Duration::from_secs(3);
 
@@ -317,7 +319,14 @@ pub fn rebuild(data_dir: &Path, store: &ArtifactStore) -> Result<IndexRun, Store
 pub fn index_pending_now(data_dir: &Path, store: &Arc<ArtifactStore>, deadline: Instant) -> Result<Option<IndexRun>, StoreError> {
     match IndexLock::try_take(data_dir) {
         Some(_lock) => {
-            repair_if_damaged(store);
+            // FTS5's integrity check reads the whole index (seconds at 10,000 files): at most
+            // once a day from one-shot commands (the app and the proxy check when they start).
+            let stamp = data_dir.join("search.checked");
+            let recent = std::fs::metadata(&stamp).and_then(|m| m.modified()).is_ok_and(|at| at.elapsed().is_ok_and(|age| age < CHECK_EVERY));
+            if !recent {
+                repair_if_damaged(store);
+                let _ = std::fs::write(&stamp, b"");
+            }
             index_pending(store, Some(deadline)).map(Some)
         }
         None => Ok(None),
