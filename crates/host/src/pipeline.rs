@@ -132,7 +132,7 @@ pub(crate) async fn call(env: CallEnv<'_>, connection: &ServerConnection, tool: 
         detail: detail.map(|d| audit::redact_text(&d)),
         artifact_ids,
         // What the tool answered, for finding its files by it.
-        result_text: result.as_ref().ok().map(|call| answered_text(&call.outcome)).filter(|t| !t.is_empty()).map(|t| audit::redact_text(&t)),
+        result_text: result.as_ref().ok().map(|call| call.outcome.summary.as_str()).filter(|t| !t.is_empty()).map(audit::redact_text),
     };
     if let Some(rows) = env.audit_rows {
         rows.push(&env.ingest.store, record);
@@ -551,13 +551,6 @@ impl ArgumentContext for ArgumentsFromHost<'_> {
         }
         Some(server.grant(&record.id, DEFAULT_TOKEN_TTL))
     }
-}
-
-/// What the call answered as the model reads it: its summary (text blocks, results, a line per
-/// stored file; never what was for the user only). The store keeps at most
-/// [`mcp_canvas_store::MAX_RESULT_TEXT`] bytes of it.
-fn answered_text(outcome: &mcp_canvas_contract::ToolOutcome) -> String {
-    outcome.summary.clone()
 }
 
 /// Fetches the files a result offered by SEP-2631 file value, stores them as the call's artifacts

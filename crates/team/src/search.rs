@@ -178,7 +178,9 @@ fn parse_place(text: &str) -> HitPlace {
     }
 }
 
-/// The same kinds as the local index's filter, on the team's `artifacts a`.
+/// The same kinds as the local index's filter, on the team's `artifacts a`. Not the store's
+/// byte-range conditions: PostgreSQL compares text by the database's collation, where `/` may not
+/// sort between letters and digits; `LIKE` prefixes do not depend on it.
 fn family_condition(family: MimeFamily) -> &'static str {
     match family {
         MimeFamily::Image => "a.mime LIKE 'image/%'",

@@ -87,10 +87,8 @@ pub async fn fetch(peer: &Peer<RoleClient>, server_is_local: bool, store: &Arc<A
     let url = super::upload::checked_url(descriptor, server_is_local)?;
     let client = super::upload::client_for(&url, server_is_local).await?;
     let mut request = client.get(url.clone());
-    for (name, value) in descriptor["headers"].as_object().into_iter().flatten() {
-        if let (Some(value), false) = (value.as_str(), ["host", "content-length", "transfer-encoding", "connection"].contains(&name.to_ascii_lowercase().as_str())) {
-            request = request.header(name.as_str(), value);
-        }
+    for (name, value) in super::upload::headers(descriptor) {
+        request = request.header(name, value);
     }
     let response = tokio::time::timeout(limit, request.send())
         .await

@@ -20,7 +20,8 @@
 //! "Reference:", `artifact:ID` or `artifact://localhost/ID` — (a file from the disk is stored
 //! first, so every file sent is an artifact, audited by id and digest). Which artifacts a caller
 //! may send is its [`FileAccess`]: the person (window, CLI) any of theirs, an AI host's model only
-//! those the proxy gave a model. `accept` and `maxSize` (and [`MAX_INLINE_BYTES`]) are checked
+//! those the proxy gave a model. `accept` and `maxSize` (and `[files] inline_max_bytes`, 16 MiB by default: a data URI is held in
+//! memory, and every server reads the whole message) are checked
 //! before anything is sent. The audit row keeps the reference and says what was sent.
 
 pub mod download;
@@ -31,10 +32,6 @@ use std::io::Read;
 use base64::Engine as _;
 use mcp_canvas_store::{ArtifactRecord, ArtifactStore, StoreError};
 use serde_json::{json, Map, Value};
-
-/// The most one file may weigh inline (decoded) by default, whatever the tool allows: a data URI
-/// is held in memory, and every server reads the whole message (`[files] inline_max_bytes`).
-pub const MAX_INLINE_BYTES: u64 = 16 * 1024 * 1024;
 
 /// How a declared file argument is sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -484,9 +481,8 @@ pub fn store_local_file(store: &ArtifactStore, path: &std::path::Path, session: 
         return Err(format!("{shown} is not a file"));
     }
     let mut file = std::fs::File::open(path).map_err(|e| format!("{shown}: {e}"))?;
-    let mut head = vec![0u8; 8192];
-    let n = read_up_to(&mut file, &mut head).map_err(|e| format!("{shown}: {e}"))?;
-    head.truncate(n);
+    let mut head = Vec::with_capacity(8192);
+    (&mut file).take(8192).read_to_end(&mut head).map_err(|e| format!("{shown}: {e}"))?;
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "file".to_owned());
     let mime = mcp_canvas_contract::media_type_for_file(&name, &head);
     let call_id = crate::Host::fresh_call_id();
@@ -502,15 +498,4 @@ pub fn store_local_file(store: &ArtifactStore, path: &std::path::Path, session: 
         now_ms,
     };
     store.put(new, std::io::Cursor::new(head).chain(file)).map_err(|e| format!("storing {shown}: {e}"))
-}
-
-fn read_up_to(file: &mut std::fs::File, buffer: &mut [u8]) -> std::io::Result<usize> {
-    let mut filled = 0;
-    while filled < buffer.len() {
-        match file.read(&mut buffer[filled..])? {
-            0 => break,
-            n => filled += n,
-        }
-    }
-    Ok(filled)
 }

@@ -114,7 +114,7 @@ async fn first_bytes(mut response: reqwest::Response, max: usize) -> String {
 }
 
 /// The descriptor's extra headers, without the ones the transfer itself decides.
-fn headers(descriptor: &Value) -> impl Iterator<Item = (String, String)> + '_ {
+pub(crate) fn headers(descriptor: &Value) -> impl Iterator<Item = (String, String)> + '_ {
     descriptor["headers"].as_object().into_iter().flatten().filter_map(|(name, value)| {
         let lower = name.to_ascii_lowercase();
         let reserved = ["host", "content-length", "transfer-encoding", "connection"].contains(&lower.as_str());

@@ -448,16 +448,11 @@ pub(crate) fn run(conn: &Connection, query: &SearchQuery) -> Result<SearchResult
         let place: String = row.get(13)?;
         Ok((artifact, place, row.get::<_, i64>(14)?, row.get::<_, i64>(15)?, row.get::<_, i64>(16)?))
     })?;
+    // Three per artifact and the limit are the query's own (above).
     let mut hits: Vec<SearchHit> = Vec::new();
-    let mut per_artifact: std::collections::HashMap<String, usize> = Default::default();
     for row in rows {
         let (artifact, place, position, offset, length) = row?;
         let Some(place) = HitPlace::parse(&place) else { continue };
-        let count = per_artifact.entry(artifact.id.clone()).or_default();
-        if *count >= HITS_PER_ARTIFACT {
-            continue;
-        }
-        *count += 1;
         hits.push(SearchHit {
             artifact,
             place,
@@ -466,9 +461,6 @@ pub(crate) fn run(conn: &Connection, query: &SearchQuery) -> Result<SearchResult
             member: None,
             byte_range: (offset.max(0) as u64, length.max(0) as u64),
         });
-        if hits.len() == limit {
-            break;
-        }
     }
     Ok(SearchResults { hits, indexed: status.indexed, pending: status.pending })
 }
