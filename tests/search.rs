@@ -279,3 +279,35 @@ fn an_indexer_killed_mid_file_leaves_nothing_twice() {
     assert_eq!(hits.iter().filter(|(name, _, line)| name == "big.log" && *line == 8).count(), 1, "line 8 once: {hits:?}");
     assert_eq!(hits.iter().filter(|(name, _, _)| name == "small.txt").count(), 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_proxy_and_two_cli_searches_on_one_data_dir_index_each_file_once() {
+    let dir = demo_dir();
+    {
+        let store = ArtifactStore::open(dir.path()).unwrap();
+        let mut text = String::with_capacity(4 << 20);
+        for i in 0..80_000u32 {
+            text.push_str(&format!("row {i} tag{i} some words to index\n"));
+        }
+        put(&store, "shared.log", "text/plain", text.as_bytes());
+    }
+    // The proxy's indexer thread, two one-shot searches and a call storing more, all at once.
+    let client = proxy_client(dir.path()).await;
+    let cli = |args: Vec<String>| {
+        let dir = dir.path().to_owned();
+        tokio::task::spawn_blocking(move || cli(&dir, &args.iter().map(String::as_str).collect::<Vec<_>>()))
+    };
+    let searches = [cli(vec!["artifacts".into(), "search".into(), "tag79999".into(), "--json".into()]), cli(vec!["artifacts".into(), "search".into(), "tag5".into(), "--json".into()])];
+    let call = cli(vec!["call".into(), "demo".into(), "make_report".into(), "--args".into(), r#"{"rows": 12}"#.into()]);
+    for search in searches {
+        assert_eq!(search.await.unwrap().code, 0);
+    }
+    assert_eq!(call.await.unwrap().code, 0);
+    client.cancel().await.unwrap();
+    // Whoever indexed what, each line is in the index once, and everything got indexed.
+    let results = search_json(dir.path(), &["tag79999"]);
+    assert_eq!(results["pending"], 0);
+    assert_eq!(places(&results), vec![("shared.log".into(), "line".into(), 80_000)]);
+    assert_eq!(places(&search_json(dir.path(), &["tag12345"])), vec![("shared.log".into(), "line".into(), 12_346)]);
+    assert!(places(&search_json(dir.path(), &["quarterly sales"])).iter().any(|(name, _, _)| name == "report.html"));
+}
