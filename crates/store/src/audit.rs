@@ -75,28 +75,35 @@ fn floor_char_boundary(text: &str, max: usize) -> usize {
     cut
 }
 
+const SELECT: &str = "SELECT call_id, session_id, server, tool, arguments, identity, started_ms, duration_ms, outcome, detail, artifact_ids, result_text FROM audit";
+
+fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<AuditRecord> {
+    let arguments: String = row.get(4)?;
+    let artifacts: String = row.get(10)?;
+    Ok(AuditRecord {
+        call_id: row.get(0)?,
+        session_id: row.get(1)?,
+        server: row.get(2)?,
+        tool: row.get(3)?,
+        arguments: serde_json::from_str(&arguments).unwrap_or(serde_json::Value::Null),
+        identity: row.get(5)?,
+        started_ms: row.get(6)?,
+        duration_ms: row.get(7)?,
+        outcome: row.get(8)?,
+        detail: row.get(9)?,
+        artifact_ids: serde_json::from_str(&artifacts).unwrap_or_default(),
+        result_text: row.get(11)?,
+    })
+}
+
 pub(crate) fn recent(conn: &Connection, limit: u32) -> Result<Vec<AuditRecord>, StoreError> {
-    let mut stmt = conn.prepare(
-        "SELECT call_id, session_id, server, tool, arguments, identity, started_ms, duration_ms, outcome, detail, artifact_ids, result_text
-         FROM audit ORDER BY seq DESC LIMIT ?1",
-    )?;
-    let rows = stmt.query_map([limit], |row| {
-        let arguments: String = row.get(4)?;
-        let artifacts: String = row.get(10)?;
-        Ok(AuditRecord {
-            call_id: row.get(0)?,
-            session_id: row.get(1)?,
-            server: row.get(2)?,
-            tool: row.get(3)?,
-            arguments: serde_json::from_str(&arguments).unwrap_or(serde_json::Value::Null),
-            identity: row.get(5)?,
-            started_ms: row.get(6)?,
-            duration_ms: row.get(7)?,
-            outcome: row.get(8)?,
-            detail: row.get(9)?,
-            artifact_ids: serde_json::from_str(&artifacts).unwrap_or_default(),
-            result_text: row.get(11)?,
-        })
-    })?;
+    let mut stmt = conn.prepare(&format!("{SELECT} ORDER BY seq DESC LIMIT ?1"))?;
+    let rows = stmt.query_map([limit], from_row)?;
     Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// The row at `seq` (`None`: there is none).
+pub(crate) fn get(conn: &Connection, seq: i64) -> Result<Option<AuditRecord>, StoreError> {
+    use rusqlite::OptionalExtension;
+    Ok(conn.query_row(&format!("{SELECT} WHERE seq = ?1"), [seq], from_row).optional()?)
 }

@@ -19,6 +19,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0006_team_outbox.sql"),
     include_str!("../migrations/0007_search.sql"),
     include_str!("../migrations/0008_search_sources.sql"),
+    include_str!("../migrations/0009_team_log_outbox.sql"),
 ];
 
 pub(crate) const COLUMNS: &str =

@@ -21,6 +21,7 @@ mod query;
 mod record;
 mod sampling;
 pub mod search;
+mod team_log;
 pub mod spill;
 mod verify;
 
@@ -31,6 +32,7 @@ pub use lifecycle::{Eviction, Limits};
 pub use outbox::{OutboxStats, Queued};
 pub use query::{ArtifactPage, ArtifactQuery, ArtifactSource, MimeFamily, SortKey, StorageUsage};
 pub use sampling::SamplingRow;
+pub use team_log::{LogEntry, QueuedLog};
 pub use search::{HitPlace, IndexBatch, IndexStatus, SearchHit, SearchQuery, SearchResults, Segment, SnippetPart};
 pub use record::{ArtifactRecord, NewArtifact, Persistence};
 pub use verify::VerifyReport;
@@ -276,17 +278,22 @@ impl ArtifactStore {
         verify::run(&self.blobs, files, &records, &in_use)
     }
 
-    /// Appends one call to the audit log.
+    /// Appends one call to the audit log (and, while queueing for a team, to the team log
+    /// outbox in the same transaction).
     pub fn audit(&self, record: &AuditRecord) -> Result<(), StoreError> {
-        audit::insert(&self.conn(), record)
+        self.audit_all(std::slice::from_ref(record))
     }
 
     /// Records several calls in one transaction (one commit for all of them), in order.
     pub fn audit_all(&self, records: &[AuditRecord]) -> Result<(), StoreError> {
         let conn = self.conn();
         let transaction = conn.unchecked_transaction()?;
+        let queue = self.queue_for_team.load(Ordering::Relaxed);
         for record in records {
             audit::insert(&transaction, record)?;
+            if queue {
+                team_log::enqueue(&transaction, "call", transaction.last_insert_rowid(), record.started_ms)?;
+            }
         }
         transaction.commit()?;
         Ok(())
@@ -299,7 +306,14 @@ impl ArtifactStore {
 
     /// Keeps one sampling exchange; returns its row id.
     pub fn record_sampling(&self, row: &SamplingRow) -> Result<i64, StoreError> {
-        sampling::insert(&self.conn(), row)
+        let conn = self.conn();
+        let transaction = conn.unchecked_transaction()?;
+        let id = sampling::insert(&transaction, row)?;
+        if self.queue_for_team.load(Ordering::Relaxed) {
+            team_log::enqueue(&transaction, "sampling", id, row.at_ms)?;
+        }
+        transaction.commit()?;
+        Ok(id)
     }
 
     /// Sampling exchanges of `server` (all servers with `None`), newest first.
@@ -340,6 +354,22 @@ impl ArtifactStore {
     /// An attempt at queued entry `seq` failed with `error` (it stays queued).
     pub fn team_failed(&self, seq: i64, error: &str) -> Result<(), StoreError> {
         outbox::failed(&self.conn(), seq, error)
+    }
+
+    /// The next `limit` audit rows and sampling exchanges waiting for the team catalog after
+    /// position `after_seq` (0: from the start), oldest first.
+    pub fn team_log_queue(&self, after_seq: i64, limit: u32) -> Result<Vec<QueuedLog>, StoreError> {
+        team_log::next(&self.conn(), after_seq, limit)
+    }
+
+    /// The team catalog has these queued rows: they leave the queue.
+    pub fn team_log_done(&self, seqs: &[i64]) -> Result<(), StoreError> {
+        team_log::done(&self.conn(), seqs)
+    }
+
+    /// An attempt to write these queued rows failed with `error` (they stay queued).
+    pub fn team_log_failed(&self, seqs: &[i64], error: &str) -> Result<(), StoreError> {
+        team_log::failed(&self.conn(), seqs, error)
     }
 
     /// Artifacts whose text is not indexed yet, newest first (the indexer's work).
@@ -415,6 +445,11 @@ impl ArtifactStore {
 
     /// How far behind the team store this store is.
     pub fn team_backlog(&self) -> Result<OutboxStats, StoreError> {
-        outbox::stats(&self.conn())
+        let conn = self.conn();
+        let mut stats = outbox::stats(&conn)?;
+        let (records, last_error) = team_log::stats(&conn)?;
+        stats.records = records;
+        stats.last_error = stats.last_error.or(last_error);
+        Ok(stats)
     }
 }

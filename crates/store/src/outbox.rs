@@ -38,6 +38,8 @@ pub struct OutboxStats {
     pub oldest_queued_at_ms: Option<i64>,
     /// Why the last attempt failed, when it did.
     pub last_error: Option<String>,
+    /// Audit rows and sampling exchanges waiting for the team catalog.
+    pub records: u32,
 }
 
 pub(crate) fn enqueue(conn: &Connection, id: &str, sha256: &str, now_ms: i64) -> Result<(), StoreError> {
@@ -84,5 +86,5 @@ pub(crate) fn stats(conn: &Connection) -> Result<OutboxStats, StoreError> {
     let last_error = conn
         .query_row("SELECT last_error FROM team_outbox WHERE last_error IS NOT NULL ORDER BY seq LIMIT 1", [], |row| row.get(0))
         .optional()?;
-    Ok(OutboxStats { count, bytes: bytes as u64, oldest_queued_at_ms: oldest, last_error })
+    Ok(OutboxStats { count, bytes: bytes as u64, oldest_queued_at_ms: oldest, last_error, records: 0 })
 }

@@ -40,25 +40,32 @@ pub(crate) fn insert(conn: &Connection, row: &SamplingRow) -> Result<i64, StoreE
     Ok(conn.last_insert_rowid())
 }
 
+const SELECT: &str = "SELECT id, server, at_ms, decision, provider, model, latency_ms, input_tokens, output_tokens, record FROM sampling_exchanges";
+
+fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<SamplingRow> {
+    Ok(SamplingRow {
+        id: row.get(0)?,
+        server: row.get(1)?,
+        at_ms: row.get(2)?,
+        decision: row.get(3)?,
+        provider: row.get(4)?,
+        model: row.get(5)?,
+        latency_ms: row.get(6)?,
+        input_tokens: row.get(7)?,
+        output_tokens: row.get(8)?,
+        record: row.get(9)?,
+    })
+}
+
 /// `server`'s exchanges (every server's with `None`), newest first, at most `limit`.
 pub(crate) fn recent(conn: &Connection, server: Option<&str>, limit: u32) -> Result<Vec<SamplingRow>, StoreError> {
-    let mut stmt = conn.prepare(
-        "SELECT id, server, at_ms, decision, provider, model, latency_ms, input_tokens, output_tokens, record
-         FROM sampling_exchanges WHERE (?1 IS NULL OR server = ?1) ORDER BY id DESC LIMIT ?2",
-    )?;
-    let rows = stmt.query_map(params![server, limit], |row| {
-        Ok(SamplingRow {
-            id: row.get(0)?,
-            server: row.get(1)?,
-            at_ms: row.get(2)?,
-            decision: row.get(3)?,
-            provider: row.get(4)?,
-            model: row.get(5)?,
-            latency_ms: row.get(6)?,
-            input_tokens: row.get(7)?,
-            output_tokens: row.get(8)?,
-            record: row.get(9)?,
-        })
-    })?;
+    let mut stmt = conn.prepare(&format!("{SELECT} WHERE (?1 IS NULL OR server = ?1) ORDER BY id DESC LIMIT ?2"))?;
+    let rows = stmt.query_map(params![server, limit], from_row)?;
     Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// The exchange with row id `id` (`None`: there is none).
+pub(crate) fn get(conn: &Connection, id: i64) -> Result<Option<SamplingRow>, StoreError> {
+    use rusqlite::OptionalExtension;
+    Ok(conn.query_row(&format!("{SELECT} WHERE id = ?1"), [id], from_row).optional()?)
 }

@@ -325,6 +325,60 @@ fn sampling_exchanges_are_kept_per_server_newest_first_across_reopening() {
     assert!(store.sampling_log(Some("nobody"), 10).unwrap().is_empty());
 }
 
+/// With a team store, each audit row and sampling exchange is queued for the team catalog in the
+/// transaction that writes it (none before queueing starts), oldest first, each with a key of its
+/// own; the queue survives reopening and empties as the team store acknowledges.
+#[test]
+fn audit_rows_and_sampling_exchanges_are_queued_for_the_team_with_their_rows() {
+    use mcp_canvas_store::{AuditRecord, LogEntry, SamplingRow};
+    let dir = tempfile::tempdir().unwrap();
+    let call = |id: &str| AuditRecord {
+        call_id: id.into(),
+        session_id: "s".into(),
+        server: "demo".into(),
+        tool: "render".into(),
+        arguments: serde_json::json!({"q": 1}),
+        identity: None,
+        started_ms: 5,
+        duration_ms: 1,
+        outcome: "ok".into(),
+        detail: None,
+        artifact_ids: vec!["demo_1".into()],
+        result_text: None,
+    };
+    let exchange = SamplingRow { id: 0, server: "demo".into(), at_ms: 6, decision: "automatic".into(), provider: "p".into(), model: "m".into(), latency_ms: 1, input_tokens: 2, output_tokens: 3, record: "{}".into() };
+    {
+        let store = ArtifactStore::open(dir.path()).unwrap();
+        store.audit(&call("before")).unwrap();
+        assert_eq!(store.team_backlog().unwrap().records, 0, "nothing is queued without a team store");
+        store.queue_for_team(true);
+        store.audit(&call("c1")).unwrap();
+        store.record_sampling(&exchange).unwrap();
+        store.audit_all(&[call("c2"), call("c3")]).unwrap();
+    }
+    let store = ArtifactStore::open(dir.path()).unwrap();
+    assert_eq!(store.team_backlog().unwrap().records, 4);
+    let queued = store.team_log_queue(0, 10).unwrap();
+    let what: Vec<String> = queued
+        .iter()
+        .map(|q| match &q.entry {
+            LogEntry::Call(c) => c.call_id.clone(),
+            LogEntry::Sampling(s) => format!("sampling {}", s.decision),
+        })
+        .collect();
+    assert_eq!(what, ["c1", "sampling automatic", "c2", "c3"]);
+    let uids: std::collections::HashSet<&str> = queued.iter().map(|q| q.uid.as_str()).collect();
+    assert!(uids.len() == 4 && uids.iter().all(|u| u.len() == 32), "{uids:?}");
+    // The same entries (and keys) until acknowledged.
+    assert_eq!(store.team_log_queue(0, 10).unwrap(), queued);
+    store.team_log_failed(&[queued[0].seq], "catalog away").unwrap();
+    assert_eq!(store.team_backlog().unwrap().last_error.as_deref(), Some("catalog away"));
+    store.team_log_done(&[queued[0].seq, queued[1].seq]).unwrap();
+    assert_eq!(store.team_log_queue(0, 10).unwrap(), queued[2..]);
+    assert_eq!(store.team_log_queue(queued[2].seq, 10).unwrap(), queued[3..]);
+    assert_eq!(store.team_backlog().unwrap().records, 2);
+}
+
 /// A damaged catalog (rows whose ids are not their own hash's prefix) is an error naming the
 /// catalog, never a panic: every id new bytes could take already holds other bytes.
 #[test]

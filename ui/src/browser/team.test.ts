@@ -18,7 +18,7 @@ describe("team status", () => {
   });
 
   it("counts what waits and names what cannot be reached", () => {
-    const away = teamStatusOf({ catalog_error: "team catalog postgres://canvas@db/canvas: connection refused", backlog: { count: 3, bytes: 3 * 1024 * 1024, oldest_queued_at_ms: 5, last_error: "refused" } });
+    const away = teamStatusOf({ catalog_error: "team catalog postgres://canvas@db/canvas: connection refused", backlog: { count: 3, bytes: 3 * 1024 * 1024, oldest_queued_at_ms: 5, last_error: "refused", records: 0 } });
     expect(teamStatusText(away)).toBe("Team “analytics” as ada · catalog not usable · 3 files (3 MB) waiting to upload");
     expect(teamStatusIsWarning(away)).toBe(true);
     expect(teamStatusDetails(away)).toEqual([
@@ -33,7 +33,7 @@ describe("team status", () => {
   });
 
   it("a failed upload alone is a warning", () => {
-    expect(teamStatusIsWarning(teamStatusOf({ backlog: { count: 1, bytes: 1, oldest_queued_at_ms: 1, last_error: "x" } }))).toBe(true);
+    expect(teamStatusIsWarning(teamStatusOf({ backlog: { count: 1, bytes: 1, oldest_queued_at_ms: 1, last_error: "x", records: 0 } }))).toBe(true);
   });
 });
 

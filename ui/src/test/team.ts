@@ -11,7 +11,7 @@ export function teamStatusOf(over: Partial<TeamStatus> = {}): TeamStatus {
     catalog: "postgres://canvas@db/canvas",
     catalog_error: null,
     schema_version: 3,
-    backlog: { count: 0, bytes: 0, oldest_queued_at_ms: null, last_error: null },
+    backlog: { count: 0, bytes: 0, oldest_queued_at_ms: null, last_error: null, records: 0 },
     ...over,
   };
 }

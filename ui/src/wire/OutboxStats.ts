@@ -19,4 +19,8 @@ oldest_queued_at_ms: number | null,
 /**
  * Why the last attempt failed, when it did.
  */
-last_error: string | null, };
+last_error: string | null, 
+/**
+ * Audit rows and sampling exchanges waiting for the team catalog.
+ */
+records: number, };
