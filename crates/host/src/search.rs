@@ -20,7 +20,7 @@ use std::{
 use mcp_canvas_contract::Viewer;
 use mcp_canvas_render::text::{self, PiecePlace, TextKind, TextLimits};
 use mcp_canvas_store::{
-    search::{snippet, Terms},
+    search::Terms,
     ArtifactRecord, ArtifactStore, HitPlace, IndexBatch, SearchQuery, SearchResults, Segment, StoreError,
 };
 
@@ -264,40 +264,28 @@ fn segment_of(piece: text::TextPiece) -> Segment {
     Segment { place, position: piece.position, byte_offset: piece.byte_offset, byte_length: piece.byte_length, text: piece.text }
 }
 
-/// Searches, and cuts each hit's snippet from its artifact (the page's text, the row's or line's
-/// bytes, the name, the call's arguments).
+/// Searches, newest first, cutting each hit's snippet from its artifact (the page's text, the
+/// lines' or rows' bytes, the block of markup) and checking phrases in it.
 pub fn search(store: &ArtifactStore, query: &SearchQuery) -> Result<SearchResults, StoreError> {
-    let mut results = store.search(query)?;
     let terms = Terms::parse(&query.text);
-    for hit in &mut results.hits {
-        let text = match hit.place {
-            HitPlace::Name => match &hit.artifact.description {
-                Some(description) => format!("{} — {description}", hit.artifact.name),
-                None => hit.artifact.name.clone(),
-            },
-            HitPlace::Call => store.search_call_text(&hit.artifact.call_id)?.unwrap_or_else(|| format!("{} {}", hit.artifact.server, hit.artifact.tool)),
-            place => {
-                let Some(kind) = text_kind(&hit.artifact.mime, &hit.artifact.name) else { continue };
-                let piece_place = match place {
-                    HitPlace::Page => PiecePlace::Page,
-                    HitPlace::Row => PiecePlace::Row,
-                    _ => PiecePlace::Line,
-                };
-                let path = store.blob_path(&hit.artifact.sha256);
-                let piece = text::piece_text(&path, kind, piece_place, hit.position, hit.byte_range.0, hit.byte_range.1).unwrap_or_default();
-                if matches!(kind, TextKind::Lines | TextKind::Table) {
-                    // Lines are indexed in groups: the hit's own line, and its number.
-                    let (index, line) = mcp_canvas_store::search::hit_line(&piece, &terms);
-                    hit.position += index as u64;
-                    line
-                } else {
-                    piece
-                }
-            }
+    store.search_with(query, &mut |hit| {
+        let kind = text_kind(&hit.artifact.mime, &hit.artifact.name)?;
+        let piece_place = match hit.place {
+            HitPlace::Page => PiecePlace::Page,
+            HitPlace::Row => PiecePlace::Row,
+            _ => PiecePlace::Line,
         };
-        hit.snippet = snippet(&text, &terms);
-    }
-    Ok(results)
+        let path = store.blob_path(&hit.artifact.sha256);
+        let piece = text::piece_text(&path, kind, piece_place, hit.position, hit.byte_range.0, hit.byte_range.1).ok()?;
+        if matches!(kind, TextKind::Lines | TextKind::Table) {
+            // Lines are indexed in groups: the hit's own line, and its number.
+            let (index, line) = mcp_canvas_store::search::hit_line(&piece, &terms);
+            hit.position += index as u64;
+            if terms.phrases_in(&line) { Some(line) } else { Some(piece) }
+        } else {
+            Some(piece)
+        }
+    })
 }
 
 /// Empties the index and indexes everything again (on this thread; `mcp-canvas-cli artifacts

@@ -105,6 +105,16 @@ pub fn piece_text(path: &Path, kind: TextKind, place: PiecePlace, position: u64,
             PdfRenderer::shared()?.page_texts(path, page - 1, 1, PDF_LOCK_BUDGET, &mut |_, t| text = t)?;
             Ok(text)
         }
+        (TextKind::Markup, _) if byte_length > 0 => {
+            // The block's markup (and perhaps a neighbour's edge): its text, without parsing the
+            // whole file again.
+            let mut file = File::open(path).map_err(io)?;
+            file.seek(SeekFrom::Start(byte_offset)).map_err(io)?;
+            let mut bytes = Vec::new();
+            file.take(byte_length.min(TextLimits::default().markup_bytes)).read_to_end(&mut bytes).map_err(io)?;
+            let blocks = markup::blocks(&String::from_utf8_lossy(&bytes), TextLimits::default().piece_bytes);
+            Ok(blocks.into_iter().map(|b| b.text).collect::<Vec<_>>().join("\n"))
+        }
         (TextKind::Markup, _) => {
             let mut found = String::new();
             let limits = TextLimits::default();
@@ -177,13 +187,14 @@ fn extract_markup<E>(path: &Path, limits: &TextLimits, sink: &mut dyn FnMut(Text
     let mut extracted = Extracted::default();
     for (i, block) in markup::blocks(&html, limits.piece_bytes).into_iter().enumerate() {
         extracted.pieces += 1;
-        sink(TextPiece { place: PiecePlace::Line, position: i as u64 + 1, byte_offset: 0, byte_length: 0, text: block }).map_err(Ok)?;
+        let (start, end) = block.source;
+        sink(TextPiece { place: PiecePlace::Line, position: i as u64 + 1, byte_offset: start as u64, byte_length: (end - start) as u64, text: block.text }).map_err(Ok)?;
     }
     Ok(extracted)
 }
 
-/// Lines (or rows) with their byte ranges, grouped: consecutive lines make one piece of up to a
-/// quarter of [`TextLimits::piece_bytes`] (its position is its first line's number; the line of
+/// Lines (or rows) with their byte ranges, grouped: consecutive lines make one piece of up to
+/// [`TextLimits::piece_bytes`] (its position is its first line's number; the line of
 /// a hit inside it is found again from its bytes when a snippet is cut, so a log of millions of
 /// short lines is thousands of pieces, not millions). A line longer than a piece is cut at a
 /// space (else at a character boundary) into pieces of its own, with its number.
@@ -195,7 +206,7 @@ fn extract_lines<E>(path: &Path, place: PiecePlace, limits: &TextLimits, sink: &
     let mut offset = 0u64;
     let mut carry: Vec<u8> = Vec::new();
     let mut checked_binary = false;
-    let group_bytes = (limits.piece_bytes / 4).max(1);
+    let group_bytes = limits.piece_bytes.max(1);
     let mut group: Option<TextPiece> = None;
     let flush = |group: &mut Option<TextPiece>, extracted: &mut Extracted, sink: &mut dyn FnMut(TextPiece) -> std::result::Result<(), E>| -> std::result::Result<(), E> {
         if let Some(piece) = group.take() {
@@ -212,6 +223,7 @@ fn extract_lines<E>(path: &Path, place: PiecePlace, limits: &TextLimits, sink: &
         }
         // One line: up to a newline or `piece_bytes`.
         let mut piece = std::mem::take(&mut carry);
+        let rest_of_long_line = !piece.is_empty();
         let want = limits.piece_bytes.saturating_sub(piece.len()) as u64;
         let mut limited = (&mut reader).take(want);
         std::io::BufRead::read_until(&mut limited, b'\n', &mut piece).map_err(io)?;
@@ -246,7 +258,7 @@ fn extract_lines<E>(path: &Path, place: PiecePlace, limits: &TextLimits, sink: &
         // A piece of a long line (or the rest of one) stands alone.
         let whole_line = !cut_line && (carry.is_empty() || line_ended);
         let continues_long_line = group.is_none() && !whole_line;
-        if !whole_line || continues_long_line || text.len() >= group_bytes {
+        if !whole_line || continues_long_line || rest_of_long_line || text.len() >= group_bytes {
             flush(&mut group, &mut extracted, sink).map_err(Ok)?;
             if !text.trim().is_empty() {
                 extracted.pieces += 1;
@@ -290,7 +302,7 @@ mod markup {
     //! script, style and the other raw-text elements' content left out (html5ever's tokenizer
     //! decodes entities and knows which elements hold raw text).
 
-    use std::cell::RefCell;
+    use std::cell::{Cell, RefCell};
 
     use html5ever::tendril::StrTendril;
     use html5ever::tokenizer::states::RawKind;
@@ -300,11 +312,22 @@ mod markup {
         "p", "div", "br", "tr", "li", "h1", "h2", "h3", "h4", "h5", "h6", "table", "section", "article", "header", "footer", "pre", "blockquote", "dt", "dd", "caption", "figcaption", "hr", "title", "text", "tspan", "desc", "ul", "ol",
     ];
 
+    /// A block of text and the bytes of markup it came from (a little more, never less: the
+    /// tokenizer is fed the markup a tag at a time, and a block is said to start at the piece
+    /// before the one its text arrived in and to end with the piece that ended it).
+    pub(super) struct Block {
+        pub(super) text: String,
+        pub(super) source: (usize, usize),
+    }
+
     struct Collector {
-        blocks: RefCell<Vec<String>>,
+        blocks: RefCell<Vec<Block>>,
         current: RefCell<String>,
+        current_start: Cell<usize>,
         skipping: RefCell<Option<String>>,
         piece_bytes: usize,
+        /// The start of the piece before the one being fed, and the end of the one being fed.
+        feeding: Cell<(usize, usize)>,
     }
 
     impl Collector {
@@ -312,7 +335,7 @@ mod markup {
             let mut current = self.current.borrow_mut();
             let text = current.split_whitespace().collect::<Vec<_>>().join(" ");
             if !text.is_empty() {
-                self.blocks.borrow_mut().push(text);
+                self.blocks.borrow_mut().push(Block { text, source: (self.current_start.get(), self.feeding.get().1) });
             }
             current.clear();
         }
@@ -334,7 +357,7 @@ mod markup {
                     }
                     if BLOCKS.contains(&name.as_str()) {
                         self.end_block();
-                    } else {
+                    } else if !self.current.borrow().is_empty() {
                         self.current.borrow_mut().push(' ');
                     }
                     if tag.kind == TagKind::StartTag && !tag.self_closing {
@@ -355,6 +378,9 @@ mod markup {
                 Token::CharacterTokens(text) => {
                     if self.skipping.borrow().is_none() {
                         let mut current = self.current.borrow_mut();
+                        if current.is_empty() {
+                            self.current_start.set(self.feeding.get().0);
+                        }
                         current.push_str(&text);
                         if current.len() >= self.piece_bytes {
                             drop(current);
@@ -368,13 +394,29 @@ mod markup {
         }
     }
 
-    /// The blocks of text in `html`, each at most about `piece_bytes`.
-    pub(super) fn blocks(html: &str, piece_bytes: usize) -> Vec<String> {
-        let collector = Collector { blocks: RefCell::default(), current: RefCell::default(), skipping: RefCell::default(), piece_bytes };
+    /// The blocks of text in `html`, each at most about `piece_bytes`, with their markup's bytes.
+    pub(super) fn blocks(html: &str, piece_bytes: usize) -> Vec<Block> {
+        let collector = Collector {
+            blocks: RefCell::default(),
+            current: RefCell::default(),
+            current_start: Cell::new(0),
+            skipping: RefCell::default(),
+            piece_bytes,
+            feeding: Cell::new((0, 0)),
+        };
         let tokenizer = Tokenizer::new(collector, TokenizerOpts::default());
         let queue = BufferQueue::default();
-        queue.push_back(StrTendril::from_slice(html));
-        let _ = tokenizer.feed(&queue);
+        // A tag at a time (each piece starts at a `<`), so a block knows where it is.
+        let mut previous = 0;
+        let mut start = 0;
+        while start < html.len() {
+            let end = html.as_bytes()[start + 1..].iter().position(|b| *b == b'<').map_or(html.len(), |i| start + 1 + i);
+            tokenizer.sink.feeding.set((previous, end));
+            queue.push_back(StrTendril::from_slice(&html[start..end]));
+            let _ = tokenizer.feed(&queue);
+            previous = start;
+            start = end;
+        }
         tokenizer.end();
         tokenizer.sink.end_block();
         tokenizer.sink.blocks.into_inner()
@@ -403,9 +445,9 @@ mod tests {
         let (out, _) = pieces(b"alpha\n\nbeta gamma\r\ndelta", TextKind::Lines, TextLimits::default());
         let got: Vec<(u64, u64, u64, &str)> = out.iter().map(|p| (p.position, p.byte_offset, p.byte_length, p.text.as_str())).collect();
         assert_eq!(got, vec![(1, 0, 24, "alpha\n\nbeta gamma\ndelta")]);
-        // Groups stay within a quarter of a piece; each starts with its own line's number.
+        // Groups stay within a piece; each starts with its own line's number.
         let text: String = (1..=100).map(|i| format!("line number {i:03}\n")).collect();
-        let limits = TextLimits { piece_bytes: 400, ..Default::default() };
+        let limits = TextLimits { piece_bytes: 100, ..Default::default() };
         let (out, _) = pieces(text.as_bytes(), TextKind::Lines, limits);
         assert!(out.len() > 10 && out.iter().all(|p| p.text.len() <= 100), "{}", out.len());
         for p in &out {
@@ -518,5 +560,25 @@ mod tests {
         let texts: Vec<&str> = out.iter().map(|p| p.text.as_str()).collect();
         assert_eq!(texts, vec!["Q3 report", "Revenue & costs", "Net revenue rose.", "acme 12", "axis label"]);
         assert!(out.iter().enumerate().all(|(i, p)| p.position == i as u64 + 1));
+    }
+
+    #[test]
+    fn a_block_of_markup_is_read_again_from_its_own_bytes() {
+        let mut html = String::from("<html><head><script>if (a < b) { x = '<p>not text</p>'; }</script></head><body>");
+        for i in 0..2000 {
+            html.push_str(&format!("<div class=\"c{i}\">\n  <p>Block <b>number</b> {i} &amp; more</p>\n</div>\n"));
+        }
+        html.push_str("<p>Ünïcode ending</p></body></html>");
+        let (out, _) = pieces(html.as_bytes(), TextKind::Markup, TextLimits::default());
+        assert_eq!(out.len(), 2001);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("page.html");
+        std::fs::write(&path, &html).unwrap();
+        for piece in [&out[0], &out[1234], &out[2000]] {
+            assert!(piece.byte_length > 0 && piece.byte_length < 400, "{piece:?}");
+            let again = piece_text(&path, TextKind::Markup, PiecePlace::Line, piece.position, piece.byte_offset, piece.byte_length).unwrap();
+            assert!(again.contains(&piece.text), "{again:?} holds {:?}", piece.text);
+            assert!(!again.contains("not text"));
+        }
     }
 }

@@ -438,9 +438,17 @@ impl ArtifactStore {
         search::status(&self.conn())
     }
 
-    /// Full-text search (snippets are left empty: the caller cuts them, see [`search::snippet`]).
+    /// Full-text search, newest first. Snippets of names and calls are cut here; a page's or a
+    /// line's need its text, which only [`Self::search_with`]'s caller can give (here they stay
+    /// empty, and a phrase is matched by its words alone).
     pub fn search(&self, query: &SearchQuery) -> Result<SearchResults, StoreError> {
-        search::run(&self.conn(), query)
+        search::run(self, query, &mut |_| None)
+    }
+
+    /// Full-text search with `text_of` giving a hit's text at its place (see [`search::run`]'s
+    /// rules): its snippet is cut from it and a phrase is checked in it.
+    pub fn search_with(&self, query: &SearchQuery, text_of: &mut dyn FnMut(&mut SearchHit) -> Option<String>) -> Result<SearchResults, StoreError> {
+        search::run(self, query, text_of)
     }
 
     /// How far behind the team store this store is.

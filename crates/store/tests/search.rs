@@ -15,7 +15,11 @@ fn segment(place: HitPlace, position: u64, text: &str) -> Segment {
     Segment { place, position, byte_offset: position * 100, byte_length: text.len() as u64, text: text.to_owned() }
 }
 
+/// Every segment's text by artifact and position, as the host's extractor would give it again.
+static TEXTS: std::sync::Mutex<Vec<(String, u64, String)>> = std::sync::Mutex::new(Vec::new());
+
 fn index(store: &ArtifactStore, record: &ArtifactRecord, segments: Vec<Segment>) {
+    TEXTS.lock().unwrap().extend(segments.iter().map(|s| (record.id.clone(), s.position, s.text.clone())));
     store.search_start(&record.id).unwrap();
     let mut batch = IndexBatch::new(&record.id);
     for s in segments {
@@ -29,8 +33,16 @@ fn query(text: &str) -> SearchQuery {
     SearchQuery { text: text.to_owned(), ..Default::default() }
 }
 
+/// Searches as the host does: each hit's text given again at its place (phrases are checked in it).
+fn search(store: &ArtifactStore, q: &SearchQuery) -> Vec<mcp_canvas_store::SearchHit> {
+    let text_of = &mut |hit: &mut mcp_canvas_store::SearchHit| {
+        TEXTS.lock().unwrap().iter().find(|(id, position, _)| *id == hit.artifact.id && *position == hit.position).map(|t| t.2.clone())
+    };
+    store.search_with(q, text_of).unwrap().hits
+}
+
 fn found(store: &ArtifactStore, q: &SearchQuery) -> Vec<(String, HitPlace, u64)> {
-    store.search(q).unwrap().hits.into_iter().map(|h| (h.artifact.name, h.place, h.position)).collect()
+    search(store, q).into_iter().map(|h| (h.artifact.name, h.place, h.position)).collect()
 }
 
 fn fixture() -> (tempfile::TempDir, ArtifactStore, ArtifactRecord, ArtifactRecord) {
@@ -236,18 +248,48 @@ fn a_calls_answer_is_searched_with_its_files_and_bounded() {
 }
 
 #[test]
-fn one_artifact_with_many_strong_hits_does_not_hide_the_others() {
+fn one_artifact_with_many_hits_does_not_hide_the_others() {
     let dir = tempfile::tempdir().unwrap();
     let store = ArtifactStore::open(dir.path()).unwrap();
-    // Ranked first: 400 short segments that are all the word.
-    let big = put(&store, "acme-log.txt", "text/plain", "demo", "tail", "c1", 1);
-    index(&store, &big, (1..=400).map(|i| segment(HitPlace::Line, i, "acme acme acme")).collect());
     for i in 0..20 {
         let r = put(&store, &format!("n{i}.txt"), "text/plain", "demo", "tail", "c1", 10 + i);
         index(&store, &r, vec![segment(HitPlace::Line, 1, "a long line that mentions acme once among many other words of no interest")]);
     }
-    let hits = store.search(&SearchQuery { limit: 12, ..query("acme ") }).unwrap().hits;
+    // The newest: 400 segments that are all the word.
+    let big = put(&store, "acme-log.txt", "text/plain", "demo", "tail", "c1", 1_000);
+    index(&store, &big, (1..=400).map(|i| segment(HitPlace::Line, i, "acme acme acme")).collect());
+    let hits = search(&store, &SearchQuery { limit: 12, ..query("acme ") });
     assert_eq!(hits.len(), 12);
     assert_eq!(hits.iter().filter(|h| h.artifact.id == big.id).count(), 3);
-    assert_eq!(hits[0].artifact.id, big.id, "the strongest still first");
+    assert_eq!(hits[0].artifact.id, big.id, "the newest first");
+    assert_eq!(hits[3].artifact.name, "n19.txt", "then the next newest");
+    assert!(hits[0].snippet.iter().any(|p| p.hit && p.text == "acme"), "snippets cut from the text given: {:?}", hits[0].snippet);
+}
+
+#[test]
+fn hits_come_newest_first_whatever_order_they_were_indexed_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = ArtifactStore::open(dir.path()).unwrap();
+    let old = put(&store, "old.txt", "text/plain", "demo", "tail", "c1", 1_000);
+    let new = put(&store, "new.txt", "text/plain", "demo", "tail", "c1", 9_000);
+    let middle = put(&store, "middle.txt", "text/plain", "demo", "tail", "c1", 5_000);
+    // The indexer takes the newest first; an old file re-indexed later still sorts as old.
+    for record in [&new, &old, &middle] {
+        index(&store, record, (1..=3).map(|i| segment(HitPlace::Line, i, "quota warning")).collect());
+    }
+    let names: Vec<String> = found(&store, &query("quota ")).into_iter().map(|h| h.0).collect();
+    assert_eq!(names, ["new.txt"; 3].into_iter().chain(["middle.txt"; 3]).chain(["old.txt"; 3]).collect::<Vec<_>>());
+}
+
+#[test]
+fn a_phrase_whose_words_are_apart_is_not_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = ArtifactStore::open(dir.path()).unwrap();
+    let r = put(&store, "notes.txt", "text/plain", "demo", "tail", "c1", 1);
+    // Many segments with both words apart (newer), and one with the phrase (older).
+    index(&store, &r, vec![segment(HitPlace::Line, 1, "the red fox")]);
+    let apart = put(&store, "apart.txt", "text/plain", "demo", "tail", "c1", 2);
+    index(&store, &apart, (1..=600).map(|i| segment(HitPlace::Line, i, "fox and the red one")).collect());
+    assert_eq!(found(&store, &query("\"red fox\" ")), vec![("notes.txt".into(), HitPlace::Line, 1)]);
+    assert_eq!(found(&store, &query("red fox ")).len(), 4, "as words, both files (three of the newer)");
 }

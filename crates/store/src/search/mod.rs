@@ -164,8 +164,11 @@ pub struct IndexStatus {
 
 /// Hits per artifact in one result list.
 const HITS_PER_ARTIFACT: usize = 3;
-/// The best segments a search ranks before keeping three per artifact.
-const RANKED: usize = 5000;
+/// Segments read from the index at a time (newest first); the catalog is free between pages.
+const PAGE_ROWS: i64 = 256;
+/// A search stops after this many segments whose text did not hold a phrase searched for (the
+/// index keeps no positions: a phrase is found by its words, then checked in the text).
+const MAX_REFUSED: usize = 1000;
 
 /// Segments written for one artifact, committed in one short transaction.
 #[derive(Debug, Default)]
@@ -244,21 +247,45 @@ pub(crate) fn write(conn: &mut Connection, batch: &IndexBatch) -> Result<bool, S
 }
 
 fn insert_segments(tx: &rusqlite::Transaction<'_>, artifact_id: &str, segments: &[Segment]) -> Result<(), StoreError> {
+    if segments.is_empty() {
+        return Ok(());
+    }
+    let mut id = next_segment_id(tx, artifact_id)?;
     let mut segment_row = tx.prepare_cached(
-        "INSERT INTO search_segments (artifact_id, place, position, byte_offset, byte_length) VALUES (?1, ?2, ?3, ?4, ?5)",
+        "INSERT INTO search_segments (id, artifact_id, place, position, byte_offset, byte_length) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     )?;
     let mut text_row = tx.prepare_cached("INSERT INTO search_text (rowid, body) VALUES (?1, ?2)")?;
     for segment in segments {
         segment_row.execute(params![
+            id,
             artifact_id,
             segment.place.as_str(),
             segment.position as i64,
             segment.byte_offset as i64,
             segment.byte_length as i64
         ])?;
-        text_row.execute(params![tx.last_insert_rowid(), segment.text])?;
+        text_row.execute(params![id, segment.text])?;
+        id += 1;
     }
     Ok(())
+}
+
+/// Segment ids order the index by time: an artifact's segments are numbered from its creation
+/// millisecond times 2^20, after any already there, so reading the index by id from the top is
+/// reading it newest first, whatever order the indexer took the artifacts in.
+const ID_BITS_PER_MS: u32 = 20;
+
+fn next_segment_id(tx: &rusqlite::Transaction<'_>, artifact_id: &str) -> Result<i64, StoreError> {
+    let created: i64 = tx.query_row("SELECT created_at_ms FROM artifacts WHERE id = ?1", [artifact_id], |row| row.get(0))?;
+    let base = created.clamp(0, 1 << 42) << ID_BITS_PER_MS;
+    let end = base + (1 << ID_BITS_PER_MS);
+    let last: Option<i64> = tx.query_row("SELECT MAX(id) FROM search_segments WHERE id >= ?1 AND id < ?2", params![base, end], |row| row.get(0))?;
+    Ok(match last {
+        None => base,
+        Some(last) if last + 1 < end => last + 1,
+        // A millisecond with a million segments: after everything (its order is then approximate).
+        Some(_) => tx.query_row("SELECT MAX(id) + 1 FROM search_segments", [], |row| row.get(0))?,
+    })
 }
 
 /// Marks `artifact_id` indexed (with what was left out, if anything).
@@ -363,7 +390,7 @@ pub(crate) fn clear(conn: &mut Connection) -> Result<(), StoreError> {
 }
 
 /// `search_text` as the migration creates it.
-const CREATE_TEXT: &str = "CREATE VIRTUAL TABLE search_text USING fts5(body, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2')";
+const CREATE_TEXT: &str = "CREATE VIRTUAL TABLE search_text USING fts5(body, content = '', contentless_delete = 1, detail = none, tokenize = 'unicode61 remove_diacritics 2')";
 
 /// The text a call's `call` segments were indexed with (server, tool, arguments), from the
 /// audit log.
@@ -388,12 +415,19 @@ pub(crate) fn status(conn: &Connection) -> Result<IndexStatus, StoreError> {
         [],
         |row| Ok((row.get(0)?, row.get(1)?)),
     )?;
-    let segments: i64 = conn.query_row("SELECT COALESCE(MAX(id), 0) FROM search_segments", [], |row| row.get(0))?;
+    let segments: i64 = conn.query_row("SELECT COALESCE(SUM(segments), 0) FROM search_indexed", [], |row| row.get(0))?;
     Ok(IndexStatus { indexed: indexed as u32, pending: (total - indexed).max(0) as u32, segments: segments as u64 })
 }
 
-pub(crate) fn run(conn: &Connection, query: &SearchQuery) -> Result<SearchResults, StoreError> {
-    let status = status(conn)?;
+/// Searches, newest first: segment ids grow with their artifact's creation time, and the index is
+/// read in that order a page at a time, so a search stops as soon as it has its hits (a word in
+/// a million segments costs what a rare one does). At most three hits per artifact.
+///
+/// `text_of` gives a hit's text at its place (a page's; a group of lines', where it may move
+/// `position` to the hit's own line), or `None` when it cannot; the name and the call's text are
+/// known here. Each hit's snippet is cut from that text, and a phrase searched for must be in it.
+pub(crate) fn run(store: &crate::ArtifactStore, query: &SearchQuery, text_of: &mut dyn FnMut(&mut SearchHit) -> Option<String>) -> Result<SearchResults, StoreError> {
+    let status = status(&store.conn())?;
     let terms = Terms::parse(&query.text);
     let limit = match query.limit {
         0 => 20,
@@ -402,6 +436,54 @@ pub(crate) fn run(conn: &Connection, query: &SearchQuery) -> Result<SearchResult
     if terms.is_empty() {
         return Ok(SearchResults { hits: Vec::new(), indexed: status.indexed, pending: status.pending });
     }
+    let (sql, values) = page_sql(query, &terms);
+    let mut hits: Vec<SearchHit> = Vec::new();
+    let mut per_artifact: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut refused = 0;
+    let mut before = i64::MAX;
+    'pages: loop {
+        let rows = page(&store.conn(), &sql, &values, before)?;
+        let Some(&(_, last)) = rows.last() else { break };
+        before = last;
+        for (hit, id) in rows {
+            let Some(mut hit) = hit else { continue };
+            let seen = per_artifact.entry(hit.artifact.id.clone()).or_default();
+            if *seen >= HITS_PER_ARTIFACT {
+                // The rest of this artifact's segments are below its first one kept: skip them.
+                let first: Option<i64> = store.conn().query_row("SELECT MIN(id) FROM search_segments WHERE artifact_id = ?1", [&hit.artifact.id], |row| row.get(0))?;
+                before = first.unwrap_or(id).min(id);
+                continue 'pages;
+            }
+            let text = match hit.place {
+                HitPlace::Name => Some(match &hit.artifact.description {
+                    Some(description) => format!("{} — {description}", hit.artifact.name),
+                    None => hit.artifact.name.clone(),
+                }),
+                HitPlace::Call => call_text(&store.conn(), &hit.artifact.call_id)?,
+                _ => text_of(&mut hit),
+            };
+            if let Some(text) = &text {
+                if !terms.phrases_in(text) {
+                    refused += 1;
+                    if refused >= MAX_REFUSED {
+                        break 'pages;
+                    }
+                    continue;
+                }
+                hit.snippet = snippet(text, &terms);
+            }
+            *seen += 1;
+            hits.push(hit);
+            if hits.len() >= limit {
+                break 'pages;
+            }
+        }
+    }
+    Ok(SearchResults { hits, indexed: status.indexed, pending: status.pending })
+}
+
+/// The query for one page of hits: its last parameter is the id the page starts below.
+fn page_sql(query: &SearchQuery, terms: &Terms) -> (String, Vec<rusqlite::types::Value>) {
     let mut conditions = Conditions::default();
     let text = conditions.bind(terms.fts5().into());
     conditions.sql.push(format!("search_text MATCH {text}"));
@@ -427,42 +509,36 @@ pub(crate) fn run(conn: &Connection, query: &SearchQuery) -> Result<SearchResult
         let p = conditions.bind(until.into());
         conditions.sql.push(format!("a.created_at_ms < {p}"));
     }
-    // At most three segments per artifact, chosen before the limit (one artifact with thousands
-    // of strong hits must not hide every other); among the best `RANKED` segments.
-    let where_clause = conditions.where_clause();
+    let before = format!("?{}", conditions.values.len() + 1);
+    conditions.sql.push(format!("search_text.rowid < {before}"));
     let sql = format!(
-        "WITH hits AS (
-             SELECT s.artifact_id AS artifact_id, s.place AS place, s.position AS position, s.byte_offset AS byte_offset,
-                    s.byte_length AS byte_length, s.id AS segment, bm25(search_text) AS rank
-             FROM search_text JOIN search_segments s ON s.id = search_text.rowid JOIN artifacts a ON a.id = s.artifact_id
-             {where_clause} ORDER BY rank LIMIT {RANKED}
-         ),
-         ranked AS (SELECT *, row_number() OVER (PARTITION BY artifact_id ORDER BY rank, segment) AS nth FROM hits)
-         SELECT {COLUMNS}, r.place, r.position, r.byte_offset, r.byte_length
-         FROM ranked r JOIN artifacts a ON a.id = r.artifact_id
-         WHERE r.nth <= {HITS_PER_ARTIFACT} ORDER BY r.rank, r.segment LIMIT {limit}"
+        "SELECT {COLUMNS}, s.place, s.position, s.byte_offset, s.byte_length, s.id
+         FROM search_text JOIN search_segments s ON s.id = search_text.rowid JOIN artifacts a ON a.id = s.artifact_id
+         {} ORDER BY search_text.rowid DESC LIMIT {PAGE_ROWS}",
+        conditions.where_clause()
     );
-    let mut stmt = conn.prepare(&sql)?;
-    let rows = stmt.query_map(rusqlite::params_from_iter(conditions.values.iter()), |row| {
+    (sql, conditions.values)
+}
+
+/// One page of hits below `before`, newest first, with their segment ids.
+/// (`None` for a place this build does not know: skipped, but it still moves the search on).
+fn page(conn: &Connection, sql: &str, values: &[rusqlite::types::Value], before: i64) -> Result<Vec<(Option<SearchHit>, i64)>, StoreError> {
+    let mut stmt = conn.prepare_cached(sql)?;
+    let before = rusqlite::types::Value::Integer(before);
+    let rows = stmt.query_map(rusqlite::params_from_iter(values.iter().chain(std::iter::once(&before))), |row| {
         let artifact = from_row(row)?;
         let place: String = row.get(13)?;
-        Ok((artifact, place, row.get::<_, i64>(14)?, row.get::<_, i64>(15)?, row.get::<_, i64>(16)?))
-    })?;
-    // Three per artifact and the limit are the query's own (above).
-    let mut hits: Vec<SearchHit> = Vec::new();
-    for row in rows {
-        let (artifact, place, position, offset, length) = row?;
-        let Some(place) = HitPlace::parse(&place) else { continue };
-        hits.push(SearchHit {
+        let hit = HitPlace::parse(&place).map(|place| SearchHit {
             artifact,
             place,
-            position: position.max(0) as u64,
+            position: row.get::<_, i64>(14).unwrap_or_default().max(0) as u64,
             snippet: Vec::new(),
             member: None,
-            byte_range: (offset.max(0) as u64, length.max(0) as u64),
+            byte_range: (row.get::<_, i64>(15).unwrap_or_default().max(0) as u64, row.get::<_, i64>(16).unwrap_or_default().max(0) as u64),
         });
-    }
-    Ok(SearchResults { hits, indexed: status.indexed, pending: status.pending })
+        Ok((hit, row.get::<_, i64>(17)?))
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
 }
 
 /// Records that the proxy gave these artifacts to an AI host's model.

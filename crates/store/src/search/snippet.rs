@@ -83,7 +83,7 @@ pub fn snippet(text: &str, terms: &Terms) -> Vec<SnippetPart> {
 /// the piece; the whole piece at 0 when no single line has one (a phrase across lines).
 pub fn hit_line(piece: &str, terms: &Terms) -> (usize, String) {
     for (index, line) in piece.split('\n').enumerate() {
-        let has = line.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).any(|w| terms.matches_word(&w.to_lowercase()));
+        let has = line.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).any(|w| terms.matches_word(&w.to_lowercase())) && terms.phrases_in(line);
         if has {
             return (index, line.trim_end_matches('\r').to_owned());
         }

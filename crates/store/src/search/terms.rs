@@ -76,17 +76,38 @@ impl Terms {
         self.terms.is_empty()
     }
 
-    /// The FTS5 `MATCH` expression: each term as a quoted string, all of them required.
+    /// The FTS5 `MATCH` expression: every word as a quoted string, all of them required (a
+    /// phrase's words too: the index keeps no positions, so [`Self::phrases_in`] checks the
+    /// order in the text).
     pub fn fts5(&self) -> String {
         let parts: Vec<String> = self
             .terms
             .iter()
-            .map(|term| {
-                let quoted = format!("\"{}\"", term.words.join(" ").replace('"', "\"\""));
-                if term.prefix { format!("{quoted}*") } else { quoted }
+            .flat_map(|term| {
+                term.words.iter().enumerate().map(move |(i, word)| {
+                    let quoted = format!("\"{}\"", word.replace('"', "\"\""));
+                    if term.prefix && i + 1 == term.words.len() { format!("{quoted}*") } else { quoted }
+                })
             })
             .collect();
         parts.join(" AND ")
+    }
+
+    /// Whether every phrase searched for is in `text`, its words one after another (words
+    /// compared as the index's tokenizer does: case and diacritics ignored). True when there is
+    /// no phrase.
+    pub fn phrases_in(&self, text: &str) -> bool {
+        let phrases: Vec<(Vec<String>, bool)> =
+            self.terms.iter().filter(|t| t.words.len() > 1).map(|t| (t.words.iter().map(|w| fold(w)).collect(), t.prefix)).collect();
+        if phrases.is_empty() {
+            return true;
+        }
+        let tokens: Vec<String> = words_of(text).iter().map(|w| fold(w)).collect();
+        phrases.iter().all(|(words, prefix)| {
+            tokens.windows(words.len()).any(|window| {
+                window.iter().zip(words).enumerate().all(|(i, (token, word))| if *prefix && i + 1 == words.len() { token.starts_with(word.as_str()) } else { token == word })
+            })
+        })
     }
 
     /// The PostgreSQL `to_tsquery('simple', …)` text: words joined by `&`, phrases by `<->`,
@@ -125,6 +146,16 @@ pub(crate) fn words_of(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// `word` without its diacritics (as `remove_diacritics 2` folds them): canonical decomposition,
+/// combining marks dropped.
+fn fold(word: &str) -> String {
+    use unicode_normalization::{char::is_combining_mark, UnicodeNormalization};
+    if word.is_ascii() {
+        return word.to_owned();
+    }
+    word.nfd().filter(|c| !is_combining_mark(*c)).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -149,16 +180,23 @@ mod tests {
 
     #[test]
     fn phrases_stay_together_and_are_never_prefixes() {
-        assert_eq!(fts(r#""net revenue" q3 "#), r#""net revenue" AND "q3""#);
-        assert_eq!(fts(r#"a "b c""#), r#""a" AND "b c""#);
+        assert_eq!(fts(r#""net revenue" q3 "#), r#""net" AND "revenue" AND "q3""#);
+        assert_eq!(fts(r#"a "b c""#), r#""a" AND "b" AND "c""#);
+        let terms = Terms::parse(r#""net revenue" q3 "#);
+        assert!(terms.phrases_in("Q3: the NET revenue rose"));
+        assert!(!terms.phrases_in("revenue, net of q3"));
+        assert!(Terms::parse(r#""café crème""#).phrases_in("un Cafe creme"));
+        assert!(Terms::parse("net revenue ").phrases_in("revenue net"), "words alone are in any order");
     }
 
     #[test]
     fn the_engines_syntax_is_only_words() {
         // Operators, columns, NEAR groups, negation and parentheses are words or nothing.
-        assert_eq!(fts("NEAR(a b) AND -c OR body:x "), r#""near a" AND "b" AND "and" AND "c" AND "or" AND "body x""#);
+        assert_eq!(fts("NEAR(a b) AND -c OR body:x "), r#""near" AND "a" AND "b" AND "and" AND "c" AND "or" AND "body" AND "x""#);
         // A word the tokenizer splits is a phrase, a prefix one while typed.
-        assert_eq!(fts("foo-ba"), r#""foo ba"*"#);
+        assert_eq!(fts("foo-ba"), r#""foo" AND "ba"*"#);
+        assert!(Terms::parse("foo-ba").phrases_in("a foo-bar b"));
+        assert!(!Terms::parse("foo-ba").phrases_in("bar foo"));
         assert_eq!(fts(r#"" * - ^ ( ) :"#), "");
         assert!(Terms::parse("***").is_empty());
     }
@@ -166,7 +204,7 @@ mod tests {
     #[test]
     fn an_unbalanced_quote_is_an_ordinary_character() {
         assert_eq!(fts(r#"say "hello world"#), r#""say" AND "hello" AND "world"*"#);
-        assert_eq!(fts(r#""a b" "cd"#), r#""a b" AND "cd"*"#);
+        assert_eq!(fts(r#""a b" "cd"#), r#""a" AND "b" AND "cd"*"#);
     }
 
     #[test]
