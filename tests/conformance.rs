@@ -156,3 +156,52 @@ fn skills_scenarios_pass_because_skills_are_read_and_verified() {
 fn checks_dir(results: &std::path::Path) -> PathBuf {
     walk(results).into_iter().find(|p| p.ends_with("checks.json")).and_then(|p| p.parent().map(PathBuf::from)).unwrap_or_default()
 }
+
+/// The auth extensions' client scenarios (client credentials with a secret and with
+/// `private_key_jwt`, DPoP with and without server nonces, enterprise-managed authorization,
+/// workload identity federation): each passes with every check a SUCCESS — the adapter
+/// configures the server as a user would (`oauth.grant`, `oauth.dpop`, the key in the token
+/// store) and MCP Canvas gets its token with that grant.
+#[test]
+fn auth_extension_scenarios_pass() {
+    let listed = Command::new(node22()).arg(suite()).arg("list").output().unwrap();
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    let scenarios: Vec<&str> = listed
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("- "))
+        .filter(|e| e.starts_with("auth/") && e.contains("[extension]"))
+        .filter_map(|e| e.split(' ').next())
+        .collect();
+    assert!(scenarios.len() >= 6, "the suite lists the auth extension scenarios: {scenarios:?}");
+    let mut failures = Vec::new();
+    for scenario in &scenarios {
+        let results = tempfile::tempdir().unwrap();
+        let output = Command::new(node22())
+            .arg(suite())
+            .args(["client", "--scenario", scenario, "--timeout", "120000", "--command"])
+            .arg(mcp_canvas_e2e::binary("mcp-canvas-conformance"))
+            .arg("-o")
+            .arg(results.path())
+            .output()
+            .unwrap();
+        let report = format!("{}\n{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+        let checks = walk(results.path()).into_iter().find(|p| p.ends_with("checks.json"));
+        let checks: Vec<(String, String)> = checks
+            .and_then(|p| serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(p).ok()?).ok())
+            .and_then(|v| v.as_array().cloned())
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|c| Some((c["id"].as_str()?.to_owned(), c["status"].as_str()?.to_owned())))
+            .collect();
+        let said = std::fs::read_to_string(checks_dir(results.path()).join("stdout.txt")).unwrap_or_default();
+        let not_passed: Vec<&(String, String)> = checks.iter().filter(|(_, status)| status != "SUCCESS" && status != "INFO").collect();
+        if output.status.success() && report.contains("OVERALL: PASSED") && !checks.is_empty() && not_passed.is_empty() && said.starts_with(&format!("{scenario}: connected")) {
+            eprintln!("conformance {scenario}: passed, {} checks ({})", checks.len(), said.trim());
+        } else {
+            let complained = std::fs::read_to_string(checks_dir(results.path()).join("stderr.txt")).unwrap_or_default();
+            eprintln!("conformance {scenario}: FAILED; checks not passed: {not_passed:?}\n{report}\nstdout: {said}\nstderr: {complained}");
+            failures.push(scenario.to_string());
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} auth extension scenarios failed: {failures:?}", failures.len(), scenarios.len());
+}

@@ -75,6 +75,32 @@ async fn run(scenario: &str, url: &str) -> Result<String, String> {
     if let Some(client_id) = context.get("client_id").and_then(Value::as_str) {
         oauth["client_id"] = json!(client_id);
     }
+    // The auth extensions, configured as a user would for such a server (the scenario's context
+    // holds what the user would have been given: keys, tokens, the identity provider).
+    let private_key = context.get("private_key_pem").and_then(Value::as_str);
+    match scenario {
+        "auth/client-credentials-basic" | "auth/client-credentials-jwt" => {
+            oauth["grant"] = json!("client_credentials");
+            if let Some(alg) = context.get("signing_algorithm") {
+                oauth["signing_algorithm"] = alg.clone();
+            }
+        }
+        "auth/dpop" | "auth/dpop-nonce" => oauth["dpop"] = json!(true),
+        "auth/wif-jwt-bearer" => {
+            // The workload's token where a platform projects it: a file.
+            let token = dir.path().join("workload-token");
+            std::fs::write(&token, context.get("valid_jwt").and_then(Value::as_str).unwrap_or_default()).map_err(|e| e.to_string())?;
+            oauth["grant"] = json!("jwt_bearer");
+            oauth["workload_token_file"] = json!(token);
+        }
+        "auth/enterprise-managed-authorization" => {
+            let id_token = dir.path().join("id-token");
+            std::fs::write(&id_token, context.get("idp_id_token").and_then(Value::as_str).unwrap_or_default()).map_err(|e| e.to_string())?;
+            oauth["grant"] = json!("enterprise");
+            oauth["enterprise"] = json!({ "idp_issuer": context["idp_issuer"], "idp_token_endpoint": context["idp_token_endpoint"], "idp_client_id": context["idp_client_id"], "id_token_file": id_token });
+        }
+        _ => {}
+    }
     let servers = json!({ "mcpServers": { SERVER: { "type": "http", "url": url, "oauth": oauth } } });
     std::fs::write(dir.path().join("servers.json"), servers.to_string()).map_err(|e| e.to_string())?;
     let options = HostOptions { data_dir: dir.path().to_owned(), call_timeout: Duration::from_secs(20), session: None };
@@ -87,6 +113,9 @@ async fn run(scenario: &str, url: &str) -> Result<String, String> {
         .with_browser(Arc::new(Headless), SignInPolicy { when_connecting: true, during_calls: true });
     if let Some(secret) = context.get("client_secret").and_then(Value::as_str) {
         host.set_client_secret(SERVER, Some(secret.to_owned())).await.map_err(|e| e.to_string())?;
+    }
+    if let Some(pem) = private_key {
+        host.set_private_key(SERVER, Some(pem.to_owned())).await.map_err(|e| e.to_string())?;
     }
     let result = scenario_steps(&host, scenario, &context).await.map_err(|e| e.to_string());
     host.shutdown().await;

@@ -202,7 +202,9 @@ impl ServerConnection {
                 Some(store) => {
                     let settings = ctx.entry.oauth().map_err(|e| ClientError::Config(e.in_file(ctx.name, ctx.config_path)))?;
                     let manager = oauth::transport_manager(url, &settings, store).await.map_err(|reason| ClientError::SignIn { server: ctx.name.to_owned(), reason: reason.0 })?;
-                    let auth = AuthClient::new(http.clone(), manager);
+                    // With `oauth.dpop`, the token goes as DPoP with a proof on every request.
+                    let key = oauth::dpop_key(&settings, store).await.map_err(|reason| ClientError::SignIn { server: ctx.name.to_owned(), reason: reason.0 })?;
+                    let auth = AuthClient::new(crate::transport::dpop::DpopHttp::new(http.clone(), key), manager);
                     let managed = auth.auth_manager.clone();
                     Ok((http_handshake(&client, auth, config, lifecycle, &ctx.protocol).await, Some(managed)))
                 }

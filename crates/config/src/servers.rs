@@ -72,6 +72,128 @@ pub struct OAuthEntry {
     /// server supports them.
     #[serde(default)]
     pub client_metadata_url: Option<String>,
+    /// How tokens are obtained: a user signing in in the browser (the default), or a machine
+    /// grant that needs no one (see [`Grant`]).
+    #[serde(default)]
+    pub grant: Grant,
+    /// How the client proves itself at the token endpoint with `client_credentials` (and at the
+    /// MCP authorization server with `enterprise`): by default `private_key_jwt` when a private
+    /// key is stored, else the secret (Basic or in the body, as the server supports).
+    #[serde(default)]
+    pub client_auth: Option<ClientAuth>,
+    /// A PEM private key file for `private_key_jwt`, readable by its owner only (a key anyone
+    /// else can read is refused). Instead of a file, the key can be kept in the OS keyring with
+    /// `mcp-canvas-cli servers login NAME --private-key-file FILE`.
+    #[serde(default)]
+    pub private_key_file: Option<std::path::PathBuf>,
+    /// The `private_key_jwt` signing algorithm: `ES256` (default), `ES384`, `RS256`, `RS384`, `RS512`.
+    #[serde(default)]
+    pub signing_algorithm: Option<String>,
+    /// Sender-constrained tokens (DPoP, RFC 9449): a P-256 key of this server's own proves
+    /// possession on every token and MCP request.
+    #[serde(default)]
+    pub dpop: bool,
+    /// `jwt_bearer` (workload identity federation): where the workload's identity token is read,
+    /// fresh for each token request — a file (as Kubernetes and CI runners project it) ...
+    #[serde(default)]
+    pub workload_token_file: Option<std::path::PathBuf>,
+    /// ... or an environment variable.
+    #[serde(default)]
+    pub workload_token_env: Option<String>,
+    /// `enterprise`: the identity provider that exchanges the user's ID token for an identity
+    /// assertion grant (ID-JAG).
+    #[serde(default)]
+    pub enterprise: Option<EnterpriseEntry>,
+}
+
+impl OAuthEntry {
+    /// The settings a grant needs are there.
+    fn check(&self) -> Result<(), String> {
+        if self.grant.is_machine() && self.grant != Grant::JwtBearer && self.client_id.is_none() {
+            return Err(format!("`grant: \"{}\"` needs `client_id` (the client registered with the authorization server)", self.grant.name()));
+        }
+        if self.grant == Grant::JwtBearer && self.workload_token_file.is_none() && self.workload_token_env.is_none() {
+            return Err("`grant: \"jwt_bearer\"` needs `workload_token_file` or `workload_token_env` (where the workload's identity token is)".into());
+        }
+        match (&self.enterprise, self.grant) {
+            (None, Grant::Enterprise) => return Err("`grant: \"enterprise\"` needs `enterprise` (`idp_issuer`, `idp_token_endpoint`, `idp_client_id`, and `id_token_file` or `id_token_env`)".into()),
+            (Some(e), Grant::Enterprise) if e.id_token_file.is_none() && e.id_token_env.is_none() => return Err("`enterprise` needs `id_token_file` or `id_token_env` (where the user's ID token is)".into()),
+            (Some(_), grant) if grant != Grant::Enterprise => return Err("`enterprise` is only used with `grant: \"enterprise\"`".into()),
+            _ => {}
+        }
+        if let Some(alg) = &self.signing_algorithm {
+            if !["ES256", "ES384", "RS256", "RS384", "RS512"].contains(&alg.as_str()) {
+                return Err(format!("`signing_algorithm` `{alg}` is not one of ES256, ES384, RS256, RS384, RS512"));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Grant {
+    /// Its name in servers.json.
+    pub fn name(self) -> &'static str {
+        match self {
+            Grant::AuthorizationCode => "authorization_code",
+            Grant::ClientCredentials => "client_credentials",
+            Grant::JwtBearer => "jwt_bearer",
+            Grant::Enterprise => "enterprise",
+        }
+    }
+}
+
+/// How a server's tokens are obtained.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Grant {
+    /// A user signs in in the browser (authorization code with PKCE).
+    #[default]
+    AuthorizationCode,
+    /// The client itself, with its secret or private key (SEP-1046).
+    ClientCredentials,
+    /// Workload identity federation: the workload's identity token as an RFC 7523 assertion
+    /// (SEP-1933).
+    JwtBearer,
+    /// Enterprise-managed authorization: the user's ID token exchanged at the identity provider
+    /// for an ID-JAG, redeemed at the server's authorization server (SEP-990).
+    Enterprise,
+}
+
+impl Grant {
+    /// Whether tokens come without anyone signing in (no browser).
+    pub fn is_machine(self) -> bool {
+        self != Grant::AuthorizationCode
+    }
+}
+
+/// How the client authenticates at a token endpoint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClientAuth {
+    /// The secret in an HTTP Basic header.
+    ClientSecretBasic,
+    /// The secret in the request body.
+    ClientSecretPost,
+    /// A JWT signed with the client's private key (RFC 7523).
+    PrivateKeyJwt,
+}
+
+/// The identity provider of `grant: "enterprise"`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EnterpriseEntry {
+    /// Its issuer identifier.
+    pub idp_issuer: String,
+    /// Its token endpoint (token exchange, RFC 8693).
+    pub idp_token_endpoint: String,
+    /// Our client ID there.
+    pub idp_client_id: String,
+    /// Where the user's ID token is read (a file only its owner can read) ...
+    #[serde(default)]
+    pub id_token_file: Option<std::path::PathBuf>,
+    /// ... or an environment variable.
+    #[serde(default)]
+    pub id_token_env: Option<String>,
 }
 
 /// How a server is reached, once the entry is checked.
@@ -182,7 +304,12 @@ impl ServerEntry {
                 if value.get("client_secret").is_some() {
                     return Err("`oauth.client_secret` does not belong in servers.json (anyone who can read the file would have it); remove it and store it with `mcp-canvas-cli servers login NAME --client-secret-stdin`".into());
                 }
-                serde_json::from_value(value.clone()).map_err(|e| format!("`oauth` is not usable: {e}").into())
+                if value.get("private_key").is_some() {
+                    return Err("`oauth.private_key` does not belong in servers.json (anyone who can read the file would have it); keep it in the OS keyring with `mcp-canvas-cli servers login NAME --private-key-file FILE`, or name a file only you can read as `oauth.private_key_file`".into());
+                }
+                let entry: OAuthEntry = serde_json::from_value(value.clone()).map_err(|e| EntryError(format!("`oauth` is not usable: {e}")))?;
+                entry.check().map_err(|e| EntryError(format!("`oauth`: {e}")))?;
+                Ok(entry)
             }
         }
     }

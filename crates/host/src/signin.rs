@@ -97,6 +97,14 @@ impl Host {
         Ok(tokio::task::spawn_blocking(move || stores.into_iter().map(|store| store.map(|(store, wanted)| read_view(&store, wanted))).collect()).await?)
     }
 
+    /// Stores (or removes) the private key (PEM) of `server`'s pre-registered client, for
+    /// `private_key_jwt` — in the OS keyring (else the 0600 file), never in servers.json.
+    pub async fn set_private_key(&self, server: &str, pem: Option<String>) -> Result<(), HostError> {
+        let store = self.http_store(server)?;
+        let written = tokio::task::spawn_blocking(move || store.set_private_key(pem)).await?;
+        written.map_err(|reason| HostError::Server(ClientError::SignIn { server: server.to_owned(), reason: reason.0 }))
+    }
+
     /// Stores (or removes) the secret of `server`'s pre-registered client (`oauth.client_id` in
     /// servers.json), next to its tokens — never in servers.json.
     pub async fn set_client_secret(&self, server: &str, secret: Option<String>) -> Result<(), HostError> {
@@ -172,7 +180,12 @@ impl Host {
 
     /// Whether the policy lets the host sign in unasked after `error`, and with which challenge.
     pub(crate) fn automatic_sign_in<'e>(&self, error: &'e HostError, during_call: bool) -> Option<&'e str> {
-        let HostError::Server(ClientError::SignInRequired { challenge, .. }) = error else { return None };
+        let HostError::Server(ClientError::SignInRequired { server, challenge, .. }) = error else { return None };
+        // A machine grant (`oauth.grant`) needs no one: its tokens are got whenever asked for.
+        let config = self.config();
+        if config.servers.get(server).and_then(|entry| entry.oauth().ok()).is_some_and(|oauth| oauth.grant.is_machine()) {
+            return Some(challenge.as_str());
+        }
         let policy = self.sign_ins.policy;
         let allowed = if during_call { policy.during_calls } else { policy.when_connecting };
         (allowed && self.sign_ins.browser.is_some()).then_some(challenge.as_str())
@@ -181,13 +194,18 @@ impl Host {
     /// One sign-in to `server`, answering `challenge` when a server's 401/403 asked for it.
     pub(crate) async fn sign_in_with(&self, server: &str, challenge: Option<&str>) -> Result<(), HostError> {
         let failed = |reason: String| HostError::Server(ClientError::SignIn { server: server.to_owned(), reason });
-        let browser = self.sign_ins.browser.clone().ok_or_else(|| failed("this front end cannot show a sign-in page".into()))?;
         // One snapshot of servers.json: it may be replaced while this runs.
         let config = self.config();
         let entry = config.servers.get(server).ok_or_else(|| self.unknown_server(server))?;
         let Ok(Endpoint::Http { url }) = entry.endpoint() else { return Err(self.no_sign_in(server)) };
         let store = self.token_store_at(url);
         let settings = entry.oauth().map_err(|e| HostError::Config(e.in_file(server, &self.paths().servers_config())))?;
+        // A machine grant opens no page.
+        let browser: Arc<dyn Browser> = match (self.sign_ins.browser.clone(), settings.grant.is_machine()) {
+            (_, true) => Arc::new(oauth::Headless),
+            (Some(browser), false) => browser,
+            (None, false) => return Err(failed("this front end cannot show a sign-in page".into())),
+        };
         // When another sign-in to this server finished while this one waited, its tokens are
         // what this caller needed too.
         let before = issued(&store).await;

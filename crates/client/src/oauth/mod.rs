@@ -11,13 +11,20 @@
 //! - [`sign_in`]: one sign-in, first or a step-up after 403 `insufficient_scope` (asking for
 //!   what was granted plus what the server now names);
 //! - [`transport_manager`]: the manager a connection's transport carries, so every request has
-//!   the current token and an expired one is refreshed.
+//!   the current token and an expired one is refreshed;
+//! - [`machine`]: the grants no one signs in for (client credentials with a secret or
+//!   `private_key_jwt`, workload identity federation, enterprise-managed authorization);
+//! - [`dpop`] and [`http`]: DPoP — a key per server, a proof on every token request (with the
+//!   server's nonce) and, through `transport::dpop`, on every MCP request.
 //!
 //! Tokens never reach a log line, an error or an audit row: rmcp's credential types print
 //! `[REDACTED]`, and our errors carry only what the servers said about them.
 
 pub mod browser;
+pub mod dpop;
+pub mod http;
 pub mod loopback;
+pub mod machine;
 
 pub mod store;
 
@@ -79,8 +86,10 @@ pub async fn sign_in(request: SignIn<'_>) -> Result<SignedIn, OAuthError> {
 
 async fn sign_in_inner(request: SignIn<'_>) -> Result<SignedIn, String> {
     let SignIn { server, url, challenge, settings, store, browser, limit } = request;
-    let mut manager = AuthorizationManager::new(url).await.map_err(|e| e.to_string())?;
-    manager.set_credential_store(store.clone());
+    if settings.grant.is_machine() {
+        return machine::obtain(url, settings, store, challenge).await;
+    }
+    let (mut manager, _) = machine::manager(url, settings, store).await?;
     let resolution = manager.resolve_metadata_from_challenge(challenge).await.map_err(|e| match e {
         rmcp::transport::auth::AuthError::NoAuthorizationSupport => format!("{url} does not say how to sign in (no OAuth metadata found)"),
         other => other.to_string(),
@@ -141,6 +150,14 @@ async fn sign_in_inner(request: SignIn<'_>) -> Result<SignedIn, String> {
     Ok(SignedIn { scopes })
 }
 
+/// The DPoP key a connection to the server signs its requests with (`oauth.dpop`), if it has one.
+pub async fn dpop_key(settings: &OAuthEntry, store: &TokenStore) -> Result<Option<std::sync::Arc<dpop::DpopKey>>, OAuthError> {
+    match settings.dpop {
+        true => machine::dpop_key(store).await.map(Some).map_err(OAuthError),
+        false => Ok(None),
+    }
+}
+
 /// An https URL, or an http one on this machine.
 fn web_page(url: &url::Url) -> bool {
     match url.scheme() {
@@ -163,8 +180,12 @@ pub async fn transport_manager(url: &str, settings: &OAuthEntry, store: &TokenSt
 }
 
 async fn transport_manager_inner(url: &str, settings: &OAuthEntry, store: &TokenStore) -> Result<AuthorizationManager, String> {
-    let mut manager = AuthorizationManager::new(url).await.map_err(|e| e.to_string())?;
-    manager.set_credential_store(store.clone());
+    // A machine grant gets its token before the first request (no one has to sign in), and a
+    // new one when the stored one ran out (they come without refresh tokens).
+    if settings.grant.is_machine() && !store.load_credentials().await?.is_some_and(|c| machine::still_good(&c)) {
+        machine::obtain(url, settings, store, None).await?;
+    }
+    let (mut manager, _) = machine::manager(url, settings, store).await?;
     let Some(stored) = store.load_credentials().await?.filter(|c| c.token_response.is_some()) else {
         return Ok(manager);
     };

@@ -63,6 +63,12 @@ struct Record {
     credentials: Option<StoredCredentials>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     client_secret: Option<String>,
+    /// The client's private key for `private_key_jwt` (PEM), when kept here rather than in a file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    private_key: Option<String>,
+    /// This server's DPoP key (PKCS#8, base64): its tokens are bound to it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    dpop_key: Option<String>,
 }
 
 /// Where a server's tokens are kept (the OS keyring or the 0600 file) could not be read or
@@ -198,7 +204,7 @@ impl TokenStore {
     }
 
     fn write(&self, record: &Record) -> Result<(), String> {
-        let empty = record.credentials.is_none() && record.client_secret.is_none();
+        let empty = record.credentials.is_none() && record.client_secret.is_none() && record.private_key.is_none() && record.dpop_key.is_none();
         match self.backend() {
             Backend::Keyring => {
                 let entry = keyring::Entry::new(KEYRING_SERVICE, &self.account()).map_err(|e| e.to_string())?;
@@ -250,6 +256,40 @@ impl TokenStore {
         self.update(|record| record.client_secret = secret).map_err(TokenStoreError)
     }
 
+    /// The client's private key (PEM) for `private_key_jwt`, if one was stored.
+    pub fn private_key(&self) -> Result<Option<String>, TokenStoreError> {
+        self.read().map(|r| r.private_key).map_err(TokenStoreError)
+    }
+
+    /// Stores (or with `None` removes) the client's private key (PEM).
+    pub fn set_private_key(&self, pem: Option<String>) -> Result<(), TokenStoreError> {
+        self.update(|record| record.private_key = pem).map_err(TokenStoreError)
+    }
+
+    /// This server's DPoP key (PKCS#8 DER), made and stored on first use.
+    pub fn dpop_key(&self) -> Result<Vec<u8>, TokenStoreError> {
+        use base64::Engine as _;
+        let engine = base64::engine::general_purpose::STANDARD;
+        let mut record = self.read().map_err(TokenStoreError)?;
+        if let Some(key) = record.dpop_key.as_deref().and_then(|k| engine.decode(k).ok()) {
+            return Ok(key);
+        }
+        let key = super::dpop::DpopKey::generate().map_err(|e| TokenStoreError(e.to_string()))?.pkcs8().to_vec();
+        record.dpop_key = Some(engine.encode(&key));
+        self.write(&record).map_err(TokenStoreError)?;
+        Ok(key)
+    }
+
+    /// [`Self::private_key`], read on the blocking pool.
+    pub async fn load_private_key(&self) -> Result<Option<String>, TokenStoreError> {
+        self.off_thread(TokenStore::private_key).await
+    }
+
+    /// [`Self::dpop_key`], on the blocking pool.
+    pub async fn load_dpop_key(&self) -> Result<Vec<u8>, TokenStoreError> {
+        self.off_thread(TokenStore::dpop_key).await
+    }
+
     /// Forgets the tokens (keeps a stored client secret: it belongs to the configuration). A
     /// record that cannot be read is removed whole: signing out is the way out of it.
     pub fn sign_out(&self) -> Result<(), TokenStoreError> {
@@ -260,6 +300,8 @@ impl TokenStore {
         match self.read() {
             Ok(mut record) => {
                 record.credentials = None;
+                // Tokens bound to the DPoP key are gone: the next sign-in gets a new key.
+                record.dpop_key = None;
                 self.write(&record)
             }
             Err(_) => {
