@@ -12,25 +12,12 @@
 //! Ignored by plain `cargo test` (needs Xvfb, WebKitWebDriver and the Inspector);
 //! `scripts/test.sh` runs it in its GUI step.
 
-use std::{
-    io::{BufRead as _, BufReader},
-    path::Path,
-    process::{Command, Stdio},
-    time::{Duration, Instant},
-};
-
 use mcp_canvas_e2e::{
     binary,
-    npm::{installed, node22},
+    inspector::{assert_ok, run_driver},
     target_dir,
 };
 use serde_json::{json, Value};
-
-const DRIVER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/inspector/drive.py");
-/// Must match the version `scripts/setup.sh --tests` installs.
-const INSPECTOR_VERSION: &str = "2.12.0";
-/// The whole driver run (about a minute and a half); a hang guard.
-const DRIVER_DEADLINE: Duration = Duration::from_secs(600);
 
 /// JS (in the App frame): `pixels(canvas)` = {w, h, colors, nonwhite (fraction)} from
 /// `getImageData`, and `problems()` = the texts of the view's error elements.
@@ -87,59 +74,6 @@ fn calls() -> Value {
     ])
 }
 
-/// Runs the driver, echoing its output to stderr, and returns the parsed `RESULT` line and its
-/// exit status.
-fn run_driver(data_dir: &Path, calls_file: &Path, out: &Path) -> (Value, bool) {
-    let inspector = installed("@modelcontextprotocol/inspector", INSPECTOR_VERSION).join("clients/launcher/build/index.js");
-    let server_cmd = format!("'{}' --data-dir '{}' proxy", binary("mcp-canvas-cli").display(), data_dir.display());
-    let mut child = Command::new("python3")
-        .arg(DRIVER)
-        .arg("--server-cmd")
-        .arg(&server_cmd)
-        .arg("--node")
-        .arg(node22())
-        .arg("--inspector")
-        .arg(&inspector)
-        .arg("--calls")
-        .arg(calls_file)
-        .arg("--out")
-        .arg(out)
-        .env_remove("MCP_CANVAS_DATA_DIR")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("python3 runs tests/inspector/drive.py");
-    let stdout = child.stdout.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut result = None;
-        for line in BufReader::new(stdout).lines() {
-            let line = line.unwrap_or_default();
-            match line.strip_prefix("RESULT ") {
-                Some(json) => result = Some(json.to_owned()),
-                None => eprintln!("drive.py: {line}"),
-            }
-        }
-        result
-    });
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if started.elapsed() > DRIVER_DEADLINE {
-            // SIGTERM: the driver stops everything it started, then exits.
-            let _ = Command::new("kill").arg("-TERM").arg(child.id().to_string()).status();
-            std::thread::sleep(Duration::from_secs(15));
-            let _ = child.kill();
-            panic!("drive.py did not finish within {DRIVER_DEADLINE:?}");
-        }
-        std::thread::sleep(Duration::from_millis(200));
-    };
-    let result = reader.join().unwrap().unwrap_or_else(|| panic!("drive.py printed no RESULT line (exit {status})"));
-    (serde_json::from_str(&result).expect("RESULT is JSON"), status.success())
-}
-
 fn f64_of(value: &Value) -> f64 {
     value.as_f64().unwrap_or_else(|| panic!("not a number: {value}"))
 }
@@ -157,15 +91,7 @@ fn the_proxy_view_renders_files_in_the_mcp_inspector() {
     let out = work.path().join("shots");
 
     let (result, success) = run_driver(data_dir.path(), &calls_file, &out);
-    assert!(
-        success && result["ok"] == true,
-        "drive.py failed in call {}: {}\nfailure screenshot: {}\ninspector log:\n{}\nwebdriver log:\n{}",
-        result["failed_call"],
-        result["error"],
-        result["failure_shot"],
-        result["inspector_log_tail"].as_str().unwrap_or_default(),
-        result["webdriver_log_tail"].as_str().unwrap_or_default(),
-    );
+    assert_ok(&result, success);
     let calls = result["calls"].as_array().expect("calls in RESULT");
     let call = |name: &str| calls.iter().find(|c| c["name"] == name).unwrap_or_else(|| panic!("no {name} in {result}"));
 

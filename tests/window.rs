@@ -10,12 +10,16 @@ mod gui_oauth;
 mod gui_files;
 #[path = "gui_offers.rs"]
 mod gui_offers;
+#[path = "gui_proxy_files.rs"]
+mod gui_proxy_files;
 #[path = "gui_proxy_view.rs"]
 mod gui_proxy_view;
 #[path = "gui_search.rs"]
 mod gui_search;
 #[path = "gui_sampling.rs"]
 mod gui_sampling;
+#[path = "gui_team_audit.rs"]
+mod gui_team_audit;
 #[path = "gui_team_store.rs"]
 mod gui_team_store;
 #[path = "gui_view_in_app.rs"]

@@ -2,7 +2,8 @@
 """Drive the MCP Inspector (npm @modelcontextprotocol/inspector 2.12.x) web UI in WebKitGTK
 (MiniBrowser through WebKitWebDriver) under its own Xvfb: connect to a stdio MCP server and, in
 ONE session, for each call of --calls, optionally run the tool in the Tools tab (to read what the
-Inspector shows as the tool result), then open it in the Apps tab so its MCP App view renders,
+Inspector shows as the tool result; its arguments as JSON or typed into the form's fields), then
+(unless the call is Tools-tab only) open it in the Apps tab so its MCP App view renders,
 wait until the call's `ready` holds in the App frame, optionally click something in the frame
 and wait again, run the call's `probe` there, and save screenshots. Stdlib only.
 
@@ -10,6 +11,11 @@ and wait again, run the call's `probe` there, and save screenshots. Stdlib only.
   {"name": "chart",                     # screenshots <out>/<name>.png (page), <out>/<name>_frame.png (App frame)
    "tool": "demo__render_chart", "args": {...},
    "tools_tab": true,                   # also call it in the Tools tab first
+   "tools_only": true,                  # only call it in the Tools tab (no App; <out>/<name>.png is the page)
+   "type_args": {"image": "artifact:{ref:chart}"},  # instead of args: typed into the Tools tab's
+                                        # form fields (<out>/<name>_typed.png before Execute);
+                                        # {ref:NAME} = the id after "Reference:" in call NAME's
+                                        # Tools-tab result
    "ready": "<JS expression>",          # in the App frame; polled every 50 ms until truthy
    "click": "<css>", "click_text": "x", # optional: then click (the first match whose text contains click_text)
    "after_click_ready": "<JS expr>",    #   and poll this until truthy
@@ -19,7 +25,7 @@ ready_ms counts from the click that starts the call (Open App, or the list item 
 inputs) until `ready` held; click_ready_ms from the in-frame click until `after_click_ready` held.
 
 The last stdout line is `RESULT {json}`: ok, tools, calls[{name, tool, tools_tab{call_status,
-shown{text, html_len, has_base64_in_html, imgs}}, app_status_ready_ms, ready_ms, click_ready_ms,
+shown{text, html_len, has_base64_in_html, imgs}, typed, reference}, app_status_ready_ms, ready_ms, click_ready_ms,
 probe, shot, frame_shot}], and on failure error, failed_call, failure_shot, *_log_tail (the
 workdir with inspector.log / webdriver.log is then kept). Exit code 0 only when every call passed.
 Everything started (Xvfb, inspector + server, WebKitWebDriver + MiniBrowser) is stopped on exit.
@@ -29,6 +35,7 @@ import base64
 import http.client
 import json
 import os
+import re
 import secrets
 import shlex
 import signal
@@ -267,11 +274,17 @@ def ace_set(wd, scope_css, text):
 
 
 def enable_json_mode(wd, scope_css, scope_xpath, timeout=10):
-    """Flip the Mantine 'Edit as JSON' switch in scope (if present and off) and wait
-    for the Ace editor.  The <input role=switch> is covered by its track span, so a
-    WebDriver click on the input fails with 'element click intercepted': click the
-    track instead.  A click that lands while the panel is still animating in can be
-    swallowed, so re-check data-checked and retry."""
+    """Flip the Mantine 'Edit as JSON' switch in scope on (if present) and wait for the Ace editor."""
+    return set_json_mode(wd, scope_css, scope_xpath, True, timeout)
+
+
+def set_json_mode(wd, scope_css, scope_xpath, on, timeout=10):
+    """Set the Mantine 'Edit as JSON' switch in scope to `on` (if present) and wait for the Ace
+    editor to appear (on) or go (off, the form's own fields).  The <input role=switch> is covered
+    by its track span, so a WebDriver click on the input fails with 'element click intercepted':
+    click the track instead.  A click that lands while the panel is still animating in can be
+    swallowed, so re-check data-checked and retry.  The switch keeps its state from one tool to
+    the next."""
     track_x = (scope_xpath + '//label[contains(normalize-space(.),"Edit as JSON")]'
                '//span[contains(@class,"mantine-Switch-track")]')
     # The form renders after the item's click: wait for the switch (on a busy machine it comes
@@ -284,18 +297,64 @@ def enable_json_mode(wd, scope_css, scope_xpath, timeout=10):
     state_js = ("const l=[...document.querySelectorAll(arguments[0]+' label')].find(l=>/Edit as JSON/.test(l.textContent));"
                 "const i=l&&l.querySelector('input[role=switch]');"
                 "return [i? i.getAttribute('data-checked'):null, !!document.querySelector(arguments[0]+' .ace_editor')];")
+    want = "true" if on else None
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         checked, has_ace = wd.js(state_js, scope_css)
-        if checked == "true" and has_ace:
+        checked = "true" if checked == "true" else None
+        if checked == want and has_ace == on:
             return True
-        if checked != "true":
+        if checked != want:
             wd.click_when_ready(xpath=track_x, what="Edit as JSON switch")
         time.sleep(0.6)
-    log(f"no Ace editor after 'Edit as JSON' (data-checked, has_ace = {wd.js(state_js, scope_css)})")
+    log(f"'Edit as JSON' not {'on' if on else 'off'} (data-checked, has_ace = {wd.js(state_js, scope_css)})")
     return False
 
 
+# The form's field for an argument: the input or textarea its label (the argument's name, with
+# a required mark) is for.
+FIELD_JS = """
+const scope=document.querySelector(arguments[0]), name=arguments[1];
+const labels=[...scope.querySelectorAll('label')].filter(l=>l.textContent.replace(/[*\u00a0]/g,'').trim()===name);
+for (const l of labels) {
+  const id=l.getAttribute('for'), byId=id&&document.getElementById(id);
+  if (byId&&/^(INPUT|TEXTAREA)$/.test(byId.tagName)) return byId;
+  const w=l.closest('.mantine-InputWrapper-root'), i=w&&w.querySelector('input,textarea');
+  if (i) return i;
+}
+return null;"""
+
+
+def type_into_field(wd, scope_css, name, text, timeout):
+    """Type `text` into the form field of argument `name` with real key events (WebDriver
+    element send keys), after clearing it; returns what the field then holds."""
+    end = time.monotonic() + timeout
+    while True:
+        el = wd.js(FIELD_JS, scope_css, name)
+        if el:
+            break
+        if time.monotonic() > end:
+            labels = wd.js("return [...document.querySelectorAll(arguments[0]+' label')].map(l=>l.textContent)", scope_css)
+            raise RuntimeError(f"no form field for argument {name!r}; labels in the form: {labels}")
+        time.sleep(0.2)
+    eid = el[ELEMENT_KEY]
+    wd.js("arguments[0].scrollIntoView({block:'center'})", el)
+    wd.cmd("POST", f"/element/{eid}/clear", {})
+    wd.cmd("POST", f"/element/{eid}/value", {"text": text})
+    return wd.js("return arguments[0].value", el)
+
+
+REFERENCE_RE = re.compile(r"Reference: ([^\s)]+)")
+
+
+def with_references(value, references):
+    """`value` with each `{ref:NAME}` replaced by the reference the Inspector showed in call
+    NAME's result (the id after "Reference:", as a model reads it)."""
+    def sub(m):
+        if m.group(1) not in references:
+            raise RuntimeError(f"no reference shown in the result of call {m.group(1)!r} (calls with one: {sorted(references)})")
+        return references[m.group(1)]
+    return re.sub(r"\{ref:([^}]+)\}", sub, value)
 
 
 def minibrowser():
@@ -324,6 +383,8 @@ class Inspector:
         self.procs = []  # (name, Popen), each in its own process group
         self.wd = None
         self.tools = []  # [{"display", "name"}]
+        self.references = {}  # call name -> the reference its Tools-tab result showed
+        self.out = ns.out
 
     # ---- lifecycle -------------------------------------------------------------------------
     def start(self):
@@ -433,7 +494,9 @@ class Inspector:
         """Select `tool` in the Tools tab by its name, not its position, and wait until the form
         shows that tool. A list that re-renders between reading and clicking (the proxy's
         tools/list_changed re-fetch) shifted positions: a click by index once ran `big_output`
-        with the chart's arguments."""
+        with the chart's arguments. The previous call's Results card takes the form's place:
+        it is closed first (its ✕), which brings back the selected tool's form; a tool already
+        selected is left so."""
         wd, ts = self.wd, "[data-testid=tools-screen]"
         display = self.tool(tool)["display"]
         item = (f'//*[@data-testid="tools-screen"]//button[@data-variant="listItem"]'
@@ -441,6 +504,24 @@ class Inspector:
         form_title = ("const b=[...document.querySelectorAll('" + ts + " button')].find(e=>e.textContent.trim()==='Execute Tool');"
                       "const c=b&&b.closest('.mantine-Card-root');"
                       "return c? c.innerText.split('\\n').map(s=>s.trim()).filter(Boolean)[0] : null;")
+        close_js = ("const h=[...document.querySelectorAll('" + ts + " h3')].find(e=>e.textContent.trim()==='Results');"
+                    "const c=h&&h.closest('.mantine-Card-root'); return c? c.querySelector('button') : null;")
+        gone = time.monotonic() + self.ns.timeout
+        while True:
+            close = wd.js(close_js)
+            if not close:
+                break
+            try:
+                wd.click(close[ELEMENT_KEY])
+            except WebDriverError as e:
+                # Mid-animation (the result card sliding in) a click is intercepted: again.
+                if e.error not in ("element click intercepted", "stale element reference", "element not interactable"):
+                    raise
+            if time.monotonic() > gone:
+                raise TimeoutError("the Results card did not close")
+            time.sleep(0.25)
+        if wd.js(form_title) == display:
+            return
         end = time.monotonic() + self.ns.timeout
         while True:
             if '"' in tool:
@@ -461,9 +542,21 @@ class Inspector:
         ts, tx = "[data-testid=tools-screen]", '//*[@data-testid="tools-screen"]'
         self.tools_tab()
         self.select_in_tools_tab(call["tool"])
-        args_json = json.dumps(call.get("args", {}))
-        if enable_json_mode(wd, ts, tx):
-            got = ace_set(wd, ts, args_json)
+        typed = None
+        if call.get("type_args"):
+            # The form's own fields, typed into as a person would.
+            if not set_json_mode(wd, ts, tx, False):
+                raise RuntimeError("could not switch the Tools tab's form out of 'Edit as JSON'")
+            typed = {}
+            for name, text in call["type_args"].items():
+                typed[name] = type_into_field(wd, ts, name, text, ns.timeout)
+                if typed[name] != text:
+                    raise RuntimeError(f"typed {text!r} into {name!r}, the field holds {typed[name]!r}")
+                log(f"typed {text!r} into {name!r}")
+            time.sleep(self.ns.settle)
+            wd.screenshot(os.path.join(self.out, f"{call['name']}_typed.png"))
+        elif enable_json_mode(wd, ts, tx):
+            got = ace_set(wd, ts, json.dumps(call.get("args", {})))
             if got is None or json.loads(got) != call.get("args", {}):
                 raise RuntimeError(f"could not set Tools-tab args editor (got {got!r})")
         elif call.get("args"):
@@ -493,7 +586,8 @@ class Inspector:
             " has_base64_in_html: /base64,|;base64/.test(card.innerHTML),"
             " imgs: [...card.querySelectorAll('img')].map(i=>(i.getAttribute('src')||'').slice(0,80))};")
         log(f"Tools tab {call['tool']}: data-call-status={cs}; base64 in panel: {shown and shown['has_base64_in_html']}")
-        return {"call_status": cs, "shown": shown}
+        found = REFERENCE_RE.search((shown or {}).get("text") or "")
+        return {"call_status": cs, "shown": shown, "typed": typed, "reference": found and found.group(1)}
 
     # ---- Apps tab --------------------------------------------------------------------------
     def apps_tab(self):
@@ -670,8 +764,17 @@ class Inspector:
     def run_call(self, call, out):
         name = call["name"]
         res = {"name": name, "tool": call["tool"]}
-        if call.get("tools_tab"):
+        if call.get("type_args"):
+            call = dict(call, type_args={k: with_references(v, self.references) for k, v in call["type_args"].items()})
+        if call.get("tools_tab") or call.get("tools_only"):
             res["tools_tab"] = self.call_in_tools_tab(call)
+            if res["tools_tab"]["reference"]:
+                self.references[name] = res["tools_tab"]["reference"]
+            if call.get("tools_only"):
+                res["shot"] = os.path.join(out, f"{name}.png")
+                time.sleep(self.ns.settle)
+                self.wd.screenshot(res["shot"])
+                return res
         t_click = self.open_app(call)
         res["app_status_ready_ms"] = round(self.wait_app_status(t_click) * 1000)
         outer = self.enter_app_frame()
