@@ -1,7 +1,9 @@
 //! Tokens no one signs in for (`oauth.grant` other than `authorization_code`):
 //!
 //! - `client_credentials` (SEP-1046): the client's secret (HTTP Basic or in the body, as the
-//!   authorization server supports) or a `private_key_jwt` assertion (RFC 7523), done by rmcp;
+//!   authorization server supports) or a `private_key_jwt` assertion (RFC 7523) — done here,
+//!   not by rmcp (its exchange cannot be awaited in a spawned task: it holds a non-`Send` form
+//!   serializer across an await), so it also gets DPoP proofs from [`TokenHttp`];
 //! - `jwt_bearer` (workload identity federation, SEP-1933): the workload's identity token, read
 //!   fresh from its file or variable, as an RFC 7523 assertion — a refusal is reported, never
 //!   retried or answered with another grant;
@@ -16,7 +18,7 @@
 use std::{path::Path, sync::Arc};
 
 use mcp_canvas_config::servers::{ClientAuth, Grant, OAuthEntry};
-use rmcp::transport::auth::{AuthorizationManager, AuthorizationMetadata, ClientCredentialsConfig, JwtSigningAlgorithm, OAuthTokenResponse, StoredCredentials};
+use rmcp::transport::auth::{AuthorizationManager, AuthorizationMetadata, OAuthTokenResponse, StoredCredentials};
 
 use super::{dpop::{DpopKey, Nonces}, http::TokenHttp, SignedIn, TokenStore};
 
@@ -60,39 +62,73 @@ pub(crate) async fn obtain(url: &str, settings: &OAuthEntry, store: &TokenStore,
         Grant::AuthorizationCode => unreachable!("a user signs in for authorization_code"),
         Grant::ClientCredentials => {
             let client_id = client_id.ok_or("`oauth.client_id` is missing")?;
-            let config = match client_auth(settings, store).await? {
-                Credential::Secret(client_secret) => ClientCredentialsConfig::ClientSecret { client_id, client_secret, scopes: scopes.clone(), resource: Some(url.to_owned()) },
-                Credential::PrivateKey(pem) => ClientCredentialsConfig::PrivateKeyJwt {
-                    client_id,
-                    signing_key: pem.into_bytes(),
-                    signing_algorithm: algorithm(settings.signing_algorithm.as_deref()),
-                    token_endpoint_audience: None,
-                    scopes: scopes.clone(),
-                    resource: Some(url.to_owned()),
-                },
-            };
-            manager.validate_client_credentials_metadata(&config).map_err(|e| format!("{e} (`oauth.client_auth`)"))?;
-            manager.configure_client_credentials(&config).map_err(|e| e.to_string())?;
-            let tokens = manager.exchange_client_credentials(&config).await.map_err(|e| format!("the token endpoint {} refused or did not answer the client credentials grant ({}): {}", metadata.token_endpoint, "`oauth.client_id` and its secret or key", no_secret(e.to_string())))?;
+            let credential = client_auth(settings, store).await?;
+            let http = http.unwrap_or_else(|| Arc::new(TokenHttp::new(None, Arc::new(Nonces::default()))));
+            let tokens = client_credentials(&http, &metadata, settings, url, &client_id, credential, &scopes).await?;
+            save(store, &metadata, client_id, &tokens, &scopes).await?;
             Ok(SignedIn { scopes: granted(&tokens).unwrap_or(scopes) })
         }
         Grant::JwtBearer => {
             let assertion = read_token(settings.workload_token_file.as_deref(), settings.workload_token_env.as_deref(), "workload_token")?;
-            let mut form = url::form_urlencoded::Serializer::new(String::new());
-            form.append_pair("grant_type", JWT_BEARER).append_pair("assertion", &assertion).append_pair("resource", url);
-            if let Some(client_id) = &client_id {
-                form.append_pair("client_id", client_id);
-            }
-            if !scopes.is_empty() {
-                form.append_pair("scope", &scopes.join(" "));
-            }
+            // Built whole before any await (the serializer is not Send).
+            let form = {
+                let mut form = url::form_urlencoded::Serializer::new(String::new());
+                form.append_pair("grant_type", JWT_BEARER).append_pair("assertion", &assertion).append_pair("resource", url);
+                if let Some(client_id) = &client_id {
+                    form.append_pair("client_id", client_id);
+                }
+                if !scopes.is_empty() {
+                    form.append_pair("scope", &scopes.join(" "));
+                }
+                form.finish()
+            };
             let http = http.unwrap_or_else(|| Arc::new(TokenHttp::new(None, Arc::new(Nonces::default()))));
-            let tokens = token_request(&http, &metadata, form.finish(), "the workload token (`oauth.workload_token_file` / `oauth.workload_token_env`)").await?;
+            let tokens = token_request(&http, &metadata, form, None, "the workload token (`oauth.workload_token_file` / `oauth.workload_token_env`)").await?;
             save(store, &metadata, client_id.unwrap_or_else(|| "workload".to_owned()), &tokens, &scopes).await?;
             Ok(SignedIn { scopes: granted(&tokens).unwrap_or(scopes) })
         }
         Grant::Enterprise => enterprise(url, settings, store, &metadata, http, scopes).await,
     }
+}
+
+/// The client credentials grant: the secret in a Basic header (`client_secret_basic`, the OAuth
+/// default) or the body (`client_secret_post`), as `oauth.client_auth` says or else as the
+/// server advertises; or a `private_key_jwt` assertion addressed to the server's issuer.
+async fn client_credentials(http: &TokenHttp, metadata: &AuthorizationMetadata, settings: &OAuthEntry, url: &str, client_id: &str, credential: Credential, scopes: &[String]) -> Result<OAuthTokenResponse, String> {
+    let advertised: Vec<String> = metadata.additional_fields.get("token_endpoint_auth_methods_supported").and_then(|v| serde_json::from_value(v.clone()).ok()).unwrap_or_default();
+    let mut basic = None;
+    // Built whole before any await (the serializer is not Send).
+    let form = {
+        let mut form = url::form_urlencoded::Serializer::new(String::new());
+        form.append_pair("grant_type", "client_credentials").append_pair("resource", url);
+        if !scopes.is_empty() {
+            form.append_pair("scope", &scopes.join(" "));
+        }
+        match credential {
+            Credential::PrivateKey(pem) => {
+                let audience = metadata.issuer.as_deref().ok_or("the authorization server's metadata names no issuer (the audience of a `private_key_jwt` assertion)")?;
+                let assertion = super::assertion::client_assertion(client_id, audience, &pem, settings.signing_algorithm.as_deref().unwrap_or("ES256"))?;
+                form.append_pair("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer").append_pair("client_assertion", &assertion);
+            }
+            Credential::Secret(secret) => {
+                let post = match settings.client_auth {
+                    Some(ClientAuth::ClientSecretPost) => true,
+                    Some(_) => false,
+                    None => !advertised.is_empty() && !advertised.iter().any(|m| m == "client_secret_basic") && advertised.iter().any(|m| m == "client_secret_post"),
+                };
+                if post {
+                    form.append_pair("client_id", client_id).append_pair("client_secret", &secret);
+                } else {
+                    // RFC 6749 §2.3.1: each form-encoded, then joined and base64-encoded.
+                    let encode = |s: &str| url::form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
+                    use base64::Engine as _;
+                    basic = Some(format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(format!("{}:{}", encode(client_id), encode(&secret)))));
+                }
+            }
+        }
+        form.finish()
+    };
+    token_request(http, metadata, form, basic, "the client credentials (`oauth.client_id` with its secret or private key)").await
 }
 
 /// Enterprise-managed authorization: the ID token for an ID-JAG at the identity provider, the
@@ -185,9 +221,13 @@ fn read_token(file: Option<&Path>, env: Option<&str>, setting: &str) -> Result<S
 }
 
 /// One form POST to the token endpoint; its answer as a token response, or what the server said.
-async fn token_request(http: &TokenHttp, metadata: &AuthorizationMetadata, form: String, what: &str) -> Result<OAuthTokenResponse, String> {
+async fn token_request(http: &TokenHttp, metadata: &AuthorizationMetadata, form: String, authorization: Option<String>, what: &str) -> Result<OAuthTokenResponse, String> {
     let endpoint = &metadata.token_endpoint;
-    let request = http::Request::builder()
+    let mut request = http::Request::builder();
+    if let Some(authorization) = authorization {
+        request = request.header(http::header::AUTHORIZATION, authorization);
+    }
+    let request = request
         .method("POST")
         .uri(endpoint)
         .header(http::header::CONTENT_TYPE, "application/x-www-form-urlencoded")
@@ -227,24 +267,6 @@ async fn save(store: &TokenStore, metadata: &AuthorizationMetadata, client_id: S
 fn granted(tokens: &OAuthTokenResponse) -> Option<Vec<String>> {
     use oauth2::TokenResponse as _;
     tokens.scopes().map(|s| s.iter().map(|s| s.to_string()).collect())
-}
-
-fn algorithm(name: Option<&str>) -> JwtSigningAlgorithm {
-    match name {
-        Some("ES384") => JwtSigningAlgorithm::ES384,
-        Some("RS256") => JwtSigningAlgorithm::RS256,
-        Some("RS384") => JwtSigningAlgorithm::RS384,
-        Some("RS512") => JwtSigningAlgorithm::RS512,
-        _ => JwtSigningAlgorithm::ES256,
-    }
-}
-
-/// rmcp's message, with any PEM block cut out (a key must never be shown).
-fn no_secret(message: String) -> String {
-    match message.find("-----BEGIN") {
-        Some(at) => format!("{}[a key, not shown]", &message[..at]),
-        None => message,
-    }
 }
 
 /// Whether the stored token of a machine grant is still good (a minute to spare).

@@ -20,6 +20,7 @@
 //! Tokens never reach a log line, an error or an audit row: rmcp's credential types print
 //! `[REDACTED]`, and our errors carry only what the servers said about them.
 
+pub mod assertion;
 pub mod browser;
 pub mod dpop;
 pub mod http;
