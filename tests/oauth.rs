@@ -173,3 +173,7 @@ fn the_cli_signs_in_through_the_browser_and_out() {
     assert!(out.stdout.contains("signed out"), "{}", out.stdout);
     assert_eq!(cli(dir.path(), &["call", "notes", "whoami"]).code, 1);
 }
+
+/// The auth extensions (machine grants, DPoP) against misbehaving servers.
+#[path = "auth_extensions.rs"]
+mod auth_extensions;

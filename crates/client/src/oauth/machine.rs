@@ -251,7 +251,7 @@ pub(crate) fn parse_token_response(endpoint: &str, status: http::StatusCode, bod
     }
     match json.map(serde_json::from_value::<OAuthTokenResponse>) {
         Some(Ok(tokens)) => Ok(tokens),
-        _ => Err(format!("the token endpoint {endpoint} answered HTTP {status} with something that is not a token response ({} bytes, not JSON with `access_token` and `token_type`); check the server's authorization settings ({what})", body.len())),
+        _ => Err(format!("the token endpoint {endpoint} answered {what} with HTTP {status} and something that is not a token response ({} bytes, not JSON with `access_token` and `token_type`); check that the server's authorization server is the one meant", body.len())),
     }
 }
 

@@ -1,0 +1,119 @@
+//! The auth extensions against servers that misbehave (`fault_servers/auth_faults.py`): a token
+//! endpoint answering garbage, and DPoP nonces that change on every request — at the
+//! authorization server and at the MCP server. Each ends with a clear error naming the server and
+//! what to fix, within a bounded number of requests (no loop), and the client secret is in no
+//! error and no file but the token record. (The six extension scenarios of the conformance suite
+//! are in `conformance.rs`.)
+
+use std::{path::Path, process::{Child, Command, Stdio}, time::Duration};
+
+use mcp_canvas_client::oauth::TokenStorage;
+use mcp_canvas_host::{Host, HostOptions};
+use serde_json::{json, Value};
+
+const FAULTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fault_servers/auth_faults.py");
+const SECRET: &str = "s3cret-never-shown-4711";
+
+struct Faulty {
+    child: Child,
+    url: String,
+}
+
+impl Faulty {
+    fn start(mode: &str) -> Self {
+        use std::io::BufRead as _;
+        let mut child = Command::new("python3").arg(FAULTS).arg(mode).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().expect("python3 runs");
+        let url = std::io::BufReader::new(child.stdout.take().unwrap()).lines().next().and_then(Result::ok).expect("the fault server prints its URL");
+        Self { child, url }
+    }
+
+    async fn counts(&self) -> Value {
+        reqwest::get(self.url.replace("/mcp", "/counts")).await.unwrap().json().await.unwrap()
+    }
+}
+
+impl Drop for Faulty {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+async fn host_for(dir: &Path, url: &str, oauth: Value) -> Host {
+    std::fs::write(dir.join("servers.json"), json!({ "mcpServers": { "machine": { "type": "http", "url": url, "oauth": oauth } } }).to_string()).unwrap();
+    let host = Host::open(HostOptions { data_dir: dir.to_owned(), call_timeout: Duration::from_secs(20), session: None }).unwrap().with_token_storage(TokenStorage::File);
+    host.set_client_secret("machine", Some(SECRET.to_owned())).await.unwrap();
+    host
+}
+
+/// Every file under `dir` but the token records, searched for the secret.
+fn leaks(dir: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_owned()];
+    while let Some(next) = stack.pop() {
+        for entry in std::fs::read_dir(&next).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if !(path.parent().is_some_and(|p| p.ends_with("oauth")) && path.extension().is_some_and(|e| e == "json")) && std::fs::read(&path).is_ok_and(|b| b.windows(SECRET.len()).any(|w| w == SECRET.as_bytes())) {
+                found.push(path.display().to_string());
+            }
+        }
+    }
+    found
+}
+
+/// Connecting (and so getting a token), bounded by a deadline that only guards against a hang.
+async fn connect_error(host: &Host) -> String {
+    let tools = tokio::time::timeout(Duration::from_secs(120), host.tools("machine")).await.expect("connecting ends (no loop)");
+    let err = tools.expect_err("the server cannot be used").to_string();
+    eprintln!("{err}");
+    err
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_endpoint_answering_garbage_is_named_with_the_setting_to_check() {
+    let server = Faulty::start("garbage-token");
+    let dir = tempfile::tempdir().unwrap();
+    let host = host_for(dir.path(), &server.url, json!({ "grant": "client_credentials", "client_id": "canvas-batch" })).await;
+    let err = connect_error(&host).await;
+    assert!(err.contains("`machine`") && err.contains("/token") && err.contains("not a token response") && err.contains("oauth.client_id"), "{err}");
+    assert!(!err.contains(SECRET) && !err.contains("Welcome to the portal"), "{err}");
+    host.shutdown().await;
+    assert!(leaks(dir.path()).is_empty(), "the secret is only in the token record: {:?}", leaks(dir.path()));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dpop_nonce_changing_on_every_token_request_ends_in_an_error_not_a_loop() {
+    let server = Faulty::start("as-nonce-rotates");
+    let dir = tempfile::tempdir().unwrap();
+    let host = host_for(dir.path(), &server.url, json!({ "grant": "client_credentials", "client_id": "canvas-batch", "dpop": true })).await;
+    let err = connect_error(&host).await;
+    assert!(err.contains("`machine`") && err.contains("nonce") && err.contains("twice"), "{err}");
+    let counts = server.counts().await;
+    eprintln!("{counts}");
+    // One try and one with the nonce per attempt to connect; every one with a proof.
+    let tokens = counts["token"].as_u64().unwrap();
+    assert!((2..=4).contains(&tokens), "a bounded number of token requests: {counts}");
+    assert!(counts["dpop_proofs"].as_u64().unwrap() >= tokens, "{counts}");
+    assert!(!err.contains(SECRET), "{err}");
+    host.shutdown().await;
+    assert!(leaks(dir.path()).is_empty(), "{:?}", leaks(dir.path()));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dpop_nonce_changing_on_every_mcp_request_ends_in_an_error_not_a_loop() {
+    let server = Faulty::start("rs-nonce-rotates");
+    let dir = tempfile::tempdir().unwrap();
+    let host = host_for(dir.path(), &server.url, json!({ "grant": "client_credentials", "client_id": "canvas-batch", "dpop": true })).await;
+    let err = connect_error(&host).await;
+    assert!(err.contains("`machine`") && err.contains("nonce") && err.contains("twice"), "{err}");
+    let counts = server.counts().await;
+    eprintln!("{counts}");
+    // The request, the ping the nonce is read from, the request again: per attempt to connect.
+    let mcp = counts["mcp"].as_u64().unwrap();
+    assert!((3..=9).contains(&mcp), "a bounded number of MCP requests: {counts}");
+    assert!(!err.contains(SECRET) && !err.contains("token-1"), "no secret, no token: {err}");
+    host.shutdown().await;
+    assert!(leaks(dir.path()).is_empty(), "{:?}", leaks(dir.path()));
+}
