@@ -364,6 +364,34 @@ impl ServersConfig {
 mod tests {
     use super::*;
 
+    fn oauth(value: Value) -> Result<OAuthEntry, String> {
+        let entry: ServerEntry = serde_json::from_value(serde_json::json!({ "type": "http", "url": "https://x.example/mcp", "oauth": value })).unwrap();
+        entry.oauth().map_err(|e| e.0)
+    }
+
+    #[test]
+    fn the_auth_extensions_are_read_and_what_a_grant_lacks_is_named() {
+        let entry = oauth(serde_json::json!({ "grant": "client_credentials", "client_id": "c", "client_auth": "private_key_jwt", "private_key_file": "/k.pem", "dpop": true })).unwrap();
+        assert_eq!((entry.grant, entry.client_auth, entry.dpop), (Grant::ClientCredentials, Some(ClientAuth::PrivateKeyJwt), true));
+        assert!(entry.grant.is_machine() && !Grant::default().is_machine());
+        let wif = oauth(serde_json::json!({ "grant": "jwt_bearer", "workload_token_env": "TOKEN" })).unwrap();
+        assert_eq!(wif.workload_token_env.as_deref(), Some("TOKEN"));
+        for (value, says) in [
+            (serde_json::json!({ "grant": "client_credentials" }), "needs `client_id`"),
+            (serde_json::json!({ "grant": "jwt_bearer" }), "`workload_token_file` or `workload_token_env`"),
+            (serde_json::json!({ "grant": "enterprise", "client_id": "c" }), "needs `enterprise`"),
+            (serde_json::json!({ "grant": "enterprise", "client_id": "c", "enterprise": { "idp_issuer": "i", "idp_token_endpoint": "t", "idp_client_id": "x" } }), "`id_token_file` or `id_token_env`"),
+            (serde_json::json!({ "client_id": "c", "enterprise": { "idp_issuer": "i", "idp_token_endpoint": "t", "idp_client_id": "x" } }), "only used with"),
+            (serde_json::json!({ "grant": "client_credentials", "client_id": "c", "signing_algorithm": "HS256" }), "`signing_algorithm` `HS256`"),
+            (serde_json::json!({ "grant": "password" }), "`oauth` is not usable"),
+            (serde_json::json!({ "private_key": "-----BEGIN PRIVATE KEY-----" }), "does not belong in servers.json"),
+        ] {
+            let err = oauth(value.clone()).unwrap_err();
+            assert!(err.contains(says), "{value}: {err}");
+            assert!(!err.contains("BEGIN PRIVATE KEY"), "{err}");
+        }
+    }
+
     #[test]
     fn first_run_creates_the_demo_server_and_reads_it_back() {
         let dir = tempfile::tempdir().unwrap();

@@ -141,7 +141,7 @@ async fn enterprise(url: &str, settings: &OAuthEntry, store: &TokenStore, metada
     let authentication = match client_auth(settings, store).await? {
         Credential::Secret(secret) if settings.client_auth == Some(ClientAuth::ClientSecretPost) => EmaClientAuthentication::ClientSecretPost(oauth2::ClientSecret::new(secret)),
         Credential::Secret(secret) => EmaClientAuthentication::ClientSecretBasic(oauth2::ClientSecret::new(secret)),
-        Credential::PrivateKey(_) => return Err("`oauth.client_auth: \"private_key_jwt\"` is not supported with `grant: \"enterprise\"` yet; store the client's secret with `mcp-canvas-cli servers login NAME --client-secret-stdin`".into()),
+        Credential::PrivateKey(pem) => EmaClientAuthentication::JwtAssertion(Arc::new(KeyAssertions { pem, algorithm: settings.signing_algorithm.clone().unwrap_or_else(|| "ES256".into()) })),
     };
     let issuer = metadata.issuer.clone().ok_or("the authorization server's metadata names no issuer (an ID-JAG is addressed to it)")?;
     let provider = EmaAuthorizationServer::new(&idp.idp_issuer, &idp.idp_token_endpoint, &idp.idp_client_id);
@@ -163,6 +163,21 @@ async fn enterprise(url: &str, settings: &OAuthEntry, store: &TokenStore, metada
     let tokens: OAuthTokenResponse = serde_json::from_value(response).map_err(|e| format!("cannot keep the access token: {e}"))?;
     save(store, metadata, client_id, &tokens, &granted).await?;
     Ok(SignedIn { scopes: granted })
+}
+
+/// `private_key_jwt` at the authorization server that redeems an ID-JAG: a fresh assertion
+/// for each token request, addressed to that server's issuer.
+struct KeyAssertions {
+    pem: String,
+    algorithm: String,
+}
+
+#[async_trait::async_trait]
+impl rmcp::transport::auth::enterprise::EmaClientAssertionProvider for KeyAssertions {
+    async fn create_assertion(&self, server: &rmcp::transport::auth::enterprise::EmaAuthorizationServer) -> Result<rmcp::transport::auth::enterprise::EmaClientAssertion, Box<dyn std::error::Error + Send + Sync>> {
+        let assertion = super::assertion::client_assertion(&server.client_id, &server.issuer, &self.pem, &self.algorithm)?;
+        Ok(rmcp::transport::auth::enterprise::EmaClientAssertion::new(assertion))
+    }
 }
 
 enum Credential {
