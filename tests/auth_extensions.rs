@@ -117,3 +117,45 @@ async fn a_dpop_nonce_changing_on_every_mcp_request_ends_in_an_error_not_a_loop(
     host.shutdown().await;
     assert!(leaks(dir.path()).is_empty(), "{:?}", leaks(dir.path()));
 }
+
+#[test]
+fn the_cli_keeps_a_private_key_only_from_a_file_no_one_else_can_read() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let server = Faulty::start("garbage-token");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("servers.json"), json!({ "mcpServers": { "machine": { "type": "http", "url": server.url, "oauth": { "grant": "client_credentials", "client_id": "canvas-batch", "client_auth": "private_key_jwt" } } } }).to_string()).unwrap();
+    let key = dir.path().join("key.pem");
+    let made = Command::new("openssl").args(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out"]).arg(&key).output().expect("openssl runs");
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    let pem = std::fs::read_to_string(&key).unwrap();
+    let body = pem.lines().nth(1).unwrap().to_owned();
+    let login = || {
+        let output = Command::new(mcp_canvas_e2e::binary("mcp-canvas-cli"))
+            .arg("--data-dir")
+            .arg(dir.path())
+            .args(["servers", "login", "machine", "--private-key-file"])
+            .arg(&key)
+            .env_remove("MCP_CANVAS_DATA_DIR")
+            .env("MCP_CANVAS_TOKEN_STORE", "file")
+            .output()
+            .unwrap();
+        (output.status.success(), format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr)))
+    };
+    std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let (ok, said) = login();
+    assert!(!ok && said.contains("can be read by others") && said.contains("chmod 600") && !said.contains(&body), "{said}");
+    assert!(!dir.path().join("oauth").exists() || leaks(dir.path()).is_empty(), "nothing kept");
+    // Owner-only: kept with the tokens, and the sign-in goes on (to a token endpoint that
+    // answers garbage, named).
+    std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let (ok, said) = login();
+    assert!(!ok && said.contains("not a token response") && !said.contains(&body), "{said}");
+    let records: Vec<String> = std::fs::read_dir(dir.path().join("oauth")).unwrap().flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "json")).map(|p| std::fs::read_to_string(p).unwrap()).collect();
+    assert!(records.iter().any(|r| r.contains("private_key") && r.contains(&body)), "the key is in the token record: {records:?}");
+    let logs = dir.path().join("logs");
+    if logs.exists() {
+        for entry in std::fs::read_dir(&logs).unwrap().flatten() {
+            assert!(!std::fs::read_to_string(entry.path()).unwrap_or_default().contains(&body), "no key in {}", entry.path().display());
+        }
+    }
+}

@@ -380,7 +380,7 @@ async fn run(cli: Cli) -> ExitCode {
             Err(e) => fail(json, &e.to_string()),
         },
         Command::Servers { command: servers::ServersCommand::Check { json } } => servers::check(&host, json).await,
-        Command::Servers { command: servers::ServersCommand::Login { name, client_secret_stdin, json } } => servers::login(&host, &name, client_secret_stdin, json).await,
+        Command::Servers { command: servers::ServersCommand::Login { name, client_secret_stdin, private_key_file, json } } => servers::login(&host, &name, client_secret_stdin, private_key_file.as_deref(), json).await,
         Command::Servers { command: servers::ServersCommand::Logout { name, json } } => servers::logout(&host, &name, json).await,
         Command::Servers { command } => servers::run(&host, command).await,
         Command::Allowlist { command } => allowlist::run(&host, command),

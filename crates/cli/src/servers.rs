@@ -72,6 +72,10 @@ pub enum ServersCommand {
         /// stdin and keep it with the tokens.
         #[arg(long)]
         client_secret_stdin: bool,
+        /// Keep the client's private key for `private_key_jwt` (`oauth.client_auth`) from this PEM
+        /// file in the OS keyring with the tokens; refused when others can read the file.
+        #[arg(long, value_name = "FILE")]
+        private_key_file: Option<std::path::PathBuf>,
         /// Print the sign-in state as JSON.
         #[arg(long)]
         json: bool,
@@ -160,8 +164,18 @@ pub async fn run(host: &Host, command: ServersCommand) -> ExitCode {
     }
 }
 
-/// `servers login NAME`: the secret first (when asked for), then the browser sign-in.
-pub async fn login(host: &Host, name: &str, client_secret_stdin: bool, json: bool) -> ExitCode {
+/// `servers login NAME`: the secret or private key first (when given), then the sign-in — in
+/// the browser, or with the server's machine grant (`oauth.grant`).
+pub async fn login(host: &Host, name: &str, client_secret_stdin: bool, private_key_file: Option<&std::path::Path>, json: bool) -> ExitCode {
+    if let Some(path) = private_key_file {
+        let pem = match mcp_canvas_client::oauth::machine::read_private_key(path) {
+            Ok(pem) => pem,
+            Err(e) => return fail(json, "SIGN_IN_FAILED", &format!("--private-key-file: {e}")),
+        };
+        if let Err(e) = host.set_private_key(name, Some(pem)).await {
+            return fail(json, "SIGN_IN_FAILED", &e.to_string());
+        }
+    }
     if client_secret_stdin {
         let secret = match std::io::read_to_string(std::io::stdin()) {
             Ok(secret) if !secret.trim().is_empty() => secret.trim().to_owned(),
