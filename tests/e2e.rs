@@ -50,5 +50,7 @@ mod search;
 mod servers_config;
 #[path = "tasks.rs"]
 mod tasks;
+#[path = "team_audit.rs"]
+mod team_audit;
 #[path = "team_store.rs"]
 mod team_store;

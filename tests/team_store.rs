@@ -70,7 +70,7 @@ fn a_teammates_artifact_opens_identical_bytes_are_one_object_and_private_stays_p
     let status = json_of(&member(ada.path(), &["store", "status", "--json"], b""));
     assert_eq!(status["backlog"]["count"], 0, "{status}");
     assert_eq!((status["bucket_error"].clone(), status["catalog_error"].clone()), (Value::Null, Value::Null), "{status}");
-    assert_eq!(status["schema_version"], 3);
+    assert_eq!(status["schema_version"], 4);
 
     // Bo gets the same bytes from the same server: the same artifact (ids are the server and the
     // hash), still Ada's. From another server: another artifact, the same object in the bucket.
@@ -213,6 +213,13 @@ fn a_process_killed_mid_upload_loses_nothing_and_registers_nothing_half_done() {
     assert_eq!(s3.keys("canvas/blobs/").iter().filter(|k| k.ends_with(&hex(&big))).count(), 1);
 }
 
+/// Takes a schema-4 catalog back to what 0001–0003 left of the audit tables (empty, unused) and
+/// the artifacts (no bucket).
+const SCHEMA_3_AUDIT: &str = "DROP TABLE audit, sampling_exchanges, private_artifacts; ALTER TABLE artifacts DROP COLUMN bucket;
+    CREATE TABLE audit (id BIGSERIAL PRIMARY KEY, team TEXT NOT NULL, member TEXT NOT NULL, at_ms BIGINT NOT NULL, record JSONB NOT NULL);
+    CREATE INDEX audit_team_at ON audit (team, at_ms DESC);
+    CREATE TABLE sampling_exchanges (id BIGSERIAL PRIMARY KEY, team TEXT NOT NULL, member TEXT NOT NULL, at_ms BIGINT NOT NULL, exchange JSONB NOT NULL)";
+
 #[test]
 fn bad_settings_credentials_and_schemas_get_errors_naming_the_fix() {
     let (s3, pg) = (S3Server::start(), Postgres::start());
@@ -246,23 +253,38 @@ fn bad_settings_credentials_and_schemas_get_errors_naming_the_fix() {
 
     // The catalog at a newer schema (a teammate's newer build): named, and calls still store.
     assert_eq!(member(ada.path(), &["store", "sync"], b"").code, 0);
-    assert_eq!(pg.admin("SELECT version FROM mcp_canvas_schema"), "3");
+    assert_eq!(pg.admin("SELECT version FROM mcp_canvas_schema"), "4");
     pg.admin("UPDATE mcp_canvas_schema SET version = 99");
     let newer = store(ada.path(), &pdfish(41, 1000), "b.pdf");
     let sync = member(ada.path(), &["store", "sync"], b"");
-    assert!(sync.stderr.contains("schema version 99, newer than this build's 3: update MCP Canvas"), "{}", sync.stderr);
+    assert!(sync.stderr.contains("schema version 99, newer than this build's 4: update MCP Canvas"), "{}", sync.stderr);
     assert_eq!(member(ada.path(), &["artifacts", "export", &newer, &scratch(ada.path())], b"").code, 0);
-    // At an older one (as a build before 0003 left it, without search): `store upgrade` is
-    // named, and upgrades.
+    // At schema 3 (as a build before 0004 left it: no audit trail, no bucket per artifact):
+    // `store upgrade` is named, and upgrades; what was registered before has no bucket, what
+    // is registered after has its own.
+    pg.admin("UPDATE mcp_canvas_schema SET version = 3");
+    pg.admin(SCHEMA_3_AUDIT);
+    let sync = member(ada.path(), &["store", "sync"], b"");
+    assert!(sync.code != 0 && sync.stderr.contains("schema version 3; this build needs 4: run `mcp-canvas-cli store upgrade`"), "{}", sync.stderr);
+    assert_eq!(member(ada.path(), &["store", "upgrade"], b"").code, 0);
+    assert_eq!(pg.admin("SELECT version FROM mcp_canvas_schema"), "4");
+    assert_eq!(pg.admin("SELECT COUNT(*) FROM artifacts WHERE bucket IS NULL"), pg.admin("SELECT COUNT(*) FROM artifacts"));
+    let after = store(ada.path(), &pdfish(42, 1000), "c.pdf");
+    assert_eq!(pg.admin(&format!("SELECT bucket FROM artifacts WHERE id = '{after}'")), "s3://team/canvas");
+    let listed = json_of(&member(ada.path(), &["store", "list", "--json"], b""));
+    assert!(listed.as_array().unwrap().iter().any(|a| a["record"]["id"] == after.as_str() && a["bucket"] == "s3://team/canvas"), "{listed}");
+    // At an older one (as a build before 0003 left it, without search): upgraded through 3 and 4.
     pg.admin("UPDATE mcp_canvas_schema SET version = 2");
+    pg.admin(SCHEMA_3_AUDIT);
     pg.admin("DROP TABLE artifact_text; ALTER TABLE artifacts DROP COLUMN text_indexed_at_ms, DROP COLUMN text_note");
     let sync = member(ada.path(), &["store", "sync"], b"");
-    assert!(sync.code != 0 && sync.stderr.contains("schema version 2; this build needs 3: run `mcp-canvas-cli store upgrade`"), "{}", sync.stderr);
+    assert!(sync.code != 0 && sync.stderr.contains("schema version 2; this build needs 4: run `mcp-canvas-cli store upgrade`"), "{}", sync.stderr);
     let upgrade = member(ada.path(), &["store", "upgrade"], b"");
     assert_eq!(upgrade.code, 0, "{}", upgrade.stderr);
-    assert_eq!(pg.admin("SELECT COUNT(*) FROM pg_indexes WHERE indexname = 'artifact_text_tsv'"), "1");
+    assert_eq!(pg.admin("SELECT COUNT(*) FROM pg_indexes WHERE indexname IN ('artifact_text_tsv', 'audit_artifact_ids')"), "2");
     let sync = json_of(&member(ada.path(), &["store", "sync", "--json"], b""));
-    assert_eq!(sync["registered"], 1, "the artifact stored meanwhile went up: {sync}");
+    assert_eq!(sync["error"], Value::Null, "{sync}");
+    assert_eq!(pg.admin(&format!("SELECT COUNT(*) FROM artifacts WHERE id = '{newer}'")), "1", "the artifact stored meanwhile went up");
     // Artifacts registered before the catalog had search got their text (or a note) too.
     assert_eq!(pg.admin("SELECT COUNT(*) FROM artifacts WHERE text_indexed_at_ms IS NULL"), "0", "{} {sync}", pg.admin("SELECT id, name, member, mime FROM artifacts WHERE text_indexed_at_ms IS NULL"));
 }

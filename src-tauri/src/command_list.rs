@@ -84,6 +84,12 @@ macro_rules! for_each_command {
             async team_search(query: SearchQuery) -> Vec<SearchHit>;
             /// The team's members and their artifact counts.
             async team_members() -> Vec<TeamMember>;
+            /// The team's audit trail this member may see: every member's calls and sampling
+            /// exchanges, newest first, filtered as asked (a call naming a teammate's private
+            /// artifact is not there).
+            async team_audit(query: TeamAuditQuery) -> Vec<TeamLogEntry>;
+            /// The members, servers and tools in the team's audit trail (the view's filters).
+            async team_audit_sources() -> Vec<TeamAuditSource>;
             /// Keeps one of my team artifacts to myself, or shares it again.
             async team_set_private(id: String, keep_private: bool) -> ();
             /// Uploads what is queued now.

@@ -17,7 +17,7 @@ use mcp_canvas_canvas::{CanvasIntent, CanvasView, FocusPlace, TabId};
 #[allow(unused_imports)]
 use mcp_canvas_config::{allowlist::{AllowlistView, DashboardAccess}, settings::StoreSettings, settings_edit::SettingsView};
 use mcp_canvas_client::{health::ServerStatus, trace::{ProtocolFilter, ProtocolPage}};
-use mcp_canvas_team::{SyncReport, TeamArtifact, TeamMember, TeamStatus};
+use mcp_canvas_team::{SyncReport, TeamArtifact, TeamAuditQuery, TeamAuditSource, TeamLogEntry, TeamMember, TeamStatus};
 use mcp_canvas_sampling::{sampler::{Approval, ExchangeRecord, Review}, SamplingSettings};
 use mcp_canvas_wire::{offers::{CompletionTarget, PromptRead, PromptView, ResourceList, ResourceRead, SkillList, SkillRead, Suggestions}, CallOutcome, ElicitationAnswer, ServerView, SignInView, ToolView};
 #[allow(unused_imports)]

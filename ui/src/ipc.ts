@@ -66,6 +66,8 @@ export const {
   teamArtifacts,
   teamSearch,
   teamMembers,
+  teamAudit,
+  teamAuditSources,
   teamSetPrivate,
   teamSync,
   storeSettingsView,

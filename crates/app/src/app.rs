@@ -17,7 +17,7 @@ use mcp_canvas_elicitation::{BoxFuture, ElicitationHandler, FormAnswer, FormRequ
 use mcp_canvas_client::{health::ServerStatus, oauth::{Browser, SystemBrowser}, opener, CallProgress, ChangedList, ProgressFn};
 use mcp_canvas_wire::{CallOutcome, CallProgressEvent, ElicitationAnswer, ServerView, SignInStartedEvent, SignInView, ToolView};
 use mcp_canvas_sampling::{keys::ApiKey, sampler::{Approval, ExchangeRecord, FAILED, NoCall, Review}, Approver, SamplingError, SamplingRequest, SamplingResult, SamplingSettings};
-use mcp_canvas_team::{SyncReport, TeamArtifact, TeamMember, TeamStatus};
+use mcp_canvas_team::{SyncReport, TeamArtifact, TeamAuditQuery, TeamAuditSource, TeamLogEntry, TeamMember, TeamStatus};
 use mcp_canvas_config::settings::StoreSettings;
 use mcp_canvas_store::{ArtifactPage, ArtifactQuery, ArtifactRecord, ArtifactSource, SearchHit, SearchQuery, SearchResults, StorageUsage};
 use serde_json::{Map, Value};
@@ -558,6 +558,17 @@ impl App {
     pub async fn team_members(&self) -> Result<Vec<TeamMember>, CommandError> {
         let team = self.host()?.team().map_err(command_error)?;
         team.members().await.map_err(command_error)
+    }
+
+    /// The team's audit trail this member may see (every member's calls and sampling
+    /// exchanges), newest first, filtered as asked.
+    pub async fn team_audit(&self, query: TeamAuditQuery) -> Result<Vec<TeamLogEntry>, CommandError> {
+        self.host()?.team_audit(&query).await.map_err(command_error)
+    }
+
+    /// The members, servers and tools in the team's audit trail (the view's filters).
+    pub async fn team_audit_sources(&self) -> Result<Vec<TeamAuditSource>, CommandError> {
+        self.host()?.team_audit_sources().await.map_err(command_error)
     }
 
     /// Keeps one of my team artifacts to myself, or shares it again.

@@ -11,6 +11,7 @@ mod out;
 mod allowlist;
 mod apps;
 mod artifacts;
+mod audit;
 mod preview;
 mod prompts;
 mod proxy;
@@ -116,15 +117,9 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// The audit log: every call, newest first (secrets redacted).
-    Audit {
-        /// How many calls to show.
-        #[arg(long, default_value_t = 50)]
-        limit: u32,
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
-    },
+    /// The audit log: every call, newest first (secrets redacted); with --team the team's
+    /// audit trail (every member's calls and sampling exchanges).
+    Audit(audit::AuditArgs),
     /// Print the sanitized HTML the canvas would display for FILE (or stdin).
     Sanitize {
         /// The HTML file; `-` or nothing reads stdin.
@@ -346,20 +341,7 @@ async fn run(cli: Cli) -> ExitCode {
             Ok(_) => preview::preview(&host, &id, page, width, &out),
             Err(e) => fail(false, &e.to_string()),
         },
-        Command::Audit { limit, json } => match host.store().audit_log(limit) {
-            Ok(records) if json => {
-                outln!("{}", serde_json::to_string_pretty(&records).expect("serializes"));
-                ExitCode::SUCCESS
-            }
-            Ok(records) => {
-                for r in records {
-                    let identity = r.identity.map(|i| format!(" as {i}")).unwrap_or_default();
-                    outln!("{}\t{}/{}{identity}\t{}\t{} ms\t{}\t{}", r.started_ms, r.server, r.tool, r.outcome, r.duration_ms, r.arguments, r.artifact_ids.join(","));
-                }
-                ExitCode::SUCCESS
-            }
-            Err(e) => fail(json, &e.to_string()),
-        },
+        Command::Audit(args) => audit::run(&host, args).await,
         Command::Normalize { server, tool, file, json } => normalize(&host, &server, &tool, file.as_deref(), json),
         Command::Apps { server, json } => apps::run(&host, &server, json).await,
         Command::Tools { server, json } => match host.tools(&server).await {

@@ -62,6 +62,14 @@ impl Housekeeping {
         &self.background_audit
     }
 
+    /// An audit row (and maybe sampling exchanges) was written: with a team store, drain soon,
+    /// in the background (they reach the team's audit trail off the call path).
+    pub fn after_log(&self) {
+        if let Some(team) = &self.team {
+            team.kick();
+        }
+    }
+
     /// Artifacts were stored: apply the limits soon, in the background. At most one worker runs;
     /// a request while it runs makes it run once more, so none is lost and none piles up.
     pub fn after_store(&self) {
@@ -106,6 +114,11 @@ impl Housekeeping {
         }
         self.background_audit.flush().await;
         if let Some(team) = &self.team {
+            // Rows written without a kick (the proxy's batches, dashboards, sampling) go too; a
+            // command that queued nothing contacts nothing.
+            if team.team().backlog().await.is_ok_and(|b| b.records > 0) {
+                team.kick();
+            }
             team.flush(crate::team_sync::SHUTDOWN_WAIT).await;
         }
     }

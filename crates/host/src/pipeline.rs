@@ -141,7 +141,7 @@ pub(crate) async fn call(env: CallEnv<'_>, connection: &ServerConnection, tool: 
     // SQLite may wait for another process's write lock: not on an async worker.
     let store = env.ingest.store.clone();
     match tokio::task::spawn_blocking(move || store.audit(&record)).await {
-        Ok(Ok(())) => {}
+        Ok(Ok(())) => env.housekeeping.after_log(),
         Ok(Err(e)) => tracing::warn!("writing the audit log failed: {e}"),
         Err(e) => tracing::warn!("writing the audit log failed: {e}"),
     }

@@ -88,7 +88,7 @@ impl TeamSync {
             loop {
                 tokio::time::sleep(RETRY).await;
                 let Some(this) = this.upgrade() else { return };
-                if this.team.backlog().await.is_ok_and(|b| b.count > 0) {
+                if this.team.backlog().await.is_ok_and(|b| b.count > 0 || b.records > 0) {
                     this.kick();
                 }
             }
@@ -114,6 +114,17 @@ impl Host {
             }
         }
         Ok(report)
+    }
+
+    /// The team's audit trail this member may see: every member's calls and sampling
+    /// exchanges, newest first (a call naming a teammate's private artifact is not there).
+    pub async fn team_audit(&self, query: &mcp_canvas_team::TeamAuditQuery) -> Result<Vec<mcp_canvas_team::TeamLogEntry>, HostError> {
+        Ok(self.team()?.audit(query).await?)
+    }
+
+    /// The members, servers and tools in the team's audit trail this member may see.
+    pub async fn team_audit_sources(&self) -> Result<Vec<mcp_canvas_team::TeamAuditSource>, HostError> {
+        Ok(self.team()?.audit_sources().await?)
     }
 
     /// Full-text search over the team's artifacts this member may see (their text is written

@@ -102,6 +102,31 @@ pub(crate) fn recent(conn: &Connection, limit: u32) -> Result<Vec<AuditRecord>, 
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
+/// The most recent rows matching every filter given, newest first.
+pub(crate) fn matching(conn: &Connection, filter: &AuditFilter<'_>, limit: u32) -> Result<Vec<AuditRecord>, StoreError> {
+    let mut stmt = conn.prepare(&format!(
+        "{SELECT} WHERE (?1 IS NULL OR server = ?1) AND (?2 IS NULL OR tool = ?2) AND (?3 IS NULL OR outcome = ?3) AND (?4 IS NULL OR started_ms >= ?4) AND (?5 IS NULL OR started_ms < ?5)
+         ORDER BY seq DESC LIMIT ?6"
+    ))?;
+    let rows = stmt.query_map(params![filter.server, filter.tool, filter.outcome, filter.since_ms, filter.until_ms, limit], from_row)?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Which audit rows to list (`None`: any).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AuditFilter<'a> {
+    /// Only this server's calls.
+    pub server: Option<&'a str>,
+    /// Only this tool's.
+    pub tool: Option<&'a str>,
+    /// Only this outcome.
+    pub outcome: Option<&'a str>,
+    /// Started at or after (ms since the Unix epoch).
+    pub since_ms: Option<i64>,
+    /// Started before.
+    pub until_ms: Option<i64>,
+}
+
 /// The row at `seq` (`None`: there is none).
 pub(crate) fn get(conn: &Connection, seq: i64) -> Result<Option<AuditRecord>, StoreError> {
     use rusqlite::OptionalExtension;

@@ -25,7 +25,7 @@ mod team_log;
 pub mod spill;
 mod verify;
 
-pub use audit::{AuditRecord, MAX_RESULT_TEXT};
+pub use audit::{AuditFilter, AuditRecord, MAX_RESULT_TEXT};
 pub use blobs::SpillFile;
 pub use error::StoreError;
 pub use lifecycle::{Eviction, Limits};
@@ -302,6 +302,11 @@ impl ArtifactStore {
     /// The most recent audited calls, newest first.
     pub fn audit_log(&self, limit: u32) -> Result<Vec<AuditRecord>, StoreError> {
         audit::recent(&self.conn(), limit)
+    }
+
+    /// The most recent audited calls matching `filter`, newest first.
+    pub fn audit_log_matching(&self, filter: &AuditFilter<'_>, limit: u32) -> Result<Vec<AuditRecord>, StoreError> {
+        audit::matching(&self.conn(), filter, limit)
     }
 
     /// Keeps one sampling exchange; returns its row id.

@@ -14,6 +14,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0001_team_catalog.sql"),
     include_str!("../migrations/0002_retention_index.sql"),
     include_str!("../migrations/0003_search.sql"),
+    include_str!("../migrations/0004_audit_trail.sql"),
 ];
 
 /// The schema version this build writes.
@@ -40,6 +41,9 @@ pub struct TeamArtifact {
     /// When the team catalog registered it, milliseconds since the Unix epoch.
     #[ts(type = "number")]
     pub registered_at_ms: i64,
+    /// The bucket its blob was uploaded to (`s3://bucket/prefix`; `None`: registered before
+    /// the catalog recorded it, schema 4).
+    pub bucket: Option<String>,
 }
 
 /// A member of the team and how many artifacts of theirs this member may see.
@@ -181,10 +185,10 @@ impl Catalog {
 
     /// Registers an artifact whose blob is in the bucket (again: its last use is refreshed, and
     /// `member` is one of its holders), and drops the writer's reservation `token` in the same
-    /// transaction. Refused when the reservation is gone (it expired: the blob may have been
+    /// transaction; `bucket` (`s3://bucket/prefix`) is where its blob is. Refused when the reservation is gone (it expired: the blob may have been
     /// deleted since; the caller starts again from [`Self::reserve`]) or when the id names other
     /// bytes in the team (a prefix clash).
-    pub async fn register(&self, team: &str, member: &str, record: &ArtifactRecord, token: &str, now_ms: i64) -> Result<(), TeamError> {
+    pub async fn register(&self, team: &str, member: &str, record: &ArtifactRecord, bucket: &str, token: &str, now_ms: i64) -> Result<(), TeamError> {
         let mut client = self.client.lock().await;
         let tx = client.transaction().await.map_err(|e| self.error(e))?;
         let held = tx.execute("DELETE FROM blob_reservations WHERE token = $1", &[&token]).await.map_err(|e| self.error(e))?;
@@ -194,10 +198,11 @@ impl Catalog {
         let written = tx
             .execute(
                 "INSERT INTO artifacts (team, id, sha256, name, mime, size, server, tool, call_id, session_id, member, description,
-                                        created_at_ms, registered_at_ms, last_used_at_ms, pinned)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+                                        created_at_ms, registered_at_ms, last_used_at_ms, pinned, bucket)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
                  ON CONFLICT (team, id) DO UPDATE SET last_used_at_ms = GREATEST(artifacts.last_used_at_ms, EXCLUDED.last_used_at_ms),
-                                                     pinned = artifacts.pinned OR EXCLUDED.pinned
+                                                     pinned = artifacts.pinned OR EXCLUDED.pinned,
+                                                     bucket = COALESCE(artifacts.bucket, EXCLUDED.bucket)
                  WHERE artifacts.sha256 = EXCLUDED.sha256",
                 &[
                     &team,
@@ -216,6 +221,7 @@ impl Catalog {
                     &now_ms,
                     &record.last_used_at_ms,
                     &(record.persistence == mcp_canvas_store::Persistence::Pinned),
+                    &bucket,
                 ],
             )
             .await
@@ -267,13 +273,21 @@ impl Catalog {
     }
 
     /// Makes one of `me`'s artifacts private (or shared again). Someone else's is not found.
+    /// `private_artifacts` follows in the same transaction (what hides the calls naming it).
     pub async fn set_private(&self, team: &str, me: &str, id: &str, private: bool) -> Result<(), TeamError> {
-        let client = self.client.lock().await;
-        let n = client.execute("UPDATE artifacts SET private = $4 WHERE team = $1 AND id = $2 AND member = $3", &[&team, &id, &me, &private]).await.map_err(|e| self.error(e))?;
+        let mut client = self.client.lock().await;
+        let tx = client.transaction().await.map_err(|e| self.error(e))?;
+        let n = tx.execute("UPDATE artifacts SET private = $4 WHERE team = $1 AND id = $2 AND member = $3", &[&team, &id, &me, &private]).await.map_err(|e| self.error(e))?;
         if n == 0 {
             return Err(TeamError::NotFound(id.to_owned()));
         }
-        Ok(())
+        let kept = if private {
+            tx.execute("INSERT INTO private_artifacts (team, id, member) VALUES ($1, $2, $3) ON CONFLICT (team, id) DO UPDATE SET member = EXCLUDED.member", &[&team, &id, &me]).await
+        } else {
+            tx.execute("DELETE FROM private_artifacts WHERE team = $1 AND id = $2", &[&team, &id]).await
+        };
+        kept.map_err(|e| self.error(e))?;
+        tx.commit().await.map_err(|e| self.error(e))
     }
 
     /// Removes one of `me`'s artifacts from the team catalog (its blob goes with retention when
@@ -368,7 +382,7 @@ impl Catalog {
     }
 }
 
-pub(crate) const COLUMNS: &str = "id, sha256, name, mime, size, server, tool, call_id, session_id, created_at_ms, last_used_at_ms, pinned, description, member, private, registered_at_ms";
+pub(crate) const COLUMNS: &str = "id, sha256, name, mime, size, server, tool, call_id, session_id, created_at_ms, last_used_at_ms, pinned, description, member, private, registered_at_ms, bucket";
 
 /// A media type as a teammate's catalog row holds it, parsed again like every declared type (a
 /// catalog written by another build, or by hand, is input too): else `application/octet-stream`.
@@ -398,6 +412,7 @@ pub(crate) fn from_row(row: &tokio_postgres::Row) -> TeamArtifact {
         private: row.get(14),
         pinned,
         registered_at_ms: row.get(15),
+        bucket: row.get(16),
     }
 }
 

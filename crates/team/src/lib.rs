@@ -21,6 +21,7 @@
 //! between reserving and registering leaves a reservation that keeps its blob for a day.
 #![deny(missing_docs)]
 
+pub mod audit;
 pub mod bucket;
 pub mod catalog;
 mod credentials;
@@ -37,6 +38,7 @@ use serde::Serialize;
 use ts_rs::TS;
 
 pub use bucket::{Bucket, BucketSettings, Uploaded};
+pub use audit::{TeamAuditQuery, TeamAuditSource, TeamLogEntry, TeamLogKind};
 pub use catalog::{Catalog, TeamArtifact, TeamMember, SCHEMA_VERSION};
 pub use error::TeamError;
 pub use search::{TextReport, TextSource};
@@ -69,6 +71,9 @@ pub struct SyncReport {
     pub already_there: u32,
     /// Artifacts registered in the catalog (and out of the outbox).
     pub registered: u32,
+    /// Audit rows and sampling exchanges written to the team's audit trail (and out of the
+    /// outbox).
+    pub logged: u32,
     /// Why the drain stopped early, when it did.
     pub error: Option<String>,
 }
@@ -194,7 +199,8 @@ impl TeamStore {
         self.catalog_with(true).await?.schema_version().await
     }
 
-    /// Uploads and registers what the outbox holds, oldest first. Stops at the first error that
+    /// Uploads and registers what the outbox holds, oldest first, then writes the queued audit
+    /// rows and sampling exchanges (`audit.rs`). Stops at the first error that
     /// means the bucket or catalog is unreachable (everything stays queued, in order); an error
     /// of one artifact (its local blob damaged, say) is recorded on it and the drain goes on.
     pub async fn sync(&self, now_ms: i64) -> SyncReport {
@@ -204,7 +210,11 @@ impl TeamStore {
         let mut after = 0;
         loop {
             let queued = match self.with_local(move |local| local.team_queue(after, 64)).await {
-                Ok(queued) if queued.is_empty() => return report,
+                // The artifacts are there: then the audit trail (its rows name them).
+                Ok(queued) if queued.is_empty() => {
+                    self.sync_log(now_ms.max(wall_clock_ms()), &mut report).await;
+                    return report;
+                }
                 Ok(queued) => queued,
                 Err(e) => {
                     report.error = Some(e.to_string());
@@ -253,7 +263,7 @@ impl TeamStore {
             let uploaded = self.bucket.upload(&record.id, &record.sha256, record.size, &path).await?;
             pause_for_tests().await;
             catalog.uploaded(&record.sha256, now_ms).await?;
-            catalog.register(&self.team, &self.member, record, &token, now_ms).await?;
+            catalog.register(&self.team, &self.member, record, self.bucket.url(), &token, now_ms).await?;
             Ok(uploaded)
         }
         .await;

@@ -140,15 +140,15 @@ impl Catalog {
             .iter()
             .map(|row| {
                 let artifact = crate::catalog::from_row(row);
-                let place: String = row.get(16);
-                let headline: String = clean_headline(&row.get::<_, String>(19));
+                let place: String = row.get(17);
+                let headline: String = clean_headline(&row.get::<_, String>(20));
                 // Lines and rows are stored in groups: the hit's own line, from the group's text.
-                let body: String = row.get(18);
+                let body: String = row.get(19);
                 let within = if matches!(place.as_str(), "line" | "row") { hit_line(&body, &terms).0 as u64 } else { 0 };
                 SearchHit {
                     artifact: artifact.record,
                     place: parse_place(&place),
-                    position: row.get::<_, i64>(17).max(0) as u64 + within,
+                    position: row.get::<_, i64>(18).max(0) as u64 + within,
                     snippet: headline_parts(&headline),
                     member: Some(artifact.member),
                     byte_range: (0, 0),

@@ -14,6 +14,7 @@ import {
 } from "../ipc";
 import type { TeamStatus } from "../wire/TeamStatus";
 import { TeamArtifacts } from "./TeamArtifacts";
+import { TeamAudit } from "./TeamAudit";
 import { ModelShareButton, type ModelShared, NoticeLine, type Notice, useItemActions, useModelShared } from "./actions";
 import { ServerToolFilters, TypeFilter } from "./FilterSelects";
 import { Thumb } from "./Thumb";
@@ -196,6 +197,9 @@ export function ArtifactBrowser({ onClose, refresh }: Props) {
             <button type="button" className={scope === "team" ? "active" : ""} aria-pressed={scope === "team"} onClick={() => setScope("team")}>
               Team
             </button>
+            <button type="button" className={scope === "audit" ? "active" : ""} aria-pressed={scope === "audit"} onClick={() => setScope("audit")} title="Every member's calls and sampling exchanges">
+              Team audit
+            </button>
           </span>
         ) : null}
         {usage && scope === "local" ? <UsageBar usage={usage} /> : null}
@@ -214,7 +218,9 @@ export function ArtifactBrowser({ onClose, refresh }: Props) {
           ) : null}
         </p>
       ) : null}
-      {team && scope === "team" ? (
+      {team && scope === "audit" ? (
+        <TeamAudit status={team} refresh={refresh} />
+      ) : team && scope === "team" ? (
         <>
           {notice ? (
             <NoticeLine notice={notice} onDismiss={() => setNotice(null)} />

@@ -9,6 +9,7 @@ const artifact = (id: string, member: string): TeamArtifact => ({
   private: false,
   pinned: false,
   registered_at_ms: 1,
+  bucket: "s3://acme/canvas",
 });
 
 describe("team status", () => {

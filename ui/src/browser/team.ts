@@ -3,7 +3,8 @@ import type { TeamArtifact } from "../wire/TeamArtifact";
 import type { TeamStatus } from "../wire/TeamStatus";
 import { formatBytes } from "./filters";
 
-export type Scope = "local" | "team";
+/** This machine's files, the team's files, or the team's audit trail. */
+export type Scope = "local" | "team" | "audit";
 
 /** One line for the browser's header: the team, and what is wrong or waiting. */
 export function teamStatusText(status: TeamStatus): string {

@@ -17,6 +17,11 @@ already_there: number,
  */
 registered: number, 
 /**
+ * Audit rows and sampling exchanges written to the team's audit trail (and out of the
+ * outbox).
+ */
+logged: number, 
+/**
  * Why the drain stopped early, when it did.
  */
 error: string | null, };

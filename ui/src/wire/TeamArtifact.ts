@@ -24,4 +24,9 @@ pinned: boolean,
 /**
  * When the team catalog registered it, milliseconds since the Unix epoch.
  */
-registered_at_ms: number, };
+registered_at_ms: number, 
+/**
+ * The bucket its blob was uploaded to (`s3://bucket/prefix`; `None`: registered before
+ * the catalog recorded it, schema 4).
+ */
+bucket: string | null, };

@@ -48,6 +48,9 @@ import type { Suggestions } from "./Suggestions";
 import type { SyncReport } from "./SyncReport";
 import type { TabId } from "./TabId";
 import type { TeamArtifact } from "./TeamArtifact";
+import type { TeamAuditQuery } from "./TeamAuditQuery";
+import type { TeamAuditSource } from "./TeamAuditSource";
+import type { TeamLogEntry } from "./TeamLogEntry";
 import type { TeamMember } from "./TeamMember";
 import type { TeamStatus } from "./TeamStatus";
 import type { ToolView } from "./ToolView";
@@ -185,6 +188,16 @@ export function commands(invoke: Invoke) {
      * The team's members and their artifact counts.
      */
     teamMembers: (): Promise<Array<TeamMember>> => invoke<Array<TeamMember>>("team_members"),
+    /**
+     * The team's audit trail this member may see: every member's calls and sampling
+     * exchanges, newest first, filtered as asked (a call naming a teammate's private
+     * artifact is not there).
+     */
+    teamAudit: (query: TeamAuditQuery): Promise<Array<TeamLogEntry>> => invoke<Array<TeamLogEntry>>("team_audit", { query }),
+    /**
+     * The members, servers and tools in the team's audit trail (the view's filters).
+     */
+    teamAuditSources: (): Promise<Array<TeamAuditSource>> => invoke<Array<TeamAuditSource>>("team_audit_sources"),
     /**
      * Keeps one of my team artifacts to myself, or shares it again.
      */

@@ -39,8 +39,9 @@ function conversation(record: ExchangeRecord): SamplingMessage[] {
   return record.response ? [...sent, { role: record.response.role, content: record.response.content }] : sent;
 }
 
-/** One exchange: a summary line, and when opened everything that was asked and answered. */
-function Exchange({ record }: { record: ExchangeRecord }) {
+/** One exchange: a summary line, and when opened everything that was asked and answered (also
+ * in the team's audit view). */
+export function Exchange({ record }: { record: ExchangeRecord }) {
   const request = record.editedRequest ?? record.request;
   const failed = record.decision === "rejected" || record.decision === "refused" || record.decision === "failed";
   const tokens = record.usage.inputTokens + record.usage.outputTokens > 0 ? `${record.usage.inputTokens}→${record.usage.outputTokens} tokens` : null;
