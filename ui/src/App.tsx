@@ -253,7 +253,7 @@ export function App() {
         ) : offer?.view === "prompts" ? (
           <PromptsPanel key={`prompts/${offer.server}`} server={offer.server} onClose={() => setOffer(null)} />
         ) : selection ? (
-          <ToolPanel key={`${selection.server}/${selection.tool.name}/${selection.rerun?.nonce ?? ""}`} selection={selection} onOutcome={onOutcome} />
+          <ToolPanel key={`${selection.server}/${selection.tool.name}/${selection.rerun?.nonce ?? ""}/${selection.dropped?.nonce ?? ""}`} selection={selection} onOutcome={onOutcome} />
         ) : (
           <div className="empty-hint">
             <h2>Pick a tool</h2>

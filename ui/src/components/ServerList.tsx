@@ -1,4 +1,6 @@
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useMemo, useState } from "react";
+import { droppedArtifactId, useSpringOpen } from "../drag";
+import { fileArgumentsOf } from "../forms/fileArguments";
 import { errorKind, errorText, listTools, onServerChanged, restartServer, serverStatuses, setServerTimeout, stopServer } from "../ipc";
 import { takeTools } from "../startup";
 import { filterTools } from "../toolSearch";
@@ -16,6 +18,8 @@ export interface ToolSelection {
   tool: ToolView;
   /** Set when the call history asks to run this tool again with these exact arguments. */
   rerun?: { arguments: string; nonce: number };
+  /** Set when a stored file was dropped on the tool: it goes into the tool's first file field. */
+  dropped?: { id: string; nonce: number };
 }
 
 /** What else of a server the tool column can show. */
@@ -263,25 +267,42 @@ function ServerTools({ server, status, query, selection, onSelect, onShowLog, on
           <ul className="tools">
             {shown.map((tool) => {
               const active = offer === null && selection?.server === server.name && selection.tool.name === tool.name;
-              return (
-                <li key={tool.name}>
-                  <button
-                    type="button"
-                    className={`tool-item${active ? " active" : ""}`}
-                    data-tool={tool.name}
-                    title={tool.description ?? undefined}
-                    onClick={() => onSelect({ server: server.name, tool })}
-                  >
-                    <span className="tool-title">{tool.title ?? tool.name}</span>
-                    <span className="tool-name">{tool.name}</span>
-                  </button>
-                </li>
-              );
+              return <ToolItem key={tool.name} server={server.name} tool={tool} active={active} onSelect={onSelect} />;
             })}
           </ul>
         )
       ) : null}
     </section>
+  );
+}
+
+/** One tool in the list. A tool with file arguments opens while a stored file (a row of the
+ * artifact browser, a canvas tab) is held over it, so the file can be carried on to its field;
+ * dropped on the tool itself, the file goes into its first file field. */
+function ToolItem({ server, tool, active, onSelect }: { server: string; tool: ToolView; active: boolean; onSelect: (selection: ToolSelection) => void }) {
+  const takesFiles = useMemo(() => fileArgumentsOf(tool).length > 0, [tool]);
+  const spring = useSpringOpen(takesFiles ? () => onSelect({ server, tool }) : null);
+  return (
+    <li>
+      <button
+        type="button"
+        className={`tool-item${active ? " active" : ""}${spring.armed ? " drop-armed" : ""}`}
+        data-tool={tool.name}
+        title={tool.description ?? undefined}
+        onClick={() => onSelect({ server, tool })}
+        {...spring.handlers}
+        onDrop={(event) => {
+          const id = takesFiles ? droppedArtifactId(event.dataTransfer) : null;
+          if (!id) return;
+          event.preventDefault();
+          spring.disarm();
+          onSelect({ server, tool, dropped: { id, nonce: Date.now() } });
+        }}
+      >
+        <span className="tool-title">{tool.title ?? tool.name}</span>
+        <span className="tool-name">{tool.name}</span>
+      </button>
+    </li>
   );
 }
 

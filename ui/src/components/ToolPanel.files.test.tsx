@@ -236,6 +236,15 @@ describe("ToolPanel, a tool that takes a file", () => {
     expect(ipc.callTool).toHaveBeenCalledExactlyOnceWith("demo", "describe_image", sentText({ image: `artifact:${chart.id}` }), false, "token-1");
   });
 
+  it("a stored file dropped on the tool in the sidebar opens the tool with it in the file field", async () => {
+    const { user } = renderPanel({ server: "demo", tool: describeImage, dropped: { id: chart.id, nonce: 1 } });
+    const field = await screen.findByRole("group", { name: /image/ });
+    expect(await within(field).findByText("chart.png")).toBeTruthy();
+    expect(ipc.callTool).not.toHaveBeenCalled(); // opened, not run
+    await user.click(callButton());
+    expect(ipc.callTool).toHaveBeenCalledExactlyOnceWith("demo", "describe_image", sentText({ image: `artifact:${chart.id}` }), false, "token-1");
+  });
+
   it("a drag that carries no stored file is not taken", async () => {
     renderPanel({ server: "demo", tool: describeImage });
     const field = await screen.findByRole("group", { name: /image/ });

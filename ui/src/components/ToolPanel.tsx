@@ -14,7 +14,7 @@ import {
   uiSchemaFor,
   type ArgumentsState,
 } from "../forms/formConfig";
-import { checkFileArguments, fileArgumentsOf, fileFormSchema, withFileFields, type RecordState } from "../forms/fileArguments";
+import { checkFileArguments, fileArgumentsOf, fileFormSchema, withFileFields, withFiles, type RecordState } from "../forms/fileArguments";
 import { artifactRecord, callTool, cancelCall, errorKind, errorText, newCallToken, onCallProgress } from "../ipc";
 import type { ArtifactRecord } from "../wire/ArtifactRecord";
 import type { CallOutcome } from "../wire/CallOutcome";
@@ -50,7 +50,10 @@ function initialEditor(selection: ToolSelection): ArgumentsState {
     const parsed = parseArguments(rerun.arguments);
     return parsed.ok ? fromArguments(parsed.value) : { args: {}, text: rerun.arguments, textError: parsed.error };
   }
-  return fromArguments(schema ? initialArguments(schema) : {});
+  const initial = schema ? initialArguments(schema) : {};
+  // A stored file dropped on the tool in the sidebar: into its first file field.
+  const first = selection.dropped ? fileArgumentsOf(selection.tool)[0] : undefined;
+  return fromArguments(first && selection.dropped ? { ...initial, [first.name]: withFiles(first, initial[first.name], [{ id: selection.dropped.id }]) } : initial);
 }
 
 export function ToolPanel({ selection, onOutcome }: Props) {
