@@ -52,5 +52,11 @@ mod servers_config;
 mod tasks;
 #[path = "team_audit.rs"]
 mod team_audit;
+#[path = "team_setup.rs"]
+mod team_setup;
+#[path = "team_silent.rs"]
+mod team_silent;
 #[path = "team_store.rs"]
 mod team_store;
+#[path = "team_tls.rs"]
+mod team_tls;

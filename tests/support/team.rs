@@ -40,6 +40,8 @@ pub struct Postgres {
     dir: tempfile::TempDir,
     bin: PathBuf,
     child: Option<Child>,
+    /// `-c name=value` settings beyond the defaults (TLS).
+    settings: Vec<String>,
 }
 
 fn as_postgres(program: &Path) -> Command {
@@ -58,6 +60,13 @@ fn unsafe_is_root() -> bool {
 
 impl Postgres {
     pub fn start() -> Self {
+        Self::start_with(&[], None, &[])
+    }
+
+    /// A server with `files` written into its data dir first (owned by the server, mode 0600),
+    /// `settings` for postgresql.conf, and `hba` as its pg_hba.conf (`None`: initdb's, password
+    /// auth from anywhere local). Superuser `admin` and role `canvas` as in [`Self::start`].
+    pub fn start_with(settings: &[(&str, &str)], hba: Option<&str>, files: &[(&str, &[u8])]) -> Self {
         let bin = std::fs::read_dir("/usr/lib/postgresql")
             .ok()
             .and_then(|dirs| dirs.flatten().map(|d| d.path().join("bin")).filter(|b| b.join("initdb").is_file()).max())
@@ -77,18 +86,15 @@ impl Postgres {
             .unwrap();
         assert!(out.status.success(), "initdb failed: {}", String::from_utf8_lossy(&out.stderr));
         let port = free_port();
-        let child = as_postgres(&bin.join("postgres"))
-            .arg("-D")
-            .arg(&data)
-            .args(["-p", &port.to_string(), "-k"])
-            .arg(dir.path())
-            .args(["-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "max_connections=60"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut pg = Self { port, dir, bin, child: Some(child) };
-        wait_for_port(port, "postgres", pg.child.as_mut().unwrap());
+        let settings = settings.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let mut pg = Self { port, dir, bin, child: None, settings };
+        for (name, bytes) in files {
+            pg.write_file(name, bytes);
+        }
+        if let Some(hba) = hba {
+            pg.write_file("pg_hba.conf", hba.as_bytes());
+        }
+        pg.restart();
         pg.admin_on("postgres", &format!("CREATE ROLE canvas LOGIN PASSWORD '{PASSWORD}'"));
         pg.admin_on("postgres", "CREATE DATABASE canvas OWNER canvas");
         pg
@@ -99,7 +105,8 @@ impl Postgres {
         self.admin_on("canvas", sql)
     }
 
-    fn admin_on(&self, db: &str, sql: &str) -> String {
+    /// Runs SQL as the superuser on database `db`; returns what it printed.
+    pub fn admin_on(&self, db: &str, sql: &str) -> String {
         let out = Command::new(self.bin.join("psql"))
             .env("PGPASSWORD", "admin-secret")
             .args(["-h", "127.0.0.1", "-p", &self.port.to_string(), "-U", "admin", "-d", db, "-v", "ON_ERROR_STOP=1", "-tA", "-c", sql])
@@ -126,20 +133,43 @@ impl Postgres {
         }
     }
 
+    /// Writes `name` into the data dir, owned by the server's user, mode 0600 (a key PostgreSQL
+    /// accepts); `SELECT pg_reload_conf()` makes a running server read it again.
+    pub fn write_file(&self, name: &str, bytes: &[u8]) {
+        use std::os::unix::fs::PermissionsExt as _;
+        let path = self.dir.path().join("data").join(name);
+        std::fs::write(&path, bytes).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+        if unsafe_is_root() {
+            assert!(Command::new("chown").arg("postgres").arg(&path).status().unwrap().success());
+        }
+    }
+
     pub fn restart(&mut self) {
         assert!(self.child.is_none());
-        let child = as_postgres(&self.bin.join("postgres"))
+        let mut command = as_postgres(&self.bin.join("postgres"));
+        command
             .arg("-D")
             .arg(self.dir.path().join("data"))
             .args(["-p", &self.port.to_string(), "-k"])
             .arg(self.dir.path())
-            .args(["-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "max_connections=60"])
+            .args(["-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "max_connections=60"]);
+        for setting in &self.settings {
+            command.args(["-c", setting]);
+        }
+        let child = command
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
         self.child = Some(child);
         wait_for_port(self.port, "postgres", self.child.as_mut().unwrap());
+        // Listening is not accepting yet ("the database system is starting up").
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !Command::new(self.bin.join("pg_isready")).args(["-q", "-h", "127.0.0.1", "-p", &self.port.to_string()]).status().unwrap().success() {
+            assert!(Instant::now() < deadline, "postgres did not accept connections on {} within 60 s", self.port);
+            std::thread::sleep(Duration::from_millis(100));
+        }
     }
 }
 

@@ -373,7 +373,10 @@ async fn run(cli: Cli) -> ExitCode {
         Command::Read { server, uri, json, watch: false, .. } => resources::read(&host, &server, &uri, json).await,
         Command::Read { server, uri, json, watch: true, changes } => resources::watch(&host, &server, &uri, json, changes).await,
     };
-    host.shutdown().await;
+    // Artifacts this command stored that could not go up to the team store stay queued: say so.
+    if let Some(note) = host.shutdown().await {
+        eprintln!("{note}");
+    }
     code
 }
 

@@ -528,9 +528,10 @@ impl Host {
     }
 
     /// Closes every connection (their child processes are stopped) and finishes pending
-    /// housekeeping.
-    pub async fn shutdown(&self) {
-        self.housekeeping.flush().await;
+    /// housekeeping. Returns a note for the user when artifacts stay queued for the team store
+    /// (its bucket or catalog refused or is away): a one-shot command prints it.
+    pub async fn shutdown(&self) -> Option<String> {
+        let note = self.housekeeping.flush().await;
         if let Some(rows) = &self.audit_rows {
             rows.flush().await;
         }
@@ -544,6 +545,7 @@ impl Host {
         if let Some(rows) = &self.audit_rows {
             rows.flush().await;
         }
+        note
     }
 
     /// Where each configured server stands (running, exited, failed, not started yet), with

@@ -106,8 +106,9 @@ impl Housekeeping {
     }
 
     /// Waits until no worker runs and the background audit rows queued so far are written (and
-    /// the team drain, at most [`crate::team_sync::SHUTDOWN_WAIT`]).
-    pub async fn flush(&self) {
+    /// the team drain, at most [`crate::team_sync::SHUTDOWN_WAIT`]); says what stays queued for
+    /// the team store, if anything does.
+    pub async fn flush(&self) -> Option<String> {
         let worker = self.worker.lock().unwrap().take();
         if let Some(worker) = worker {
             let _ = worker.await;
@@ -119,8 +120,9 @@ impl Housekeeping {
             if team.team().backlog().await.is_ok_and(|b| b.records > 0) {
                 team.kick();
             }
-            team.flush(crate::team_sync::SHUTDOWN_WAIT).await;
+            return team.flush(crate::team_sync::SHUTDOWN_WAIT).await;
         }
+        None
     }
 }
 

@@ -30,6 +30,8 @@ pub(crate) struct TeamSync {
 struct State {
     running: bool,
     again: bool,
+    /// Why the last drain stopped early, when it did.
+    last_error: Option<String>,
 }
 
 impl TeamSync {
@@ -55,6 +57,7 @@ impl TeamSync {
         let work = async move {
             loop {
                 let report = team.sync(crate::host::Host::now_ms()).await;
+                state.lock().unwrap().last_error = report.error.clone();
                 if let Some(error) = &report.error {
                     tracing::warn!("team store: {error}");
                 } else if let Err(e) = team.index_text(Arc::new(crate::search::Extractor), crate::host::Host::now_ms()).await {
@@ -73,12 +76,19 @@ impl TeamSync {
         }
     }
 
-    /// Waits for the running drain, at most `limit`.
-    pub async fn flush(&self, limit: Duration) {
-        let worker = self.worker.lock().unwrap().take();
-        if let Some(worker) = worker {
-            let _ = tokio::time::timeout(limit, worker).await;
+    /// Waits for the running drain, at most `limit`. When this process drained and something
+    /// stays queued (the bucket or catalog refused or is away, or `limit` passed), says so: what
+    /// it is waiting for, and that the next command or `store sync` sends it.
+    pub async fn flush(&self, limit: Duration) -> Option<String> {
+        let worker = self.worker.lock().unwrap().take()?;
+        let next = "they stay queued here and go up with the next command, or now with `mcp-canvas-cli store sync`";
+        if tokio::time::timeout(limit, worker).await.is_err() {
+            let waiting = self.team.backlog().await.map(|b| b.count).unwrap_or(0);
+            return Some(format!("team store: still uploading after {} s; {waiting} artifacts not sent yet: {next}", limit.as_secs()));
         }
+        let error = self.state.lock().unwrap().last_error.clone()?;
+        let waiting = self.team.backlog().await.map(|b| b.count).unwrap_or(0);
+        (waiting > 0).then(|| format!("team store: {error}\n{waiting} artifacts not sent to the team store: {next}"))
     }
 
     /// Retries a backlog every [`RETRY`] for as long as the runtime runs.

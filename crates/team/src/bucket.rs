@@ -25,6 +25,15 @@ use crate::error::TeamError;
 /// Blobs up to this size go up in one request; larger ones in parts of this size.
 pub const PART: usize = 8 << 20;
 
+/// Connecting to the bucket.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// A small request's answer (the probe, HEAD, DELETE), each of at most two tries.
+pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A download's wait for its answer, and then for each next byte.
+pub const READ_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// The largest blob the team store takes (S3's limit for one `UploadPartCopy`).
 pub const MAX_BLOB: u64 = 5 << 30;
 
@@ -43,6 +52,10 @@ pub struct BucketSettings {
 #[derive(Clone)]
 pub struct Bucket {
     store: Arc<AmazonS3>,
+    /// The same bucket for small requests, with short timeouts.
+    quick: Arc<AmazonS3>,
+    /// The same bucket for downloads: no total limit, a limit between bytes.
+    reads: Arc<AmazonS3>,
     prefix: String,
     url: String,
 }
@@ -68,10 +81,7 @@ impl Bucket {
             .with_bucket_name(name)
             .with_conditional_put(S3ConditionalPut::ETagMatch)
             .with_copy_if_not_exists(S3CopyIfNotExists::Multipart)
-            .with_checksum_algorithm(object_store::aws::Checksum::SHA256)
-            // A bucket that is away fails fast (the outbox retries); a slow part is not cut short.
-            .with_client_options(ClientOptions::new().with_connect_timeout(Duration::from_secs(5)).with_timeout(Duration::from_secs(600)))
-            .with_retry(RetryConfig { max_retries: 3, retry_timeout: Duration::from_secs(30), ..Default::default() });
+            .with_checksum_algorithm(object_store::aws::Checksum::SHA256);
         if let Some((key, secret, token)) = crate::credentials::from_profile() {
             builder = builder.with_access_key_id(key).with_secret_access_key(secret);
             if let Some(token) = token {
@@ -80,12 +90,26 @@ impl Bucket {
         }
         let region = settings.region.clone().or_else(|| std::env::var("AWS_REGION").ok()).or_else(|| std::env::var("AWS_DEFAULT_REGION").ok());
         builder = builder.with_region(region.unwrap_or_else(|| "us-east-1".into()));
+        // Set again in each client's options below, which replace the builder's.
+        let allow_http = settings.endpoint.as_deref().is_some_and(|e| e.starts_with("http://"));
         if let Some(endpoint) = &settings.endpoint {
-            builder = builder.with_endpoint(endpoint).with_allow_http(endpoint.starts_with("http://"));
+            builder = builder.with_endpoint(endpoint);
         }
         let url = format!("s3://{name}{}{prefix}", if prefix.is_empty() { "" } else { "/" });
-        let store = builder.build().map_err(|e| TeamError::Bucket { bucket: url.clone(), what: e.to_string(), remedy: String::new() })?;
-        Ok(Self { store: Arc::new(store), prefix, url })
+        let build = |builder: AmazonS3Builder| builder.build().map_err(|e| TeamError::Bucket { bucket: url.clone(), what: e.to_string(), remedy: String::new() });
+        // Bytes up: a slow part is not cut short. A bucket that is away fails fast (the outbox retries).
+        let retry = RetryConfig { max_retries: 3, retry_timeout: Duration::from_secs(30), ..Default::default() };
+        let bulk = ClientOptions::new().with_allow_http(allow_http).with_connect_timeout(CONNECT_TIMEOUT).with_timeout(Duration::from_secs(600));
+        let store = build(builder.clone().with_client_options(bulk).with_retry(retry.clone()))?;
+        // Bytes down: however long the whole file takes, but no answer or no byte for
+        // [`READ_TIMEOUT`] gives up (a stalled or silent server).
+        let streaming = ClientOptions::new().with_allow_http(allow_http).with_connect_timeout(CONNECT_TIMEOUT).with_timeout_disabled().with_read_timeout(READ_TIMEOUT);
+        let reads = build(builder.clone().with_client_options(streaming).with_retry(retry))?;
+        // Requests without a body to speak of (the probe, HEAD, DELETE): a server that accepts
+        // the connection and never answers is given up on within seconds.
+        let short = ClientOptions::new().with_allow_http(allow_http).with_connect_timeout(CONNECT_TIMEOUT).with_timeout(ANSWER_TIMEOUT);
+        let quick = build(builder.with_client_options(short).with_retry(RetryConfig { max_retries: 1, retry_timeout: ANSWER_TIMEOUT, ..Default::default() }))?;
+        Ok(Self { store: Arc::new(store), quick: Arc::new(quick), reads: Arc::new(reads), prefix, url })
     }
 
     /// `s3://bucket/prefix`, for messages.
@@ -127,9 +151,9 @@ impl Bucket {
     pub async fn check(&self) -> Result<(), TeamError> {
         let probe = self.key(&format!("probes/{}", random_hex()));
         let create = || PutOptions { mode: PutMode::Create, ..Default::default() };
-        self.store.put_opts(&probe, PutPayload::from_static(b"mcp-canvas probe"), create()).await.map_err(|e| self.error(e))?;
-        let second = self.store.put_opts(&probe, PutPayload::from_static(b"mcp-canvas probe"), create()).await;
-        let _ = self.store.delete(&probe).await;
+        self.quick.put_opts(&probe, PutPayload::from_static(b"mcp-canvas probe"), create()).await.map_err(|e| self.error(e))?;
+        let second = self.quick.put_opts(&probe, PutPayload::from_static(b"mcp-canvas probe"), create()).await;
+        let _ = self.quick.delete(&probe).await;
         match second {
             Err(OsError::AlreadyExists { .. }) => Ok(()),
             Err(e) => Err(self.error(e)),
@@ -143,7 +167,7 @@ impl Bucket {
 
     /// The size of the blob in the bucket, `None` when it is not there.
     pub async fn size_of(&self, sha256: &str) -> Result<Option<u64>, TeamError> {
-        match self.store.head(&self.blob_key(sha256)).await {
+        match self.quick.head(&self.blob_key(sha256)).await {
             Ok(meta) => Ok(Some(meta.size)),
             Err(OsError::NotFound { .. }) => Ok(None),
             Err(e) => Err(self.error(e)),
@@ -209,14 +233,14 @@ impl Bucket {
 
     /// The blob's bytes as a stream of chunks.
     pub async fn download(&self, sha256: &str) -> Result<impl futures_util::Stream<Item = Result<bytes::Bytes, TeamError>> + use<>, TeamError> {
-        let result = self.store.get(&self.blob_key(sha256)).await.map_err(|e| self.error(e))?;
+        let result = self.reads.get(&self.blob_key(sha256)).await.map_err(|e| self.error(e))?;
         let this = self.clone();
         Ok(result.into_stream().map(move |chunk| chunk.map_err(|e| this.error(e))))
     }
 
     /// Deletes the blob (retention, for blobs no artifact references).
     pub async fn delete(&self, sha256: &str) -> Result<(), TeamError> {
-        match self.store.delete(&self.blob_key(sha256)).await {
+        match self.quick.delete(&self.blob_key(sha256)).await {
             Ok(()) | Err(OsError::NotFound { .. }) => Ok(()),
             Err(e) => Err(self.error(e)),
         }
@@ -288,7 +312,7 @@ fn remedy_for(what: &str, e: &OsError) -> String {
         "this server does not support conditional writes (If-None-Match), which the team store needs"
     } else if what.contains("BadDigest") || what.contains("XAmzContentSHA256Mismatch") || what.contains("checksum") {
         "the server received bytes other than were sent (a damaged connection?); it will be retried"
-    } else if what.to_ascii_lowercase().contains("connect") || what.contains("timed out") || what.contains("error sending request") {
+    } else if what.to_ascii_lowercase().contains("connect") || what.contains("timed out") || what.contains("error sending request") || what.contains("timeout") {
         "the bucket cannot be reached; calls keep storing here and uploads resume when it is back"
     } else {
         return String::new();

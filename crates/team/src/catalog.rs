@@ -1,11 +1,9 @@
 //! The team catalog in PostgreSQL: versioned migrations, blob reservations, artifact rows.
 
-use std::str::FromStr;
-
 use mcp_canvas_store::ArtifactRecord;
 use serde::Serialize;
 use tokio::sync::Mutex;
-use tokio_postgres::{Client, NoTls};
+use tokio_postgres::Client;
 use ts_rs::TS;
 
 use crate::error::TeamError;
@@ -59,43 +57,20 @@ pub struct TeamMember {
 /// A connection to the team catalog.
 pub struct Catalog {
     pub(crate) client: Mutex<Client>,
+    /// The connection gave up on a server that stopped answering.
+    silent: std::sync::Arc<std::sync::atomic::AtomicBool>,
     shown: String,
 }
 
 impl Catalog {
-    /// Connects (5 s timeout). The schema must be this build's: an empty database gets it
-    /// created, an older one is an error naming `store upgrade` unless `upgrade` is set, a
-    /// newer one is an error naming the update.
+    /// Connects (TLS per `catalog_url`'s libpq settings; connecting bounded by its
+    /// `connect_timeout`, each answer by [`crate::connect::ANSWER_TIMEOUT`]). The schema must be
+    /// this build's: an empty database gets it created, an older one is an error naming
+    /// `store upgrade` unless `upgrade` is set, a newer one is an error naming the update.
     pub async fn connect(url: &str, password: Option<&str>, upgrade: bool) -> Result<Self, TeamError> {
         let shown = shown_url(url);
-        let fail = |what: String, remedy: &str| TeamError::Catalog { catalog: shown.clone(), what, remedy: if remedy.is_empty() { String::new() } else { format!("; {remedy}") } };
-        let mut config = tokio_postgres::Config::from_str(url).map_err(|e| fail(e.to_string(), "catalog_url must be postgres://user@host[:port]/database"))?;
-        if let Some(password) = password {
-            config.password(password);
-        }
-        config.connect_timeout(std::time::Duration::from_secs(5));
-        // Nothing waits forever: a dropped connection is noticed in a minute, a statement or a
-        // lock wait is cut after 30 s, a transaction left open (a frozen process) after 2 min.
-        config.keepalives_idle(std::time::Duration::from_secs(30));
-        config.options("-c statement_timeout=30000 -c lock_timeout=30000 -c idle_in_transaction_session_timeout=120000");
-        config.application_name("mcp-canvas");
-        let (client, connection) = config.connect(NoTls).await.map_err(|e| {
-            let what = error_text(&e);
-            let remedy = if what.contains("password") || what.contains("authentication") {
-                "set the password with `mcp-canvas-cli store set-password` (OS keyring) or MCP_CANVAS_CATALOG_PASSWORD"
-            } else if what.contains("does not exist") {
-                "create the database and role first (docs/team-store.md)"
-            } else {
-                "check catalog_url and that PostgreSQL is running and reachable"
-            };
-            fail(what, remedy)
-        })?;
-        tokio::spawn(async move {
-            if let Err(e) = connection.await {
-                tracing::warn!("team catalog connection ended: {e}");
-            }
-        });
-        let catalog = Self { client: Mutex::new(client), shown };
+        let crate::connect::Connected { client, silent } = crate::connect::open(url, password, &shown).await?;
+        let catalog = Self { client: Mutex::new(client), silent, shown };
         catalog.migrate(upgrade).await?;
         Ok(catalog)
     }
@@ -106,8 +81,17 @@ impl Catalog {
     }
 
     pub(crate) fn error(&self, e: tokio_postgres::Error) -> TeamError {
-        let what = error_text(&e);
-        let remedy = if e.is_closed() || what.contains("connect") { "; the catalog cannot be reached; calls keep storing here and registration resumes when it is back".to_owned() } else { String::new() };
+        let mut what = error_text(&e);
+        if self.silent.load(std::sync::atomic::Ordering::Relaxed) {
+            what = format!("it stopped answering (nothing for {} s after a request)", crate::connect::ANSWER_TIMEOUT.as_secs());
+        }
+        let remedy = if let Some(table) = what.strip_prefix("permission denied for ") {
+            format!("; this database role may not use the team catalog's {table}: an admin grants it the role that owns the catalog (`GRANT canvas TO <role>`, docs/team-store.md)")
+        } else if e.is_closed() || what.contains("connect") || what.contains("stopped answering") {
+            "; the catalog cannot be reached; calls keep storing here and registration resumes when it is back".to_owned()
+        } else {
+            String::new()
+        };
         TeamError::Catalog { catalog: self.shown.clone(), what, remedy }
     }
 
@@ -136,6 +120,16 @@ impl Catalog {
         let mut client = self.client.lock().await;
         let tx = client.transaction().await.map_err(|e| self.error(e))?;
         tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK]).await.map_err(|e| self.error(e))?;
+        // The schema belongs to the database's owner when this member's role is granted it (as
+        // docs/team-store.md sets members up): then every member may use what the first created.
+        let owner = tx
+            .query_opt("SELECT r.rolname::TEXT FROM pg_database d JOIN pg_roles r ON r.oid = d.datdba WHERE d.datname = current_database() AND r.rolname <> current_user AND pg_has_role(current_user, r.oid, 'MEMBER')", &[])
+            .await
+            .map_err(|e| self.error(e))?;
+        if let Some(owner) = owner {
+            let owner: String = owner.get(0);
+            tx.batch_execute(&format!("SET LOCAL ROLE \"{}\"", owner.replace('"', "\"\""))).await.map_err(|e| self.error(e))?;
+        }
         tx.batch_execute("CREATE TABLE IF NOT EXISTS mcp_canvas_schema (version INTEGER NOT NULL)").await.map_err(|e| self.error(e))?;
         // Another process may have migrated while we waited for the lock.
         let now: i32 = tx.query_opt("SELECT version FROM mcp_canvas_schema", &[]).await.map_err(|e| self.error(e))?.map_or(0, |r| r.get(0));
@@ -423,7 +417,7 @@ fn retention_key(team: &str) -> i64 {
 }
 
 /// The error with PostgreSQL's own message (tokio-postgres' Display says only "db error").
-fn error_text(e: &tokio_postgres::Error) -> String {
+pub(crate) fn error_text(e: &tokio_postgres::Error) -> String {
     match e.as_db_error() {
         Some(db) => db.message().to_owned(),
         None => {

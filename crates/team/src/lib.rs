@@ -24,11 +24,13 @@
 pub mod audit;
 pub mod bucket;
 pub mod catalog;
+mod connect;
 mod credentials;
 mod error;
 mod fetch;
 mod password;
 pub mod search;
+mod tls;
 
 use std::sync::Arc;
 
