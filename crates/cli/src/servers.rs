@@ -223,6 +223,10 @@ fn sign_in_words(view: &mcp_canvas_wire::SignInView) -> String {
         (true, _, _) => format!("signed in ({})", view.scopes.join(" ")),
         (false, false, _) => "signed out".to_owned(),
     };
+    let state = match &view.method {
+        Some(method) => format!("{state} ({method})"),
+        None => state,
+    };
     match &view.problem {
         Some(problem) => format!("{state} — {problem}"),
         None => format!("{state} — tokens in {}", view.storage),

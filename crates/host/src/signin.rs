@@ -90,11 +90,13 @@ impl Host {
     /// [`Self::sign_in_view`] of each of `servers`, in order, their records read together on
     /// one blocking thread.
     pub(crate) async fn sign_in_views(&self, servers: &[String]) -> Result<Vec<Option<SignInView>>, HostError> {
-        let stores: Vec<Option<(TokenStore, Option<bool>)>> = servers.iter().map(|server| self.token_store(server).map(|store| (store, self.wanted(server)))).collect();
+        let config = self.config();
+        let method = |server: &String| config.servers.get(server).and_then(|entry| entry.oauth().ok()).and_then(|oauth| describe_method(&oauth));
+        let stores: Vec<Option<(TokenStore, Option<bool>, Option<String>)>> = servers.iter().map(|server| self.token_store(server).map(|store| (store, self.wanted(server), method(server)))).collect();
         if stores.iter().all(Option::is_none) {
             return Ok(vec![None; servers.len()]);
         }
-        Ok(tokio::task::spawn_blocking(move || stores.into_iter().map(|store| store.map(|(store, wanted)| read_view(&store, wanted))).collect()).await?)
+        Ok(tokio::task::spawn_blocking(move || stores.into_iter().map(|store| store.map(|(store, wanted, method)| read_view(&store, wanted, method))).collect()).await?)
     }
 
     /// Stores (or removes) the private key (PEM) of `server`'s pre-registered client, for
@@ -229,7 +231,24 @@ async fn issued(store: &TokenStore) -> Option<(String, u64)> {
 }
 
 /// `store` read into what the UI shows. Blocking: the OS keyring or the file.
-fn read_view(store: &TokenStore, wanted: Option<bool>) -> SignInView {
+/// How a server's tokens are got, in words, when not by a browser sign-in alone.
+fn describe_method(oauth: &mcp_canvas_config::servers::OAuthEntry) -> Option<String> {
+    use mcp_canvas_config::servers::Grant;
+    let grant = match oauth.grant {
+        Grant::AuthorizationCode => None,
+        Grant::ClientCredentials => Some("client credentials"),
+        Grant::JwtBearer => Some("workload identity (JWT bearer)"),
+        Grant::Enterprise => Some("enterprise-managed authorization"),
+    };
+    match (grant, oauth.dpop) {
+        (Some(grant), true) => Some(format!("{grant}, DPoP-bound")),
+        (Some(grant), false) => Some(grant.to_owned()),
+        (None, true) => Some("browser sign-in, DPoP-bound".to_owned()),
+        (None, false) => None,
+    }
+}
+
+fn read_view(store: &TokenStore, wanted: Option<bool>, method: Option<String>) -> SignInView {
     let (signed_in, scopes, problem) = match store.credentials() {
         Ok(Some(credentials)) if credentials.token_response.is_some() => (true, credentials.granted_scopes, None),
         Ok(_) => (false, Vec::new(), None),
@@ -243,6 +262,7 @@ fn read_view(store: &TokenStore, wanted: Option<bool>) -> SignInView {
         storage: store.backend().describe(),
         in_keyring: matches!(store.backend(), oauth::Backend::Keyring),
         problem,
+        method,
     }
 }
 

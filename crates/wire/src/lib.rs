@@ -56,6 +56,10 @@ pub struct SignInView {
     pub in_keyring: bool,
     /// Why the stored sign-in cannot be read, when it cannot.
     pub problem: Option<String>,
+    /// How its tokens are got when no one signs in for them (`oauth.grant`: "client
+    /// credentials", "workload identity (JWT bearer)", "enterprise-managed authorization"),
+    /// with ", DPoP-bound" when its tokens are; `None` for a browser sign-in without DPoP.
+    pub method: Option<String>,
 }
 
 /// A tool as the UI lists it.

@@ -54,6 +54,8 @@ export function SignInRow({ server, initial, listing, onSignedIn }: Props) {
   }
 
   const state = view.needed && view.more_scope ? "needs-more" : view.needed && !view.signed_in ? "needed" : view.signed_in ? "signed-in" : "signed-out";
+  // A machine grant (`oauth.grant`) gets its token without a browser.
+  const machine = view.method !== null && !view.method.startsWith("browser");
   const words = {
     "needs-more": "Needs more permission — sign in again",
     needed: "Sign-in needed",
@@ -63,13 +65,14 @@ export function SignInRow({ server, initial, listing, onSignedIn }: Props) {
   return (
     <div className="sign-in" data-sign-in={state}>
       <p className="sign-in-state">
-        <span className="sign-in-words">{busy === "in" ? "Signing in… finish in your browser" : words}</span>
-        {view.signed_in || view.needed ? null : <span className="muted"> · signs in with OAuth when it asks</span>}
+        <span className="sign-in-words">{busy === "in" ? (machine ? "Getting a token…" : "Signing in… finish in your browser") : words}</span>
+        {view.signed_in || view.needed ? null : <span className="muted"> · {machine ? "gets its token by itself" : "signs in with OAuth when it asks"}</span>}
+        {view.method ? <span className="muted sign-in-method"> · {view.method}</span> : null}
       </p>
       <div className="server-actions">
         {state !== "signed-in" ? (
-          <button type="button" className="server-action sign-in-button" disabled={busy !== null} onClick={() => void run("in")} title={`Sign in to ${server} in your browser`}>
-            Sign in
+          <button type="button" className="server-action sign-in-button" disabled={busy !== null} onClick={() => void run("in")} title={machine ? `Get a token for ${server} (${view.method})` : `Sign in to ${server} in your browser`}>
+            {machine ? "Get token" : "Sign in"}
           </button>
         ) : null}
         {view.signed_in ? (

@@ -31,4 +31,10 @@ in_keyring: boolean,
 /**
  * Why the stored sign-in cannot be read, when it cannot.
  */
-problem: string | null, };
+problem: string | null, 
+/**
+ * How its tokens are got when no one signs in for them (`oauth.grant`: "client
+ * credentials", "workload identity (JWT bearer)", "enterprise-managed authorization"),
+ * with ", DPoP-bound" when its tokens are; `None` for a browser sign-in without DPoP.
+ */
+method: string | null, };
