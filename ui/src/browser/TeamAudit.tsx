@@ -90,9 +90,9 @@ export function TeamAudit({ status, refresh }: Props) {
 
   return (
     <>
-      <div className="browser-controls">
+      <div className="browser-controls team-audit">
         <div className="browser-filters">
-          <FilterSelect label="What" value={filters.kind} all="Calls and sampling" choices={KIND_CHOICES} onChange={(kind) => set({ kind })} />
+          <FilterSelect label="What" value={filters.kind} all="All" choices={KIND_CHOICES} onChange={(kind) => set({ kind })} />
           <FilterSelect label="Member" value={filters.member} all="Everyone" choices={auditMembers(sources).map((m) => ({ value: m, text: me(m) }))} onChange={(member) => set({ member })} />
           <FilterSelect label="Server" value={filters.server} all="All servers" choices={auditServers(sources, filters.member).map((s) => ({ value: s, text: s }))} onChange={(server) => set({ server, tool: null })} />
           <FilterSelect label="Tool" value={filters.tool} all="All tools" choices={auditTools(sources, filters.member, filters.server).map((t) => ({ value: t, text: t }))} onChange={(tool) => set({ tool })} />
