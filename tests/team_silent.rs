@@ -4,9 +4,14 @@
 //! a TCP listener that accepts and reads nothing. The only clock here is a guard against a hang.
 
 use std::{
-    net::TcpListener,
+    io::{Read as _, Write as _},
+    net::{TcpListener, TcpStream},
     path::Path,
     process::{Command, Stdio},
+    sync::{
+        atomic::{AtomicBool, Ordering},
+        Arc,
+    },
     time::{Duration, Instant},
 };
 
@@ -74,6 +79,11 @@ fn a_silent_catalog_gets_a_clear_error_from_every_command_and_a_call_leaves_its_
     let list = run_guarded(dir.path(), &["store", "list"]);
     assert_ne!(list.code, 0);
     assert!(list.stderr.contains("no answer within") && list.stderr.contains(&format!("127.0.0.1:{port}")), "{}", list.stderr);
+    // The wait is catalog_url's connect_timeout when it has one (libpq's parameter).
+    std::fs::write(dir.path().join("settings.toml"), settings(&s3.endpoint(), &format!("postgres://canvas@127.0.0.1:{port}/canvas?connect_timeout=2"))).unwrap();
+    let list = run_guarded(dir.path(), &["store", "list"]);
+    assert!(list.code != 0 && list.stderr.contains("no answer within 2 s"), "{}", list.stderr);
+    std::fs::write(dir.path().join("settings.toml"), settings(&s3.endpoint(), &format!("postgres://canvas@127.0.0.1:{port}/canvas"))).unwrap();
 
     // The call itself succeeds (its artifact is stored here); its upload waits, and it says so.
     let call = call_sharing_its_result(dir.path());
@@ -114,4 +124,57 @@ fn a_silent_bucket_gets_a_clear_error_from_every_command_and_a_call_leaves_its_u
     assert!(call.stderr.contains("not sent to the team store") && call.stderr.contains("team bucket s3://team/canvas"), "{}", call.stderr);
     let sync = run_guarded(dir.path(), &["store", "sync"]);
     assert!(sync.code != 0 && sync.stderr.contains("cannot be reached"), "{}", sync.stderr);
+}
+
+/// A TCP proxy to `target` that can be frozen: from then on it forwards nothing either way and
+/// keeps every connection open (a server that stops answering mid-connection).
+fn freezable_proxy(target: u16) -> (u16, Arc<AtomicBool>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let frozen = Arc::new(AtomicBool::new(false));
+    let flag = frozen.clone();
+    std::thread::spawn(move || {
+        for client in listener.incoming().flatten() {
+            let server = TcpStream::connect(("127.0.0.1", target)).unwrap();
+            for (mut from, mut to) in [(client.try_clone().unwrap(), server.try_clone().unwrap()), (server, client)] {
+                let flag = flag.clone();
+                std::thread::spawn(move || {
+                    let mut buffer = [0u8; 16 * 1024];
+                    while let Ok(n) = from.read(&mut buffer) {
+                        if n == 0 {
+                            break;
+                        }
+                        if !flag.load(Ordering::SeqCst) && to.write_all(&buffer[..n]).is_err() {
+                            break;
+                        }
+                    }
+                });
+            }
+        }
+    });
+    (port, frozen)
+}
+
+/// Connected, then the server goes silent: the waiting request fails by name (instead of
+/// waiting forever: PostgreSQL's statement_timeout is the server's, and it is not answering), the
+/// connection counts as closed, and the next operation connects again.
+#[test]
+fn a_catalog_that_stops_answering_mid_connection_fails_the_request_and_is_connected_again() {
+    let pg = Postgres::start();
+    let (port, frozen) = freezable_proxy(pg.port);
+    let url = format!("postgres://canvas@127.0.0.1:{port}/canvas");
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    runtime.block_on(async {
+        let catalog = mcp_canvas_team::Catalog::connect(&url, Some(mcp_canvas_e2e::team::PASSWORD), false).await.unwrap();
+        assert!(catalog.list("t", "ada", None, 10, 0).await.unwrap().is_empty());
+        frozen.store(true, Ordering::SeqCst);
+        // A guard against a hang only: the product's own limit is well inside it.
+        let listed = tokio::time::timeout(Duration::from_secs(180), catalog.list("t", "ada", None, 10, 0)).await.expect("the request hung on a silent catalog");
+        let error = listed.unwrap_err().to_string();
+        assert!(error.contains(&format!("team catalog postgres://canvas@127.0.0.1:{port}/canvas: it stopped answering")) && error.contains("cannot be reached"), "{error}");
+        assert!(catalog.is_closed().await, "the silent connection is given up");
+        frozen.store(false, Ordering::SeqCst);
+        let again = mcp_canvas_team::Catalog::connect(&url, Some(mcp_canvas_e2e::team::PASSWORD), false).await.unwrap();
+        assert!(again.list("t", "ada", None, 10, 0).await.unwrap().is_empty());
+    });
 }
