@@ -108,6 +108,8 @@ fn a_call_made_while_the_catalog_is_down_reaches_the_team_once_when_it_is_back()
     let status = json_of(&status);
     assert_eq!(status["backlog"]["records"], 1, "{status}");
     assert!(status["backlog"]["last_error"].as_str().is_some_and(|e| e.contains("team catalog postgres://canvas@127.0.0.1")), "{status}");
+    let text = member(ada.path(), &["store", "status"], b"").stdout;
+    assert!(text.contains("pending  1 audit rows and sampling exchanges"), "{text}");
 
     pg.restart();
     // A copy of this data dir as it is now: what a drain killed after the catalog's commit, before

@@ -91,11 +91,16 @@ pub async fn run(host: &Host, command: StoreCommand) -> ExitCode {
                     let schema = status.schema_version.map(|v| format!(" (schema {v})")).unwrap_or_default();
                     outln!("catalog  {}  {}{schema}", status.catalog, status.catalog_error.as_deref().unwrap_or("ok"));
                     let backlog = &status.backlog;
-                    if backlog.count == 0 {
-                        outln!("pending  nothing: every artifact stored here is in the team store");
+                    if backlog.count == 0 && backlog.records == 0 {
+                        outln!("pending  nothing: every artifact and audit row stored here is in the team store");
                     } else {
-                        let age = backlog.oldest_queued_at_ms.map(|t| format!(", oldest queued {} s ago", (now - t).max(0) / 1000)).unwrap_or_default();
-                        outln!("pending  {} artifacts, {} bytes{age}", backlog.count, backlog.bytes);
+                        if backlog.count > 0 {
+                            let age = backlog.oldest_queued_at_ms.map(|t| format!(", oldest queued {} s ago", (now - t).max(0) / 1000)).unwrap_or_default();
+                            outln!("pending  {} artifacts, {} bytes{age}", backlog.count, backlog.bytes);
+                        }
+                        if backlog.records > 0 {
+                            outln!("pending  {} audit rows and sampling exchanges for the team's audit trail", backlog.records);
+                        }
                         if let Some(error) = &backlog.last_error {
                             outln!("         last attempt: {error}");
                         }
