@@ -159,3 +159,23 @@ fn the_cli_keeps_a_private_key_only_from_a_file_no_one_else_can_read() {
         }
     }
 }
+
+/// Client-credentials tokens come without refresh tokens: one about to run out is replaced
+/// before the request that would carry it (the server's tokens last 2 s, so every call gets a
+/// new one), the connection stays up, and no call is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_machine_token_about_to_run_out_is_replaced_before_the_request() {
+    let server = Faulty::start("short-lived");
+    let dir = tempfile::tempdir().unwrap();
+    let host = host_for(dir.path(), &server.url, json!({ "grant": "client_credentials", "client_id": "canvas-batch" })).await;
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        let done = tokio::time::timeout(Duration::from_secs(120), host.call_tool("machine", "whoami", json!({}))).await.expect("no hang").expect("the call goes through");
+        seen.push(done.outcome.texts.iter().map(|t| t.text.clone()).collect::<String>());
+    }
+    eprintln!("{seen:?} {}", server.counts().await);
+    assert!(seen.iter().all(|t| t.starts_with("token-")), "{seen:?}");
+    assert_ne!(seen[0], seen[2], "a new token for a later call: {seen:?}");
+    host.shutdown().await;
+    assert!(leaks(dir.path()).is_empty(), "{:?}", leaks(dir.path()));
+}

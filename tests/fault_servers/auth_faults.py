@@ -4,7 +4,10 @@
 - `as-nonce-rotates`: the token endpoint asks for a DPoP nonce (400 use_dpop_nonce) with a new
   nonce every time, whatever the proof carries;
 - `rs-nonce-rotates`: tokens are issued, but the MCP endpoint asks for a DPoP nonce (401
-  use_dpop_nonce) with a new nonce on every request.
+  use_dpop_nonce) with a new nonce on every request;
+- `short-lived`: no fault — Bearer tokens that last 2 s, and a minimal MCP server (2025-11-25,
+  JSON answers) whose one tool, `whoami`, says which token the call came with; a token it did
+  not issue is refused.
 
 Client credentials only. `GET /counts` says how many token and MCP requests came. Prints its URL,
 then serves until killed. Standard library only."""
@@ -15,6 +18,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 MODE = sys.argv[1]
 COUNTS = {"token": 0, "mcp": 0, "dpop_proofs": 0}
+ISSUED = set()
 LOCK = threading.Lock()
 
 
@@ -36,6 +40,32 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header(name, value)
         self.end_headers()
         self.wfile.write(data)
+
+    def mcp(self, body, challenge):
+        authorization = self.headers.get("Authorization") or ""
+        token = authorization[len("Bearer "):] if authorization.startswith("Bearer ") else None
+        if token not in ISSUED:
+            self.send(401, {"error": "invalid_token"}, headers=[("WWW-Authenticate", challenge)])
+            return
+        message = json.loads(body or b"{}")
+        method, id_ = message.get("method"), message.get("id")
+        if id_ is None:
+            self.send_response(202)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        if method == "initialize":
+            result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": {"name": "short-lived", "version": "1"}}
+        elif method == "tools/list":
+            result = {"tools": [{"name": "whoami", "inputSchema": {"type": "object"}}]}
+        elif method == "tools/call":
+            result = {"content": [{"type": "text", "text": token}]}
+        elif method == "ping":
+            result = {}
+        else:
+            self.send(400, {"jsonrpc": "2.0", "id": id_, "error": {"code": -32601, "message": f"Method not found: {method}"}})
+            return
+        self.send(200, {"jsonrpc": "2.0", "id": id_, "result": result})
 
     def do_GET(self):
         base = self.base()
@@ -59,7 +89,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self):
         length = int(self.headers.get("Content-Length") or 0)
-        self.rfile.read(length)
+        body = self.rfile.read(length)
         base = self.base()
         with LOCK:
             if self.headers.get("DPoP"):
@@ -68,7 +98,10 @@ class Handler(BaseHTTPRequestHandler):
             with LOCK:
                 COUNTS["token"] += 1
                 n = COUNTS["token"]
-            if MODE == "garbage-token":
+            if MODE == "short-lived":
+                ISSUED.add(f"token-{n}")
+                self.send(200, {"access_token": f"token-{n}", "token_type": "Bearer", "expires_in": 2})
+            elif MODE == "garbage-token":
                 self.send(200, "<html><body>Welcome to the portal</body></html>", "text/html")
             elif MODE == "as-nonce-rotates":
                 self.send(400, {"error": "use_dpop_nonce", "error_description": "a nonce is required"}, headers=[("DPoP-Nonce", f"as-nonce-{n}")])
@@ -79,6 +112,9 @@ class Handler(BaseHTTPRequestHandler):
                 COUNTS["mcp"] += 1
                 n = COUNTS["mcp"]
             challenge = f'DPoP resource_metadata="{base}/.well-known/oauth-protected-resource/mcp"'
+            if MODE == "short-lived":
+                self.mcp(body, f'Bearer resource_metadata="{base}/.well-known/oauth-protected-resource/mcp"')
+                return
             if self.headers.get("Authorization") and MODE == "rs-nonce-rotates":
                 self.send(401, {"error": "use_dpop_nonce"}, headers=[("WWW-Authenticate", f'DPoP error="use_dpop_nonce", {challenge[5:]}'), ("DPoP-Nonce", f"rs-nonce-{n}")])
             else:

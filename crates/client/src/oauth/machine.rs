@@ -27,6 +27,16 @@ const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 /// An authorization manager for `url`: rmcp's own HTTP client, or with `oauth.dpop` ours,
 /// which adds DPoP proofs to token requests (and the key they are signed with).
 pub(crate) async fn manager(url: &str, settings: &OAuthEntry, store: &TokenStore) -> Result<(AuthorizationManager, Option<Arc<TokenHttp>>), String> {
+    manager_with(url, settings, store, false).await
+}
+
+/// [`manager`], whose store, for a machine grant, gets a new token whenever the stored one ran
+/// out (such grants come without refresh tokens): what a connection's transport carries.
+pub(crate) async fn renewing_manager(url: &str, settings: &OAuthEntry, store: &TokenStore) -> Result<(AuthorizationManager, Option<Arc<TokenHttp>>), String> {
+    manager_with(url, settings, store, settings.grant.is_machine()).await
+}
+
+async fn manager_with(url: &str, settings: &OAuthEntry, store: &TokenStore, renew: bool) -> Result<(AuthorizationManager, Option<Arc<TokenHttp>>), String> {
     let http = match settings.dpop {
         true => Some(Arc::new(TokenHttp::new(Some(dpop_key(store).await?), Arc::new(Nonces::default())))),
         false => None,
@@ -36,8 +46,50 @@ pub(crate) async fn manager(url: &str, settings: &OAuthEntry, store: &TokenStore
         None => AuthorizationManager::new(url).await,
     }
     .map_err(|e| e.to_string())?;
-    manager.set_credential_store(store.clone());
+    match renew {
+        true => manager.set_credential_store(Renewing { store: store.clone(), url: url.to_owned(), settings: settings.clone(), turn: Default::default() }),
+        false => manager.set_credential_store(store.clone()),
+    }
     Ok((manager, http))
+}
+
+/// A machine grant's token record that renews the token when it ran out (or is about to): read
+/// before every request, so a long-lived connection never sends an expired token.
+#[derive(Clone)]
+struct Renewing {
+    store: TokenStore,
+    url: String,
+    settings: OAuthEntry,
+    /// One renewal at a time in this connection. (Not the record's refresh lock: rmcp holds
+    /// that while it reads the record during a refresh, and would wait for itself.)
+    turn: Arc<tokio::sync::Mutex<()>>,
+}
+
+#[async_trait::async_trait]
+impl rmcp::transport::auth::CredentialStore for Renewing {
+    async fn load(&self) -> Result<Option<StoredCredentials>, rmcp::transport::auth::AuthError> {
+        let stored = self.store.load().await?;
+        if stored.as_ref().is_some_and(still_good) {
+            return Ok(stored);
+        }
+        // Another request may have renewed it meanwhile.
+        let _turn = self.turn.lock().await;
+        let stored = self.store.load().await?;
+        if stored.as_ref().is_some_and(still_good) {
+            return Ok(stored);
+        }
+        tracing::info!(url = self.url, grant = self.settings.grant.name(), "getting a new token");
+        obtain(&self.url, &self.settings, &self.store, None).await.map_err(rmcp::transport::auth::AuthError::CredentialStoreError)?;
+        self.store.load().await
+    }
+
+    async fn save(&self, credentials: StoredCredentials) -> Result<(), rmcp::transport::auth::AuthError> {
+        self.store.save(credentials).await
+    }
+
+    async fn clear(&self) -> Result<(), rmcp::transport::auth::AuthError> {
+        self.store.clear().await
+    }
 }
 
 /// The server's DPoP key, made on first use.
@@ -284,13 +336,16 @@ fn granted(tokens: &OAuthTokenResponse) -> Option<Vec<String>> {
     tokens.scopes().map(|s| s.iter().map(|s| s.to_string()).collect())
 }
 
-/// Whether the stored token of a machine grant is still good (a minute to spare).
+/// Whether the stored token of a machine grant is still good: more than a minute left, or half
+/// its life for a short-lived one — more than rmcp's own margin (30 s, or half), so rmcp never
+/// tries to refresh what has no refresh token.
 pub(crate) fn still_good(credentials: &StoredCredentials) -> bool {
     use oauth2::TokenResponse as _;
     let Some(tokens) = &credentials.token_response else { return false };
     let (Some(at), Some(lasts)) = (credentials.token_received_at, tokens.expires_in()) else { return true };
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or_default();
-    at + lasts.as_secs() > now + 60
+    let margin = 60.min(lasts.as_secs() / 2 + 1);
+    at + lasts.as_secs() > now + margin
 }
 
 #[cfg(test)]

@@ -186,7 +186,7 @@ async fn transport_manager_inner(url: &str, settings: &OAuthEntry, store: &Token
     if settings.grant.is_machine() && !store.load_credentials().await?.is_some_and(|c| machine::still_good(&c)) {
         machine::obtain(url, settings, store, None).await?;
     }
-    let (mut manager, _) = machine::manager(url, settings, store).await?;
+    let (mut manager, _) = machine::renewing_manager(url, settings, store).await?;
     let Some(stored) = store.load_credentials().await?.filter(|c| c.token_response.is_some()) else {
         return Ok(manager);
     };
