@@ -56,3 +56,52 @@ async fn signing_in_to_an_oauth_server_from_the_window() {
     let records = std::fs::read_dir(data_dir.path().join("oauth")).map(|d| d.flatten().filter(|e| e.path().extension().is_some_and(|x| x == "json")).count()).unwrap_or(0);
     assert_eq!(records, 0);
 }
+
+/// A server that signs the app in as a machine (`oauth.grant: "client_credentials"`, its secret
+/// kept with `mcc servers login --client-secret-stdin`): the row says how its tokens are got,
+/// a call goes through with a token no one signed in for, and after Sign out the row offers
+/// "Get token" — which gets one without a browser.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs a display and tauri-driver; scripts/test.sh runs it under xvfb-run"]
+async fn a_machine_grant_gets_its_token_without_a_browser() {
+    use std::io::{BufRead as _, Write as _};
+    let faults = concat!(env!("CARGO_MANIFEST_DIR"), "/fault_servers/auth_faults.py");
+    let mut server = std::process::Command::new("python3").args([faults, "short-lived"]).stdout(std::process::Stdio::piped()).spawn().unwrap();
+    let url = std::io::BufReader::new(server.stdout.take().unwrap()).lines().next().unwrap().unwrap();
+    let data_dir = tempfile::tempdir().unwrap();
+    std::fs::write(data_dir.path().join("servers.json"), json!({ "mcpServers": { "billing": { "type": "http", "url": url, "oauth": { "grant": "client_credentials", "client_id": "canvas-batch" } } } }).to_string()).unwrap();
+    let mut login = std::process::Command::new(binary("mcp-canvas-cli"))
+        .arg("--data-dir")
+        .arg(data_dir.path())
+        .args(["servers", "login", "billing", "--client-secret-stdin"])
+        .env("MCP_CANVAS_TOKEN_STORE", "file")
+        .env_remove("MCP_CANVAS_DATA_DIR")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    login.stdin.take().unwrap().write_all(b"a-secret\n").unwrap();
+    let said = login.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&said.stdout);
+    assert!(said.contains("signed in") && said.contains("(client credentials)"), "{said}");
+    let env: [(&str, OsString); 1] = [("MCP_CANVAS_TOKEN_STORE", "file".into())];
+    with_app_env(&binary("mcp-canvas"), data_dir.path(), &env, |driver, _| async move {
+        let row = r#"section.server[data-server="billing"]"#;
+        wait_for(&driver, &format!(r#"{row} .sign-in[data-sign-in="signed-in"]"#)).await;
+        let method = wait_for(&driver, &format!("{row} .sign-in-method")).await.text().await.unwrap();
+        assert!(method.contains("client credentials"), "{method}");
+        wait_for(&driver, &format!(r#"{row} button.tool-item[data-tool="whoami"]"#)).await.click().await.unwrap();
+        let result = call_with(&driver, "{}").await;
+        assert!(result.contains("token-"), "the call carried a token: {result}");
+        screenshot(&driver, "machine_grant_signed_in.png").await;
+        wait_for(&driver, &format!("{row} button.sign-out-button")).await.click().await.unwrap();
+        wait_for(&driver, &format!(r#"{row} .sign-in[data-sign-in="signed-out"]"#)).await;
+        let button = wait_for(&driver, &format!("{row} button.sign-in-button")).await;
+        assert_eq!(button.text().await.unwrap(), "Get token");
+        button.click().await.unwrap();
+        wait_for(&driver, &format!(r#"{row} .sign-in[data-sign-in="signed-in"]"#)).await;
+    })
+    .await;
+    let _ = server.kill();
+    let _ = server.wait();
+}
