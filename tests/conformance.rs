@@ -7,7 +7,8 @@
 //! The list comes from the installed suite itself (`list`), so a newer pin brings its new
 //! scenarios in; fewer than the pinned version has is a failure, not a silent skip. The skills
 //! extension's scenarios (`sep-2640-client-*`) run too, and must pass by verifying, not by never
-//! asking.
+//! asking; so do the auth extensions' (`auth/client-credentials-*`, `auth/dpop*`,
+//! `auth/enterprise-managed-authorization`, `auth/wif-jwt-bearer`), every check a SUCCESS.
 
 use std::{path::PathBuf, process::Command};
 

@@ -111,7 +111,7 @@ pub(crate) async fn obtain(url: &str, settings: &OAuthEntry, store: &TokenStore,
     let client_id = settings.client_id.clone();
     let grant = settings.grant;
     match grant {
-        Grant::AuthorizationCode => unreachable!("a user signs in for authorization_code"),
+        Grant::AuthorizationCode => Err("`oauth.grant` is `authorization_code`: a user signs in in the browser".into()),
         Grant::ClientCredentials => {
             let client_id = client_id.ok_or("`oauth.client_id` is missing")?;
             let credential = client_auth(settings, store).await?;
