@@ -89,6 +89,13 @@ fn every_members_calls_reach_the_team_and_a_call_about_a_private_artifact_stays_
     // The local log has the same filters (and only this machine's calls).
     let local = member(ada.path(), &["audit", "--json", "--tool", "render_chart", "--since", "1d"], b"");
     assert_eq!(json_of(&local).as_array().unwrap().len(), 2);
+    // Her private chart leaves the team catalog (retention takes every artifact here): the call
+    // about it stays hidden from Bo, and stays hers.
+    let gc = member(ada.path(), &["store", "gc", "--max-age-days", "0"], b"");
+    assert_eq!(gc.code, 0, "{}{}", gc.stdout, gc.stderr);
+    assert_eq!(pg.admin(&format!("SELECT COUNT(*) FROM artifacts WHERE id = '{private_id}'")), "0");
+    assert!(!serde_json::to_string(&team_audit(bo.path(), &[])).unwrap().contains("acquisition plan"));
+    assert!(serde_json::to_string(&team_audit(ada.path(), &[])).unwrap().contains("acquisition plan"));
     // Bad input names what to fix.
     let bad = member(bo.path(), &["audit", "--team", "--since", "yesterday"], b"");
     assert!(bad.code != 0 && bad.stderr.contains("use e.g. 30m, 12h, 7d or 2026-11-01"), "{}", bad.stderr);
