@@ -211,7 +211,7 @@ export function ArtifactBrowser({ onClose, refresh }: Props) {
       {team ? (
         <p className={`team-status${teamStatusIsWarning(team) ? " warning" : ""}`} role="status" title={teamStatusDetails(team).join("\n")}>
           <span>{teamStatusText(team)}</span>
-          {team.backlog.count > 0 ? (
+          {team.backlog.count > 0 || team.backlog.records > 0 ? (
             <button type="button" className="secondary" onClick={syncNow} disabled={syncing}>
               {syncing ? "Uploading…" : "Upload now"}
             </button>

@@ -18,6 +18,11 @@ describe("team status", () => {
     expect(teamStatusIsWarning(teamStatusOf())).toBe(false);
   });
 
+  it("counts audit entries waiting for the team's audit trail", () => {
+    const waiting = teamStatusOf({ backlog: { count: 0, bytes: 0, oldest_queued_at_ms: null, last_error: null, records: 2 } });
+    expect(teamStatusText(waiting)).toBe("Team “analytics” as ada · 2 audit entries waiting");
+  });
+
   it("counts what waits and names what cannot be reached", () => {
     const away = teamStatusOf({ catalog_error: "team catalog postgres://canvas@db/canvas: connection refused", backlog: { count: 3, bytes: 3 * 1024 * 1024, oldest_queued_at_ms: 5, last_error: "refused", records: 0 } });
     expect(teamStatusText(away)).toBe("Team “analytics” as ada · catalog not usable · 3 files (3 MB) waiting to upload");

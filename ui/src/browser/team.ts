@@ -14,7 +14,10 @@ export function teamStatusText(status: TeamStatus): string {
   if (status.bucket_error) parts.push("bucket not usable");
   if (status.catalog_error) parts.push("catalog not usable");
   const pending = status.backlog.count;
-  parts.push(pending === 0 ? "everything uploaded" : `${pending} ${pending === 1 ? "file" : "files"} (${formatBytes(status.backlog.bytes)}) waiting to upload`);
+  const records = status.backlog.records;
+  if (pending === 0 && records === 0) parts.push("everything uploaded");
+  if (pending > 0) parts.push(`${pending} ${pending === 1 ? "file" : "files"} (${formatBytes(status.backlog.bytes)}) waiting to upload`);
+  if (records > 0) parts.push(`${records} audit ${records === 1 ? "entry" : "entries"} waiting`);
   return parts.join(" · ");
 }
 
