@@ -121,10 +121,8 @@ impl OAuthEntry {
             (Some(_), grant) if grant != Grant::Enterprise => return Err("`enterprise` is only used with `grant: \"enterprise\"`".into()),
             _ => {}
         }
-        if let Some(alg) = &self.signing_algorithm {
-            if !["ES256", "ES384", "RS256", "RS384", "RS512"].contains(&alg.as_str()) {
-                return Err(format!("`signing_algorithm` `{alg}` is not one of ES256, ES384, RS256, RS384, RS512"));
-            }
+        if let Some(alg) = self.signing_algorithm.as_ref().filter(|alg| !["ES256", "ES384", "RS256", "RS384", "RS512"].contains(&alg.as_str())) {
+            return Err(format!("`signing_algorithm` `{alg}` is not one of ES256, ES384, RS256, RS384, RS512"));
         }
         Ok(())
     }
