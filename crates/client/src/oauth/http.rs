@@ -3,8 +3,9 @@
 //! `grant_type`) carries a fresh DPoP proof when the server has a key, and a `use_dpop_nonce`
 //! answer is followed by one more try with the server's nonce — one, however often the nonce
 //! changes. rmcp's own client is used for every server without DPoP (it also refuses metadata
-//! on private addresses); this one checks no addresses, as its requests go to the token
-//! endpoints the server's metadata named, which rmcp has already checked.
+//! on private addresses); this one refuses the cloud metadata services (link-local addresses and
+//! the `metadata` host names), where a hostile server's metadata could point it, and allows the
+//! rest — company identity providers often live on private networks.
 
 use std::{sync::Arc, time::Duration};
 
@@ -38,6 +39,9 @@ impl TokenHttp {
     pub async fn send(&self, request: http::Request<Vec<u8>>, follow: bool) -> Result<http::Response<Vec<u8>>, String> {
         let (parts, body) = request.into_parts();
         let uri = parts.uri.to_string();
+        if let Some(host) = parts.uri.host().filter(|host| cloud_metadata(host)) {
+            return Err(format!("refused a request to {host}, a cloud metadata service, named by the server's OAuth metadata"));
+        }
         let token_request = parts.method == http::Method::POST && String::from_utf8_lossy(&body).contains("grant_type=");
         let dpop = self.dpop.as_ref().filter(|_| token_request);
         for attempt in 0..2 {
@@ -80,9 +84,32 @@ impl TokenHttp {
     }
 }
 
+/// A cloud's instance metadata service: a link-local address or one of its names.
+fn cloud_metadata(host: &str) -> bool {
+    let host = host.trim_start_matches('[').trim_end_matches(']').to_ascii_lowercase();
+    match host.parse::<std::net::IpAddr>() {
+        Ok(std::net::IpAddr::V4(ip)) => ip.is_link_local(),
+        Ok(std::net::IpAddr::V6(ip)) => (ip.segments()[0] & 0xffc0) == 0xfe80 || ip.to_ipv4_mapped().is_some_and(|v4| v4.is_link_local()) || ip.segments()[..2] == [0xfd00, 0x0ec2],
+        Err(_) => ["metadata", "metadata.google.internal", "metadata.azure.internal"].contains(&host.trim_end_matches('.')),
+    }
+}
+
 impl OAuthHttpClient for TokenHttp {
     fn execute(&self, request: OAuthHttpRequest) -> OAuthHttpClientFuture<'_> {
         let OAuthHttpRequest { request, redirect_policy, .. } = request;
         Box::pin(async move { self.send(request, redirect_policy != OAuthHttpRedirectPolicy::Stop).await.map_err(|e| e.into()) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn cloud_metadata_services_are_recognised() {
+        for host in ["169.254.169.254", "[fe80::1]", "metadata.google.internal", "METADATA", "[fd00:ec2::254]", "[::ffff:169.254.169.254]"] {
+            assert!(super::cloud_metadata(host), "{host}");
+        }
+        for host in ["127.0.0.1", "10.0.0.5", "login.acme.example", "[::1]"] {
+            assert!(!super::cloud_metadata(host), "{host}");
+        }
     }
 }
