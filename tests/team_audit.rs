@@ -191,3 +191,32 @@ async fn a_sampling_exchange_reaches_the_team_with_its_transcript_and_never_the_
     let calls = tokio::task::spawn_blocking(move || team_audit(&bo_dir, &["--kind", "calls", "--tool", "sample_text"])).await.unwrap();
     assert_eq!(calls.len(), 1, "{calls:#?}");
 }
+
+/// A call through the proxy (an AI host's) reaches the team's audit trail while the proxy runs:
+/// its row is written after the answer, in a batch, and the batch kicks the drain.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_through_the_proxy_reaches_the_team_while_the_proxy_runs() {
+    use rmcp::{model::CallToolRequestParams, transport::TokioChildProcess, ServiceExt as _};
+    let (s3, pg) = (S3Server::start(), Postgres::start());
+    let ada = join(&s3, &pg, "ada");
+    std::fs::write(ada.path().join("servers.json"), serde_json::json!({ "mcpServers": { "demo": { "command": binary("mcp-canvas-demo") } } }).to_string()).unwrap();
+    assert_eq!(member(ada.path(), &["store", "status"], b"").code, 0, "the catalog's schema is there");
+    let mut command = tokio::process::Command::new(binary("mcp-canvas-cli"));
+    command.arg("--data-dir").arg(ada.path()).arg("proxy").env_remove("MCP_CANVAS_DATA_DIR").env_remove("PGPASSWORD");
+    for (k, v) in member_env() {
+        command.env(k, v);
+    }
+    let (transport, _) = TokioChildProcess::builder(command).stderr(std::process::Stdio::null()).spawn().unwrap();
+    let client = ().serve(transport).await.expect("MCP handshake with the proxy");
+    let serde_json::Value::Object(arguments) = serde_json::json!({"values": [3, 4, 5]}) else { unreachable!() };
+    let result = client.call_tool(CallToolRequestParams::new("demo__summarize_numbers").with_arguments(arguments)).await.unwrap();
+    assert_ne!(result.is_error, Some(true), "{result:?}");
+    // Only a guard against a hang: the row comes after the answer, off the call path.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while pg.admin("SELECT COUNT(*) FROM audit WHERE tool = 'summarize_numbers' AND member = 'ada'") != "1" {
+        assert!(std::time::Instant::now() < deadline, "the proxied call never reached the team's audit trail");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    client.cancel().await.unwrap();
+    assert_eq!(pg.admin("SELECT record->'arguments'->>'values' FROM audit WHERE tool = 'summarize_numbers'"), "[3, 4, 5]");
+}

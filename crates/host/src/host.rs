@@ -252,7 +252,7 @@ impl Host {
     /// waits for every answer. A row can then be missing if the process is killed within
     /// milliseconds of an answer.
     pub fn with_audit_after_answer(mut self) -> Self {
-        self.audit_rows = Some(Default::default());
+        self.audit_rows = Some(crate::housekeeping::AuditRows::new(self.housekeeping.team().cloned()));
         self
     }
 
@@ -531,10 +531,11 @@ impl Host {
     /// housekeeping. Returns a note for the user when artifacts stay queued for the team store
     /// (its bucket or catalog refused or is away): a one-shot command prints it.
     pub async fn shutdown(&self) -> Option<String> {
-        let note = self.housekeeping.flush().await;
+        // The rows first: with a team store, the drain that housekeeping waits for sends them.
         if let Some(rows) = &self.audit_rows {
             rows.flush().await;
         }
+        let note = self.housekeeping.flush().await;
         let slots: Vec<_> = self.connections.lock().unwrap().drain().map(|(_, slot)| slot).collect();
         for slot in slots {
             if let Some(connection) = slot.lock().await.take() {

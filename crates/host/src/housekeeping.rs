@@ -149,6 +149,8 @@ pub(crate) struct AuditRows {
     /// Cuts the worker's wait short.
     hurry: Arc<tokio::sync::Notify>,
     worker: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    /// With a team store: kicked after each batch (its rows go to the team's audit trail).
+    team: Option<Arc<crate::team_sync::TeamSync>>,
     /// Batches written (each one transaction), for the tests to see the batching.
     #[cfg(test)]
     batches: Arc<std::sync::atomic::AtomicUsize>,
@@ -164,6 +166,11 @@ struct RowQueue {
 }
 
 impl AuditRows {
+    /// Rows kicking `team`'s drain after each batch (with a team store).
+    pub fn new(team: Option<Arc<crate::team_sync::TeamSync>>) -> Self {
+        Self { team, ..Default::default() }
+    }
+
     /// Queues `record`; a worker writes it [`BATCH`] later (with the rows queued meanwhile).
     pub fn push(&self, store: &Arc<ArtifactStore>, record: mcp_canvas_store::AuditRecord) {
         {
@@ -174,7 +181,7 @@ impl AuditRows {
             }
             queue.running = true;
         }
-        let (store, queue, hurry) = (store.clone(), self.queue.clone(), self.hurry.clone());
+        let (store, queue, hurry, team) = (store.clone(), self.queue.clone(), self.hurry.clone(), self.team.clone());
         // The rows queued so far, or `None` (and no longer running) when there are none.
         let take = move || {
             let mut queue = queue.lock().unwrap();
@@ -188,6 +195,9 @@ impl AuditRows {
             #[cfg(test)]
             batches.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             write_rows(&store, &rows);
+            if let Some(team) = &team {
+                team.kick();
+            }
         };
         match tokio::runtime::Handle::try_current() {
             Ok(runtime) => {
