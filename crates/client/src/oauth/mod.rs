@@ -13,12 +13,14 @@
 //! - [`transport_manager`]: the manager a connection's transport carries, so every request has
 //!   the current token and an expired one is refreshed;
 //! - [`machine`]: the grants no one signs in for (client credentials with a secret or
-//!   `private_key_jwt`, workload identity federation, enterprise-managed authorization);
+//!   `private_key_jwt` — its assertion from [`assertion`] —, workload identity federation,
+//!   enterprise-managed authorization), their token renewed before it runs out;
 //! - [`dpop`] and [`http`]: DPoP — a key per server, a proof on every token request (with the
 //!   server's nonce) and, through `transport::dpop`, on every MCP request.
 //!
-//! Tokens never reach a log line, an error or an audit row: rmcp's credential types print
-//! `[REDACTED]`, and our errors carry only what the servers said about them.
+//! Tokens, client secrets, private keys and assertions never reach a log line, an error or an
+//! audit row: rmcp's credential types print `[REDACTED]`, and our errors carry only what the
+//! servers said about them and which setting to fix.
 
 pub mod assertion;
 pub mod browser;
