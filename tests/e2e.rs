@@ -52,6 +52,8 @@ mod servers_config;
 mod tasks;
 #[path = "team_audit.rs"]
 mod team_audit;
+#[path = "team_ranges.rs"]
+mod team_ranges;
 #[path = "team_setup.rs"]
 mod team_setup;
 #[path = "team_silent.rs"]

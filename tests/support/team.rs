@@ -311,3 +311,110 @@ pub fn join(s3: &S3Server, pg: &Postgres, name: &str) -> tempfile::TempDir {
     std::fs::write(dir.path().join("settings.toml"), store_settings(s3, pg, name)).unwrap();
     dir
 }
+
+/// A TCP forwarder in front of a server on `127.0.0.1:upstream` that counts the bytes the
+/// server sends back (what a member's process fetched from the bucket). Its threads end with
+/// the test process.
+pub struct CountingProxy {
+    pub port: u16,
+    down: std::sync::Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl CountingProxy {
+    pub fn start(upstream: u16) -> Self {
+        use std::sync::{atomic::AtomicU64, Arc};
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let down = Arc::new(AtomicU64::new(0));
+        let counted = down.clone();
+        std::thread::spawn(move || {
+            for client in listener.incoming().flatten() {
+                let Ok(server) = TcpStream::connect(("127.0.0.1", upstream)) else { continue };
+                let (mut client_in, mut server_out) = (client.try_clone().unwrap(), server.try_clone().unwrap());
+                std::thread::spawn(move || {
+                    let _ = std::io::copy(&mut client_in, &mut server_out);
+                    let _ = server_out.shutdown(std::net::Shutdown::Write);
+                });
+                let (mut server_in, mut client_out, counted) = (server, client, counted.clone());
+                std::thread::spawn(move || {
+                    let mut buffer = vec![0u8; 64 << 10];
+                    loop {
+                        match server_in.read(&mut buffer) {
+                            Ok(0) | Err(_) => break,
+                            Ok(n) => {
+                                counted.fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
+                                if client_out.write_all(&buffer[..n]).is_err() {
+                                    break;
+                                }
+                            }
+                        }
+                    }
+                    let _ = client_out.shutdown(std::net::Shutdown::Write);
+                });
+            }
+        });
+        Self { port, down }
+    }
+
+    /// Bytes the server has sent through this proxy so far (headers included).
+    pub fn bytes_down(&self) -> u64 {
+        self.down.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    pub fn endpoint(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+}
+
+/// A valid PDF of `pages` pages, each showing its own noise image of about `image_bytes` (raw
+/// RGB, incompressible), written to `out` in the order a simple generator writes it: each page's
+/// dictionary, content stream and image together, the cross-reference table at the end.
+pub fn noise_pdf(out: &Path, pages: usize, image_bytes: usize) -> u64 {
+    let mut file = std::io::BufWriter::new(std::fs::File::create(out).unwrap());
+    let (width, mut offsets, mut pos) = (512usize, Vec::new(), 0u64);
+    let height = (image_bytes / (width * 3)).max(1);
+    let put = |file: &mut std::io::BufWriter<std::fs::File>, bytes: &[u8], pos: &mut u64| {
+        file.write_all(bytes).unwrap();
+        *pos += bytes.len() as u64;
+    };
+    put(&mut file, b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n", &mut pos);
+    let kids: Vec<String> = (0..pages).map(|p| format!("{} 0 R", 4 + 3 * p)).collect();
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let object = |file: &mut std::io::BufWriter<std::fs::File>, n: usize, body: &[u8], pos: &mut u64, offsets: &mut Vec<(usize, u64)>| {
+        offsets.push((n, *pos));
+        put(file, format!("{n} 0 obj\n").as_bytes(), pos);
+        put(file, body, pos);
+        put(file, b"\nendobj\n", pos);
+    };
+    object(&mut file, 1, b"<< /Type /Catalog /Pages 2 0 R >>", &mut pos, &mut offsets);
+    object(&mut file, 2, format!("<< /Type /Pages /Count {pages} /Kids [{}] >>", kids.join(" ")).as_bytes(), &mut pos, &mut offsets);
+    object(&mut file, 3, b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>", &mut pos, &mut offsets);
+    for p in 0..pages {
+        let (page, contents, image) = (4 + 3 * p, 5 + 3 * p, 6 + 3 * p);
+        let dict = format!("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {contents} 0 R /Resources << /Font << /F1 3 0 R >> /XObject << /Im0 {image} 0 R >> >> >>");
+        object(&mut file, page, dict.as_bytes(), &mut pos, &mut offsets);
+        let text = format!("q 468 {} 0 0 72 200 cm /Im0 Do Q\nBT /F1 24 Tf 72 720 Td (Page {} of the team report) Tj ET\n", 468 * height / width, p + 1);
+        object(&mut file, contents, format!("<< /Length {} >>\nstream\n{text}\nendstream", text.len()).as_bytes(), &mut pos, &mut offsets);
+        let mut pixels = vec![0u8; width * height * 3];
+        for chunk in pixels.chunks_mut(8) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            chunk.copy_from_slice(&x.to_le_bytes()[..chunk.len()]);
+        }
+        let head = format!("<< /Type /XObject /Subtype /Image /Width {width} /Height {height} /ColorSpace /DeviceRGB /BitsPerComponent 8 /Length {} >>\nstream\n", pixels.len());
+        let mut body = head.into_bytes();
+        body.extend_from_slice(&pixels);
+        body.extend_from_slice(b"\nendstream");
+        object(&mut file, image, &body, &mut pos, &mut offsets);
+    }
+    offsets.sort();
+    let mut xref = format!("xref\n0 {}\n0000000000 65535 f \n", offsets.len() + 1);
+    for (_, offset) in &offsets {
+        xref.push_str(&format!("{offset:010} 00000 n \n"));
+    }
+    xref.push_str(&format!("trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{pos}\n%%EOF\n", offsets.len() + 1));
+    put(&mut file, xref.as_bytes(), &mut pos);
+    file.flush().unwrap();
+    pos
+}

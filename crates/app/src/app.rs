@@ -212,7 +212,8 @@ impl App {
         let host = self.host.as_deref().ok();
         // Read per request: the user may change it in Settings while the app runs.
         let remote_images = host.is_some_and(|h| h.settings().render.allow_remote_images);
-        artifact_scheme::respond(host.map(|h| &**h.store()), remote_images, request)
+        let remote = |id: &str| host.and_then(|h| h.team_remote_opened(id));
+        artifact_scheme::respond_with_remote(host.map(|h| &**h.store()), remote_images, &remote, request)
     }
 
     /// Saves the canvas layout now and ends the session's dashboards (the app is exiting).
@@ -635,8 +636,13 @@ impl App {
 
     /// Opens a stored artifact in the focused pane (or shows its tab). With a team store, one
     /// this data dir does not have (a teammate's, or evicted here) is fetched into the cache first.
+    /// A teammate's PDF opens at once, its pages read by ranges while the whole file is fetched.
     pub async fn artifact_open(&self, id: String) -> Result<(), CommandError> {
-        let record = self.host()?.ensure_local(&id).await.map_err(command_error)?;
+        let host = self.host()?;
+        let record = match host.open_by_ranges(&id).await.map_err(command_error)? {
+            Some(record) => record,
+            None => host.ensure_local(&id).await.map_err(command_error)?,
+        };
         // Last used now (a failure only leaves the old time).
         let _ = self.blocking(move |host| host.store().touch(&id, Host::now_ms()).map_err(command_error)).await;
         let mut canvas = self.canvas();

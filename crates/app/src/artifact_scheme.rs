@@ -11,7 +11,10 @@
 //! - `artifact://localhost/<id>/page/<n>?width=<px>` — PDF page `n` (from 1) as PNG, by pdfium.
 
 use mcp_canvas_render::{image_info, render_markdown, sanitize_html, to_display_png, HtmlOptions, PdfRenderer, PdfSource};
+use std::sync::Arc;
+
 use mcp_canvas_store::{ArtifactRecord, ArtifactStore, StoreError};
+use mcp_canvas_team::RemoteFile;
 use http::{header, HeaderValue, Request, Response, StatusCode};
 
 pub const SCHEME: &str = "artifact";
@@ -29,6 +32,12 @@ fn pdf_renderer() -> Result<&'static PdfRenderer, String> {
 /// The response to one `artifact:` request (the shell only hands it over; see the module docs).
 /// `remote_images`: the `[render] allow_remote_images` setting, for sanitized HTML.
 pub fn respond(store: Option<&ArtifactStore>, remote_images: bool, request: &Request<Vec<u8>>) -> Response<Vec<u8>> {
+    respond_with_remote(store, remote_images, &|_| None, request)
+}
+
+/// As [`respond`]; an artifact not in the local store that `remote` has open for reading by
+/// ranges (a teammate's PDF being fetched) answers its `info` and `page/<n>` views from the bucket.
+pub fn respond_with_remote(store: Option<&ArtifactStore>, remote_images: bool, remote: &dyn Fn(&str) -> Option<Arc<RemoteFile>>, request: &Request<Vec<u8>>) -> Response<Vec<u8>> {
     let Some(store) = store else {
         return plain(StatusCode::SERVICE_UNAVAILABLE, "the artifact store is not open".into());
     };
@@ -41,7 +50,12 @@ pub fn respond(store: Option<&ArtifactStore>, remote_images: bool, request: &Req
     }
     let (record, bytes) = match store.read(id) {
         Ok(found) => found,
-        Err(StoreError::NotFound(_)) => return plain(StatusCode::NOT_FOUND, format!("no artifact `{id}`")),
+        Err(StoreError::NotFound(_)) => {
+            return match remote(id) {
+                Some(file) => by_ranges(&file, view, request.uri().query().unwrap_or("")),
+                None => plain(StatusCode::NOT_FOUND, format!("no artifact `{id}`")),
+            }
+        }
         Err(e) => return plain(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
     };
     let mut response = match view {
@@ -131,6 +145,35 @@ fn pdf_page(record: &ArtifactRecord, bytes: &[u8], page: &str, query: &str) -> R
     match renderer.render_page(PdfSource::Bytes(bytes), page.saturating_sub(1), width) {
         Ok(png) => bytes_response("image/png", png, RAW_CSP),
         Err(error) => plain(StatusCode::UNPROCESSABLE_ENTITY, error.to_string()),
+    }
+}
+
+/// A teammate's PDF, read by ranges from the team's bucket (PDFium reads what the view needs).
+fn by_ranges(file: &Arc<RemoteFile>, view: &str, query: &str) -> Response<Vec<u8>> {
+    let record = file.record();
+    if record.mime != "application/pdf" {
+        return plain(StatusCode::NOT_FOUND, format!("`{}` is still being fetched from the team store", record.id));
+    }
+    let renderer = match pdf_renderer() {
+        Ok(renderer) => renderer,
+        Err(error) => return plain(StatusCode::SERVICE_UNAVAILABLE, error),
+    };
+    match view {
+        "info" => {
+            let body = match renderer.info_from_reader(file.reader()) {
+                Ok(info) => serde_json::json!({ "pages": info.page_count, "title": info.title }),
+                Err(error) => serde_json::json!({ "error": error.to_string() }),
+            };
+            bytes_response("application/json", body.to_string().into_bytes(), RAW_CSP)
+        }
+        page if page.starts_with("page/") => {
+            let Ok(page) = page[5..].parse::<u32>() else { return plain(StatusCode::BAD_REQUEST, format!("`{}` is not a page number", &page[5..])) };
+            match renderer.render_page_from_reader(file.reader(), &record.sha256, page.saturating_sub(1), query_width(query).unwrap_or(900)) {
+                Ok(png) => bytes_response("image/png", png, RAW_CSP),
+                Err(error) => plain(StatusCode::UNPROCESSABLE_ENTITY, error.to_string()),
+            }
+        }
+        other => plain(StatusCode::NOT_FOUND, format!("`{}` is still being fetched from the team store (view `{other}`)", record.id)),
     }
 }
 

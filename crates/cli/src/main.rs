@@ -336,10 +336,15 @@ async fn run(cli: Cli) -> ExitCode {
         Command::Artifacts { command } => artifacts::run(&host, command),
         Command::Store { command } => store::run(&host, command).await,
         Command::Sanitize { file, markdown } => preview::sanitize(file.as_deref(), markdown),
-        Command::Preview { id, page, width, out } => match host.ensure_local(&id).await {
+        Command::Preview { id, page, width, out } => match host.team_remote_pdf(&id).await {
+            // A teammate's PDF this data dir does not have: the page is read by ranges, the
+            // file is not fetched whole (`store pull` does that).
+            Ok(Some(file)) => preview::preview_by_ranges(file, page, width, &out).await,
+            Ok(None) | Err(_) => match host.ensure_local(&id).await {
             // A team artifact this data dir does not have is fetched into the cache first.
             Ok(_) => preview::preview(&host, &id, page, width, &out),
             Err(e) => fail(false, &e.to_string()),
+            },
         },
         Command::Audit(args) => audit::run(&host, args).await,
         Command::Normalize { server, tool, file, json } => normalize(&host, &server, &tool, file.as_deref(), json),

@@ -53,3 +53,20 @@ pub fn preview(host: &Host, id: &str, page: u32, width: u32, out: &Path) -> Exit
         Err(e) => fail(false, &format!("preview of `{id}`: {e}")),
     }
 }
+
+/// Writes page `page` of a teammate's PDF as PNG, PDFium reading it by ranges from the team's
+/// bucket; says on stderr how much of the file that took.
+pub async fn preview_by_ranges(file: std::sync::Arc<mcp_canvas_team::RemoteFile>, page: u32, width: u32, out: &Path) -> ExitCode {
+    let (reader, sha256, id, size) = (file.reader(), file.record().sha256.clone(), file.record().id.clone(), file.record().size);
+    // The reader blocks on the bucket: off the async workers.
+    let rendered = tokio::task::spawn_blocking(move || PdfRenderer::shared().and_then(|r| r.render_page_from_reader(reader, &sha256, page.saturating_sub(1), width)).map_err(|e| e.to_string())).await;
+    let written = rendered.map_err(|e| e.to_string()).and_then(|r| r).and_then(|png| std::fs::write(out, png).map_err(|e| format!("cannot write {}: {e}", out.display())));
+    match written {
+        Ok(()) => {
+            eprintln!("read {} of {size} bytes of `{id}` from the team store by range", file.bytes_fetched());
+            outln!("wrote {}", out.display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(false, &format!("preview of `{id}`: {e}")),
+    }
+}

@@ -152,6 +152,46 @@ impl Host {
         }
     }
 
+    /// A teammate's PDF this data dir does not have, opened for reading by ranges so its first
+    /// pages show at once (the window's `artifact:` views read it through
+    /// [`Self::team_remote_opened`]); the whole file is fetched into the cache in the background,
+    /// checked against its SHA-256, and read from there once it is. `None`: nothing to do that
+    /// way (no team store, the file is here, or it is not a PDF): [`Self::ensure_local`] it.
+    pub async fn open_by_ranges(&self, id: &str) -> Result<Option<mcp_canvas_store::ArtifactRecord>, HostError> {
+        let Some(file) = self.team_remote_pdf(id).await? else { return Ok(None) };
+        let Some(sync) = self.housekeeping.team() else { return Ok(None) };
+        let team = sync.team().clone();
+        let record = file.record().clone();
+        let id = record.id.clone();
+        tokio::spawn(async move {
+            match team.open(&id, Host::now_ms()).await {
+                Ok(_) => team.forget_remote(&id),
+                Err(e) => tracing::warn!("team store: fetching {id} into the cache (its pages are read by ranges meanwhile): {e}"),
+            }
+        });
+        Ok(Some(record))
+    }
+
+    /// A teammate's PDF this data dir does not have, opened for reading by ranges (nothing is
+    /// fetched whole: `preview` renders a page of it that way). `None`: no team store, the file
+    /// is here, or it is not a PDF.
+    pub async fn team_remote_pdf(&self, id: &str) -> Result<Option<std::sync::Arc<mcp_canvas_team::RemoteFile>>, HostError> {
+        let Some(sync) = self.housekeeping.team() else { return Ok(None) };
+        let (store, key) = (self.store().clone(), id.to_owned());
+        match tokio::task::spawn_blocking(move || store.get(&key)).await? {
+            Ok(_) => return Ok(None),
+            Err(mcp_canvas_store::StoreError::NotFound(_)) => {}
+            Err(source) => return Err(HostError::Storage { context: "the artifact store".into(), source }),
+        }
+        let file = sync.team().remote(id).await?;
+        Ok((file.record().mime == "application/pdf").then_some(file))
+    }
+
+    /// A teammate's file [`Self::open_by_ranges`] opened, while it is not in the local cache.
+    pub fn team_remote_opened(&self, id: &str) -> Option<std::sync::Arc<mcp_canvas_team::RemoteFile>> {
+        self.housekeeping.team()?.team().remote_opened(id)
+    }
+
     /// The artifact `id` in the local store: as it is, or fetched from the team store into the
     /// cache when this data dir does not have it (a teammate's, or evicted here).
     pub async fn ensure_local(&self, id: &str) -> Result<mcp_canvas_store::ArtifactRecord, HostError> {

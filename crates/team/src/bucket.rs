@@ -238,6 +238,11 @@ impl Bucket {
         Ok(result.into_stream().map(move |chunk| chunk.map_err(|e| this.error(e))))
     }
 
+    /// Bytes `range` of the blob (one ranged GET).
+    pub async fn range(&self, sha256: &str, range: std::ops::Range<u64>) -> Result<bytes::Bytes, TeamError> {
+        self.reads.get_range(&self.blob_key(sha256), range).await.map_err(|e| self.error(e))
+    }
+
     /// Deletes the blob (retention, for blobs no artifact references).
     pub async fn delete(&self, sha256: &str) -> Result<(), TeamError> {
         match self.quick.delete(&self.blob_key(sha256)).await {

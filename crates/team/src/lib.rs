@@ -29,6 +29,7 @@ mod credentials;
 mod error;
 mod fetch;
 mod password;
+pub mod ranged;
 pub mod search;
 mod tls;
 
@@ -44,6 +45,7 @@ pub use audit::{TeamAuditQuery, TeamAuditSource, TeamLogEntry, TeamLogKind};
 pub use catalog::{Catalog, TeamArtifact, TeamMember, SCHEMA_VERSION};
 pub use error::TeamError;
 pub use search::{TextReport, TextSource};
+pub use ranged::{RangedReader, RemoteFile};
 pub use password::{catalog_password, set_catalog_password, PASSWORD_ENV};
 
 /// This data dir's view of the team store.
@@ -61,7 +63,12 @@ pub struct TeamStore {
     checked: tokio::sync::OnceCell<()>,
     /// The last probe of the bucket, for `status` (at most one probe a minute).
     last_probe: std::sync::Mutex<Option<(std::time::Instant, Option<String>)>>,
+    /// Teammates' files opened for reading by ranges lately, newest first ([`Self::remote`]).
+    remote: std::sync::Mutex<Vec<Arc<RemoteFile>>>,
 }
+
+/// Files kept open for reading by ranges (each with its own block cache).
+const REMOTE_FILES: usize = 4;
 
 /// What one [`TeamStore::sync`] did.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, TS)]
@@ -139,6 +146,7 @@ impl TeamStore {
             draining: tokio::sync::Mutex::new(()),
             checked: tokio::sync::OnceCell::new(),
             last_probe: std::sync::Mutex::new(None),
+            remote: std::sync::Mutex::new(Vec::new()),
         })
     }
 
@@ -339,6 +347,33 @@ impl TeamStore {
         // Team retention counts from the last use, anyone's.
         let _ = catalog.touch(&self.team, id, now_ms).await;
         Ok(record)
+    }
+
+    /// The team artifact `id` opened for reading by ranges from the bucket, without fetching it
+    /// whole (`ranged.rs`): a teammate's PDF shows its first pages while [`Self::open`] fetches
+    /// and checks the file, or instead of it. The same file opened again shares its blocks.
+    pub async fn remote(&self, id: &str) -> Result<Arc<RemoteFile>, TeamError> {
+        if let Some(found) = self.remote_opened(id) {
+            return Ok(found);
+        }
+        let catalog = self.catalog().await?;
+        let artifact = catalog.get(&self.team, &self.member, id).await?.ok_or_else(|| TeamError::NotFound(id.to_owned()))?;
+        let file = RemoteFile::open(self.bucket.clone(), artifact.record).await?;
+        let mut remote = self.remote.lock().unwrap_or_else(|p| p.into_inner());
+        remote.retain(|f| f.record().id != file.record().id);
+        remote.insert(0, file.clone());
+        remote.truncate(REMOTE_FILES);
+        Ok(file)
+    }
+
+    /// A file [`Self::remote`] opened lately, without contacting anything.
+    pub fn remote_opened(&self, id: &str) -> Option<Arc<RemoteFile>> {
+        self.remote.lock().unwrap_or_else(|p| p.into_inner()).iter().find(|f| f.record().id == id).cloned()
+    }
+
+    /// Forgets a file opened by ranges (it is in the local cache now).
+    pub fn forget_remote(&self, id: &str) {
+        self.remote.lock().unwrap_or_else(|p| p.into_inner()).retain(|f| f.record().id != id);
     }
 
     /// Applies team retention (unpinned artifacts unused for `max_age_days`, then blobs nothing

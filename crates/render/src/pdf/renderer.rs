@@ -1,6 +1,6 @@
 //! [`PdfRenderer`]: document facts and page renders, serialized through the one PDFium binding.
 
-use std::io::Cursor;
+use std::io::{Cursor, Read, Seek};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -113,30 +113,7 @@ impl PdfRenderer {
     /// Page count, title and page sizes.
     pub fn page_count_and_title<'a>(&self, source: impl Into<PdfSource<'a>>) -> Result<PdfInfo> {
         let bytes = source.into().bytes()?;
-        self.with_document(&bytes, |document| {
-            let pages = document.pages();
-            let page_sizes = pages
-                .page_sizes()
-                .map_err(|error| RenderError::PdfOpen {
-                    reason: open_reason(&error),
-                })?
-                .into_iter()
-                .map(|rect| PageSize {
-                    width: rect.width().value,
-                    height: rect.height().value,
-                })
-                .collect();
-            let title = document
-                .metadata()
-                .get(PdfDocumentMetadataTagType::Title)
-                .map(|tag| tag.value().trim().to_owned())
-                .filter(|title| !title.is_empty());
-            Ok(PdfInfo {
-                page_count: page_count(document),
-                title,
-                page_sizes,
-            })
-        })
+        self.with_document(&bytes, document_info)
     }
 
     /// The page count for a summary line, found without holding the caller up: only when the
@@ -232,6 +209,45 @@ impl PdfRenderer {
         Ok(png)
     }
 
+    /// Page `page_index` (from 0) of a PDF PDFium reads through `reader` as it needs it (the
+    /// trailer, the cross-reference table, the page tree and that page's objects, not the whole
+    /// file): a teammate's file read by ranges from the team's bucket. `content_sha256` (the
+    /// file's hash, hex) keys the render cache, as the bytes' own hash does for
+    /// [`Self::render_page`].
+    pub fn render_page_from_reader(
+        &self,
+        reader: impl Read + Seek + Send + 'static,
+        content_sha256: &str,
+        page_index: u32,
+        width_px: u32,
+    ) -> Result<Vec<u8>> {
+        if width_px == 0 || width_px > MAX_RENDER_WIDTH {
+            return Err(RenderError::InvalidRenderWidth {
+                width: width_px,
+                max: MAX_RENDER_WIDTH,
+            });
+        }
+        let key = (reader_key(content_sha256), page_index, width_px);
+        if let Some(png) = self.lock_cache().get(&key) {
+            return Ok(png.as_ref().clone());
+        }
+        let image = self.with_loaded(
+            |pdfium| pdfium.load_pdf_from_reader(reader, None),
+            |document| render(document, page_index, width_px),
+        )?;
+        let png = encode_png(&image, page_index)?;
+        self.lock_cache().insert(key, Arc::new(png.clone()));
+        Ok(png)
+    }
+
+    /// Page count, title and page sizes of a PDF PDFium reads through `reader` as it needs it.
+    pub fn info_from_reader(&self, reader: impl Read + Seek + Send + 'static) -> Result<PdfInfo> {
+        self.with_loaded(
+            |pdfium| pdfium.load_pdf_from_reader(reader, None),
+            document_info,
+        )
+    }
+
     /// Cache counters.
     pub fn cache_stats(&self) -> CacheStats {
         self.lock_cache().stats()
@@ -261,6 +277,60 @@ impl PdfRenderer {
             })
         })
     }
+
+    /// As [`Self::with_document`], the document loaded by `load` (from a reader).
+    fn with_loaded<T>(
+        &self,
+        load: impl for<'p> FnOnce(
+            &'p Pdfium,
+        ) -> std::result::Result<PdfDocument<'p>, pdfium_render::prelude::PdfiumError>,
+        work: impl FnOnce(&PdfDocument<'_>) -> Result<T>,
+    ) -> Result<T> {
+        let pdfium = self.library.lock();
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            let document = load(&pdfium).map_err(|error| RenderError::PdfOpen {
+                reason: open_reason(&error),
+            })?;
+            work(&document)
+        }));
+        outcome.unwrap_or_else(|_| {
+            Err(RenderError::PdfOpen {
+                reason: "PDFium failed on this document".to_owned(),
+            })
+        })
+    }
+}
+
+/// Facts about an open document.
+fn document_info(document: &PdfDocument<'_>) -> Result<PdfInfo> {
+    let pages = document.pages();
+    let page_sizes = pages
+        .page_sizes()
+        .map_err(|error| RenderError::PdfOpen {
+            reason: open_reason(&error),
+        })?
+        .into_iter()
+        .map(|rect| PageSize {
+            width: rect.width().value,
+            height: rect.height().value,
+        })
+        .collect();
+    let title = document
+        .metadata()
+        .get(PdfDocumentMetadataTagType::Title)
+        .map(|tag| tag.value().trim().to_owned())
+        .filter(|title| !title.is_empty());
+    Ok(PdfInfo {
+        page_count: page_count(document),
+        title,
+        page_sizes,
+    })
+}
+
+/// The render cache's key for a document read through a reader: its content hash, hashed once
+/// more (never equal to the digest of some bytes given whole).
+fn reader_key(content_sha256: &str) -> [u8; 32] {
+    Sha256::digest(format!("reader:{content_sha256}")).into()
 }
 
 fn open<'a>(pdfium: &'a Pdfium, bytes: &'a [u8]) -> Result<PdfDocument<'a>> {

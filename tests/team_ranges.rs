@@ -1,0 +1,86 @@
+//! Team storage without limits, against PostgreSQL and moto started here: a teammate's big PDF
+//! shows a page by range reads (bytes counted by a proxy in front of the S3 server), blobs
+//! placed with ranged part copies, and retention cleaning what interrupted uploads leave.
+
+use std::{io::Write as _, path::Path};
+
+use base64::Engine as _;
+use mcp_canvas_e2e::{
+    team::{join, member, noise_pdf, store_settings, CountingProxy, Postgres, S3Server},
+    Run,
+};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+fn json_of(run: &Run) -> Value {
+    serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}{}", run.stdout, run.stderr))
+}
+
+/// A tool result embedding the file at `path` (base64, streamed) as `mime`, written to `out`.
+fn result_file(path: &Path, name: &str, mime: &str, out: &Path) {
+    let mut file = std::io::BufWriter::new(std::fs::File::create(out).unwrap());
+    write!(file, r#"{{"content": [{{"type": "resource", "resource": {{"uri": "file:///{name}", "mimeType": "{mime}", "blob": ""#).unwrap();
+    let bytes = std::fs::read(path).unwrap();
+    for chunk in bytes.chunks(3 << 20) {
+        file.write_all(base64::engine::general_purpose::STANDARD.encode(chunk).as_bytes()).unwrap();
+    }
+    file.write_all(b"\"}}]}").unwrap();
+    file.flush().unwrap();
+}
+
+/// Stores the file as Ada's call result and uploads it (`store sync`); returns its id.
+fn store_and_upload(dir: &Path, file: &Path, name: &str, mime: &str) -> String {
+    let result = dir.join("result.json");
+    result_file(file, name, mime, &result);
+    let run = member(dir, &["normalize", "--server", "reports", "--tool", "render", result.to_str().unwrap(), "--json"], b"");
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    std::fs::remove_file(&result).unwrap();
+    let id = json_of(&run)["artifacts"][0]["id"].as_str().unwrap().to_owned();
+    let sync = member(dir, &["store", "sync", "--json"], b"");
+    assert_eq!(sync.code, 0, "{}{}", sync.stdout, sync.stderr);
+    assert_eq!(json_of(&member(dir, &["store", "status", "--json"], b""))["backlog"]["count"], 0, "everything is uploaded");
+    id
+}
+
+#[test]
+fn a_teammates_100_mb_pdf_shows_its_first_page_after_a_small_part_of_it_is_read() {
+    let (pg, s3) = (Postgres::start(), S3Server::start());
+    let ada = join(&s3, &pg, "ada");
+    let pdf = ada.path().join("report.pdf");
+    let size = noise_pdf(&pdf, 100, 1 << 20);
+    assert!(size > 100_000_000, "{size}");
+    let id = store_and_upload(ada.path(), &pdf, "report.pdf", "application/pdf");
+
+    // Bo reaches the bucket through a proxy that counts what the server sends.
+    let proxy = CountingProxy::start(s3.port);
+    let bo = tempfile::tempdir().unwrap();
+    std::fs::write(bo.path().join("settings.toml"), store_settings(&s3, &pg, "bo").replace(&s3.endpoint(), &proxy.endpoint())).unwrap();
+    let page = bo.path().join("page1.png");
+    let run = member(bo.path(), &["preview", &id, "--page", "1", "--width", "400", "--out", page.to_str().unwrap()], b"");
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let read = proxy.bytes_down();
+    eprintln!("page 1 of a {size}-byte PDF: {read} bytes from the bucket; {}", run.stderr.trim());
+    assert!(read < size / 20, "page 1 took {read} bytes from the bucket, of {size}");
+    assert!(run.stderr.contains("by range"), "{}", run.stderr);
+
+    // The page is the one Ada sees from her local copy, pixel for pixel.
+    let local = ada.path().join("local1.png");
+    assert_eq!(member(ada.path(), &["preview", &id, "--page", "1", "--width", "400", "--out", local.to_str().unwrap()], b"").code, 0);
+    assert_eq!(std::fs::read(&page).unwrap(), std::fs::read(&local).unwrap());
+    // The last page too: its own image, read from the other end of the file.
+    let last = bo.path().join("page100.png");
+    assert_eq!(member(bo.path(), &["preview", &id, "--page", "100", "--width", "400", "--out", last.to_str().unwrap()], b"").code, 0);
+    let local_last = ada.path().join("local100.png");
+    assert_eq!(member(ada.path(), &["preview", &id, "--page", "100", "--width", "400", "--out", local_last.to_str().unwrap()], b"").code, 0);
+    assert_eq!(std::fs::read(&last).unwrap(), std::fs::read(&local_last).unwrap());
+
+    // Nothing was put in Bo's cache by the previews; a pull fetches the whole file, checked.
+    assert_eq!(json_of(&member(bo.path(), &["artifacts", "list", "--json"], b""))["items"].as_array().unwrap().len(), 0);
+    let before = proxy.bytes_down();
+    let out = bo.path().join("report.pdf");
+    let pulled = member(bo.path(), &["store", "pull", &id, "--out", out.to_str().unwrap()], b"");
+    assert_eq!(pulled.code, 0, "{}", pulled.stderr);
+    assert!(proxy.bytes_down() - before >= size);
+    let hash = |p: &Path| Sha256::digest(std::fs::read(p).unwrap());
+    assert_eq!(hash(&out), hash(&pdf));
+}
