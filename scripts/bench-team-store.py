@@ -7,13 +7,14 @@ measured in the same run, on the same servers: moto (from .deps/moto, `scripts/s
      backend first), against boto3 `upload_file` of the same bytes to the same bucket;
   2. download: `store pull ID --out FILE` in a second member's fresh data dir, against boto3
      `download_file` of the same object;
-  3. a teammate's big PDF, page 1: `preview` in a fresh member's data dir (fetching it), then
-     again (cached), against the same `preview` in the data dir that stored it (local).
+  3. a teammate's big PDF, page 1: `preview` in a fresh member's data dir (read by HTTP range
+     requests, the file not fetched; the bytes it read are reported), then after `store pull`
+     (cached), against the same `preview` in the data dir that stored it (local).
 
 Wall time and each child's own peak RSS (os.wait4) are reported as medians over --runs; each
 run has its own catalog database and bucket prefix, so nothing is "already there".
 
-Usage: scripts/bench-team-store.py [--runs 1] [--size-mb 1024] [--pdf-mb 100] [--width 800]
+Usage: scripts/bench-team-store.py [--runs 1] [--size-mb 1024] [--pdf-mb 100] [--width 800] [--only pdf|transfer]
 (temp files in $TMPDIR: about 6x --size-mb plus 5x --pdf-mb, removed on exit)
 """
 import argparse, base64, contextlib, hashlib, json, os, shutil, signal, socket, statistics, subprocess, sys, tempfile, time, urllib.request
@@ -25,6 +26,7 @@ MB = 1 << 20
 PASSWORD = "team-secret-7f3a"
 IS_ROOT = os.geteuid() == 0
 RUNNING = []  # children to stop on the way out: (Popen, postmaster.pid or None)
+LAST_STDERR = [""]  # the last measured command's stderr
 TEMP = []  # directories to remove on the way out
 BOTO = """import boto3, sys
 op, endpoint, key, path = sys.argv[1:]
@@ -194,14 +196,68 @@ def pdf_chunks(size):
     yield xref + b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%EOF\n" % (len(offsets) + 1, pos)
 
 
+def transfer_run(ns, r, tmp, team, pristine, run, cmd, sha, size, failures, endpoint, prefix):
+    raw = tmp / "big.bin"
+    ada = tmp / f"ada{r}"
+    shutil.copytree(pristine, ada)
+    (ada / "settings.toml").write_text(settings("ada", team))
+    print(f"run {r + 1}/{ns.runs}: upload", flush=True)
+    code, out = run("upload: store migrate", cmd(ada, "store", "migrate", "--json"))
+    if code == 0 and json.loads(out).get("uploaded") != 1:
+        failures.append(f"store migrate uploaded {json.loads(out).get('uploaded')} objects, not 1: {out.strip()}")
+    run("upload: boto3 upload_file", [str(MOTO / "python"), "-c", BOTO, "upload_file", endpoint, f"baseline-r{r}/big.bin", str(raw)])
+    bo = member_dir(tmp, f"bo{r}", "bo", team)
+    code, out = run("team list", cmd(bo, "store", "list", "--json"), ok=False)
+    ids = [a["record"]["id"] for a in json.loads(out) if a["record"].get("sha256", sha) == sha] if code == 0 else []
+    print(f"run {r + 1}/{ns.runs}: download", flush=True)
+    if ids:
+        pulled = tmp / f"pulled{r}.bin"
+        if run("download: store pull --out", cmd(bo, "store", "pull", ids[0], "--out", str(pulled)))[0] == 0 and pulled.stat().st_size != size:
+            failures.append(f"store pull wrote {pulled.stat().st_size} bytes, not {size}")
+        pulled.unlink(missing_ok=True)
+    else:
+        failures.append(f"store list shows no artifact with sha256 {sha}: {out.strip()[:300]}")
+    down = tmp / f"down{r}.bin"
+    run("download: boto3 download_file", [str(MOTO / "python"), "-c", BOTO, "download_file", endpoint, f"baseline-r{r}/big.bin", str(down)])
+    down.unlink(missing_ok=True)
+    for d in (ada, bo):
+        shutil.rmtree(d, ignore_errors=True)
+    for key in (f"{prefix}/blobs/{sha[:2]}/{sha}", f"baseline-r{r}/big.bin"):  # moto keeps objects in memory
+        with contextlib.suppress(OSError):
+            urllib.request.urlopen(urllib.request.Request(f"{endpoint}/team/{key}", method="DELETE")).read()
+
+
+def pdf_run(ns, r, tmp, team, run, cmd, failures, read_bytes):
+    pdf_json = tmp / "report.json"
+    print(f"run {r + 1}/{ns.runs}: PDF page 1", flush=True)
+    pa, pb = member_dir(tmp, f"pa{r}", "ada", team), member_dir(tmp, f"pb{r}", "bo", team)
+    code, out = run("A stores the PDF (normalize + upload)", cmd(pa, "normalize", "--server", "reports", "--tool", "render", str(pdf_json), "--json"))
+    arts = json.loads(out).get("artifacts") or [] if code == 0 else []
+    if not arts:
+        failures.append(f"storing the PDF gave no artifact: {out.strip()[:300]}")
+        return
+    pid, png = arts[0]["id"], tmp / "page.png"
+    preview = lambda d: cmd(d, "preview", pid, "--page", "1", "--width", str(ns.width), "--out", str(png))
+    if run("page 1: preview, file local in A", preview(pa))[0] == 0 and not png.read_bytes().startswith(b"\x89PNG"):
+        failures.append("preview in A wrote no PNG")
+    if run("page 1: preview in B (range reads)", preview(pb))[0] == 0:
+        read_bytes.append(LAST_STDERR[0])
+    run("B: store pull (fetch into cache)", cmd(pb, "store", "pull", pid))
+    run("page 1: preview in B again (cached)", preview(pb))
+    for d in (pa, pb):
+        shutil.rmtree(d, ignore_errors=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--size-mb", type=int, default=1024, help="the upload/download artifact (MiB)")
     ap.add_argument("--pdf-mb", type=int, default=100, help="the teammate's PDF (MiB)")
     ap.add_argument("--width", type=int, default=800)
+    ap.add_argument("--only", choices=["pdf", "transfer"], help="run one part only")
+    ap.add_argument("--cli", type=Path, help="the mcp-canvas-cli to measure (default: target/release, else target/debug)")
     ns = ap.parse_args()
-    cli = next((p for p in (ROOT / "target/release/mcp-canvas-cli", ROOT / "target/debug/mcp-canvas-cli") if p.exists()), None)
+    cli = ns.cli.resolve() if ns.cli else next((p for p in (ROOT / "target/release/mcp-canvas-cli", ROOT / "target/debug/mcp-canvas-cli") if p.exists()), None)
     if cli is None or not (MOTO / "moto_server").exists():
         sys.exit("needs target/*/mcp-canvas-cli and moto in .deps/moto (scripts/setup.sh --tests)")
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -221,10 +277,11 @@ def bench(ns, cli, tmp):
     (logs := tmp / "logs").mkdir()
     pg_port, admin = start_postgres(tmp)
     endpoint = start_moto()
-    size, failures, rows = ns.size_mb * MB, [], {}
+    size, failures, rows, read_bytes = ns.size_mb * MB, [], {}, []
 
     def run(label, cmd, ok=True):
         seconds, rss, code, out, err = measure(cmd, logs)
+        LAST_STDERR[0] = err
         if code != 0:
             failures.append(f"{label}: exit {code}: {err or out.strip()}")
         elif ok:
@@ -236,61 +293,22 @@ def bench(ns, cli, tmp):
 
     raw, big_json, pdf_json = tmp / "big.bin", tmp / "big.json", tmp / "report.json"
     print(f"generating {ns.size_mb} MiB artifact and {ns.pdf_mb} MiB PDF in {tmp} ...", flush=True)
-    sha = write_result(big_json, "application/octet-stream", "big.bin", random_chunks(size, raw))
-    write_result(pdf_json, "application/pdf", "report.pdf", pdf_chunks(ns.pdf_mb * MB))
+    transfer, pdf = ns.only != "pdf", ns.only != "transfer"
+    sha = write_result(big_json, "application/octet-stream", "big.bin", random_chunks(size, raw)) if transfer else None
+    if pdf:
+        write_result(pdf_json, "application/pdf", "report.pdf", pdf_chunks(ns.pdf_mb * MB))
     # The big artifact stored once with the local backend; each run migrates a copy of that dir.
     pristine = member_dir(tmp, "local", "ada")
-    if run("store (local backend)", cmd(pristine, "normalize", "--server", "bench", "--tool", "big", str(big_json), "--json"), ok=False)[0] != 0:
+    if transfer and run("store (local backend)", cmd(pristine, "normalize", "--server", "bench", "--tool", "big", str(big_json), "--json"), ok=False)[0] != 0:
         sys.exit("\n".join(failures))
     for r in range(ns.runs):
         db, prefix = f"canvas_r{r}", f"canvas-r{r}"
         admin(f"CREATE DATABASE {db} OWNER canvas")
         team = (endpoint, pg_port, db, prefix)
-        ada = tmp / f"ada{r}"
-        shutil.copytree(pristine, ada)
-        (ada / "settings.toml").write_text(settings("ada", team))
-        print(f"run {r + 1}/{ns.runs}: upload", flush=True)
-        code, out = run("upload: store migrate", cmd(ada, "store", "migrate", "--json"))
-        if code == 0 and json.loads(out).get("uploaded") != 1:
-            failures.append(f"store migrate uploaded {json.loads(out).get('uploaded')} objects, not 1: {out.strip()}")
-        run("upload: boto3 upload_file", [str(MOTO / "python"), "-c", BOTO, "upload_file", endpoint, f"baseline-r{r}/big.bin", str(raw)])
-        bo = member_dir(tmp, f"bo{r}", "bo", team)
-        code, out = run("team list", cmd(bo, "store", "list", "--json"), ok=False)
-        ids = [a["record"]["id"] for a in json.loads(out) if a["record"].get("sha256", sha) == sha] if code == 0 else []
-        print(f"run {r + 1}/{ns.runs}: download", flush=True)
-        if ids:
-            pulled = tmp / f"pulled{r}.bin"
-            if run("download: store pull --out", cmd(bo, "store", "pull", ids[0], "--out", str(pulled)))[0] == 0 and pulled.stat().st_size != size:
-                failures.append(f"store pull wrote {pulled.stat().st_size} bytes, not {size}")
-            pulled.unlink(missing_ok=True)
-        else:
-            failures.append(f"store list shows no artifact with sha256 {sha}: {out.strip()[:300]}")
-        down = tmp / f"down{r}.bin"
-        run("download: boto3 download_file", [str(MOTO / "python"), "-c", BOTO, "download_file", endpoint, f"baseline-r{r}/big.bin", str(down)])
-        down.unlink(missing_ok=True)
-        for d in (ada, bo):
-            shutil.rmtree(d, ignore_errors=True)
-        for key in (f"{prefix}/blobs/{sha[:2]}/{sha}", f"baseline-r{r}/big.bin"):  # moto keeps objects in memory
-            with contextlib.suppress(OSError):
-                urllib.request.urlopen(urllib.request.Request(f"{endpoint}/team/{key}", method="DELETE")).read()
-
-        print(f"run {r + 1}/{ns.runs}: PDF page 1", flush=True)
-        pa, pb = member_dir(tmp, f"pa{r}", "ada", team), member_dir(tmp, f"pb{r}", "bo", team)
-        code, out = run("A stores the PDF (normalize + upload)", cmd(pa, "normalize", "--server", "reports", "--tool", "render", str(pdf_json), "--json"))
-        arts = json.loads(out).get("artifacts") or [] if code == 0 else []
-        if not arts:
-            failures.append(f"storing the PDF gave no artifact: {out.strip()[:300]}")
-            continue
-        pid, png = arts[0]["id"], tmp / "page.png"
-        preview = lambda d: cmd(d, "preview", pid, "--page", "1", "--width", str(ns.width), "--out", str(png))
-        if run("page 1: preview, file local in A", preview(pa))[0] == 0 and not png.read_bytes().startswith(b"\x89PNG"):
-            failures.append("preview in A wrote no PNG")
-        if run("page 1: preview in B (fetch from team)", preview(pb))[0] != 0:
-            # Not fetched by preview (yet): pull it, so the cached figure is still measured.
-            run("B: store pull (fetch into cache)", cmd(pb, "store", "pull", pid))
-        run("page 1: preview in B again (cached)", preview(pb))
-        for d in (pa, pb):
-            shutil.rmtree(d, ignore_errors=True)
+        if transfer:
+            transfer_run(ns, r, tmp, team, pristine, run, cmd, sha, size, failures, endpoint, prefix)
+        if pdf:
+            pdf_run(ns, r, tmp, team, run, cmd, failures, read_bytes)
 
     run("python + import boto3", [str(MOTO / "python"), "-c", "import boto3; boto3.client('s3', region_name='us-east-1')"])
 
@@ -302,21 +320,22 @@ def bench(ns, cli, tmp):
         return f"{s:.2f} s" + (f", {mb / s:.0f} MB/s" if mb else "") + f", peak {rss:.0f} MB"
 
     debug = "  (debug build: numbers mean little)" if "debug" in str(cli) else ""
-    print(f"\nteam store benchmark: {cli.relative_to(ROOT)}{debug}; {ns.runs} run(s), medians; moto + PostgreSQL on this machine")
+    print(f"\nteam store benchmark: {cli}{debug}; {ns.runs} run(s), medians; moto + PostgreSQL on this machine")
     print("MB = MiB; peak = that process's own peak RSS (os.wait4)\n")
     local = cell("page 1: preview, file local in A")
     table = [("what", "ours", "baseline", ""), (f"upload {ns.size_mb} MiB", cell("upload: store migrate", ns.size_mb), "boto3 upload_file", cell("upload: boto3 upload_file", ns.size_mb)),
              (f"download {ns.size_mb} MiB", cell("download: store pull --out", ns.size_mb), "boto3 download_file", cell("download: boto3 download_file", ns.size_mb)),
-             (f"{ns.pdf_mb} MiB PDF p.1, B fetches", cell("page 1: preview in B (fetch from team)"), "preview in A (local)", local),
+             (f"{ns.pdf_mb} MiB PDF p.1, B by ranges", cell("page 1: preview in B (range reads)"), "preview in A (local)", local),
              (f"{ns.pdf_mb} MiB PDF p.1, B cached", cell("page 1: preview in B again (cached)"), "preview in A (local)", local),
              (f"A stores the {ns.pdf_mb} MiB PDF", cell("A stores the PDF (normalize + upload)", ns.pdf_mb), "-", "")]
-    if "B: store pull (fetch into cache)" in rows:
-        table.append(("B store pull of the PDF", cell("B: store pull (fetch into cache)", ns.pdf_mb), "-", ""))
+    table.append(("B store pull of the PDF", cell("B: store pull (fetch into cache)", ns.pdf_mb), "-", ""))
+    table = [row for row in table if ns.only != "pdf" or "PDF" in row[0]]
+    table = [row for row in table if ns.only != "transfer" or "PDF" not in row[0]]
     for row in table:
         print(f"{row[0]:<28} {row[1]:<34} {row[2]:<21} {row[3]}".rstrip())
     print(f"\nboto3's peak includes its interpreter: python + import boto3 alone is {cell('python + import boto3')}")
-    if "B: store pull (fetch into cache)" in rows:
-        print("preview in B did not fetch the PDF: 'B cached' was measured after `store pull ID` put it in B's cache")
+    for line in read_bytes:
+        print(f"B's page 1 by ranges: {line.strip()}")
     if failures:
         print("\ndid not work:")
         for f in dict.fromkeys(failures):
