@@ -6,7 +6,7 @@ use std::{io::Write as _, path::Path};
 
 use base64::Engine as _;
 use mcp_canvas_e2e::{
-    team::{join, member, noise_pdf, store_settings, CountingProxy, Postgres, S3Server},
+    team::{join, member, member_with, noise_pdf, store_settings, CountingProxy, Postgres, S3Server},
     Run,
 };
 use serde_json::Value;
@@ -53,8 +53,7 @@ fn a_teammates_100_mb_pdf_shows_its_first_page_after_a_small_part_of_it_is_read(
 
     // Bo reaches the bucket through a proxy that counts what the server sends.
     let proxy = CountingProxy::start(s3.port);
-    let bo = tempfile::tempdir().unwrap();
-    std::fs::write(bo.path().join("settings.toml"), store_settings(&s3, &pg, "bo").replace(&s3.endpoint(), &proxy.endpoint())).unwrap();
+    let bo = join_through(&s3, &pg, &proxy, "bo");
     let page = bo.path().join("page1.png");
     let run = member(bo.path(), &["preview", &id, "--page", "1", "--width", "400", "--out", page.to_str().unwrap()], b"");
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
@@ -83,4 +82,49 @@ fn a_teammates_100_mb_pdf_shows_its_first_page_after_a_small_part_of_it_is_read(
     assert!(proxy.bytes_down() - before >= size);
     let hash = |p: &Path| Sha256::digest(std::fs::read(p).unwrap());
     assert_eq!(hash(&out), hash(&pdf));
+}
+
+/// A member whose bucket is reached through `proxy`.
+fn join_through(s3: &S3Server, pg: &Postgres, proxy: &CountingProxy, name: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("settings.toml"), store_settings(s3, pg, name).replace(&s3.endpoint(), &proxy.endpoint())).unwrap();
+    dir
+}
+
+/// A blob over one copy's limit (S3: 5 GiB; lowered here to 8 MiB by
+/// `MCP_CANVAS_TEAM_COPY_PART_BYTES`) is placed at its key in ranged part copies, create-only,
+/// and a teammate gets the same bytes.
+#[test]
+fn a_blob_over_the_copy_limit_is_placed_in_ranged_part_copies() {
+    let (pg, s3) = (Postgres::start(), S3Server::start());
+    let proxy = CountingProxy::start(s3.port);
+    let ada = join_through(&s3, &pg, &proxy, "ada");
+    let file = ada.path().join("big.bin");
+    let mut bytes = vec![0u8; 20 << 20];
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    for chunk in bytes.chunks_mut(8) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        chunk.copy_from_slice(&x.to_le_bytes()[..chunk.len()]);
+    }
+    std::fs::write(&file, &bytes).unwrap();
+    let result = ada.path().join("result.json");
+    result_file(&file, "big.bin", "application/octet-stream", &result);
+    let limit = [("MCP_CANVAS_TEAM_COPY_PART_BYTES", "8388608")];
+    let run = member_with(ada.path(), &["normalize", "--server", "reports", "--tool", "render", result.to_str().unwrap(), "--json"], b"", &limit);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let id = json_of(&run)["artifacts"][0]["id"].as_str().unwrap().to_owned();
+    let sync = member_with(ada.path(), &["store", "sync", "--json"], b"", &limit);
+    assert_eq!(sync.code, 0, "{}{}", sync.stdout, sync.stderr);
+    assert_eq!(json_of(&member(ada.path(), &["store", "status", "--json"], b""))["backlog"]["count"], 0, "{}", sync.stdout);
+    assert_eq!(proxy.range_copies(), 3, "20 MiB in 8 MiB part copies: 8 + 8 + 4");
+    assert_eq!(s3.keys("canvas/uploads/"), Vec::<String>::new(), "the staging copy is deleted");
+    assert_eq!(s3.keys("canvas/blobs/").len(), 1);
+
+    let bo = join(&s3, &pg, "bo");
+    let out = bo.path().join("big.bin");
+    let pulled = member(bo.path(), &["store", "pull", &id, "--out", out.to_str().unwrap()], b"");
+    assert_eq!(pulled.code, 0, "{}", pulled.stderr);
+    assert_eq!(Sha256::digest(std::fs::read(&out).unwrap()), Sha256::digest(&bytes));
 }

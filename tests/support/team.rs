@@ -294,9 +294,17 @@ pub fn member_env() -> Vec<(&'static str, String)> {
 /// `mcp-canvas-cli --data-dir DIR ARGS...` as a member: the bucket's keys and the catalog's
 /// password from the environment, `stdin` fed in.
 pub fn member(dir: &Path, args: &[&str], stdin: &[u8]) -> crate::Run {
+    member_with(dir, args, stdin, &[])
+}
+
+/// [`member`] with more variables in its environment.
+pub fn member_with(dir: &Path, args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> crate::Run {
     let mut command = Command::new(crate::binary("mcp-canvas-cli"));
     command.arg("--data-dir").arg(dir).args(args).env_remove("MCP_CANVAS_DATA_DIR").env_remove("PGPASSWORD");
     for (k, v) in member_env() {
+        command.env(k, v);
+    }
+    for (k, v) in env {
         command.env(k, v);
     }
     let mut child = command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
@@ -318,21 +326,43 @@ pub fn join(s3: &S3Server, pg: &Postgres, name: &str) -> tempfile::TempDir {
 pub struct CountingProxy {
     pub port: u16,
     down: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    range_copies: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
+
+/// The header of a ranged part copy (`UploadPartCopy` of a byte range).
+const RANGE_COPY: &[u8] = b"x-amz-copy-source-range:";
 
 impl CountingProxy {
     pub fn start(upstream: u16) -> Self {
         use std::sync::{atomic::AtomicU64, Arc};
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
-        let down = Arc::new(AtomicU64::new(0));
-        let counted = down.clone();
+        let (down, range_copies) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
+        let (counted, copies) = (down.clone(), range_copies.clone());
         std::thread::spawn(move || {
             for client in listener.incoming().flatten() {
                 let Ok(server) = TcpStream::connect(("127.0.0.1", upstream)) else { continue };
                 let (mut client_in, mut server_out) = (client.try_clone().unwrap(), server.try_clone().unwrap());
+                let copies = copies.clone();
                 std::thread::spawn(move || {
-                    let _ = std::io::copy(&mut client_in, &mut server_out);
+                    // Requests are scanned for the ranged-copy header (bodies too: random bytes
+                    // do not spell it); the tail of each read is kept for a header split in two.
+                    let (mut buffer, mut seen) = (vec![0u8; 64 << 10], Vec::new());
+                    loop {
+                        match client_in.read(&mut buffer) {
+                            Ok(0) | Err(_) => break,
+                            Ok(n) => {
+                                seen.extend_from_slice(&buffer[..n]);
+                                let found = seen.windows(RANGE_COPY.len()).filter(|w| w.eq_ignore_ascii_case(RANGE_COPY)).count();
+                                copies.fetch_add(found as u64, std::sync::atomic::Ordering::Relaxed);
+                                let keep = seen.len().saturating_sub(RANGE_COPY.len() - 1);
+                                seen.drain(..keep);
+                                if server_out.write_all(&buffer[..n]).is_err() {
+                                    break;
+                                }
+                            }
+                        }
+                    }
                     let _ = server_out.shutdown(std::net::Shutdown::Write);
                 });
                 let (mut server_in, mut client_out, counted) = (server, client, counted.clone());
@@ -353,7 +383,12 @@ impl CountingProxy {
                 });
             }
         });
-        Self { port, down }
+        Self { port, down, range_copies }
+    }
+
+    /// Ranged part copies (`x-amz-copy-source-range`) sent through this proxy so far.
+    pub fn range_copies(&self) -> u64 {
+        self.range_copies.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Bytes the server has sent through this proxy so far (headers included).

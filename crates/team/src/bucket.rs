@@ -34,8 +34,25 @@ pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(10);
 /// A download's wait for its answer, and then for each next byte.
 pub const READ_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// The largest blob the team store takes (S3's limit for one `UploadPartCopy`).
-pub const MAX_BLOB: u64 = 5 << 30;
+/// The largest blob the team store takes (S3's largest object).
+pub const MAX_BLOB: u64 = 5 << 40;
+
+/// S3's most parts in one multipart upload.
+const MAX_PARTS: u64 = 10_000;
+
+/// The part size of a streamed upload of `size` bytes: [`PART`], or larger when [`PART`]-sized
+/// parts would be more than S3's 10,000 (above 78 GiB), in whole MiB.
+pub fn part_size(size: u64) -> usize {
+    let needed = size.div_ceil(MAX_PARTS).div_ceil(1 << 20) << 20;
+    (needed as usize).max(PART)
+}
+
+/// `MCP_CANVAS_TEAM_COPY_PART_BYTES`: the largest part of the create-only placement copy
+/// (default S3's limit, 5 GiB; a staged blob larger than this is copied in ranged parts). Tests
+/// lower it so a few MiB exercise what a 6 GiB file does.
+fn copy_part_bytes() -> u64 {
+    std::env::var("MCP_CANVAS_TEAM_COPY_PART_BYTES").ok().and_then(|v| v.parse().ok()).filter(|n| *n >= 1 << 20).unwrap_or(crate::multipart::MAX_COPY_PART)
+}
 
 /// Where the bucket is, as `[store]` says.
 #[derive(Debug, Clone)]
@@ -56,6 +73,10 @@ pub struct Bucket {
     quick: Arc<AmazonS3>,
     /// The same bucket for downloads: no total limit, a limit between bytes.
     reads: Arc<AmazonS3>,
+    /// Requests object_store does not make (ranged part copies, unfinished uploads).
+    raw: crate::multipart::Raw,
+    /// A staged blob larger than this is placed in ranged part copies.
+    copy_part: u64,
     prefix: String,
     url: String,
 }
@@ -88,8 +109,8 @@ impl Bucket {
                 builder = builder.with_token(token);
             }
         }
-        let region = settings.region.clone().or_else(|| std::env::var("AWS_REGION").ok()).or_else(|| std::env::var("AWS_DEFAULT_REGION").ok());
-        builder = builder.with_region(region.unwrap_or_else(|| "us-east-1".into()));
+        let region = settings.region.clone().or_else(|| std::env::var("AWS_REGION").ok()).or_else(|| std::env::var("AWS_DEFAULT_REGION").ok()).unwrap_or_else(|| "us-east-1".into());
+        builder = builder.with_region(&region);
         // Set again in each client's options below, which replace the builder's.
         let allow_http = settings.endpoint.as_deref().is_some_and(|e| e.starts_with("http://"));
         if let Some(endpoint) = &settings.endpoint {
@@ -100,7 +121,8 @@ impl Bucket {
         // Bytes up: a slow part is not cut short. A bucket that is away fails fast (the outbox retries).
         let retry = RetryConfig { max_retries: 3, retry_timeout: Duration::from_secs(30), ..Default::default() };
         let bulk = ClientOptions::new().with_allow_http(allow_http).with_connect_timeout(CONNECT_TIMEOUT).with_timeout(Duration::from_secs(600));
-        let store = build(builder.clone().with_client_options(bulk).with_retry(retry.clone()))?;
+        let store = Arc::new(build(builder.clone().with_client_options(bulk.clone()).with_retry(retry.clone()))?);
+        let raw = crate::multipart::Raw::new(store.clone(), &bulk, &region, settings.endpoint.as_deref(), name).map_err(|e| TeamError::Bucket { bucket: url.clone(), what: e.to_string(), remedy: String::new() })?;
         // Bytes down: however long the whole file takes, but no answer or no byte for
         // [`READ_TIMEOUT`] gives up (a stalled or silent server).
         let streaming = ClientOptions::new().with_allow_http(allow_http).with_connect_timeout(CONNECT_TIMEOUT).with_timeout_disabled().with_read_timeout(READ_TIMEOUT);
@@ -109,7 +131,7 @@ impl Bucket {
         // the connection and never answers is given up on within seconds.
         let short = ClientOptions::new().with_allow_http(allow_http).with_connect_timeout(CONNECT_TIMEOUT).with_timeout(ANSWER_TIMEOUT);
         let quick = build(builder.with_client_options(short).with_retry(RetryConfig { max_retries: 1, retry_timeout: ANSWER_TIMEOUT, ..Default::default() }))?;
-        Ok(Self { store: Arc::new(store), quick: Arc::new(quick), reads: Arc::new(reads), prefix, url })
+        Ok(Self { store, quick: Arc::new(quick), reads: Arc::new(reads), raw, copy_part: copy_part_bytes(), prefix, url })
     }
 
     /// `s3://bucket/prefix`, for messages.
@@ -176,7 +198,8 @@ impl Bucket {
 
     /// Uploads the file at `path` as the blob `sha256` (`size` bytes), create-only. The file is
     /// hashed as it is read: bytes that do not hash to `sha256` are never completed in the bucket.
-    /// Up to [`MAX_BLOB`]: S3 copies at most 5 GiB in one `UploadPartCopy`.
+    /// Up to [`MAX_BLOB`]; a blob over 5 GiB (S3's limit for one `UploadPartCopy`) is placed in
+    /// ranged part copies.
     pub async fn upload(&self, id: &str, sha256: &str, size: u64, path: &Path) -> Result<Uploaded, TeamError> {
         if size > MAX_BLOB {
             return Err(TeamError::TooLarge { id: id.into(), size });
@@ -198,7 +221,7 @@ impl Bucket {
         } else {
             let staging = self.key(&format!("uploads/{sha256}.{}", random_hex()));
             let upload = self.store.put_multipart(&staging).await.map_err(|e| self.error(e))?;
-            let mut writer = WriteMultipart::new_with_chunk_size(upload, PART);
+            let mut writer = WriteMultipart::new_with_chunk_size(upload, part_size(size));
             let mut hasher = Sha256::new();
             let mut buffer = vec![0u8; 1 << 20];
             let read = async {
@@ -220,7 +243,19 @@ impl Bucket {
                 return Err(e);
             }
             writer.finish().await.map_err(|e| self.error(e))?;
-            let copied = self.store.copy_if_not_exists(&staging, &key).await;
+            let copied = if size > self.copy_part {
+                // Over one copy's limit: ranged part copies (object_store copies in one part).
+                match self.raw.copy_in_parts(&staging, &key, size, self.copy_part).await {
+                    Ok(true) => Ok(()),
+                    Ok(false) => Err(OsError::AlreadyExists { path: key.to_string(), source: "the blob was placed by another upload".into() }),
+                    Err(what) => {
+                        let _ = self.store.delete(&staging).await;
+                        return Err(TeamError::Bucket { bucket: self.url.clone(), remedy: remedy_for(&what, &OsError::Generic { store: "S3", source: what.clone().into() }), what });
+                    }
+                }
+            } else {
+                self.store.copy_if_not_exists(&staging, &key).await
+            };
             let _ = self.store.delete(&staging).await;
             copied
         };

@@ -67,8 +67,8 @@ pub enum TeamError {
         /// The artifact.
         id: String,
     },
-    /// Too large for the bucket's one-request copy.
-    #[error("artifact `{id}` is {size} bytes: the team store takes files up to 5 GiB; it stays on this machine only")]
+    /// Larger than S3's largest object.
+    #[error("artifact `{id}` is {size} bytes: the team store takes files up to 5 TiB (S3's largest object); it stays on this machine only")]
     TooLarge {
         /// The artifact.
         id: String,

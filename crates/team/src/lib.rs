@@ -28,6 +28,7 @@ mod connect;
 mod credentials;
 mod error;
 mod fetch;
+mod multipart;
 mod password;
 pub mod ranged;
 pub mod search;
