@@ -354,10 +354,11 @@ struct Options {
     queries: usize,
     dir: Option<PathBuf>,
     dump: Option<PathBuf>,
+    team: bool,
 }
 
 fn options() -> Options {
-    let mut options = Options { artifacts: 10_000, pdfs: 1_000, total_mb: 2_000, queries: 200, dir: None, dump: None };
+    let mut options = Options { artifacts: 10_000, pdfs: 1_000, total_mb: 2_000, queries: 200, dir: None, dump: None, team: true };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = || args.next().unwrap_or_else(|| panic!("{arg} needs a value"));
@@ -368,7 +369,8 @@ fn options() -> Options {
             "--queries" => options.queries = value().parse().expect("--queries N"),
             "--dir" => options.dir = Some(PathBuf::from(value())),
             "--dump-segments" => options.dump = Some(PathBuf::from(value())),
-            other => panic!("unknown argument {other}: [--artifacts N] [--pdfs N] [--total-mb N] [--queries N] [--dir DIR] [--dump-segments FILE]"),
+            "--no-team" => options.team = false,
+            other => panic!("unknown argument {other}: [--artifacts N] [--pdfs N] [--total-mb N] [--queries N] [--dir DIR] [--dump-segments FILE] [--no-team]"),
         }
     }
     assert!(options.pdfs <= options.artifacts, "--pdfs is at most --artifacts");
@@ -682,6 +684,58 @@ fn measure(store: &ArtifactStore, queries: &[SearchQuery], snippets: bool) -> La
     Latency { p50: percentile(&times, 0.5), p95: percentile(&times, 0.95), mean_hits: hits as f64 / queries.len() as f64 }
 }
 
+/// The team's search over the same corpus: a throwaway PostgreSQL (Debian's, as the tests start
+/// it), every artifact registered for one member with the text the indexer extracts (at most the
+/// team's 16 MiB per file, as a member writes it), then the same queries through
+/// `Catalog::search`. Returns the load's seconds, the text table's and its index's bytes, and
+/// p50 / p95 per query kind.
+fn team(store: &ArtifactStore, records: &[ArtifactRecord], sets: &[(QueryKind, Vec<SearchQuery>)]) -> (f64, u64, Vec<(QueryKind, f64, f64)>) {
+    use mcp_canvas_team::{search::MAX_TEXT_BYTES, Catalog};
+    let pg = mcp_canvas_e2e::team::Postgres::start();
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    runtime.block_on(async {
+        let catalog = Catalog::connect(&pg.url(), Some(mcp_canvas_e2e::team::PASSWORD), true).await.unwrap();
+        let started = Instant::now();
+        for record in records {
+            let token = catalog.reserve(&record.sha256, record.size, record.created_at_ms).await.unwrap();
+            catalog.register("bench", "ada", record, "bench-bucket", &token, record.created_at_ms).await.unwrap();
+            let (mut batches, mut batch, mut batch_bytes, mut total) = (Vec::new(), Vec::new(), 0usize, 0usize);
+            host_search::segments(record, &store.blob_path(&record.sha256), &mut |segment| {
+                total += segment.text.len();
+                if total > MAX_TEXT_BYTES {
+                    return false;
+                }
+                batch_bytes += segment.text.len();
+                batch.push(segment);
+                if batch_bytes >= 1 << 20 {
+                    batches.push(std::mem::take(&mut batch));
+                    batch_bytes = 0;
+                }
+                true
+            });
+            batches.push(batch);
+            assert!(catalog.put_text("bench", &record.id, batches, None, record.created_at_ms).await.unwrap());
+        }
+        let load_s = started.elapsed().as_secs_f64();
+        let bytes = pg.admin_on("canvas", "SELECT pg_total_relation_size('artifact_text')");
+        let bytes: u64 = bytes.trim().parse().unwrap_or(0);
+        let mut out = Vec::new();
+        for (kind, queries) in sets {
+            for q in queries.iter().take(10) {
+                catalog.search("bench", "ada", q).await.unwrap();
+            }
+            let mut times = Vec::new();
+            for q in queries {
+                let started = Instant::now();
+                catalog.search("bench", "ada", q).await.unwrap();
+                times.push(started.elapsed().as_secs_f64() * 1000.0);
+            }
+            out.push((*kind, percentile(&times, 0.5), percentile(&times, 0.95)));
+        }
+        (load_s, bytes, out)
+    })
+}
+
 fn verdict(pass: bool) -> &'static str {
     if pass { "PASS" } else { "MISS" }
 }
@@ -826,5 +880,17 @@ fn main() {
             verdict(full.p95 <= 20.0),
             full.mean_hits
         );
+    }
+
+    if options.team {
+        let sets: Vec<(QueryKind, Vec<SearchQuery>)> = kinds.iter().map(|kind| (*kind, queries(*kind, &corpus, options.queries))).collect();
+        let (load_s, bytes, team_latency) = team(&store, &corpus.records, &sets);
+        println!();
+        println!("the team's PostgreSQL (the same corpus, one member, at most 16 MiB of text per file; no target):");
+        println!("{:<44} {:>16.1}", "  loading the text (s)", load_s);
+        println!("{:<44} {:>13.0} MB   (the text, its tsvectors and the GIN index)", "  artifact_text", bytes as f64 / 1e6);
+        for (kind, p50, p95) in team_latency {
+            println!("{:<44} {:>7.1} / {:>6.1}", format!("  {kind:?} p50 / p95, ms"), p50, p95);
+        }
     }
 }

@@ -8,3 +8,5 @@ DELETE FROM search_segments;
 DELETE FROM search_indexed;
 DELETE FROM search_attempts;
 UPDATE search_calls SET audit_seq = 0 WHERE id = 1;
+-- The index's words, to search a prefix as the words it completes to.
+CREATE VIRTUAL TABLE search_vocab USING fts5vocab(search_text, row);

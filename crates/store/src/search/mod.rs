@@ -164,8 +164,14 @@ pub struct IndexStatus {
 
 /// Hits per artifact in one result list.
 const HITS_PER_ARTIFACT: usize = 3;
-/// Segments read from the index at a time (newest first); the catalog is free between pages.
-const PAGE_ROWS: i64 = 256;
+/// At most this many segments are read from the index at a time (newest first; the first page
+/// is a little more than the hits wanted, and each next one twice the last); the catalog is
+/// free between pages.
+const MAX_PAGE_ROWS: i64 = 1024;
+/// A prefix with at most this many completions in the index is searched as those words (read
+/// newest first, stopping at the hits wanted); one with more, as FTS5's prefix (which reads
+/// every completion's list whole).
+const MAX_COMPLETIONS: usize = 512;
 /// A search stops after this many segments whose text did not hold a phrase searched for (the
 /// index keeps no positions: a phrase is found by its words, then checked in the text).
 const MAX_REFUSED: usize = 1000;
@@ -436,15 +442,22 @@ pub(crate) fn run(store: &crate::ArtifactStore, query: &SearchQuery, text_of: &m
     if terms.is_empty() {
         return Ok(SearchResults { hits: Vec::new(), indexed: status.indexed, pending: status.pending });
     }
-    let (sql, values) = page_sql(query, &terms);
+    let expression = {
+        let conn = store.conn();
+        terms.fts5_with(&mut |prefix| completions(&conn, prefix))
+    };
+    let (sql, values) = page_sql(query, &expression);
     let mut hits: Vec<SearchHit> = Vec::new();
     let mut per_artifact: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     let mut refused = 0;
     let mut before = i64::MAX;
+    let mut rows_wanted = limit as i64 + 4;
     'pages: loop {
-        let rows = page(&store.conn(), &sql, &values, before)?;
+        let rows = page(&store.conn(), &sql, &values, before, rows_wanted)?;
         let Some(&(_, last)) = rows.last() else { break };
+        let full = rows.len() as i64 == rows_wanted;
         before = last;
+        rows_wanted = (rows_wanted * 2).min(MAX_PAGE_ROWS);
         for (hit, id) in rows {
             let Some(mut hit) = hit else { continue };
             let seen = per_artifact.entry(hit.artifact.id.clone()).or_default();
@@ -478,14 +491,26 @@ pub(crate) fn run(store: &crate::ArtifactStore, query: &SearchQuery, text_of: &m
                 break 'pages;
             }
         }
+        if !full {
+            break;
+        }
     }
     Ok(SearchResults { hits, indexed: status.indexed, pending: status.pending })
 }
 
-/// The query for one page of hits: its last parameter is the id the page starts below.
-fn page_sql(query: &SearchQuery, terms: &Terms) -> (String, Vec<rusqlite::types::Value>) {
+/// The words of the index that start with `prefix`, when there are at most [`MAX_COMPLETIONS`].
+fn completions(conn: &Connection, prefix: &str) -> Option<Vec<String>> {
+    let end = format!("{prefix}\u{10FFFF}");
+    let mut stmt = conn.prepare_cached("SELECT term FROM search_vocab WHERE term >= ?1 AND term < ?2 LIMIT ?3").ok()?;
+    let terms: Vec<String> = stmt.query_map(params![prefix, end, MAX_COMPLETIONS as i64 + 1], |row| row.get(0)).ok()?.collect::<Result<_, _>>().ok()?;
+    (terms.len() <= MAX_COMPLETIONS).then_some(terms)
+}
+
+/// The query for one page of hits: its last two parameters are the id the page starts below
+/// and how many rows it reads.
+fn page_sql(query: &SearchQuery, expression: &str) -> (String, Vec<rusqlite::types::Value>) {
     let mut conditions = Conditions::default();
-    let text = conditions.bind(terms.fts5().into());
+    let text = conditions.bind(expression.to_owned().into());
     conditions.sql.push(format!("search_text MATCH {text}"));
     conditions.filter(&Filter {
         session: query.session.as_deref(),
@@ -510,11 +535,12 @@ fn page_sql(query: &SearchQuery, terms: &Terms) -> (String, Vec<rusqlite::types:
         conditions.sql.push(format!("a.created_at_ms < {p}"));
     }
     let before = format!("?{}", conditions.values.len() + 1);
+    let rows = format!("?{}", conditions.values.len() + 2);
     conditions.sql.push(format!("search_text.rowid < {before}"));
     let sql = format!(
         "SELECT {COLUMNS}, s.place, s.position, s.byte_offset, s.byte_length, s.id
          FROM search_text JOIN search_segments s ON s.id = search_text.rowid JOIN artifacts a ON a.id = s.artifact_id
-         {} ORDER BY search_text.rowid DESC LIMIT {PAGE_ROWS}",
+         {} ORDER BY search_text.rowid DESC LIMIT {rows}",
         conditions.where_clause()
     );
     (sql, conditions.values)
@@ -522,10 +548,10 @@ fn page_sql(query: &SearchQuery, terms: &Terms) -> (String, Vec<rusqlite::types:
 
 /// One page of hits below `before`, newest first, with their segment ids.
 /// (`None` for a place this build does not know: skipped, but it still moves the search on).
-fn page(conn: &Connection, sql: &str, values: &[rusqlite::types::Value], before: i64) -> Result<Vec<(Option<SearchHit>, i64)>, StoreError> {
+fn page(conn: &Connection, sql: &str, values: &[rusqlite::types::Value], before: i64, rows: i64) -> Result<Vec<(Option<SearchHit>, i64)>, StoreError> {
     let mut stmt = conn.prepare_cached(sql)?;
-    let before = rusqlite::types::Value::Integer(before);
-    let rows = stmt.query_map(rusqlite::params_from_iter(values.iter().chain(std::iter::once(&before))), |row| {
+    let bounds = [rusqlite::types::Value::Integer(before), rusqlite::types::Value::Integer(rows)];
+    let rows = stmt.query_map(rusqlite::params_from_iter(values.iter().chain(bounds.iter())), |row| {
         let artifact = from_row(row)?;
         let place: String = row.get(13)?;
         let hit = HitPlace::parse(&place).map(|place| SearchHit {

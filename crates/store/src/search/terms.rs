@@ -80,16 +80,28 @@ impl Terms {
     /// phrase's words too: the index keeps no positions, so [`Self::phrases_in`] checks the
     /// order in the text).
     pub fn fts5(&self) -> String {
-        let parts: Vec<String> = self
-            .terms
-            .iter()
-            .flat_map(|term| {
-                term.words.iter().enumerate().map(move |(i, word)| {
-                    let quoted = format!("\"{}\"", word.replace('"', "\"\""));
-                    if term.prefix && i + 1 == term.words.len() { format!("{quoted}*") } else { quoted }
-                })
-            })
-            .collect();
+        self.fts5_with(&mut |_| None)
+    }
+
+    /// [`Self::fts5`], with each prefix given as the words it completes to when `completions`
+    /// knows them (`Some`: the index's words that start with it), else as an FTS5 prefix.
+    pub fn fts5_with(&self, completions: &mut dyn FnMut(&str) -> Option<Vec<String>>) -> String {
+        let quote = |word: &str| format!("\"{}\"", word.replace('"', "\"\""));
+        let mut parts: Vec<String> = Vec::new();
+        for term in &self.terms {
+            for (i, word) in term.words.iter().enumerate() {
+                if !(term.prefix && i + 1 == term.words.len()) {
+                    parts.push(quote(word));
+                    continue;
+                }
+                parts.push(match completions(word) {
+                    // Nothing in the index starts with it: the prefix itself finds nothing, fast.
+                    Some(words) if words.is_empty() => format!("{}*", quote(word)),
+                    Some(words) => format!("({})", words.iter().map(|w| quote(w)).collect::<Vec<_>>().join(" OR ")),
+                    None => format!("{}*", quote(word)),
+                });
+            }
+        }
         parts.join(" AND ")
     }
 
@@ -199,6 +211,15 @@ mod tests {
         assert!(!Terms::parse("foo-ba").phrases_in("bar foo"));
         assert_eq!(fts(r#"" * - ^ ( ) :"#), "");
         assert!(Terms::parse("***").is_empty());
+    }
+
+    #[test]
+    fn a_prefix_is_its_completions_when_they_are_known() {
+        let terms = Terms::parse("net rev");
+        let known = terms.fts5_with(&mut |p| (p == "rev").then(|| vec!["revenue".to_owned(), "review".to_owned()]));
+        assert_eq!(known, r#""net" AND ("revenue" OR "review")"#);
+        assert_eq!(terms.fts5_with(&mut |_| None), r#""net" AND "rev"*"#);
+        assert_eq!(terms.fts5_with(&mut |_| Some(Vec::new())), r#""net" AND "rev"*"#);
     }
 
     #[test]
