@@ -128,3 +128,67 @@ fn a_blob_over_the_copy_limit_is_placed_in_ranged_part_copies() {
     assert_eq!(pulled.code, 0, "{}", pulled.stderr);
     assert_eq!(Sha256::digest(std::fs::read(&out).unwrap()), Sha256::digest(&bytes));
 }
+
+/// The keys of the bucket's unfinished uploads under `canvas/`.
+fn unfinished(s3: &S3Server) -> Vec<String> {
+    let (status, body) = s3.request("GET", "/team?uploads&prefix=canvas/", b"");
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
+    let body = String::from_utf8_lossy(&body).into_owned();
+    body.split("<Upload>").skip(1).filter_map(|u| u.split("<Key>").nth(1)?.split("</Key>").next().map(str::to_owned)).collect()
+}
+
+/// What an interrupted upload leaves — an unfinished multipart upload, a staging copy, a
+/// reservation past its time — is removed by retention once older than
+/// `abandoned_upload_hours`; younger ones (an upload that may still be going) stay. A staging
+/// key says when its upload started (`uploads/<sha256>.<ms>.<random>`): moto reports a fixed
+/// date for every unfinished upload, and members' clocks count their uploads' age.
+#[test]
+fn retention_cleans_what_interrupted_uploads_left_and_keeps_what_is_young() {
+    let (pg, s3) = (Postgres::start(), S3Server::start());
+    let ada = join(&s3, &pg, "ada");
+    let settings = ada.path().join("settings.toml");
+    std::fs::write(&settings, std::fs::read_to_string(&settings).unwrap() + "abandoned_upload_hours = 1\n").unwrap();
+    assert_eq!(member(ada.path(), &["store", "status"], b"").code, 0, "the catalog's schema is made");
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
+    let key = |n: u8, age_ms: i64| format!("canvas/uploads/{}.{}.0123abcd", format!("{n:x}").repeat(64), now - age_ms);
+    let (old_upload, young_upload) = (key(1, 2 * 3_600_000), key(2, 60_000));
+    let (old_staging, young_staging) = (key(3, 5 * 3_600_000), key(4, 60_000));
+    for upload in [&old_upload, &young_upload] {
+        let (status, body) = s3.request("POST", &format!("/team/{upload}?uploads"), b"");
+        assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
+    }
+    s3.put_raw(&old_staging, b"left behind by a process killed after placing its blob");
+    s3.put_raw(&young_staging, b"an upload placing its blob right now");
+    pg.admin("INSERT INTO blob_reservations (token, sha256, until_ms) VALUES ('killed-writer', 'ab', 1)");
+    pg.admin(&format!("INSERT INTO blob_reservations (token, sha256, until_ms) VALUES ('writing', 'cd', {})", now + 3_600_000));
+
+    let gc = member(ada.path(), &["store", "gc", "--json"], b"");
+    assert_eq!(gc.code, 0, "{}{}", gc.stdout, gc.stderr);
+    let report = json_of(&gc);
+    assert_eq!((report["uploads_aborted"].as_u64(), report["staging_deleted"].as_u64(), report["reservations_dropped"].as_u64()), (Some(1), Some(1), Some(1)), "{report}");
+    assert_eq!(unfinished(&s3), vec![young_upload]);
+    let mut staging = s3.keys("canvas/uploads/");
+    staging.sort();
+    assert_eq!(staging, vec![young_staging]);
+    assert_eq!(pg.admin("SELECT token FROM blob_reservations"), "writing");
+}
+
+/// The proxy runs team retention by itself (here every second instead of every 6 hours): a
+/// reservation a killed writer left past its time goes without anyone typing `store gc`.
+#[test]
+fn the_proxy_runs_team_retention_by_itself() {
+    let (pg, s3) = (Postgres::start(), S3Server::start());
+    let ada = join(&s3, &pg, "ada");
+    assert_eq!(member(ada.path(), &["store", "status"], b"").code, 0, "the catalog's schema is made");
+    pg.admin("INSERT INTO blob_reservations (token, sha256, until_ms) VALUES ('killed-writer', 'ab', 1)");
+    let mut proxy = std::process::Command::new(mcp_canvas_e2e::binary("mcp-canvas-cli"));
+    proxy.arg("--data-dir").arg(ada.path()).arg("proxy").env_remove("MCP_CANVAS_DATA_DIR").env("MCP_CANVAS_TEAM_RETENTION_EVERY_SECS", "1");
+    let mut proxy = proxy.envs(mcp_canvas_e2e::team::member_env()).stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).spawn().unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while pg.admin("SELECT count(*) FROM blob_reservations") != "0" {
+        assert!(std::time::Instant::now() < deadline, "the proxy did not run retention within 60 s");
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    let _ = proxy.kill();
+    let _ = proxy.wait();
+}

@@ -53,8 +53,10 @@ pub enum StoreCommand {
     Private { id: String },
     /// Share one of your private artifacts with the team again.
     Share { id: String },
-    /// Team retention: unpinned artifacts unused for --max-age-days, then blobs nothing
-    /// references. One process of the team at a time (the others skip).
+    /// Team retention: unpinned artifacts unused for --max-age-days (default `[store]
+    /// retention_days`), then blobs nothing references, then what interrupted uploads left
+    /// (older than `[store] abandoned_upload_hours`). One process of the team at a time (the
+    /// others skip).
     Gc {
         #[arg(long)]
         max_age_days: Option<u32>,
@@ -158,13 +160,20 @@ pub async fn run(host: &Host, command: StoreCommand) -> ExitCode {
         },
         StoreCommand::Private { id } => set_private(&team, &id, true).await,
         StoreCommand::Share { id } => set_private(&team, &id, false).await,
-        StoreCommand::Gc { max_age_days, json } => match team.retention(max_age_days, now).await {
+        StoreCommand::Gc { max_age_days, json } => match team.retention(max_age_days.or(team.retention_days()), now).await {
             Ok(Some(report)) if json => {
                 print(&report);
                 ExitCode::SUCCESS
             }
             Ok(Some(report)) => {
-                outln!("expired {} artifacts, deleted {} blobs", report.expired.len(), report.blobs_deleted);
+                outln!(
+                    "expired {} artifacts, deleted {} blobs; aborted {} unfinished uploads, deleted {} staging copies, dropped {} expired reservations",
+                    report.expired.len(),
+                    report.blobs_deleted,
+                    report.uploads_aborted,
+                    report.staging_deleted,
+                    report.reservations_dropped
+                );
                 ExitCode::SUCCESS
             }
             Ok(None) => {

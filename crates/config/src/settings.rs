@@ -105,11 +105,28 @@ pub struct StoreSettings {
     /// Bytes the local cache of team artifacts may hold (queued uploads are never evicted).
     #[ts(type = "number")]
     pub cache_quota_bytes: u64,
+    /// Team retention, which the app and the proxy run by themselves (one process of the team at
+    /// a time): the team's unpinned artifacts unused for this many days are removed. Absent:
+    /// kept (what interrupted uploads leave is cleaned up all the same).
+    pub retention_days: Option<u32>,
+    /// Team retention removes what interrupted uploads left (unfinished multipart uploads,
+    /// staging copies) once it is this many hours old. Default 24.
+    pub abandoned_upload_hours: u32,
 }
 
 impl Default for StoreSettings {
     fn default() -> Self {
-        Self { backend: StoreBackend::Local, s3_url: None, s3_endpoint: None, s3_region: None, catalog_url: None, team: None, cache_quota_bytes: 10 << 30 }
+        Self {
+            backend: StoreBackend::Local,
+            s3_url: None,
+            s3_endpoint: None,
+            s3_region: None,
+            catalog_url: None,
+            team: None,
+            cache_quota_bytes: 10 << 30,
+            retention_days: None,
+            abandoned_upload_hours: 24,
+        }
     }
 }
 
@@ -147,6 +164,12 @@ impl StoreSettings {
         }
         if self.team.as_deref().is_none_or(|t| t.trim().is_empty()) {
             problems.push("[store] backend = \"team\" needs team = \"<your team's name>\"".to_owned());
+        }
+        if self.abandoned_upload_hours == 0 {
+            problems.push("[store] abandoned_upload_hours must be at least 1 (an upload in progress would be cut off)".to_owned());
+        }
+        if self.retention_days == Some(0) {
+            problems.push("[store] retention_days must be at least 1 (or absent: artifacts are kept)".to_owned());
         }
         problems
     }

@@ -91,6 +91,37 @@ impl TeamSync {
         (waiting > 0).then(|| format!("team store: {error}\n{waiting} artifacts not sent to the team store: {next}"))
     }
 
+    /// Runs team retention ([`mcp_canvas_team::TeamStore::retention`] with `[store]
+    /// retention_days`) every [`mcp_canvas_team::RETENTION_EVERY`], the first a minute after
+    /// start, for as long as the runtime runs. Every member's app and proxy do; the catalog's
+    /// advisory lock lets one process of the team at a time run it (the others skip that round).
+    /// `MCP_CANVAS_TEAM_RETENTION_EVERY_SECS` sets both waits (tests).
+    pub fn keep_retention(self: &Arc<Self>) {
+        let every = std::env::var("MCP_CANVAS_TEAM_RETENTION_EVERY_SECS").ok().and_then(|v| v.parse().ok()).map(Duration::from_secs);
+        let (first, then) = every.map_or((Duration::from_secs(60), mcp_canvas_team::RETENTION_EVERY), |e| (e, e));
+        let this = Arc::downgrade(self);
+        tokio::spawn(async move {
+            let mut wait = first;
+            loop {
+                tokio::time::sleep(wait).await;
+                wait = then;
+                let Some(team) = this.upgrade().map(|this| this.team.clone()) else { return };
+                match team.retention(team.retention_days(), crate::host::Host::now_ms()).await {
+                    Ok(Some(report)) => tracing::info!(
+                        "team retention: {} artifacts expired, {} blobs deleted, {} unfinished uploads aborted, {} staging copies and {} expired reservations removed",
+                        report.expired.len(),
+                        report.blobs_deleted,
+                        report.uploads_aborted,
+                        report.staging_deleted,
+                        report.reservations_dropped
+                    ),
+                    Ok(None) => tracing::debug!("team retention: another process of the team is running it"),
+                    Err(e) => tracing::warn!("team retention: {e}"),
+                }
+            }
+        });
+    }
+
     /// Retries a backlog every [`RETRY`] for as long as the runtime runs.
     pub fn keep_trying(self: &Arc<Self>) {
         let this = Arc::downgrade(self);
@@ -143,12 +174,14 @@ impl Host {
         Ok(self.team()?.search(query).await?)
     }
 
-    /// Long-running front ends (the app, the proxy): drain what is queued now and retry a backlog
-    /// while the team store is away. Does nothing with a local store.
+    /// Long-running front ends (the app, the proxy): drain what is queued now, retry a backlog
+    /// while the team store is away, and run team retention now and then
+    /// ([`TeamSync::keep_retention`]). Does nothing with a local store.
     pub fn keep_team_store_in_sync(&self) {
         if let Some(sync) = self.housekeeping.team() {
             sync.kick();
             sync.keep_trying();
+            sync.keep_retention();
         }
     }
 

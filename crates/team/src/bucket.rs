@@ -219,7 +219,8 @@ impl Bucket {
             check_hash(id, sha256, &Sha256::digest(&bytes))?;
             self.store.put_opts(&key, PutPayload::from(bytes), PutOptions { mode: PutMode::Create, ..Default::default() }).await.map(|_| ())
         } else {
-            let staging = self.key(&format!("uploads/{sha256}.{}", random_hex()));
+            // The start time in the key: retention's age for it, whatever time the server reports.
+            let staging = self.key(&format!("uploads/{sha256}.{}.{}", wall_clock_ms(), random_hex()));
             let upload = self.store.put_multipart(&staging).await.map_err(|e| self.error(e))?;
             let mut writer = WriteMultipart::new_with_chunk_size(upload, part_size(size));
             let mut hasher = Sha256::new();
@@ -278,6 +279,43 @@ impl Bucket {
         self.reads.get_range(&self.blob_key(sha256), range).await.map_err(|e| self.error(e))
     }
 
+    /// Aborts the unfinished multipart uploads under the prefix started before `cutoff_ms`
+    /// (what an interrupted upload leaves; many S3 servers have no lifecycle rules). Returns how
+    /// many.
+    pub async fn abort_unfinished(&self, cutoff_ms: i64) -> Result<u32, TeamError> {
+        let prefix = if self.prefix.is_empty() { String::new() } else { format!("{}/", self.prefix) };
+        let failed = |what: String| TeamError::Bucket { bucket: self.url.clone(), remedy: remedy_for(&what, &OsError::Generic { store: "S3", source: what.clone().into() }), what };
+        let mut aborted = 0;
+        for upload in self.raw.unfinished(&prefix).await.map_err(failed)? {
+            if started_ms(&upload.key).or(upload.initiated_ms).is_some_and(|at| at < cutoff_ms) {
+                self.raw.abort(&upload.key, &upload.upload_id).await.map_err(failed)?;
+                aborted += 1;
+            }
+        }
+        Ok(aborted)
+    }
+
+    /// Deletes staging copies (`<prefix>/uploads/`) last written before `cutoff_ms`: a process
+    /// killed between placing a blob and deleting its staging copy leaves one. Returns how many.
+    pub async fn delete_stale_staging(&self, cutoff_ms: i64) -> Result<u32, TeamError> {
+        let staging = self.key("uploads");
+        let mut listed = self.quick.list(Some(&staging));
+        let mut stale = Vec::new();
+        while let Some(meta) = listed.next().await {
+            let meta = meta.map_err(|e| self.error(e))?;
+            if started_ms(meta.location.as_ref()).unwrap_or(meta.last_modified.timestamp_millis()) < cutoff_ms {
+                stale.push(meta.location);
+            }
+        }
+        for key in &stale {
+            match self.quick.delete(key).await {
+                Ok(()) | Err(OsError::NotFound { .. }) => {}
+                Err(e) => return Err(self.error(e)),
+            }
+        }
+        Ok(stale.len() as u32)
+    }
+
     /// Deletes the blob (retention, for blobs no artifact references).
     pub async fn delete(&self, sha256: &str) -> Result<(), TeamError> {
         match self.quick.delete(&self.blob_key(sha256)).await {
@@ -324,6 +362,14 @@ fn local_io(path: &Path, source: std::io::Error) -> TeamError {
 #[cfg(test)]
 mod tests {
     #[test]
+    fn a_staging_keys_start_time_is_read_from_it() {
+        let sha = "a".repeat(64);
+        assert_eq!(super::started_ms(&format!("canvas/uploads/{sha}.1700000000000.ab12")), Some(1_700_000_000_000));
+        assert_eq!(super::started_ms(&format!("canvas/uploads/{sha}.ab12")), None, "a key from before start times were written");
+        assert_eq!(super::started_ms(&format!("canvas/blobs/aa/{sha}")), None);
+    }
+
+    #[test]
     fn an_error_body_keeps_its_code_and_message_and_drops_the_rest() {
         let what = "Client error with status 403 Forbidden: <?xml version=\"1.0\"?><Error><Code>SignatureDoesNotMatch</Code><Message>The request signature we calculated does not match</Message><AWSAccessKeyId>AKIAEXAMPLE123</AWSAccessKeyId><StringToSign>AWS4-HMAC-SHA256 secret-ish</StringToSign></Error>";
         let kept = super::without_body_secrets(what);
@@ -333,6 +379,20 @@ mod tests {
         assert!(!super::without_body_secrets(token).contains("FwoG"));
         assert_eq!(super::without_body_secrets("connection refused"), "connection refused");
     }
+}
+
+/// When the upload to a staging key (`uploads/<sha256>.<start ms>.<random>`) started, from the
+/// key itself: some servers report no real start time for an unfinished upload (moto answers a
+/// fixed date), and a member's clock is what its uploads' age is counted by. `None` for other keys.
+fn started_ms(key: &str) -> Option<i64> {
+    let name = key.rsplit('/').next()?;
+    let mut parts = name.split('.');
+    let (sha, at, random) = (parts.next()?, parts.next()?, parts.next()?);
+    (sha.len() == 64 && !random.is_empty() && parts.next().is_none()).then(|| at.parse().ok()).flatten()
+}
+
+fn wall_clock_ms() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
 }
 
 pub(crate) fn random_hex() -> String {

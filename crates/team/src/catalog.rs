@@ -331,6 +331,13 @@ impl Catalog {
         Ok(rows.iter().map(|r| r.get(0)).collect())
     }
 
+    /// Drops reservations past their time (a writer killed between reserving and registering);
+    /// returns how many.
+    pub(crate) async fn drop_expired_reservations(&self, now_ms: i64) -> Result<u64, TeamError> {
+        let client = self.client.lock().await;
+        client.execute("DELETE FROM blob_reservations WHERE until_ms < $1", &[&now_ms]).await.map_err(|e| self.error(e))
+    }
+
     /// Blobs that look deletable: no artifact of any team, no live reservation.
     pub(crate) async fn orphan_candidates(&self, now_ms: i64) -> Result<Vec<String>, TeamError> {
         let client = self.client.lock().await;

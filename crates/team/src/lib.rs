@@ -64,6 +64,10 @@ pub struct TeamStore {
     checked: tokio::sync::OnceCell<()>,
     /// The last probe of the bucket, for `status` (at most one probe a minute).
     last_probe: std::sync::Mutex<Option<(std::time::Instant, Option<String>)>>,
+    /// `[store] retention_days`: what the app's own retention runs expire.
+    retention_days: Option<u32>,
+    /// `[store] abandoned_upload_hours`, in milliseconds.
+    abandoned_after_ms: i64,
     /// Teammates' files opened for reading by ranges lately, newest first ([`Self::remote`]).
     remote: std::sync::Mutex<Vec<Arc<RemoteFile>>>,
 }
@@ -118,7 +122,16 @@ pub struct RetentionReport {
     pub expired: Vec<String>,
     /// Blobs deleted from the bucket.
     pub blobs_deleted: u32,
+    /// Unfinished multipart uploads aborted (older than `abandoned_upload_hours`).
+    pub uploads_aborted: u32,
+    /// Staging copies deleted (older than `abandoned_upload_hours`).
+    pub staging_deleted: u32,
+    /// Blob reservations past their time dropped.
+    pub reservations_dropped: u32,
 }
+
+/// How often the app and the proxy run team retention.
+pub const RETENTION_EVERY: std::time::Duration = std::time::Duration::from_secs(6 * 3600);
 
 impl TeamStore {
     /// The team store `settings` describe, in front of `local` (which starts queueing new
@@ -148,6 +161,8 @@ impl TeamStore {
             checked: tokio::sync::OnceCell::new(),
             last_probe: std::sync::Mutex::new(None),
             remote: std::sync::Mutex::new(Vec::new()),
+            retention_days: settings.retention_days,
+            abandoned_after_ms: i64::from(settings.abandoned_upload_hours) * 3_600_000,
         })
     }
 
@@ -377,18 +392,29 @@ impl TeamStore {
         self.remote.lock().unwrap_or_else(|p| p.into_inner()).retain(|f| f.record().id != id);
     }
 
+    /// `[store] retention_days`.
+    pub fn retention_days(&self) -> Option<u32> {
+        self.retention_days
+    }
+
     /// Applies team retention (unpinned artifacts unused for `max_age_days`, then blobs nothing
-    /// references), unless another process is running it (`Ok(None)`).
+    /// references, then what interrupted uploads left older than `[store]
+    /// abandoned_upload_hours`: unfinished multipart uploads, staging copies, reservations past
+    /// their time), unless another process is running it (`Ok(None)`).
     pub async fn retention(&self, max_age_days: Option<u32>, now_ms: i64) -> Result<Option<RetentionReport>, TeamError> {
         let catalog = self.catalog().await?;
         let bucket = self.bucket.clone();
         let team = self.team.clone();
+        let abandoned_before = now_ms - self.abandoned_after_ms;
         catalog
             .with_retention_lock(&self.team, async move |catalog| {
                 let mut report = RetentionReport::default();
                 if let Some(days) = max_age_days {
                     report.expired = catalog.expire(&team, now_ms - i64::from(days) * 86_400_000).await?;
                 }
+                report.reservations_dropped = catalog.drop_expired_reservations(now_ms).await? as u32;
+                report.uploads_aborted = bucket.abort_unfinished(abandoned_before).await?;
+                report.staging_deleted = bucket.delete_stale_staging(abandoned_before).await?;
                 for sha in catalog.orphan_candidates(now_ms).await? {
                     let bucket = bucket.clone();
                     let sha_for_delete = sha.clone();

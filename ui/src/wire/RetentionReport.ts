@@ -11,4 +11,16 @@ expired: Array<string>,
 /**
  * Blobs deleted from the bucket.
  */
-blobs_deleted: number, };
+blobs_deleted: number, 
+/**
+ * Unfinished multipart uploads aborted (older than `abandoned_upload_hours`).
+ */
+uploads_aborted: number, 
+/**
+ * Staging copies deleted (older than `abandoned_upload_hours`).
+ */
+staging_deleted: number, 
+/**
+ * Blob reservations past their time dropped.
+ */
+reservations_dropped: number, };

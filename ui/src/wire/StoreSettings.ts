@@ -32,4 +32,15 @@ team: string | null,
 /**
  * Bytes the local cache of team artifacts may hold (queued uploads are never evicted).
  */
-cache_quota_bytes: number, };
+cache_quota_bytes: number, 
+/**
+ * Team retention, which the app and the proxy run by themselves (one process of the team at
+ * a time): the team's unpinned artifacts unused for this many days are removed. Absent:
+ * kept (what interrupted uploads leave is cleaned up all the same).
+ */
+retention_days: number | null, 
+/**
+ * Team retention removes what interrupted uploads left (unfinished multipart uploads,
+ * staging copies) once it is this many hours old. Default 24.
+ */
+abandoned_upload_hours: number, };
