@@ -48,23 +48,23 @@ pub fn respond_with_remote(store: Option<&ArtifactStore>, remote_images: bool, r
     if id.is_empty() || !id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_') {
         return plain(StatusCode::BAD_REQUEST, format!("`{id}` is not an artifact id"));
     }
-    let (record, bytes) = match store.read(id) {
-        Ok(found) => found,
-        Err(StoreError::NotFound(_)) => {
-            return match remote(id) {
-                Some(file) => by_ranges(&file, view, request.uri().query().unwrap_or("")),
-                None => plain(StatusCode::NOT_FOUND, format!("no artifact `{id}`")),
-            }
-        }
+    let query = request.uri().query().unwrap_or("");
+    let mut response = match store.read(id) {
+        Ok((record, bytes)) => match view {
+            "" => as_stored(&record, bytes),
+            "thumbnail" => thumbnail(&record, &bytes, query),
+            "sanitized" => sanitized(&record, &bytes, remote_images),
+            "info" => info(&record, &bytes),
+            page if page.starts_with("page/") => pdf_page(&record, &bytes, &page[5..], query),
+            other => plain(StatusCode::NOT_FOUND, format!("no view `{other}`")),
+        },
+        // A teammate's PDF being fetched: read by ranges meanwhile (with the same CORS rule:
+        // the viewer fetches its `info`).
+        Err(StoreError::NotFound(_)) => match remote(id) {
+            Some(file) => by_ranges(&file, view, query),
+            None => return plain(StatusCode::NOT_FOUND, format!("no artifact `{id}`")),
+        },
         Err(e) => return plain(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
-    };
-    let mut response = match view {
-        "" => as_stored(&record, bytes),
-        "thumbnail" => thumbnail(&record, &bytes, request.uri().query().unwrap_or("")),
-        "sanitized" => sanitized(&record, &bytes, remote_images),
-        "info" => info(&record, &bytes),
-        page if page.starts_with("page/") => pdf_page(&record, &bytes, &page[5..], request.uri().query().unwrap_or("")),
-        other => plain(StatusCode::NOT_FOUND, format!("no view `{other}`")),
     };
     // The app's own page may read artifacts (text viewers fetch them); no other origin may —
     // not a sandboxed document (origin `null`), not a dashboard.
