@@ -654,7 +654,11 @@ impl App {
     /// Opens a stored artifact in the focused pane with its viewer at a search hit: a PDF page, a
     /// table row, a text line (`canvas-changed`).
     pub async fn artifact_open_at(&self, id: String, place: FocusPlace, position: u32) -> Result<(), CommandError> {
-        let record = self.host()?.ensure_local(&id).await.map_err(command_error)?;
+        let host = self.host()?;
+        let record = match host.open_by_ranges(&id).await.map_err(command_error)? {
+            Some(record) => record,
+            None => host.ensure_local(&id).await.map_err(command_error)?,
+        };
         let _ = self.blocking(move |host| host.store().touch(&id, Host::now_ms()).map_err(command_error)).await;
         let mut canvas = self.canvas();
         canvas.open_artifact_at(ArtifactTab::for_stored(&record.id, &record.name, &record.mime), Some((place, u64::from(position))));

@@ -191,6 +191,11 @@ impl Host {
     /// checked against its SHA-256, and read from there once it is. `None`: nothing to do that
     /// way (no team store, the file is here, or it is not a PDF): [`Self::ensure_local`] it.
     pub async fn open_by_ranges(&self, id: &str) -> Result<Option<mcp_canvas_store::ArtifactRecord>, HostError> {
+        // Opened again while its fetch runs (or after it failed: its pages still read by ranges,
+        // and what needs the whole file fetches it): no second fetch.
+        if let Some(file) = self.team_remote_opened(id) {
+            return Ok(Some(file.record().clone()));
+        }
         let Some(file) = self.team_remote_pdf(id).await? else { return Ok(None) };
         let Some(sync) = self.housekeeping.team() else { return Ok(None) };
         let team = sync.team().clone();
