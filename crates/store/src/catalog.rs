@@ -21,6 +21,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0008_search_sources.sql"),
     include_str!("../migrations/0009_team_log_outbox.sql"),
     include_str!("../migrations/0010_search_without_positions.sql"),
+    include_str!("../migrations/0011_search_vocab.sql"),
 ];
 
 pub(crate) const COLUMNS: &str =

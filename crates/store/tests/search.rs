@@ -271,12 +271,14 @@ fn hits_come_newest_first_whatever_order_they_were_indexed_in() {
     let dir = tempfile::tempdir().unwrap();
     let store = ArtifactStore::open(dir.path()).unwrap();
     let old = put(&store, "old.txt", "text/plain", "demo", "tail", "c1", 1_000);
-    let new = put(&store, "new.txt", "text/plain", "demo", "tail", "c1", 9_000);
     let middle = put(&store, "middle.txt", "text/plain", "demo", "tail", "c1", 5_000);
-    // The indexer takes the newest first; an old file re-indexed later still sorts as old.
-    for record in [&new, &old, &middle] {
+    let new = put(&store, "new.txt", "text/plain", "demo", "tail", "c1", 9_000);
+    // The indexer takes what is pending newest first (a rebuild walks down), and a file stored
+    // afterwards is newer than everything.
+    for record in [&middle, &old] {
         index(&store, record, (1..=3).map(|i| segment(HitPlace::Line, i, "quota warning")).collect());
     }
+    index(&store, &new, (1..=3).map(|i| segment(HitPlace::Line, i, "quota warning")).collect());
     let names: Vec<String> = found(&store, &query("quota ")).into_iter().map(|h| h.0).collect();
     assert_eq!(names, ["new.txt"; 3].into_iter().chain(["middle.txt"; 3]).chain(["old.txt"; 3]).collect::<Vec<_>>());
 }
@@ -292,4 +294,22 @@ fn a_phrase_whose_words_are_apart_is_not_found() {
     index(&store, &apart, (1..=600).map(|i| segment(HitPlace::Line, i, "fox and the red one")).collect());
     assert_eq!(found(&store, &query("\"red fox\" ")), vec![("notes.txt".into(), HitPlace::Line, 1)]);
     assert_eq!(found(&store, &query("red fox ")).len(), 4, "as words, both files (three of the newer)");
+}
+
+#[test]
+fn a_prefix_finds_every_completion_newest_first_with_few_or_many_of_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = ArtifactStore::open(dir.path()).unwrap();
+    let older = put(&store, "older.txt", "text/plain", "demo", "tail", "c1", 1_000);
+    index(&store, &older, vec![segment(HitPlace::Line, 1, "quarterly totals")]);
+    let newer = put(&store, "newer.txt", "text/plain", "demo", "tail", "c1", 2_000);
+    index(&store, &newer, vec![segment(HitPlace::Line, 1, "quartz clock")]);
+    assert_eq!(found(&store, &query("quar")).into_iter().map(|h| h.0).collect::<Vec<_>>(), ["newer.txt", "older.txt"]);
+    // More completions than are spelled out: FTS5's own prefix, the same hits.
+    let many = put(&store, "many.txt", "text/plain", "demo", "tail", "c1", 3_000);
+    let words: String = (0..700).map(|i| format!("quad{i} ")).collect();
+    index(&store, &many, vec![segment(HitPlace::Line, 1, &words)]);
+    assert_eq!(found(&store, &query("qua")).into_iter().map(|h| h.0).collect::<Vec<_>>(), ["many.txt", "newer.txt", "older.txt"]);
+    assert_eq!(found(&store, &query("quad69")).len(), 1);
+    assert!(found(&store, &query("quz")).is_empty());
 }

@@ -174,7 +174,7 @@ const MAX_PAGE_ROWS: i64 = 1024;
 const MAX_COMPLETIONS: usize = 512;
 /// A search stops after this many segments whose text did not hold a phrase searched for (the
 /// index keeps no positions: a phrase is found by its words, then checked in the text).
-const MAX_REFUSED: usize = 1000;
+const MAX_REFUSED: usize = 400;
 
 /// Segments written for one artifact, committed in one short transaction.
 #[derive(Debug, Default)]
@@ -256,7 +256,7 @@ fn insert_segments(tx: &rusqlite::Transaction<'_>, artifact_id: &str, segments: 
     if segments.is_empty() {
         return Ok(());
     }
-    let mut id = next_segment_id(tx, artifact_id)?;
+    let mut id = first_segment_id(tx, artifact_id, segments.len())?;
     let mut segment_row = tx.prepare_cached(
         "INSERT INTO search_segments (id, artifact_id, place, position, byte_offset, byte_length) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     )?;
@@ -276,22 +276,25 @@ fn insert_segments(tx: &rusqlite::Transaction<'_>, artifact_id: &str, segments: 
     Ok(())
 }
 
-/// Segment ids order the index by time: an artifact's segments are numbered from its creation
-/// millisecond times 2^20, after any already there, so reading the index by id from the top is
-/// reading it newest first, whatever order the indexer took the artifacts in.
-const ID_BITS_PER_MS: u32 = 20;
-
-fn next_segment_id(tx: &rusqlite::Transaction<'_>, artifact_id: &str) -> Result<i64, StoreError> {
+/// Segment ids order the index by time, densely (the index stores the gaps between ids: small
+/// gaps, a small index): an artifact newer than the newest indexed one goes above the highest id,
+/// one older than the oldest below the lowest (ids may be negative) — the indexer takes pending
+/// artifacts newest first, so a rebuild walks down and new files go up. One in between (a file
+/// indexed again after an interrupted run) goes on top: it sorts as new.
+fn first_segment_id(tx: &rusqlite::Transaction<'_>, artifact_id: &str, count: usize) -> Result<i64, StoreError> {
     let created: i64 = tx.query_row("SELECT created_at_ms FROM artifacts WHERE id = ?1", [artifact_id], |row| row.get(0))?;
-    let base = created.clamp(0, 1 << 42) << ID_BITS_PER_MS;
-    let end = base + (1 << ID_BITS_PER_MS);
-    let last: Option<i64> = tx.query_row("SELECT MAX(id) FROM search_segments WHERE id >= ?1 AND id < ?2", params![base, end], |row| row.get(0))?;
-    Ok(match last {
-        None => base,
-        Some(last) if last + 1 < end => last + 1,
-        // A millisecond with a million segments: after everything (its order is then approximate).
-        Some(_) => tx.query_row("SELECT MAX(id) + 1 FROM search_segments", [], |row| row.get(0))?,
-    })
+    let end = |order: &str| -> Result<Option<(i64, i64)>, StoreError> {
+        let sql = format!("SELECT s.id, a.created_at_ms FROM search_segments s JOIN artifacts a ON a.id = s.artifact_id ORDER BY s.id {order} LIMIT 1");
+        Ok(tx.query_row(&sql, [], |row| Ok((row.get(0)?, row.get(1)?))).optional()?)
+    };
+    let Some((highest, newest)) = end("DESC")? else { return Ok(0) };
+    if created >= newest {
+        return Ok(highest + 1);
+    }
+    match end("ASC")? {
+        Some((lowest, oldest)) if created <= oldest => Ok(lowest - count as i64),
+        _ => Ok(highest + 1),
+    }
 }
 
 /// Marks `artifact_id` indexed (with what was left out, if anything).
