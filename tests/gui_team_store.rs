@@ -63,6 +63,10 @@ async fn drive(driver: WebDriver, pdf: String, chart: String) {
     until(&driver, "team_store", "const s = document.querySelector('.store-status'); return s && s.textContent.includes('everything uploaded');").await;
     driver.execute("document.querySelector('.store-settings').scrollIntoView();", vec![]).await.unwrap();
     screenshot(&driver, "settings_storage.png").await;
+    // Team retention, which the app runs by itself: set here, saved to settings.toml.
+    wait_for(&driver, "input[name='store.retention_days']").await.send_keys("90").await.unwrap();
+    wait_for(&driver, ".store-settings button[type=submit]").await.click().await.unwrap();
+    until(&driver, "team_store", "const s = document.querySelector('.store-settings [role=status]'); return s && s.textContent.startsWith('Saved.');").await;
     driver.execute("document.querySelector('button.settings-close')?.click();", vec![]).await.unwrap();
 
     // Ctrl+K, Team: Ada's PDF found by a word on its pages, with who made it; Enter opens it there.
@@ -93,6 +97,8 @@ async fn a_teammates_files_are_listed_by_member_and_open_in_the_canvas() {
     let chart = call(bo.path(), "render_chart", json!({"values": [3, 5, 2], "title": "Bo's chart"}));
     let env: Vec<(&str, OsString)> = member_env().into_iter().map(|(k, v)| (k, OsString::from(v))).collect();
     with_app_env(&binary("mcp-canvas"), cy.path(), &env, move |driver, _| drive(driver, pdf, chart)).await;
+    let settings = std::fs::read_to_string(cy.path().join("settings.toml")).unwrap();
+    assert!(settings.contains("retention_days = 90"), "{settings}");
     // Cy opened it: it is in Cy's cache now, and was never queued to upload again.
     let status: Value = serde_json::from_str(&member(cy.path(), &["store", "status", "--json"], b"").stdout).unwrap();
     assert_eq!(status["backlog"]["count"], 0, "{status}");

@@ -110,6 +110,24 @@ export function StoreSettings() {
             />
             <small className="muted">Team files opened here are kept up to this size; files not uploaded yet are never evicted.</small>
           </label>
+          <label className="field">
+            <span>Team retention (days)</span>
+            <input
+              className="arguments"
+              name="store.retention_days"
+              inputMode="numeric"
+              value={draft.retention_days ?? ""}
+              placeholder="(kept)"
+              onChange={(e) => {
+                const text = e.target.value.trim();
+                const days = Number(text);
+                // Not a whole number of days: the field keeps what it had.
+                if (text === "") setDraft({ ...draft, retention_days: null });
+                else if (Number.isInteger(days) && days > 0) setDraft({ ...draft, retention_days: days });
+              }}
+            />
+            <small className="muted">The team's unpinned files unused this long are removed by the apps' own retention (one member's app at a time, every 6 hours). Empty: kept. What interrupted uploads left is cleaned up either way.</small>
+          </label>
         </>
       ) : null}
       {status ? (
