@@ -42,7 +42,10 @@ pub fn run(host: &Host, query: &SearchQuery, index_for: u64, json: bool) -> Exit
     for hit in &results.hits {
         outln!("{}\t{}\t{}\t{}", hit.artifact.id, hit.artifact.name, place(hit), snippet(hit, bold));
     }
-    let left = if results.pending > 0 { format!(" ({} artifacts not indexed yet: only their names were searched)", results.pending) } else { String::new() };
+    let mut left = if results.pending > 0 { format!(" ({} artifacts not indexed yet: only their names were searched)", results.pending) } else { String::new() };
+    if results.partial {
+        left.push_str(" (the phrase's words are in many places: only the newest were checked for the phrase; narrow the search with --server, --kind or more words to reach older files)");
+    }
     eprintln!("{} hits{left}", results.hits.len());
     ExitCode::SUCCESS
 }

@@ -99,6 +99,9 @@ pub fn call(host: &Host, scope: SearchScope, max_base64_run: usize, arguments: &
     } else {
         format!("{} hits for {} among the {scope_note}:\n{}", hits.len(), query.text.trim(), lines.join("\n"))
     };
+    if results.partial {
+        summary.push_str("\n(The phrase's words are in many places: only the newest were checked for the phrase; add words or a server to reach older files.)");
+    }
     if results.pending > 0 {
         summary.push_str(&format!("\n({} files are still being indexed; searched by name only.)", results.pending));
     }

@@ -85,7 +85,7 @@ const teamHit = (member: string, artifact: ArtifactRecord, place: SearchHit["pla
   member,
 });
 
-const results = (hits: SearchHit[], pending = 0): SearchResults => ({ hits, indexed: 10, pending });
+const results = (hits: SearchHit[], pending = 0, partial = false): SearchResults => ({ hits, indexed: 10, pending, partial });
 
 /** The palette with its scope kept as the window keeps it (`scope`: the choice remembered). */
 function renderPalette(scope: Scope = "local") {
@@ -204,6 +204,13 @@ describe("SearchPalette", () => {
     expect(report.querySelector(".thumb-label")?.textContent).toBe("PDF");
     // Files whose text is not indexed yet, quietly.
     expect(screen.getByText("2 files still being indexed")).toBeTruthy();
+  });
+
+  it("says when a phrase was checked only in the newest files", async () => {
+    ipc.artifactsSearch.mockResolvedValue(results([hit(REPORT, "page", 3, ["net revenue"])], 0, true));
+    const { user, input } = renderPalette();
+    await user.type(input, '"net revenue"');
+    expect(await screen.findByText(/Only the newest files were checked for this phrase/)).toBeTruthy();
   });
 
   it("opens the selected hit at its page with Enter after ArrowDown, and closes", async () => {

@@ -46,7 +46,7 @@ const DATE_CHOICES: Choice<DateRange>[] = DATE_RANGES.map((r) => ({ value: r.val
 
 /** What the list shows: the newest request's answer, or its error (never both). `pending`: files
  * of this machine whose text is not indexed yet (the team's search has no such count). */
-type Answer = { kind: "results"; hits: SearchHit[]; pending: number } | { kind: "failed"; error: unknown } | null;
+type Answer = { kind: "results"; hits: SearchHit[]; pending: number; partial?: boolean } | { kind: "failed"; error: unknown } | null;
 
 /**
  * The search palette (Ctrl+K, or the search button): the text of every stored file, searched as
@@ -130,11 +130,11 @@ export function SearchPalette({ onClose, scope: chosenScope, onScopeChange }: Pr
       const search =
         scope === "team"
           ? teamSearch(query).then((hits) => ({ hits, pending: 0 }))
-          : artifactsSearch(query).then((results) => ({ hits: results.hits, pending: results.pending }));
+          : artifactsSearch(query).then((results) => ({ hits: results.hits, pending: results.pending, partial: results.partial }));
       search.then(
-        ({ hits, pending }) => {
+        ({ hits, pending, partial }: { hits: SearchHit[]; pending: number; partial?: boolean }) => {
           if (!requests.current.isNewest(ticket)) return;
-          setAnswer({ kind: "results", hits, pending });
+          setAnswer({ kind: "results", hits, pending, partial });
           setSelected(0);
           setSearching(false);
         },
@@ -197,7 +197,7 @@ export function SearchPalette({ onClose, scope: chosenScope, onScopeChange }: Pr
   };
 
   const results = answer?.kind === "results" ? answer : null;
-  const pending = pendingText(results?.pending ?? 0);
+  const pending = pendingText(results?.pending ?? 0) ?? (results?.partial ? "Only the newest files were checked for this phrase: add a word or a filter to reach older ones" : null);
   const now = Date.now();
   const blank = !hasText(text);
   // The switch: with a team store, or while its status is asked for after Team was chosen.

@@ -6,7 +6,7 @@ import type { SearchHit } from "./SearchHit";
  */
 export type SearchResults = { 
 /**
- * Best first; at most three per artifact.
+ * Newest first; at most three per artifact.
  */
 hits: Array<SearchHit>, 
 /**
@@ -16,4 +16,9 @@ indexed: number,
 /**
  * Artifacts not indexed yet (their names are searched, their text not yet).
  */
-pending: number, };
+pending: number, 
+/**
+ * The search stopped before the oldest files: a phrase's words were in more places than are
+ * checked for the phrase (the hits are the newest found; narrowing the search finds older).
+ */
+partial: boolean, };

@@ -141,12 +141,16 @@ pub struct SearchHit {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[ts(export)]
 pub struct SearchResults {
-    /// Best first; at most three per artifact.
+    /// Newest first; at most three per artifact.
     pub hits: Vec<SearchHit>,
     /// Artifacts indexed.
     pub indexed: u32,
     /// Artifacts not indexed yet (their names are searched, their text not yet).
     pub pending: u32,
+    /// The search stopped before the oldest files: a phrase's words were in more places than are
+    /// checked for the phrase (the hits are the newest found; narrowing the search finds older).
+    #[serde(default)]
+    pub partial: bool,
 }
 
 /// How complete the index is.
@@ -443,7 +447,7 @@ pub(crate) fn run(store: &crate::ArtifactStore, query: &SearchQuery, text_of: &m
         n => n.min(200),
     } as usize;
     if terms.is_empty() {
-        return Ok(SearchResults { hits: Vec::new(), indexed: status.indexed, pending: status.pending });
+        return Ok(SearchResults { hits: Vec::new(), indexed: status.indexed, pending: status.pending, partial: false });
     }
     let expression = {
         let conn = store.conn();
@@ -453,6 +457,7 @@ pub(crate) fn run(store: &crate::ArtifactStore, query: &SearchQuery, text_of: &m
     let mut hits: Vec<SearchHit> = Vec::new();
     let mut per_artifact: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     let mut refused = 0;
+    let mut partial = false;
     let mut before = i64::MAX;
     let mut rows_wanted = limit as i64 + 4;
     'pages: loop {
@@ -482,6 +487,7 @@ pub(crate) fn run(store: &crate::ArtifactStore, query: &SearchQuery, text_of: &m
                 if !terms.phrases_in(text) {
                     refused += 1;
                     if refused >= MAX_REFUSED {
+                        partial = true;
                         break 'pages;
                     }
                     continue;
@@ -498,7 +504,7 @@ pub(crate) fn run(store: &crate::ArtifactStore, query: &SearchQuery, text_of: &m
             break;
         }
     }
-    Ok(SearchResults { hits, indexed: status.indexed, pending: status.pending })
+    Ok(SearchResults { hits, indexed: status.indexed, pending: status.pending, partial })
 }
 
 /// The words of the index that start with `prefix`, when there are at most [`MAX_COMPLETIONS`].
