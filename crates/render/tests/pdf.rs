@@ -311,3 +311,53 @@ fn concurrent_renders_are_serialized_and_correct() {
         }
     });
 }
+
+/// A reader PDFium reads as it needs (a teammate's file by HTTP ranges) gives the same facts and
+/// pixels as the bytes given whole, reads only part of a file padded with a large unused object,
+/// and a damaged one is an error, not a panic.
+#[test]
+fn a_document_read_through_a_reader_renders_as_its_bytes_do() {
+    use std::io::{Cursor, Read, Seek, SeekFrom};
+    use std::sync::{Arc, atomic::{AtomicU64, Ordering}};
+    struct Counting(Cursor<Vec<u8>>, Arc<AtomicU64>);
+    impl Read for Counting {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.0.read(buf)?;
+            self.1.fetch_add(n as u64, Ordering::Relaxed);
+            Ok(n)
+        }
+    }
+    impl Seek for Counting {
+        fn seek(&mut self, to: SeekFrom) -> std::io::Result<u64> {
+            self.0.seek(to)
+        }
+    }
+    let Some(renderer) = renderer() else { return };
+    let bytes = pdf::sample();
+    let info = renderer.info_from_reader(Cursor::new(bytes.clone())).unwrap();
+    assert_eq!((info.page_count, info.title.as_deref()), (3, Some(pdf::SAMPLE_TITLE)));
+    let whole = renderer.render_page(&bytes, 2, 300).unwrap();
+    let read = Arc::new(AtomicU64::new(0));
+    let by_reader = renderer.render_page_from_reader(Counting(Cursor::new(bytes.clone()), read.clone()), "sample", 2, 300).unwrap();
+    assert_eq!(decode(&by_reader), decode(&whole));
+
+    // The same document with 8 MB of an object no page uses before its cross-reference table.
+    let xref = bytes.windows(6).position(|w| w == b"\nxref\n").expect("the sample has an xref table") + 1;
+    let mut filler = format!("999 0 obj\n<< /Length {} >>\nstream\n", 8 << 20).into_bytes();
+    filler.extend(std::iter::repeat_n(b'x', 8 << 20));
+    filler.extend_from_slice(b"\nendstream\nendobj\n");
+    // The objects before the table keep their offsets; startxref moves by the filler's length.
+    let tail = String::from_utf8(bytes[xref..].to_vec()).expect("the table and trailer are text");
+    let (table, after) = tail.split_once("startxref\n").unwrap();
+    let old: usize = after.lines().next().unwrap().trim().parse().unwrap();
+    let mut padded = bytes[..xref].to_vec();
+    padded.extend_from_slice(&filler);
+    padded.extend_from_slice(format!("{table}startxref\n{}\n%%EOF\n", old + filler.len()).as_bytes());
+    let read = Arc::new(AtomicU64::new(0));
+    let page = renderer.render_page_from_reader(Counting(Cursor::new(padded.clone()), read.clone()), "padded", 0, 200).unwrap();
+    assert_eq!(decode(&page), decode(&renderer.render_page(&bytes, 0, 200).unwrap()));
+    assert!(read.load(Ordering::Relaxed) < (padded.len() / 4) as u64, "{} of {}", read.load(Ordering::Relaxed), padded.len());
+
+    let damaged = renderer.render_page_from_reader(Cursor::new(b"%PDF-1.4\nnot a pdf".to_vec()), "damaged", 0, 200);
+    assert!(matches!(damaged, Err(RenderError::PdfOpen { .. })), "{damaged:?}");
+}
