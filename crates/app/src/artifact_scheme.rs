@@ -9,6 +9,9 @@
 //!   (shown in an `<iframe sandbox>`; the response's CSP forbids scripts and remote loads too).
 //! - `artifact://localhost/<id>/info` — JSON facts (`pages`, `title` for PDFs, or `error`).
 //! - `artifact://localhost/<id>/page/<n>?width=<px>` — PDF page `n` (from 1) as PNG, by pdfium.
+//!
+//! A teammate's PDF this data dir is still fetching (`Host::open_by_ranges`) answers `info` and
+//! `page/<n>` by HTTP range reads of its object in the team's bucket.
 
 use mcp_canvas_render::{image_info, render_markdown, sanitize_html, to_display_png, HtmlOptions, PdfRenderer, PdfSource};
 use std::sync::Arc;
