@@ -70,8 +70,8 @@ impl BlobDir {
     pub fn write_temp(&self, mut reader: impl Read) -> Result<TempBlob, StoreError> {
         let path = self.temp_path();
         let result = (|| {
-            let mut file = File::create(&path).map_err(io("creating", &path))?;
-            let (sha256, size) = copy_hashing(&mut reader, &mut file, &path)?;
+            let file = File::create(&path).map_err(io("creating", &path))?;
+            let (sha256, size) = copy_hashing(&mut reader, &mut EarlyWriteback { file: &file, written: 0, started: 0 }, &path)?;
             file.sync_all().map_err(io("syncing", &path))?;
             Ok(WrittenBlob { sha256, size })
         })();
@@ -293,6 +293,38 @@ fn copy_hashing(reader: &mut impl Read, writer: &mut impl Write, path: &Path) ->
         size += n as u64;
     }
     Ok((hex(&hasher.finalize()), size))
+}
+
+/// How much is written before its writing to disk is started.
+const WRITEBACK: u64 = 32 << 20;
+
+/// A file writer that starts writing each [`WRITEBACK`] bytes to disk as soon as they are
+/// written (Linux `sync_file_range`, which does not wait), so a big blob's final fsync waits for
+/// its last stretch only and the disk works while the bytes still arrive (a 1 GiB team download:
+/// the fsync alone took 3 s after the last byte). The fsync is still what makes it durable.
+struct EarlyWriteback<'a> {
+    file: &'a File,
+    written: u64,
+    started: u64,
+}
+
+impl Write for EarlyWriteback<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = (&mut &*self.file).write(buf)?;
+        self.written += n as u64;
+        #[cfg(target_os = "linux")]
+        if self.written - self.started >= WRITEBACK {
+            use std::os::fd::AsRawFd;
+            // SAFETY: the descriptor is open for the borrow's life; a failure only means no head start.
+            unsafe { libc::sync_file_range(self.file.as_raw_fd(), self.started as i64, (self.written - self.started) as i64, libc::SYNC_FILE_RANGE_WRITE) };
+            self.started = self.written;
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Hashes a whole file (for `verify`).

@@ -1,10 +1,13 @@
-//! A team artifact into the local cache: streamed from the bucket through a bounded channel into
-//! the local store's single hashing pass on a blocking thread (memory stays at a few chunks).
+//! A team artifact into the local cache: fetched from the bucket in [`RANGE`]-sized ranged GETs,
+//! [`RANGES_IN_FLIGHT`] at once, handed on in order through a bounded channel into the local
+//! store's single hashing pass on a blocking thread. One GET stream goes as fast as the server
+//! serves one request (s3s-fs: 1 GiB in 9.7 s, boto3's ranged GETs 5.1 s); memory stays at about
+//! `(RANGES_IN_FLIGHT + 2) × RANGE` whatever the file's size.
 
 use std::io::Read;
 
 use bytes::Bytes;
-use futures_util::StreamExt;
+use futures_util::{stream::BoxStream, StreamExt};
 use mcp_canvas_store::{ArtifactRecord, ArtifactStore, NewArtifact, Persistence};
 
 use crate::{bucket::Bucket, error::TeamError};
@@ -13,8 +16,8 @@ use crate::{bucket::Bucket, error::TeamError};
 pub(crate) const CACHE_SESSION: &str = "team-cache";
 
 pub(crate) async fn into_cache(bucket: &Bucket, local: &std::sync::Arc<ArtifactStore>, record: &ArtifactRecord, now_ms: i64) -> Result<ArtifactRecord, TeamError> {
-    let mut stream = bucket.download(&record.sha256).await?;
-    let (tx, rx) = tokio::sync::mpsc::channel::<Result<Bytes, String>>(4);
+    let mut stream = ranges(bucket, record).await?;
+    let (tx, rx) = tokio::sync::mpsc::channel::<Result<Bytes, String>>(2);
     let (local, team_record) = (local.clone(), record.clone());
     let writer = tokio::task::spawn_blocking(move || {
         let new = NewArtifact {
@@ -54,6 +57,35 @@ pub(crate) async fn into_cache(bucket: &Bucket, local: &std::sync::Arc<ArtifactS
         mcp_canvas_store::StoreError::Corrupt { reason, .. } => TeamError::Mismatch { id: record.id.clone(), reason: format!("the bucket's copy is damaged: {reason}; nothing was cached") },
         other => other.into(),
     })
+}
+
+/// One ranged GET's size when a file is fetched whole.
+pub(crate) const RANGE: u64 = 8 << 20;
+
+/// Ranged GETs in flight at once.
+pub(crate) const RANGES_IN_FLIGHT: usize = 6;
+
+/// The blob's bytes in order: one GET up to [`RANGE`], else ranged GETs [`RANGES_IN_FLIGHT`]
+/// at a time, after a HEAD: an object of another size than the catalog's is refused as damaged
+/// (ranges would read only part of it). The reader checks the bytes against the sha256 either way.
+async fn ranges(bucket: &Bucket, record: &ArtifactRecord) -> Result<BoxStream<'static, Result<Bytes, TeamError>>, TeamError> {
+    let (sha256, size) = (record.sha256.clone(), record.size);
+    if size <= RANGE {
+        return Ok(bucket.download(&sha256).await?.boxed());
+    }
+    match bucket.size_of(&sha256).await? {
+        Some(found) if found == size => {}
+        found => {
+            let holds = found.map_or_else(|| "is missing".to_owned(), |n| format!("holds {n} bytes"));
+            return Err(TeamError::Mismatch { id: record.id.clone(), reason: format!("the bucket's copy is damaged: its object {holds}, the catalog says {size}; nothing was cached") });
+        }
+    }
+    let bucket = bucket.clone();
+    let gets = (0..size).step_by(RANGE as usize).map(move |start| {
+        let (bucket, sha256) = (bucket.clone(), sha256.clone());
+        async move { bucket.range(&sha256, start..(start + RANGE).min(size)).await }
+    });
+    Ok(futures_util::stream::iter(gets).buffered(RANGES_IN_FLIGHT).boxed())
 }
 
 struct ChannelReader {
