@@ -74,6 +74,27 @@ impl Dpop {
 }
 
 /// Whether an error is the server asking for a (new) nonce.
+impl Dpop {
+    /// Sends once; when the server answers that it wants a (new) nonce, reads it and sends once
+    /// more. A server asking again right after is an error, not a loop.
+    async fn with_nonce<T, E, F>(&self, uri: &str, session: Option<&str>, token: &str, custom: &HashMap<HeaderName, HeaderValue>, send: impl Fn() -> F) -> Result<T, StreamableHttpError<E>>
+    where
+        E: std::error::Error + Send + Sync + 'static,
+        F: std::future::Future<Output = Result<T, StreamableHttpError<E>>>,
+    {
+        let first = send().await;
+        if !asks_nonce(&first) {
+            return first;
+        }
+        self.fetch_nonce(uri, session, token, custom).await?;
+        let second = send().await;
+        if asks_nonce(&second) {
+            return Err(nonce_loop(uri));
+        }
+        second
+    }
+}
+
 fn asks_nonce<E: std::error::Error + Send + Sync + 'static>(result: &Result<impl Sized, StreamableHttpError<E>>) -> bool {
     matches!(result, Err(StreamableHttpError::AuthRequired(challenge)) if wants_nonce(&challenge.www_authenticate_header))
 }
@@ -112,16 +133,7 @@ impl<C: StreamableHttpClient + Sync> StreamableHttpClient for DpopHttp<C> {
             let headers = dpop.headers("POST", &uri, token, custom_headers.clone())?;
             self.inner.post_message_with_response_limits(uri.clone(), message.clone(), session_id.clone(), None, headers, limits).await
         };
-        let first = send().await;
-        if !asks_nonce(&first) {
-            return first;
-        }
-        dpop.fetch_nonce(&uri, session_id.as_deref(), token, &custom_headers).await?;
-        let second = send().await;
-        if asks_nonce(&second) {
-            return Err(nonce_loop(&uri));
-        }
-        second
+        dpop.with_nonce(&uri, session_id.as_deref(), token, &custom_headers, send).await
     }
 
     async fn delete_session(&self, uri: Arc<str>, session_id: Arc<str>, auth_token: Option<String>, custom_headers: HashMap<HeaderName, HeaderValue>) -> Result<(), StreamableHttpError<Self::Error>> {
@@ -147,16 +159,7 @@ impl<C: StreamableHttpClient + Sync> StreamableHttpClient for DpopHttp<C> {
             let headers = dpop.headers("GET", &uri, token, custom_headers.clone())?;
             self.inner.get_stream(uri.clone(), session_id.clone(), last_event_id.clone(), None, headers).await
         };
-        let first = send().await;
-        if !asks_nonce(&first) {
-            return first;
-        }
-        dpop.fetch_nonce(&uri, session_id.as_deref(), token, &custom_headers).await?;
-        let second = send().await;
-        if asks_nonce(&second) {
-            return Err(nonce_loop(&uri));
-        }
-        second
+        dpop.with_nonce(&uri, session_id.as_deref(), token, &custom_headers, send).await
     }
 
     async fn get_stream_with_max_sse_event_size(
@@ -175,15 +178,6 @@ impl<C: StreamableHttpClient + Sync> StreamableHttpClient for DpopHttp<C> {
             let headers = dpop.headers("GET", &uri, token, custom_headers.clone())?;
             self.inner.get_stream_with_max_sse_event_size(uri.clone(), session_id.clone(), last_event_id.clone(), None, headers, max_sse_event_size).await
         };
-        let first = send().await;
-        if !asks_nonce(&first) {
-            return first;
-        }
-        dpop.fetch_nonce(&uri, session_id.as_deref(), token, &custom_headers).await?;
-        let second = send().await;
-        if asks_nonce(&second) {
-            return Err(nonce_loop(&uri));
-        }
-        second
+        dpop.with_nonce(&uri, session_id.as_deref(), token, &custom_headers, send).await
     }
 }

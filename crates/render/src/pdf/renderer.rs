@@ -191,12 +191,7 @@ impl PdfRenderer {
         page_index: u32,
         width_px: u32,
     ) -> Result<Vec<u8>> {
-        if width_px == 0 || width_px > MAX_RENDER_WIDTH {
-            return Err(RenderError::InvalidRenderWidth {
-                width: width_px,
-                max: MAX_RENDER_WIDTH,
-            });
-        }
+        check_width(width_px)?;
         let bytes = source.into().bytes()?;
         let key = (Sha256::digest(&bytes).into(), page_index, width_px);
         if let Some(png) = self.lock_cache().get(&key) {
@@ -221,12 +216,7 @@ impl PdfRenderer {
         page_index: u32,
         width_px: u32,
     ) -> Result<Vec<u8>> {
-        if width_px == 0 || width_px > MAX_RENDER_WIDTH {
-            return Err(RenderError::InvalidRenderWidth {
-                width: width_px,
-                max: MAX_RENDER_WIDTH,
-            });
-        }
+        check_width(width_px)?;
         let key = (reader_key(content_sha256), page_index, width_px);
         if let Some(png) = self.lock_cache().get(&key) {
             return Ok(png.as_ref().clone());
@@ -388,4 +378,12 @@ fn encode_png(image: &DynamicImage, index: u32) -> Result<Vec<u8>> {
         reason: format!("PNG encoding: {error}"),
     })?;
     Ok(png)
+}
+
+/// A render width PDFium is asked for: 1 to [`MAX_RENDER_WIDTH`] pixels.
+fn check_width(width_px: u32) -> Result<()> {
+    if width_px == 0 || width_px > MAX_RENDER_WIDTH {
+        return Err(RenderError::InvalidRenderWidth { width: width_px, max: MAX_RENDER_WIDTH });
+    }
+    Ok(())
 }
