@@ -144,6 +144,8 @@ fn an_interrupted_run_is_pending_and_starts_over() {
     let mut batch = IndexBatch::new(&doc.id);
     batch.push(segment(HitPlace::Line, 1, "first half"));
     store.search_write(&batch).unwrap();
+    // What is written counts at once, finished or not (another process watches it grow).
+    assert_eq!(ArtifactStore::open(dir.path()).unwrap().search_status().unwrap().segments, 1);
     // The process dies here: no finish.
     drop(store);
     let store = ArtifactStore::open(dir.path()).unwrap();
@@ -153,6 +155,7 @@ fn an_interrupted_run_is_pending_and_starts_over() {
     index(&store, &doc, vec![segment(HitPlace::Line, 1, "first half"), segment(HitPlace::Line, 2, "second half")]);
     assert_eq!(found(&store, &query("half ")).len(), 2, "the first run's segment is not there twice");
     assert!(store.search_pending(10).unwrap().is_empty());
+    assert_eq!(store.search_status().unwrap().segments, 2);
 }
 
 #[test]
@@ -291,9 +294,18 @@ fn a_phrase_whose_words_are_apart_is_not_found() {
     // Many segments with both words apart (newer), and one with the phrase (older).
     index(&store, &r, vec![segment(HitPlace::Line, 1, "the red fox")]);
     let apart = put(&store, "apart.txt", "text/plain", "demo", "tail", "c1", 2);
-    index(&store, &apart, (1..=600).map(|i| segment(HitPlace::Line, i, "fox and the red one")).collect());
+    index(&store, &apart, (1..=300).map(|i| segment(HitPlace::Line, i, "fox and the red one")).collect());
     assert_eq!(found(&store, &query("\"red fox\" ")), vec![("notes.txt".into(), HitPlace::Line, 1)]);
     assert_eq!(found(&store, &query("red fox ")).len(), 4, "as words, both files (three of the newer)");
+    // With more places holding both words than are checked, the search says it stopped early.
+    let more = put(&store, "more.txt", "text/plain", "demo", "tail", "c1", 3);
+    index(&store, &more, (1..=200).map(|i| segment(HitPlace::Line, i, "red, then a fox")).collect());
+    let text_of = &mut |hit: &mut mcp_canvas_store::SearchHit| {
+        TEXTS.lock().unwrap().iter().find(|(id, position, _)| *id == hit.artifact.id && *position == hit.position).map(|t| t.2.clone())
+    };
+    let results = store.search_with(&query("\"red fox\" "), text_of).unwrap();
+    assert!(results.partial && results.hits.is_empty(), "{results:?}");
+    assert!(!store.search_with(&query("red fox "), text_of).unwrap().partial);
 }
 
 #[test]

@@ -422,14 +422,22 @@ pub(crate) fn check(conn: &Connection) -> Result<(), StoreError> {
     Ok(())
 }
 
-pub(crate) fn status(conn: &Connection) -> Result<IndexStatus, StoreError> {
+/// How many artifacts are indexed and how many wait.
+fn counts(conn: &Connection) -> Result<(u32, u32), StoreError> {
     let (total, indexed): (i64, i64) = conn.query_row(
         "SELECT (SELECT COUNT(*) FROM artifacts), (SELECT COUNT(*) FROM search_indexed)",
         [],
         |row| Ok((row.get(0)?, row.get(1)?)),
     )?;
-    let segments: i64 = conn.query_row("SELECT COALESCE(SUM(segments), 0) FROM search_indexed", [], |row| row.get(0))?;
-    Ok(IndexStatus { indexed: indexed as u32, pending: (total - indexed).max(0) as u32, segments: segments as u64 })
+    Ok((indexed as u32, (total - indexed).max(0) as u32))
+}
+
+/// How complete the index is; `segments` counts every segment written, a file still being
+/// indexed included (segment ids say nothing of how many there are: they follow time).
+pub(crate) fn status(conn: &Connection) -> Result<IndexStatus, StoreError> {
+    let (indexed, pending) = counts(conn)?;
+    let segments: i64 = conn.query_row("SELECT COUNT(*) FROM search_segments", [], |row| row.get(0))?;
+    Ok(IndexStatus { indexed, pending, segments: segments as u64 })
 }
 
 /// Searches, newest first: segment ids grow with their artifact's creation time, and the index is
@@ -440,14 +448,14 @@ pub(crate) fn status(conn: &Connection) -> Result<IndexStatus, StoreError> {
 /// `position` to the hit's own line), or `None` when it cannot; the name and the call's text are
 /// known here. Each hit's snippet is cut from that text, and a phrase searched for must be in it.
 pub(crate) fn run(store: &crate::ArtifactStore, query: &SearchQuery, text_of: &mut dyn FnMut(&mut SearchHit) -> Option<String>) -> Result<SearchResults, StoreError> {
-    let status = status(&store.conn())?;
+    let (indexed, pending) = counts(&store.conn())?;
     let terms = Terms::parse(&query.text);
     let limit = match query.limit {
         0 => 20,
         n => n.min(200),
     } as usize;
     if terms.is_empty() {
-        return Ok(SearchResults { hits: Vec::new(), indexed: status.indexed, pending: status.pending, partial: false });
+        return Ok(SearchResults { hits: Vec::new(), indexed, pending, partial: false });
     }
     let expression = {
         let conn = store.conn();
@@ -504,7 +512,7 @@ pub(crate) fn run(store: &crate::ArtifactStore, query: &SearchQuery, text_of: &m
             break;
         }
     }
-    Ok(SearchResults { hits, indexed: status.indexed, pending: status.pending, partial })
+    Ok(SearchResults { hits, indexed, pending, partial })
 }
 
 /// The words of the index that start with `prefix`, when there are at most [`MAX_COMPLETIONS`].
