@@ -284,6 +284,9 @@ fn hits_come_newest_first_whatever_order_they_were_indexed_in() {
     index(&store, &new, (1..=3).map(|i| segment(HitPlace::Line, i, "quota warning")).collect());
     let names: Vec<String> = found(&store, &query("quota ")).into_iter().map(|h| h.0).collect();
     assert_eq!(names, ["new.txt"; 3].into_iter().chain(["middle.txt"; 3]).chain(["old.txt"; 3]).collect::<Vec<_>>());
+    // Within a file, its hits in reading order.
+    let lines: Vec<u64> = found(&store, &query("quota ")).into_iter().filter(|h| h.0 == "old.txt").map(|h| h.2).collect();
+    assert_eq!(lines, [1, 2, 3]);
 }
 
 #[test]

@@ -512,6 +512,13 @@ pub(crate) fn run(store: &crate::ArtifactStore, query: &SearchQuery, text_of: &m
             break;
         }
     }
+    // Files newest first (by their newest hit); within a file, its hits in reading order: its
+    // name, its call, then by page, row or line.
+    let mut first_seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for (i, hit) in hits.iter().enumerate() {
+        first_seen.entry(hit.artifact.id.clone()).or_insert(i);
+    }
+    hits.sort_by_key(|hit| (first_seen[&hit.artifact.id], hit.place != HitPlace::Name, hit.place != HitPlace::Call, hit.position));
     Ok(SearchResults { hits, indexed, pending, partial })
 }
 
