@@ -193,6 +193,16 @@ if ((FOR_TESTS)) && [[ ! -f "$MOTO_MARKER" ]]; then
 elif ((FOR_TESTS)); then
   say "tests: moto $MOTO_VERSION present (.deps/moto)"
 fi
+# s3s-fs from crates.io: an S3 server that verifies SigV4 signatures and payload hashes
+# (crates/team/src/s3s_tests.rs; scripts/bench-team-transfer.py measures against it). 0.17
+# needs a newer rustc than this project's.
+S3S_FS_VERSION=0.14.1
+if ((FOR_TESTS)) && ! grep -qs "\"s3s-fs $S3S_FS_VERSION " "$ROOT/.deps/s3s-fs/.crates.toml"; then
+  say "tests: cargo install s3s-fs@$S3S_FS_VERSION into .deps/s3s-fs (a few minutes)"
+  cargo install --locked --quiet "s3s-fs@$S3S_FS_VERSION" --features binary --root "$ROOT/.deps/s3s-fs"
+elif ((FOR_TESTS)); then
+  say "tests: s3s-fs $S3S_FS_VERSION present (.deps/s3s-fs)"
+fi
 
 # 7. The Rust build: the app, the CLI and the demo server.
 say "cargo build --workspace"

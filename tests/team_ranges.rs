@@ -1,12 +1,12 @@
 //! Team storage without limits, against PostgreSQL and moto started here: a teammate's big PDF
-//! shows a page by range reads (bytes counted by a proxy in front of the S3 server), blobs
-//! placed with ranged part copies, and retention cleaning what interrupted uploads leave.
+//! shows a page by range reads (bytes counted by a proxy in front of the S3 server), a large
+//! blob uploaded straight at its key, and retention cleaning what interrupted uploads leave.
 
 use std::{io::Write as _, path::Path};
 
 use base64::Engine as _;
 use mcp_canvas_e2e::{
-    team::{join, member, member_with, noise_pdf, store_settings, CountingProxy, Postgres, S3Server},
+    team::{join, member, noise_pdf, store_settings, CountingProxy, Postgres, S3Server},
     Run,
 };
 use serde_json::Value;
@@ -91,11 +91,12 @@ fn join_through(s3: &S3Server, pg: &Postgres, proxy: &CountingProxy, name: &str)
     dir
 }
 
-/// A blob over one copy's limit (S3: 5 GiB; lowered here to 8 MiB by
-/// `MCP_CANVAS_TEAM_COPY_PART_BYTES`) is placed at its key in ranged part copies, create-only,
-/// and a teammate gets the same bytes.
+/// A blob over one part (8 MiB) goes up as a multipart upload straight at its blob key and is
+/// completed there create-only: no staging key, no copy, nothing left unfinished; a teammate
+/// gets the same bytes. (Before, it was staged and copied into place, in ranged part copies
+/// over 5 GiB: twice the server's work.)
 #[test]
-fn a_blob_over_the_copy_limit_is_placed_in_ranged_part_copies() {
+fn a_large_blob_goes_up_at_its_key_without_a_copy() {
     let (pg, s3) = (Postgres::start(), S3Server::start());
     let proxy = CountingProxy::start(s3.port);
     let ada = join_through(&s3, &pg, &proxy, "ada");
@@ -111,16 +112,18 @@ fn a_blob_over_the_copy_limit_is_placed_in_ranged_part_copies() {
     std::fs::write(&file, &bytes).unwrap();
     let result = ada.path().join("result.json");
     result_file(&file, "big.bin", "application/octet-stream", &result);
-    let limit = [("MCP_CANVAS_TEAM_COPY_PART_BYTES", "8388608")];
-    let run = member_with(ada.path(), &["normalize", "--server", "reports", "--tool", "render", result.to_str().unwrap(), "--json"], b"", &limit);
+    let run = member(ada.path(), &["normalize", "--server", "reports", "--tool", "render", result.to_str().unwrap(), "--json"], b"");
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
     let id = json_of(&run)["artifacts"][0]["id"].as_str().unwrap().to_owned();
-    let sync = member_with(ada.path(), &["store", "sync", "--json"], b"", &limit);
+    let sync = member(ada.path(), &["store", "sync", "--json"], b"");
     assert_eq!(sync.code, 0, "{}{}", sync.stdout, sync.stderr);
+    assert_eq!(json_of(&sync)["uploaded"], 1, "{}", sync.stdout);
     assert_eq!(json_of(&member(ada.path(), &["store", "status", "--json"], b""))["backlog"]["count"], 0, "{}", sync.stdout);
-    assert_eq!(proxy.range_copies(), 3, "20 MiB in 8 MiB part copies: 8 + 8 + 4");
-    assert_eq!(s3.keys("canvas/uploads/"), Vec::<String>::new(), "the staging copy is deleted");
-    assert_eq!(s3.keys("canvas/blobs/").len(), 1);
+    assert_eq!(proxy.copies(), 0, "no copy: the parts went to the blob's key");
+    assert_eq!(s3.keys("canvas/uploads/"), Vec::<String>::new(), "no staging key");
+    assert_eq!(unfinished(&s3), Vec::<String>::new(), "nothing left unfinished");
+    let sha = format!("{:x}", Sha256::digest(&bytes));
+    assert_eq!(s3.keys("canvas/blobs/"), vec![format!("canvas/blobs/{}/{sha}", &sha[..2])]);
 
     let bo = join(&s3, &pg, "bo");
     let out = bo.path().join("big.bin");
@@ -139,9 +142,10 @@ fn unfinished(s3: &S3Server) -> Vec<String> {
 
 /// What an interrupted upload leaves — an unfinished multipart upload, a staging copy, a
 /// reservation past its time — is removed by retention once older than
-/// `abandoned_upload_hours`; younger ones (an upload that may still be going) stay. A staging
-/// key says when its upload started (`uploads/<sha256>.<ms>.<random>`): moto reports a fixed
-/// date for every unfinished upload, and members' clocks count their uploads' age.
+/// `abandoned_upload_hours`; younger ones (an upload that may still be going) stay. An upload
+/// goes up at its blob's key, its age told by the blob's reservation (made by the member's
+/// clock just before the upload): moto reports a fixed date for every unfinished upload. Older
+/// clients' staging keys say when their upload started (`uploads/<sha256>.<ms>.<random>`).
 #[test]
 fn retention_cleans_what_interrupted_uploads_left_and_keeps_what_is_young() {
     let (pg, s3) = (Postgres::start(), S3Server::start());
@@ -150,13 +154,21 @@ fn retention_cleans_what_interrupted_uploads_left_and_keeps_what_is_young() {
     std::fs::write(&settings, std::fs::read_to_string(&settings).unwrap() + "abandoned_upload_hours = 1\n").unwrap();
     assert_eq!(member(ada.path(), &["store", "status"], b"").code, 0, "the catalog's schema is made");
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
-    let key = |n: u8, age_ms: i64| format!("canvas/uploads/{}.{}.0123abcd", format!("{n:x}").repeat(64), now - age_ms);
+    let sha = |n: u8| format!("{n:x}").repeat(64);
+    let key = |n: u8, age_ms: i64| format!("canvas/uploads/{}.{}.0123abcd", sha(n), now - age_ms);
+    let blob = |n: u8| format!("canvas/blobs/{n:x}{n:x}/{}", sha(n));
     let (old_upload, young_upload) = (key(1, 2 * 3_600_000), key(2, 60_000));
     let (old_staging, young_staging) = (key(3, 5 * 3_600_000), key(4, 60_000));
-    for upload in [&old_upload, &young_upload] {
+    // At blob keys: one reserved a minute ago (an upload under way), one reserved two hours ago
+    // by a member killed mid-upload, one whose reservation is gone.
+    let (young_blob, old_blob, unreserved_blob) = (blob(5), blob(6), blob(7));
+    for upload in [&old_upload, &young_upload, &young_blob, &old_blob, &unreserved_blob] {
         let (status, body) = s3.request("POST", &format!("/team/{upload}?uploads"), b"");
         assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
     }
+    let day = 24 * 3_600_000;
+    pg.admin(&format!("INSERT INTO blob_reservations (token, sha256, until_ms) VALUES ('uploading', '{}', {})", sha(5), now - 60_000 + day));
+    pg.admin(&format!("INSERT INTO blob_reservations (token, sha256, until_ms) VALUES ('killed-uploader', '{}', {})", sha(6), now - 2 * 3_600_000 + day));
     s3.put_raw(&old_staging, b"left behind by a process killed after placing its blob");
     s3.put_raw(&young_staging, b"an upload placing its blob right now");
     pg.admin("INSERT INTO blob_reservations (token, sha256, until_ms) VALUES ('killed-writer', 'ab', 1)");
@@ -165,12 +177,14 @@ fn retention_cleans_what_interrupted_uploads_left_and_keeps_what_is_young() {
     let gc = member(ada.path(), &["store", "gc", "--json"], b"");
     assert_eq!(gc.code, 0, "{}{}", gc.stdout, gc.stderr);
     let report = json_of(&gc);
-    assert_eq!((report["uploads_aborted"].as_u64(), report["staging_deleted"].as_u64(), report["reservations_dropped"].as_u64()), (Some(1), Some(1), Some(1)), "{report}");
-    assert_eq!(unfinished(&s3), vec![young_upload]);
+    assert_eq!((report["uploads_aborted"].as_u64(), report["staging_deleted"].as_u64(), report["reservations_dropped"].as_u64()), (Some(3), Some(1), Some(1)), "{report}");
+    let mut left = unfinished(&s3);
+    left.sort();
+    assert_eq!(left, vec![young_blob, young_upload]);
     let mut staging = s3.keys("canvas/uploads/");
     staging.sort();
     assert_eq!(staging, vec![young_staging]);
-    assert_eq!(pg.admin("SELECT token FROM blob_reservations"), "writing");
+    assert_eq!(pg.admin("SELECT string_agg(token, ',' ORDER BY token) FROM blob_reservations"), "killed-uploader,uploading,writing");
 }
 
 /// The proxy runs team retention by itself (here every second instead of every 6 hours): a

@@ -5,7 +5,7 @@
 //! moto does not verify checksums (it echoes them), does not check signatures, and keeps its
 //! state in memory (a restart loses the bucket); what the code does that moto cannot prove is
 //! said in docs/team-store.md and checked against the protocol where it can be: create-only
-//! writes (moto enforces `If-None-Match: *`), the staging-and-copy of multipart uploads.
+//! writes (moto enforces `If-None-Match: *`, also on completing a multipart upload).
 
 use std::{
     path::Path,
@@ -209,7 +209,7 @@ fn a_process_killed_mid_upload_loses_nothing_and_registers_nothing_half_done() {
     let out = bo.path().join("big.pdf");
     assert_eq!(member(bo.path(), &["store", "pull", &id, "--out", out.to_str().unwrap()], b"").code, 0);
     assert_eq!(hex(&std::fs::read(&out).unwrap()), hex(&big));
-    // The staging objects of killed uploads are not left as blobs.
+    // Killed uploads' parts never became an object of their own: one blob.
     assert_eq!(s3.keys("canvas/blobs/").iter().filter(|k| k.ends_with(&hex(&big))).count(), 1);
 }
 

@@ -326,26 +326,26 @@ pub fn join(s3: &S3Server, pg: &Postgres, name: &str) -> tempfile::TempDir {
 pub struct CountingProxy {
     pub port: u16,
     down: std::sync::Arc<std::sync::atomic::AtomicU64>,
-    range_copies: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    copies: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
-/// The header of a ranged part copy (`UploadPartCopy` of a byte range).
-const RANGE_COPY: &[u8] = b"x-amz-copy-source-range:";
+/// The header of a copy (`CopyObject`, `UploadPartCopy`).
+const COPY: &[u8] = b"x-amz-copy-source:";
 
 impl CountingProxy {
     pub fn start(upstream: u16) -> Self {
         use std::sync::{atomic::AtomicU64, Arc};
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
-        let (down, range_copies) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
-        let (counted, copies) = (down.clone(), range_copies.clone());
+        let (down, copies) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
+        let (counted, copied) = (down.clone(), copies.clone());
         std::thread::spawn(move || {
             for client in listener.incoming().flatten() {
                 let Ok(server) = TcpStream::connect(("127.0.0.1", upstream)) else { continue };
                 let (mut client_in, mut server_out) = (client.try_clone().unwrap(), server.try_clone().unwrap());
-                let copies = copies.clone();
+                let copies = copied.clone();
                 std::thread::spawn(move || {
-                    // Requests are scanned for the ranged-copy header (bodies too: random bytes
+                    // Requests are scanned for the copy header (bodies too: random bytes
                     // do not spell it); the tail of each read is kept for a header split in two.
                     let (mut buffer, mut seen) = (vec![0u8; 64 << 10], Vec::new());
                     loop {
@@ -353,9 +353,9 @@ impl CountingProxy {
                             Ok(0) | Err(_) => break,
                             Ok(n) => {
                                 seen.extend_from_slice(&buffer[..n]);
-                                let found = seen.windows(RANGE_COPY.len()).filter(|w| w.eq_ignore_ascii_case(RANGE_COPY)).count();
+                                let found = seen.windows(COPY.len()).filter(|w| w.eq_ignore_ascii_case(COPY)).count();
                                 copies.fetch_add(found as u64, std::sync::atomic::Ordering::Relaxed);
-                                let keep = seen.len().saturating_sub(RANGE_COPY.len() - 1);
+                                let keep = seen.len().saturating_sub(COPY.len() - 1);
                                 seen.drain(..keep);
                                 if server_out.write_all(&buffer[..n]).is_err() {
                                     break;
@@ -383,12 +383,12 @@ impl CountingProxy {
                 });
             }
         });
-        Self { port, down, range_copies }
+        Self { port, down, copies }
     }
 
-    /// Ranged part copies (`x-amz-copy-source-range`) sent through this proxy so far.
-    pub fn range_copies(&self) -> u64 {
-        self.range_copies.load(std::sync::atomic::Ordering::Relaxed)
+    /// Copies (`x-amz-copy-source`) sent through this proxy so far.
+    pub fn copies(&self) -> u64 {
+        self.copies.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Bytes the server has sent through this proxy so far (headers included).

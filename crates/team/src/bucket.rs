@@ -2,20 +2,29 @@
 //! create-only with a SHA-256 checksum the server checks, read back as a stream.
 //!
 //! A blob up to [`PART`] goes up in one `PutObject` with `If-None-Match: *`. A larger one is
-//! streamed from the local blob file as a multipart upload of [`PART`]-sized parts (each with its
-//! own checksum) to a staging key, then copied create-only onto its final key
-//! (`UploadPartCopy` + `CompleteMultipartUpload` with `If-None-Match: *`), because S3 accepts
-//! the condition on completing an upload but object_store completes a streamed upload
-//! unconditionally. Either way the bytes are hashed while they are read, and nothing lands under
-//! a hash it does not have.
+//! read from the local blob file and sent as a multipart upload straight at its final key: parts
+//! of [`part_size`] bytes, a few in flight ([`parts_in_flight`]), each with its own
+//! `x-amz-checksum-sha256` (object_store's `MultipartStore::put_part`), the whole file hashed
+//! while it is read. Only when that hash is the blob's is the upload completed, create-only
+//! (`CompleteMultipartUpload` with `If-None-Match: *`, signed in `multipart.rs`: object_store
+//! completes an upload unconditionally); otherwise it is aborted, so nothing lands under a hash
+//! it does not have. A completion refused because the object exists (412) means a teammate
+//! placed the same bytes first: ours is aborted, [`Uploaded::AlreadyThere`].
+//!
+//! An interrupted upload leaves an unfinished multipart upload at a blob key; retention
+//! ([`Bucket::abort_unfinished`]) aborts it once no reservation of that blob is younger than
+//! `abandoned_upload_hours`. Clients before this one staged large blobs under
+//! `<prefix>/uploads/<sha256>.<start ms>.<random>` and copied them into place: retention still
+//! aborts and deletes what they leave there ([`Bucket::delete_stale_staging`]).
 
 use std::{path::Path, sync::Arc, time::Duration};
 
 use futures_util::StreamExt;
 use object_store::{
-    aws::{AmazonS3, AmazonS3Builder, S3ConditionalPut, S3CopyIfNotExists},
+    aws::{AmazonS3, AmazonS3Builder, S3ConditionalPut},
+    multipart::{MultipartStore, PartId},
     path::Path as Key,
-    ClientOptions, Error as OsError, ObjectStore, RetryConfig, ObjectStoreExt, PutMode, PutOptions, PutPayload, WriteMultipart,
+    ClientOptions, Error as OsError, ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload, RetryConfig,
 };
 use sha2::{Digest, Sha256};
 use tokio::io::AsyncReadExt;
@@ -47,11 +56,10 @@ pub fn part_size(size: u64) -> usize {
     (needed as usize).max(PART)
 }
 
-/// `MCP_CANVAS_TEAM_COPY_PART_BYTES`: the largest part of the create-only placement copy
-/// (default S3's limit, 5 GiB; a staged blob larger than this is copied in ranged parts). Tests
-/// lower it so a few MiB exercise what a 6 GiB file does.
-fn copy_part_bytes() -> u64 {
-    std::env::var("MCP_CANVAS_TEAM_COPY_PART_BYTES").ok().and_then(|v| v.parse().ok()).filter(|n| *n >= 1 << 20).unwrap_or(crate::multipart::MAX_COPY_PART)
+/// Parts of a large upload in flight at once (each [`part_size`] bytes in memory, one more
+/// being read): `MCP_CANVAS_TEAM_PARTS_IN_FLIGHT` (1 to 32), default 6.
+pub fn parts_in_flight() -> usize {
+    std::env::var("MCP_CANVAS_TEAM_PARTS_IN_FLIGHT").ok().and_then(|v| v.parse().ok()).filter(|n| (1..=32).contains(n)).unwrap_or(6)
 }
 
 /// Where the bucket is, as `[store]` says.
@@ -73,10 +81,8 @@ pub struct Bucket {
     quick: Arc<AmazonS3>,
     /// The same bucket for downloads: no total limit, a limit between bytes.
     reads: Arc<AmazonS3>,
-    /// Requests object_store does not make (ranged part copies, unfinished uploads).
+    /// Requests object_store does not make (a create-only completion, unfinished uploads).
     raw: crate::multipart::Raw,
-    /// A staged blob larger than this is placed in ranged part copies.
-    copy_part: u64,
     prefix: String,
     url: String,
 }
@@ -95,15 +101,19 @@ impl Bucket {
     /// `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, or `AWS_PROFILE` / `~/.aws/credentials`).
     /// Nothing is sent until the first request.
     pub fn new(settings: &BucketSettings) -> Result<Self, TeamError> {
+        Self::open(settings, crate::credentials::from_profile())
+    }
+
+    /// [`Self::new`] with the keys of a profile (or given by a test) over the environment's.
+    pub(crate) fn open(settings: &BucketSettings, keys: Option<(String, String, Option<String>)>) -> Result<Self, TeamError> {
         let rest = settings.url.strip_prefix("s3://").ok_or_else(|| TeamError::Settings(format!("s3_url `{}` is not s3://bucket[/prefix]", settings.url)))?;
         let (name, prefix) = rest.split_once('/').unwrap_or((rest, ""));
         let prefix = prefix.trim_matches('/').to_owned();
         let mut builder = AmazonS3Builder::from_env()
             .with_bucket_name(name)
             .with_conditional_put(S3ConditionalPut::ETagMatch)
-            .with_copy_if_not_exists(S3CopyIfNotExists::Multipart)
             .with_checksum_algorithm(object_store::aws::Checksum::SHA256);
-        if let Some((key, secret, token)) = crate::credentials::from_profile() {
+        if let Some((key, secret, token)) = keys {
             builder = builder.with_access_key_id(key).with_secret_access_key(secret);
             if let Some(token) = token {
                 builder = builder.with_token(token);
@@ -131,7 +141,13 @@ impl Bucket {
         // the connection and never answers is given up on within seconds.
         let short = ClientOptions::new().with_allow_http(allow_http).with_connect_timeout(CONNECT_TIMEOUT).with_timeout(ANSWER_TIMEOUT);
         let quick = build(builder.with_client_options(short).with_retry(RetryConfig { max_retries: 1, retry_timeout: ANSWER_TIMEOUT, ..Default::default() }))?;
-        Ok(Self { store, quick: Arc::new(quick), reads: Arc::new(reads), raw, copy_part: copy_part_bytes(), prefix, url })
+        Ok(Self { store, quick: Arc::new(quick), reads: Arc::new(reads), raw, prefix, url })
+    }
+
+    /// The clients underneath, for tests that send what MCP Canvas never would.
+    #[cfg(test)]
+    pub(crate) fn clients(&self) -> (&AmazonS3, &crate::multipart::Raw) {
+        (&self.store, &self.raw)
     }
 
     /// `s3://bucket/prefix`, for messages.
@@ -198,8 +214,7 @@ impl Bucket {
 
     /// Uploads the file at `path` as the blob `sha256` (`size` bytes), create-only. The file is
     /// hashed as it is read: bytes that do not hash to `sha256` are never completed in the bucket.
-    /// Up to [`MAX_BLOB`]; a blob over 5 GiB (S3's limit for one `UploadPartCopy`) is placed in
-    /// ranged part copies.
+    /// Up to [`MAX_BLOB`].
     pub async fn upload(&self, id: &str, sha256: &str, size: u64, path: &Path) -> Result<Uploaded, TeamError> {
         if size > MAX_BLOB {
             return Err(TeamError::TooLarge { id: id.into(), size });
@@ -211,60 +226,87 @@ impl Bucket {
             }
             None => {}
         }
+        if size as usize > PART {
+            return self.upload_in_parts(id, sha256, size, path).await;
+        }
         let mut file = tokio::fs::File::open(path).await.map_err(|e| TeamError::Local(mcp_canvas_store::StoreError::Io { action: "opening", path: path.to_owned(), source: e }))?;
-        let key = self.blob_key(sha256);
-        let result = if size as usize <= PART {
-            let mut bytes = Vec::with_capacity(size as usize);
-            file.read_to_end(&mut bytes).await.map_err(|e| local_io(path, e))?;
-            check_hash(id, sha256, &Sha256::digest(&bytes))?;
-            self.store.put_opts(&key, PutPayload::from(bytes), PutOptions { mode: PutMode::Create, ..Default::default() }).await.map(|_| ())
-        } else {
-            // The start time in the key: retention's age for it, whatever time the server reports.
-            let staging = self.key(&format!("uploads/{sha256}.{}.{}", wall_clock_ms(), random_hex()));
-            let upload = self.store.put_multipart(&staging).await.map_err(|e| self.error(e))?;
-            let mut writer = WriteMultipart::new_with_chunk_size(upload, part_size(size));
-            let mut hasher = Sha256::new();
-            let mut buffer = vec![0u8; 1 << 20];
-            let read = async {
-                loop {
-                    let n = file.read(&mut buffer).await.map_err(|e| local_io(path, e))?;
-                    if n == 0 {
-                        break;
-                    }
-                    hasher.update(&buffer[..n]);
-                    // At most two parts in flight: memory stays at a few parts whatever the size.
-                    writer.wait_for_capacity(2).await.map_err(|e| self.error(e))?;
-                    writer.write(&buffer[..n]);
-                }
-                check_hash(id, sha256, &hasher.finalize())
-            }
-            .await;
-            if let Err(e) = read {
-                let _ = writer.abort().await;
-                return Err(e);
-            }
-            writer.finish().await.map_err(|e| self.error(e))?;
-            let copied = if size > self.copy_part {
-                // Over one copy's limit: ranged part copies (object_store copies in one part).
-                match self.raw.copy_in_parts(&staging, &key, size, self.copy_part).await {
-                    Ok(true) => Ok(()),
-                    Ok(false) => Err(OsError::AlreadyExists { path: key.to_string(), source: "the blob was placed by another upload".into() }),
-                    Err(what) => {
-                        let _ = self.store.delete(&staging).await;
-                        return Err(TeamError::Bucket { bucket: self.url.clone(), remedy: remedy_for(&what, &OsError::Generic { store: "S3", source: what.clone().into() }), what });
-                    }
-                }
-            } else {
-                self.store.copy_if_not_exists(&staging, &key).await
-            };
-            let _ = self.store.delete(&staging).await;
-            copied
-        };
-        match result {
-            Ok(()) => Ok(Uploaded::Sent),
+        let mut bytes = Vec::with_capacity(size as usize);
+        file.read_to_end(&mut bytes).await.map_err(|e| local_io(path, e))?;
+        check_hash(id, sha256, &Sha256::digest(&bytes))?;
+        match self.store.put_opts(&self.blob_key(sha256), PutPayload::from(bytes), PutOptions { mode: PutMode::Create, ..Default::default() }).await {
+            Ok(_) => Ok(Uploaded::Sent),
             Err(OsError::AlreadyExists { .. }) => Ok(Uploaded::AlreadyThere),
             Err(e) => Err(self.error(e)),
         }
+    }
+
+    /// A blob over [`PART`]: a multipart upload at its own key, completed create-only once the
+    /// whole file hashed to `sha256`, aborted otherwise (and when the key turns out taken).
+    pub(crate) async fn upload_in_parts(&self, id: &str, sha256: &str, size: u64, path: &Path) -> Result<Uploaded, TeamError> {
+        let file = std::fs::File::open(path).map_err(|e| TeamError::Local(mcp_canvas_store::StoreError::Io { action: "opening", path: path.to_owned(), source: e }))?;
+        let key = self.blob_key(sha256);
+        let upload_id = self.store.create_multipart(&key).await.map_err(|e| self.error(e))?;
+        let placed = match self.send_parts(id, sha256, size, file, path, &key, &upload_id).await {
+            Ok(parts) => self.raw.complete_create_only(&key, &upload_id, &parts).await.map_err(|what| self.raw_error(what)),
+            Err(e) => Err(e),
+        };
+        if !matches!(placed, Ok(true)) {
+            let _ = self.store.abort_multipart(&key, &upload_id).await;
+        }
+        match placed? {
+            true => Ok(Uploaded::Sent),
+            false => Ok(Uploaded::AlreadyThere),
+        }
+    }
+
+    /// Reads `file` in parts, hashing it whole, and sends the parts ([`parts_in_flight`] at a
+    /// time); their ids in order once every part is in and the hash is `sha256`.
+    #[allow(clippy::too_many_arguments)]
+    async fn send_parts(&self, id: &str, sha256: &str, size: u64, file: std::fs::File, path: &Path, key: &Key, upload_id: &str) -> Result<Vec<PartId>, TeamError> {
+        let part = part_size(size) as u64;
+        let count = size.div_ceil(part) as usize;
+        let in_flight = parts_in_flight();
+        let mut reader = Some((file, Sha256::new()));
+        let mut sending = tokio::task::JoinSet::new();
+        let mut parts: Vec<Option<PartId>> = vec![None; count];
+        let sent = |done: Result<(usize, Result<PartId, OsError>), tokio::task::JoinError>, parts: &mut Vec<Option<PartId>>| -> Result<(), TeamError> {
+            let (index, result) = done?;
+            parts[index] = Some(result.map_err(|e| self.error(e))?);
+            Ok(())
+        };
+        for index in 0..count {
+            while sending.len() >= in_flight {
+                if let Some(done) = sending.join_next().await {
+                    sent(done, &mut parts)?;
+                }
+            }
+            let len = part.min(size - index as u64 * part) as usize;
+            let (mut file, mut hasher) = reader.take().expect("the reader is put back after each part");
+            // Reading and hashing block: off the async workers, one part at a time.
+            let (file, hasher, bytes) = tokio::task::spawn_blocking(move || {
+                let mut bytes = vec![0u8; len];
+                std::io::Read::read_exact(&mut file, &mut bytes).map(|()| {
+                    hasher.update(&bytes);
+                    (file, hasher, bytes)
+                })
+            })
+            .await?
+            .map_err(|e| local_io(path, e))?;
+            reader = Some((file, hasher));
+            let (store, key, upload_id) = (self.store.clone(), key.clone(), upload_id.to_owned());
+            // Each part's own checksum is computed in its task: on another core than the reading.
+            sending.spawn(async move { (index, store.put_part(&key, &upload_id, index, PutPayload::from(bytes)).await) });
+        }
+        while let Some(done) = sending.join_next().await {
+            sent(done, &mut parts)?;
+        }
+        let (_, hasher) = reader.take().expect("the reader is put back after each part");
+        check_hash(id, sha256, &hasher.finalize())?;
+        Ok(parts.into_iter().map(|p| p.expect("every part was sent")).collect())
+    }
+
+    fn raw_error(&self, what: String) -> TeamError {
+        TeamError::Bucket { bucket: self.url.clone(), remedy: remedy_for(&what, &OsError::Generic { store: "S3", source: what.clone().into() }), what }
     }
 
     /// The blob's bytes as a stream of chunks.
@@ -279,20 +321,36 @@ impl Bucket {
         self.reads.get_range(&self.blob_key(sha256), range).await.map_err(|e| self.error(e))
     }
 
-    /// Aborts the unfinished multipart uploads under the prefix started before `cutoff_ms`
-    /// (what an interrupted upload leaves; many S3 servers have no lifecycle rules). Returns how
-    /// many.
-    pub async fn abort_unfinished(&self, cutoff_ms: i64) -> Result<u32, TeamError> {
+    /// Aborts the unfinished multipart uploads under the prefix that [`abandoned`] finds
+    /// abandoned at `cutoff_ms` (what an interrupted upload leaves; many S3 servers have no
+    /// lifecycle rules). `reserved_since` answers which of the blobs being uploaded have a
+    /// reservation made at or after `cutoff_ms` (asked after listing: an upload listed was
+    /// reserved before it started). Returns how many were aborted, `None` when the server does
+    /// not list unfinished uploads (s3s-fs).
+    pub async fn abort_unfinished(&self, cutoff_ms: i64, now_ms: i64, reserved_since: impl AsyncFnOnce(Vec<String>) -> Result<std::collections::HashSet<String>, TeamError>) -> Result<Option<u32>, TeamError> {
         let prefix = if self.prefix.is_empty() { String::new() } else { format!("{}/", self.prefix) };
-        let failed = |what: String| TeamError::Bucket { bucket: self.url.clone(), remedy: remedy_for(&what, &OsError::Generic { store: "S3", source: what.clone().into() }), what };
+        let Some(uploads) = self.raw.unfinished(&prefix).await.map_err(|what| self.raw_error(what))? else { return Ok(None) };
+        let mut blobs: Vec<String> = uploads.iter().filter_map(|u| blob_sha(&u.key)).map(str::to_owned).collect();
+        blobs.sort();
+        blobs.dedup();
+        let reserved = if blobs.is_empty() { Default::default() } else { reserved_since(blobs).await? };
         let mut aborted = 0;
-        for upload in self.raw.unfinished(&prefix).await.map_err(failed)? {
-            if started_ms(&upload.key).or(upload.initiated_ms).is_some_and(|at| at < cutoff_ms) {
-                self.raw.abort(&upload.key, &upload.upload_id).await.map_err(failed)?;
+        for upload in &uploads {
+            let lately = blob_sha(&upload.key).is_some_and(|sha| reserved.contains(sha));
+            if abandoned(upload, cutoff_ms, now_ms, lately) {
+                self.raw.abort(&upload.key, &upload.upload_id).await.map_err(|what| self.raw_error(what))?;
                 aborted += 1;
             }
         }
-        Ok(aborted)
+        Ok(Some(aborted))
+    }
+
+    /// The bucket's unfinished multipart uploads under the prefix (`None`: the server does not
+    /// list them).
+    #[cfg(test)]
+    pub(crate) async fn unfinished(&self) -> Result<Option<Vec<crate::multipart::Unfinished>>, TeamError> {
+        let prefix = if self.prefix.is_empty() { String::new() } else { format!("{}/", self.prefix) };
+        self.raw.unfinished(&prefix).await.map_err(|what| self.raw_error(what))
     }
 
     /// Deletes staging copies (`<prefix>/uploads/`) last written before `cutoff_ms`: a process
@@ -370,6 +428,32 @@ mod tests {
     }
 
     #[test]
+    fn an_upload_at_a_blob_key_is_abandoned_when_no_young_reservation_or_start_keeps_it() {
+        let sha = "ab".repeat(32);
+        let (now, cutoff) = (10 * 3_600_000, 9 * 3_600_000);
+        let upload = |key: String, initiated_ms: Option<i64>| crate::multipart::Unfinished { key, upload_id: "u".into(), initiated_ms };
+        let at_blob = |initiated| upload(format!("canvas/blobs/ab/{sha}"), initiated);
+        // moto's fixed date: reservations decide.
+        let moto = Some(1_289_422_113_000);
+        assert!(super::abandoned(&at_blob(moto), cutoff, now, false));
+        assert!(!super::abandoned(&at_blob(moto), cutoff, now, true), "a young reservation keeps it");
+        assert!(super::abandoned(&at_blob(None), cutoff, now, false));
+        // A server that says it started after the cutoff keeps it (a member's clock behind).
+        assert!(!super::abandoned(&at_blob(Some(cutoff + 1)), cutoff, now, false));
+        assert!(super::abandoned(&at_blob(Some(cutoff - 1)), cutoff, now, false));
+        assert!(super::abandoned(&at_blob(Some(now + 2 * 3_600_000)), cutoff, now, false), "a server clock far ahead is not believed");
+        // Older clients' staging keys: the start time in the name, whatever the server says.
+        let staging = |at: i64| upload(format!("canvas/uploads/{sha}.{at}.0123abcd"), moto);
+        assert!(super::abandoned(&staging(cutoff - 1), cutoff, now, true));
+        assert!(!super::abandoned(&staging(cutoff + 1), cutoff, now, false));
+        assert!(!super::abandoned(&upload("canvas/other".into(), Some(cutoff + 1)), cutoff, now, false));
+        assert_eq!(super::blob_sha(&format!("canvas/blobs/ab/{sha}")), Some(sha.as_str()));
+        assert_eq!(super::blob_sha(&format!("blobs/ab/{sha}")), Some(sha.as_str()));
+        assert_eq!(super::blob_sha(&format!("canvas/blobs/cd/{sha}")), None);
+        assert_eq!(super::blob_sha(&format!("canvas/uploads/{sha}.1.ab")), None);
+    }
+
+    #[test]
     fn an_error_body_keeps_its_code_and_message_and_drops_the_rest() {
         let what = "Client error with status 403 Forbidden: <?xml version=\"1.0\"?><Error><Code>SignatureDoesNotMatch</Code><Message>The request signature we calculated does not match</Message><AWSAccessKeyId>AKIAEXAMPLE123</AWSAccessKeyId><StringToSign>AWS4-HMAC-SHA256 secret-ish</StringToSign></Error>";
         let kept = super::without_body_secrets(what);
@@ -381,9 +465,10 @@ mod tests {
     }
 }
 
-/// When the upload to a staging key (`uploads/<sha256>.<start ms>.<random>`) started, from the
-/// key itself: some servers report no real start time for an unfinished upload (moto answers a
-/// fixed date), and a member's clock is what its uploads' age is counted by. `None` for other keys.
+/// When an older client's upload to a staging key (`uploads/<sha256>.<start ms>.<random>`)
+/// started, from the key itself: some servers report no real start time for an unfinished
+/// upload (moto answers a fixed date), and a member's clock is what its uploads' age is counted
+/// by. `None` for other keys.
 fn started_ms(key: &str) -> Option<i64> {
     let name = key.rsplit('/').next()?;
     let mut parts = name.split('.');
@@ -391,8 +476,31 @@ fn started_ms(key: &str) -> Option<i64> {
     (sha.len() == 64 && !random.is_empty() && parts.next().is_none()).then(|| at.parse().ok()).flatten()
 }
 
-fn wall_clock_ms() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
+/// Whether retention at `cutoff_ms` (now minus `abandoned_upload_hours`) aborts this unfinished
+/// upload:
+///
+/// - at a blob key (how uploads go up now): when no reservation of that blob was made at or
+///   after the cutoff (`reserved_lately`, by the uploading member's clock: every upload is
+///   preceded by one) and the server does not say it started after the cutoff. The server's
+///   `Initiated` can only keep an upload, never end one early: moto reports a fixed date in 2010
+///   for every upload (so there reservations alone decide), and a date more than an hour ahead
+///   of `now_ms` is a server clock gone wrong and is ignored;
+/// - at a legacy staging key (`uploads/<sha256>.<start ms>.<random>`, older clients): when the
+///   start time in its name is before the cutoff;
+/// - anything else: when the server says it started before the cutoff.
+pub(crate) fn abandoned(upload: &crate::multipart::Unfinished, cutoff_ms: i64, now_ms: i64, reserved_lately: bool) -> bool {
+    if blob_sha(&upload.key).is_some() {
+        let started_lately = upload.initiated_ms.is_some_and(|at| at >= cutoff_ms && at <= now_ms + 3_600_000);
+        return !reserved_lately && !started_lately;
+    }
+    started_ms(&upload.key).or(upload.initiated_ms).is_some_and(|at| at < cutoff_ms)
+}
+
+/// The sha256 of a blob key (`…/blobs/<sha[0..2]>/<sha256>`), `None` for other keys.
+fn blob_sha(key: &str) -> Option<&str> {
+    let mut parts = key.rsplit('/');
+    let (sha, dir, blobs) = (parts.next()?, parts.next()?, parts.next()?);
+    (blobs == "blobs" && sha.len() == 64 && sha.bytes().all(|b| b.is_ascii_hexdigit()) && sha.starts_with(dir) && dir.len() == 2).then_some(sha)
 }
 
 pub(crate) fn random_hex() -> String {

@@ -338,6 +338,17 @@ impl Catalog {
         client.execute("DELETE FROM blob_reservations WHERE until_ms < $1", &[&now_ms]).await.map_err(|e| self.error(e))
     }
 
+    /// Which of `blobs` have a reservation made at or after `since_ms` (by the reserving
+    /// member's clock): an upload of them may be under way.
+    pub(crate) async fn reserved_since(&self, blobs: &[String], since_ms: i64) -> Result<std::collections::HashSet<String>, TeamError> {
+        let client = self.client.lock().await;
+        let rows = client
+            .query("SELECT DISTINCT sha256 FROM blob_reservations WHERE sha256 = ANY($1) AND until_ms - $3 >= $2", &[&blobs, &since_ms, &RESERVATION_MS])
+            .await
+            .map_err(|e| self.error(e))?;
+        Ok(rows.iter().map(|r| r.get(0)).collect())
+    }
+
     /// Blobs that look deletable: no artifact of any team, no live reservation.
     pub(crate) async fn orphan_candidates(&self, now_ms: i64) -> Result<Vec<String>, TeamError> {
         let client = self.client.lock().await;

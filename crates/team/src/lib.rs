@@ -31,6 +31,8 @@ mod fetch;
 mod multipart;
 mod password;
 pub mod ranged;
+#[cfg(test)]
+mod s3s_tests;
 pub mod search;
 mod tls;
 
@@ -413,7 +415,13 @@ impl TeamStore {
                     report.expired = catalog.expire(&team, now_ms - i64::from(days) * 86_400_000).await?;
                 }
                 report.reservations_dropped = catalog.drop_expired_reservations(now_ms).await? as u32;
-                report.uploads_aborted = bucket.abort_unfinished(abandoned_before).await?;
+                // An interrupted upload sits at its blob's key: abandoned once no reservation of
+                // that blob is younger than the cutoff (`bucket::abandoned`).
+                let reserved_since = async |blobs: Vec<String>| catalog.reserved_since(&blobs, abandoned_before).await;
+                match bucket.abort_unfinished(abandoned_before, now_ms, reserved_since).await? {
+                    Some(aborted) => report.uploads_aborted = aborted,
+                    None => tracing::warn!("team retention: {} does not list unfinished multipart uploads (ListMultipartUploads); abort them with the server's own tools or a lifecycle rule", bucket.url()),
+                }
                 report.staging_deleted = bucket.delete_stale_staging(abandoned_before).await?;
                 for sha in catalog.orphan_candidates(now_ms).await? {
                     let bucket = bucket.clone();

@@ -1,26 +1,20 @@
 //! The S3 requests object_store does not make, signed with its own SigV4 signer
 //! ([`AwsAuthorizer`]) and sent with its HTTP client:
 //!
-//! - **ranged part copies** (`UploadPartCopy` with `x-amz-copy-source-range`), so a staged blob
-//!   larger than one copy's limit (S3: 5 GiB) is placed at its final key in several parts, the
-//!   upload completed create-only (`If-None-Match: *`); object_store's `copy_if_not_exists`
-//!   copies in one part;
+//! - **completing a multipart upload create-only** (`CompleteMultipartUpload` with
+//!   `If-None-Match: *`): a large blob's parts go up with object_store (`MultipartStore::put_part`,
+//!   each with its `x-amz-checksum-sha256`) straight at the blob's key, and only this request
+//!   places them; object_store completes an upload unconditionally;
 //! - **unfinished multipart uploads** listed (`ListMultipartUploads`) and aborted, for retention
 //!   on servers without lifecycle rules.
 
-use futures_util::{StreamExt, TryStreamExt};
 use object_store::{
     aws::{AmazonS3, AwsAuthorizer},
     client::{HttpClient, HttpConnector, HttpRequest, HttpRequestBody, ReqwestConnector},
+    multipart::PartId,
     path::Path as Key,
     ClientOptions,
 };
-
-/// S3's limit for one `UploadPartCopy`.
-pub const MAX_COPY_PART: u64 = 5 << 30;
-
-/// Part copies in flight at once.
-const COPIES_IN_FLIGHT: usize = 4;
 
 /// Raw signed requests to the bucket.
 #[derive(Clone)]
@@ -31,7 +25,6 @@ pub(crate) struct Raw {
     /// `https://s3.<region>.amazonaws.com/<bucket>` or `<endpoint>/<bucket>` (path style, as
     /// object_store addresses it).
     base: String,
-    bucket: String,
 }
 
 /// An upload the bucket has not completed.
@@ -52,10 +45,12 @@ impl Raw {
             Some(endpoint) => format!("{}/{bucket}", endpoint.trim_end_matches('/')),
             None => format!("https://s3.{region}.amazonaws.com/{bucket}"),
         };
-        Ok(Self { http, store, region: region.to_owned(), base, bucket: bucket.to_owned() })
+        Ok(Self { http, store, region: region.to_owned(), base })
     }
 
-    async fn send(&self, method: http::Method, key: Option<&Key>, query: &[(&str, &str)], headers: &[(&str, String)], body: Vec<u8>) -> Result<(http::StatusCode, String), String> {
+    /// One signed request; `signed_digest`: the SHA-256 the signature states for the body
+    /// (`None`: the body's own).
+    async fn send(&self, method: http::Method, key: Option<&Key>, query: &[(&str, &str)], headers: &[(&str, String)], body: Vec<u8>, signed_digest: Option<&[u8]>) -> Result<(http::StatusCode, String), String> {
         let mut url = match key {
             Some(key) => format!("{}/{}", self.base, encode(key.as_ref(), false)),
             None => self.base.clone(),
@@ -74,7 +69,7 @@ impl Raw {
         }
         let mut request: HttpRequest = builder.body(HttpRequestBody::from(body)).map_err(|e| e.to_string())?;
         let credential = self.store.credentials().get_credential().await.map_err(|e| e.to_string())?;
-        AwsAuthorizer::new(&credential, "s3", &self.region).try_authorize(&mut request, None).map_err(|e| e.to_string())?;
+        AwsAuthorizer::new(&credential, "s3", &self.region).try_authorize(&mut request, signed_digest).map_err(|e| e.to_string())?;
         let response = self.http.execute(request).await.map_err(|e| {
             let mut text = e.to_string();
             let mut source = std::error::Error::source(&e);
@@ -90,59 +85,35 @@ impl Raw {
         Ok((status, String::from_utf8_lossy(&body).into_owned()))
     }
 
-    /// Places `from` (`size` bytes) at `to` in ranged part copies of at most `part` bytes, the
-    /// upload completed only if `to` does not exist. `Ok(false)`: it existed (nothing changed).
-    pub(crate) async fn copy_in_parts(&self, from: &Key, to: &Key, size: u64, part: u64) -> Result<bool, String> {
-        let part = part.clamp(1, MAX_COPY_PART);
-        let (status, body) = self.send(http::Method::POST, Some(to), &[("uploads", "")], &[], Vec::new()).await?;
-        let upload_id = match (status.is_success(), element(&body, "UploadId")) {
-            (true, Some(id)) => id,
-            _ => return Err(format!("CreateMultipartUpload of {to}: {status} {}", short(&body))),
-        };
-        let placed = async {
-            let source = format!("{}/{}", self.bucket, encode(from.as_ref(), false));
-            let ranges: Vec<(u64, u64)> = (0..size.div_ceil(part)).map(|i| (i * part, ((i + 1) * part).min(size) - 1)).collect();
-            let etags: Vec<String> = futures_util::stream::iter(ranges.into_iter().enumerate())
-                .map(|(i, (first, last))| {
-                    let (source, upload_id) = (source.clone(), upload_id.clone());
-                    async move {
-                        let number = (i + 1).to_string();
-                        let headers = [("x-amz-copy-source", source), ("x-amz-copy-source-range", format!("bytes={first}-{last}"))];
-                        let (status, body) = self.send(http::Method::PUT, Some(to), &[("partNumber", &number), ("uploadId", &upload_id)], &headers, Vec::new()).await?;
-                        match (status.is_success(), element(&body, "ETag")) {
-                            (true, Some(etag)) => Ok(etag),
-                            _ => Err(format!("UploadPartCopy {number} ({first}-{last}) of {to}: {status} {}", short(&body))),
-                        }
-                    }
-                })
-                .buffered(COPIES_IN_FLIGHT)
-                .try_collect()
-                .await?;
-            let mut xml = String::from("<CompleteMultipartUpload xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">");
-            for (i, etag) in etags.iter().enumerate() {
-                xml.push_str(&format!("<Part><PartNumber>{}</PartNumber><ETag>{}</ETag></Part>", i + 1, escape(etag)));
+    /// Completes upload `upload_id` at `key` from its `parts` (in order, as
+    /// `MultipartStore::put_part` returned them) only if `key` does not exist yet.
+    /// `Ok(false)`: it existed, or another completion at the same key is under way (nothing of
+    /// ours was placed; the upload is left for the caller to abort).
+    pub(crate) async fn complete_create_only(&self, key: &Key, upload_id: &str, parts: &[PartId]) -> Result<bool, String> {
+        let mut xml = String::from("<CompleteMultipartUpload xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">");
+        for (i, part) in parts.iter().enumerate() {
+            let (etag, checksum) = part_fields(part);
+            xml.push_str(&format!("<Part><PartNumber>{}</PartNumber><ETag>{}</ETag>", i + 1, escape(&etag)));
+            if let Some(checksum) = checksum {
+                xml.push_str(&format!("<ChecksumSHA256>{}</ChecksumSHA256>", escape(&checksum)));
             }
-            xml.push_str("</CompleteMultipartUpload>");
-            let (status, body) = self.send(http::Method::POST, Some(to), &[("uploadId", &upload_id)], &[("If-None-Match", "*".into())], xml.into_bytes()).await?;
-            match status.as_u16() {
-                // S3 may answer 200 with an error in the body.
-                200 if !body.contains("<Error>") => Ok(true),
-                412 => Ok(false),
-                // A concurrent completion at the same key (S3 asks to retry; the blob is there
-                // or will be): the caller sees it exists on its next look.
-                409 => Ok(false),
-                _ => Err(format!("CompleteMultipartUpload of {to}: {status} {}", short(&body))),
-            }
+            xml.push_str("</Part>");
         }
-        .await;
-        if !matches!(placed, Ok(true)) {
-            let _ = self.abort(to.as_ref(), &upload_id).await;
+        xml.push_str("</CompleteMultipartUpload>");
+        let (status, body) = self.send(http::Method::POST, Some(key), &[("uploadId", upload_id)], &[("If-None-Match", "*".into())], xml.into_bytes(), None).await?;
+        match status.as_u16() {
+            // S3 may answer 200 with an error in the body.
+            200 if !body.contains("<Error>") => Ok(true),
+            412 => Ok(false),
+            // Some servers answer a create-only write onto an existing object this way.
+            _ if body.contains("PreconditionFailed") || body.contains("AlreadyExists") => Ok(false),
+            _ => Err(format!("CompleteMultipartUpload of {key}: {status} {}", short(&body))),
         }
-        placed
     }
 
-    /// The bucket's unfinished multipart uploads under `prefix`.
-    pub(crate) async fn unfinished(&self, prefix: &str) -> Result<Vec<Unfinished>, String> {
+    /// The bucket's unfinished multipart uploads under `prefix`; `None` when the server does not
+    /// list them (s3s-fs answers `ListMultipartUploads` with 501 NotImplemented).
+    pub(crate) async fn unfinished(&self, prefix: &str) -> Result<Option<Vec<Unfinished>>, String> {
         let mut found = Vec::new();
         let (mut key_marker, mut id_marker) = (String::new(), String::new());
         loop {
@@ -151,7 +122,10 @@ impl Raw {
                 query.push(("key-marker", &key_marker));
                 query.push(("upload-id-marker", &id_marker));
             }
-            let (status, body) = self.send(http::Method::GET, None, &query, &[], Vec::new()).await?;
+            let (status, body) = self.send(http::Method::GET, None, &query, &[], Vec::new(), None).await?;
+            if status.as_u16() == 501 || (!status.is_success() && body.contains("NotImplemented")) {
+                return Ok(None);
+            }
             if !status.is_success() {
                 return Err(format!("ListMultipartUploads: {status} {}", short(&body)));
             }
@@ -162,23 +136,42 @@ impl Raw {
                 }
             }
             if element(&body, "IsTruncated").as_deref() != Some("true") {
-                return Ok(found);
+                return Ok(Some(found));
             }
             match (element(&body, "NextKeyMarker"), element(&body, "NextUploadIdMarker")) {
                 (Some(k), Some(i)) if k != key_marker || i != id_marker => (key_marker, id_marker) = (k, i),
-                _ => return Ok(found),
+                _ => return Ok(Some(found)),
             }
         }
     }
 
+    /// Sends part `number` of an upload with its checksum header and a signature stating
+    /// `signed_digest` as the body's SHA-256, for tests of what a server refuses.
+    #[cfg(test)]
+    pub(crate) async fn put_part_raw(&self, key: &Key, upload_id: &str, number: u32, body: Vec<u8>, checksum: String, signed_digest: &[u8]) -> Result<(http::StatusCode, String), String> {
+        let number = number.to_string();
+        self.send(http::Method::PUT, Some(key), &[("partNumber", &number), ("uploadId", upload_id)], &[("x-amz-checksum-sha256", checksum)], body, Some(signed_digest)).await
+    }
+
     /// Aborts an unfinished upload (its parts are deleted).
     pub(crate) async fn abort(&self, key: &str, upload_id: &str) -> Result<(), String> {
-        let (status, body) = self.send(http::Method::DELETE, Some(&Key::from(key)), &[("uploadId", upload_id)], &[], Vec::new()).await?;
+        let (status, body) = self.send(http::Method::DELETE, Some(&Key::from(key)), &[("uploadId", upload_id)], &[], Vec::new(), None).await?;
         if status.is_success() || status.as_u16() == 404 {
             Ok(())
         } else {
             Err(format!("AbortMultipartUpload of {key}: {status} {}", short(&body)))
         }
+    }
+}
+
+/// The ETag and SHA-256 checksum of an uploaded part. object_store keeps both in its `PartId`
+/// as a small XML document when a checksum algorithm is configured (`<e_tag>`,
+/// `<checksum_sha256>`, the latter when the server echoed it), else the bare ETag.
+fn part_fields(part: &PartId) -> (String, Option<String>) {
+    let id = &part.content_id;
+    match element(id, "e_tag") {
+        Some(etag) => (etag, element(id, "checksum_sha256")),
+        None => (id.clone(), None),
     }
 }
 
@@ -244,6 +237,15 @@ mod tests {
         assert_eq!(super::parse_time_ms("1970-01-01T00:00:01.500Z"), Some(1500));
         assert_eq!(super::parse_time_ms("2026-11-27T14:03:05.000Z"), Some(1_795_788_185_000));
         assert_eq!(super::parse_time_ms("garbage"), None);
+    }
+
+    #[test]
+    fn a_parts_etag_and_checksum_are_read_from_object_stores_part_id() {
+        let part = |id: &str| super::part_fields(&object_store::multipart::PartId { content_id: id.into() });
+        let with = "<PartMetadata><e_tag>&quot;0a1b&quot;</e_tag><checksum_sha256>q83v7w==</checksum_sha256></PartMetadata>";
+        assert_eq!(part(with), ("\"0a1b\"".to_owned(), Some("q83v7w==".to_owned())));
+        assert_eq!(part("<PartMetadata><e_tag>&quot;0a1b&quot;</e_tag></PartMetadata>"), ("\"0a1b\"".to_owned(), None));
+        assert_eq!(part("\"0a1b\""), ("\"0a1b\"".to_owned(), None));
     }
 
     #[test]
