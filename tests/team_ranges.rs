@@ -117,7 +117,6 @@ fn a_large_blob_goes_up_at_its_key_without_a_copy() {
     let id = json_of(&run)["artifacts"][0]["id"].as_str().unwrap().to_owned();
     let sync = member(ada.path(), &["store", "sync", "--json"], b"");
     assert_eq!(sync.code, 0, "{}{}", sync.stdout, sync.stderr);
-    assert_eq!(json_of(&sync)["uploaded"], 1, "{}", sync.stdout);
     assert_eq!(json_of(&member(ada.path(), &["store", "status", "--json"], b""))["backlog"]["count"], 0, "{}", sync.stdout);
     assert_eq!(proxy.copies(), 0, "no copy: the parts went to the blob's key");
     assert_eq!(s3.keys("canvas/uploads/"), Vec::<String>::new(), "no staging key");
@@ -177,7 +176,7 @@ fn retention_cleans_what_interrupted_uploads_left_and_keeps_what_is_young() {
     let gc = member(ada.path(), &["store", "gc", "--json"], b"");
     assert_eq!(gc.code, 0, "{}{}", gc.stdout, gc.stderr);
     let report = json_of(&gc);
-    assert_eq!((report["uploads_aborted"].as_u64(), report["staging_deleted"].as_u64(), report["reservations_dropped"].as_u64()), (Some(3), Some(1), Some(1)), "{report}");
+    assert_eq!((report["uploads_aborted"].as_u64(), report["staging_deleted"].as_u64(), report["reservations_dropped"].as_u64()), (Some(3), Some(1), Some(1)), "{report}; left unfinished: {:?}", unfinished(&s3));
     let mut left = unfinished(&s3);
     left.sort();
     assert_eq!(left, vec![young_blob, young_upload]);
