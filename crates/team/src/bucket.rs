@@ -417,54 +417,6 @@ fn local_io(path: &Path, source: std::io::Error) -> TeamError {
     TeamError::Local(mcp_canvas_store::StoreError::Io { action: "reading", path: path.to_owned(), source })
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn a_staging_keys_start_time_is_read_from_it() {
-        let sha = "a".repeat(64);
-        assert_eq!(super::started_ms(&format!("canvas/uploads/{sha}.1700000000000.ab12")), Some(1_700_000_000_000));
-        assert_eq!(super::started_ms(&format!("canvas/uploads/{sha}.ab12")), None, "a key from before start times were written");
-        assert_eq!(super::started_ms(&format!("canvas/blobs/aa/{sha}")), None);
-    }
-
-    #[test]
-    fn an_upload_at_a_blob_key_is_abandoned_when_no_young_reservation_or_start_keeps_it() {
-        let sha = "ab".repeat(32);
-        let (now, cutoff) = (10 * 3_600_000, 9 * 3_600_000);
-        let upload = |key: String, initiated_ms: Option<i64>| crate::multipart::Unfinished { key, upload_id: "u".into(), initiated_ms };
-        let at_blob = |initiated| upload(format!("canvas/blobs/ab/{sha}"), initiated);
-        // moto's fixed date: reservations decide.
-        let moto = Some(1_289_422_113_000);
-        assert!(super::abandoned(&at_blob(moto), cutoff, now, false));
-        assert!(!super::abandoned(&at_blob(moto), cutoff, now, true), "a young reservation keeps it");
-        assert!(super::abandoned(&at_blob(None), cutoff, now, false));
-        // A server that says it started after the cutoff keeps it (a member's clock behind).
-        assert!(!super::abandoned(&at_blob(Some(cutoff + 1)), cutoff, now, false));
-        assert!(super::abandoned(&at_blob(Some(cutoff - 1)), cutoff, now, false));
-        assert!(super::abandoned(&at_blob(Some(now + 2 * 3_600_000)), cutoff, now, false), "a server clock far ahead is not believed");
-        // Older clients' staging keys: the start time in the name, whatever the server says.
-        let staging = |at: i64| upload(format!("canvas/uploads/{sha}.{at}.0123abcd"), moto);
-        assert!(super::abandoned(&staging(cutoff - 1), cutoff, now, true));
-        assert!(!super::abandoned(&staging(cutoff + 1), cutoff, now, false));
-        assert!(!super::abandoned(&upload("canvas/other".into(), Some(cutoff + 1)), cutoff, now, false));
-        assert_eq!(super::blob_sha(&format!("canvas/blobs/ab/{sha}")), Some(sha.as_str()));
-        assert_eq!(super::blob_sha(&format!("blobs/ab/{sha}")), Some(sha.as_str()));
-        assert_eq!(super::blob_sha(&format!("canvas/blobs/cd/{sha}")), None);
-        assert_eq!(super::blob_sha(&format!("canvas/uploads/{sha}.1.ab")), None);
-    }
-
-    #[test]
-    fn an_error_body_keeps_its_code_and_message_and_drops_the_rest() {
-        let what = "Client error with status 403 Forbidden: <?xml version=\"1.0\"?><Error><Code>SignatureDoesNotMatch</Code><Message>The request signature we calculated does not match</Message><AWSAccessKeyId>AKIAEXAMPLE123</AWSAccessKeyId><StringToSign>AWS4-HMAC-SHA256 secret-ish</StringToSign></Error>";
-        let kept = super::without_body_secrets(what);
-        assert_eq!(kept, "Client error with status 403 Forbidden: SignatureDoesNotMatch: The request signature we calculated does not match");
-        assert!(!kept.contains("AKIA") && !kept.contains("StringToSign"));
-        let token = "status 400: <Error><Code>ExpiredToken</Code><Message>expired</Message><Token-0>FwoGZXIvYXdzE-session-token</Token-0></Error>";
-        assert!(!super::without_body_secrets(token).contains("FwoG"));
-        assert_eq!(super::without_body_secrets("connection refused"), "connection refused");
-    }
-}
-
 /// When an older client's upload to a staging key (`uploads/<sha256>.<start ms>.<random>`)
 /// started, from the key itself: some servers report no real start time for an unfinished
 /// upload (moto answers a fixed date), and a member's clock is what its uploads' age is counted
@@ -526,4 +478,52 @@ fn remedy_for(what: &str, e: &OsError) -> String {
         return String::new();
     };
     format!("; {remedy}")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_staging_keys_start_time_is_read_from_it() {
+        let sha = "a".repeat(64);
+        assert_eq!(super::started_ms(&format!("canvas/uploads/{sha}.1700000000000.ab12")), Some(1_700_000_000_000));
+        assert_eq!(super::started_ms(&format!("canvas/uploads/{sha}.ab12")), None, "a key from before start times were written");
+        assert_eq!(super::started_ms(&format!("canvas/blobs/aa/{sha}")), None);
+    }
+
+    #[test]
+    fn an_upload_at_a_blob_key_is_abandoned_when_no_young_reservation_or_start_keeps_it() {
+        let sha = "ab".repeat(32);
+        let (now, cutoff) = (10 * 3_600_000, 9 * 3_600_000);
+        let upload = |key: String, initiated_ms: Option<i64>| crate::multipart::Unfinished { key, upload_id: "u".into(), initiated_ms };
+        let at_blob = |initiated| upload(format!("canvas/blobs/ab/{sha}"), initiated);
+        // moto's fixed date: reservations decide.
+        let moto = Some(1_289_422_113_000);
+        assert!(super::abandoned(&at_blob(moto), cutoff, now, false));
+        assert!(!super::abandoned(&at_blob(moto), cutoff, now, true), "a young reservation keeps it");
+        assert!(super::abandoned(&at_blob(None), cutoff, now, false));
+        // A server that says it started after the cutoff keeps it (a member's clock behind).
+        assert!(!super::abandoned(&at_blob(Some(cutoff + 1)), cutoff, now, false));
+        assert!(super::abandoned(&at_blob(Some(cutoff - 1)), cutoff, now, false));
+        assert!(super::abandoned(&at_blob(Some(now + 2 * 3_600_000)), cutoff, now, false), "a server clock far ahead is not believed");
+        // Older clients' staging keys: the start time in the name, whatever the server says.
+        let staging = |at: i64| upload(format!("canvas/uploads/{sha}.{at}.0123abcd"), moto);
+        assert!(super::abandoned(&staging(cutoff - 1), cutoff, now, true));
+        assert!(!super::abandoned(&staging(cutoff + 1), cutoff, now, false));
+        assert!(!super::abandoned(&upload("canvas/other".into(), Some(cutoff + 1)), cutoff, now, false));
+        assert_eq!(super::blob_sha(&format!("canvas/blobs/ab/{sha}")), Some(sha.as_str()));
+        assert_eq!(super::blob_sha(&format!("blobs/ab/{sha}")), Some(sha.as_str()));
+        assert_eq!(super::blob_sha(&format!("canvas/blobs/cd/{sha}")), None);
+        assert_eq!(super::blob_sha(&format!("canvas/uploads/{sha}.1.ab")), None);
+    }
+
+    #[test]
+    fn an_error_body_keeps_its_code_and_message_and_drops_the_rest() {
+        let what = "Client error with status 403 Forbidden: <?xml version=\"1.0\"?><Error><Code>SignatureDoesNotMatch</Code><Message>The request signature we calculated does not match</Message><AWSAccessKeyId>AKIAEXAMPLE123</AWSAccessKeyId><StringToSign>AWS4-HMAC-SHA256 secret-ish</StringToSign></Error>";
+        let kept = super::without_body_secrets(what);
+        assert_eq!(kept, "Client error with status 403 Forbidden: SignatureDoesNotMatch: The request signature we calculated does not match");
+        assert!(!kept.contains("AKIA") && !kept.contains("StringToSign"));
+        let token = "status 400: <Error><Code>ExpiredToken</Code><Message>expired</Message><Token-0>FwoGZXIvYXdzE-session-token</Token-0></Error>";
+        assert!(!super::without_body_secrets(token).contains("FwoG"));
+        assert_eq!(super::without_body_secrets("connection refused"), "connection refused");
+    }
 }
