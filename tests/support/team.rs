@@ -272,11 +272,60 @@ impl Drop for S3Server {
 
 /// The `[store]` section for a member of team `t` on these servers.
 pub fn store_settings(s3: &S3Server, pg: &Postgres, member: &str) -> String {
+    settings_at(&s3.endpoint(), pg, member)
+}
+
+/// The `[store]` section for a member of team `t` with the bucket `team` at `endpoint`.
+pub fn settings_at(endpoint: &str, pg: &Postgres, member: &str) -> String {
     format!(
-        "[identity]\nusername = \"{member}\"\n\n[store]\nbackend = \"team\"\ns3_url = \"s3://team/canvas\"\ns3_endpoint = \"{}\"\ns3_region = \"us-east-1\"\ncatalog_url = \"{}\"\nteam = \"t\"\n",
-        s3.endpoint(),
+        "[identity]\nusername = \"{member}\"\n\n[store]\nbackend = \"team\"\ns3_url = \"s3://team/canvas\"\ns3_endpoint = \"{endpoint}\"\ns3_region = \"us-east-1\"\ncatalog_url = \"{}\"\nteam = \"t\"\n",
         pg.url()
     )
+}
+
+/// s3s-fs (crates.io, in `.deps/s3s-fs`, installed by `scripts/setup.sh --tests`): an S3 server
+/// that verifies every SigV4 signature and that each body hashes to its signed
+/// `x-amz-content-sha256`, storing bucket `team` in a temp dir. It takes [`member_env`]'s keys
+/// only. Killed when dropped.
+pub struct S3sFs {
+    pub port: u16,
+    root: tempfile::TempDir,
+    child: Child,
+}
+
+impl S3sFs {
+    pub fn start() -> Self {
+        let bin = Path::new(env!("CARGO_MANIFEST_DIR")).join("../.deps/s3s-fs/bin/s3s-fs");
+        assert!(bin.is_file(), "s3s-fs is not installed at {}: run `scripts/setup.sh --tests`", bin.display());
+        let root = tempfile::tempdir().unwrap();
+        std::fs::create_dir(root.path().join("team")).unwrap();
+        let port = free_port();
+        let mut child = Command::new(bin)
+            .args(["--host", "127.0.0.1", "--port", &port.to_string(), "--access-key", "testing", "--secret-key", "testing"])
+            .arg(root.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        wait_for_port(port, "s3s-fs", &mut child);
+        Self { port, root, child }
+    }
+
+    pub fn endpoint(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// Where the server keeps the object at `key` of bucket `team`.
+    pub fn file(&self, key: &str) -> PathBuf {
+        self.root.path().join("team").join(key)
+    }
+}
+
+impl Drop for S3sFs {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 /// The environment a member's process needs: the bucket's keys (moto takes any) and the

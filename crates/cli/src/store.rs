@@ -174,6 +174,9 @@ pub async fn run(host: &Host, command: StoreCommand) -> ExitCode {
                     report.staging_deleted,
                     report.reservations_dropped
                 );
+                for warning in &report.warnings {
+                    eprintln!("warning: {warning}");
+                }
                 ExitCode::SUCCESS
             }
             Ok(None) => {

@@ -107,14 +107,19 @@ impl TeamSync {
                 wait = then;
                 let Some(team) = this.upgrade().map(|this| this.team.clone()) else { return };
                 match team.retention(team.retention_days(), crate::host::Host::now_ms()).await {
-                    Ok(Some(report)) => tracing::info!(
-                        "team retention: {} artifacts expired, {} blobs deleted, {} unfinished uploads aborted, {} staging copies and {} expired reservations removed",
-                        report.expired.len(),
-                        report.blobs_deleted,
-                        report.uploads_aborted,
-                        report.staging_deleted,
-                        report.reservations_dropped
-                    ),
+                    Ok(Some(report)) => {
+                        tracing::info!(
+                            "team retention: {} artifacts expired, {} blobs deleted, {} unfinished uploads aborted, {} staging copies and {} expired reservations removed",
+                            report.expired.len(),
+                            report.blobs_deleted,
+                            report.uploads_aborted,
+                            report.staging_deleted,
+                            report.reservations_dropped
+                        );
+                        for warning in &report.warnings {
+                            tracing::warn!("team retention: {warning}");
+                        }
+                    }
                     Ok(None) => tracing::debug!("team retention: another process of the team is running it"),
                     Err(e) => tracing::warn!("team retention: {e}"),
                 }

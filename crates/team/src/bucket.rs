@@ -353,8 +353,9 @@ impl Bucket {
         self.raw.unfinished(&prefix).await.map_err(|what| self.raw_error(what))
     }
 
-    /// Deletes staging copies (`<prefix>/uploads/`) last written before `cutoff_ms`: a process
-    /// killed between placing a blob and deleting its staging copy leaves one. Returns how many.
+    /// Deletes staging copies (`<prefix>/uploads/`) last written before `cutoff_ms`: an older
+    /// client killed between placing a blob and deleting its staging copy leaves one. Returns how
+    /// many.
     pub async fn delete_stale_staging(&self, cutoff_ms: i64) -> Result<u32, TeamError> {
         let staging = self.key("uploads");
         let mut listed = self.quick.list(Some(&staging));

@@ -130,6 +130,8 @@ pub struct RetentionReport {
     pub staging_deleted: u32,
     /// Blob reservations past their time dropped.
     pub reservations_dropped: u32,
+    /// What this run could not do, in words (a server that does not list unfinished uploads).
+    pub warnings: Vec<String>,
 }
 
 /// How often the app and the proxy run team retention.
@@ -420,7 +422,10 @@ impl TeamStore {
                 let reserved_since = async |blobs: Vec<String>| catalog.reserved_since(&blobs, abandoned_before).await;
                 match bucket.abort_unfinished(abandoned_before, now_ms, reserved_since).await? {
                     Some(aborted) => report.uploads_aborted = aborted,
-                    None => tracing::warn!("team retention: {} does not list unfinished multipart uploads (ListMultipartUploads); abort them with the server's own tools or a lifecycle rule", bucket.url()),
+                    None => report.warnings.push(format!(
+                        "{} does not list unfinished multipart uploads (ListMultipartUploads): interrupted uploads there are not aborted; give the bucket a lifecycle rule or clean it with the server's own tools",
+                        bucket.url()
+                    )),
                 }
                 report.staging_deleted = bucket.delete_stale_staging(abandoned_before).await?;
                 for sha in catalog.orphan_candidates(now_ms).await? {

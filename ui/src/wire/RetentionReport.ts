@@ -23,4 +23,8 @@ staging_deleted: number,
 /**
  * Blob reservations past their time dropped.
  */
-reservations_dropped: number, };
+reservations_dropped: number, 
+/**
+ * What this run could not do, in words (a server that does not list unfinished uploads).
+ */
+warnings: Array<string>, };
