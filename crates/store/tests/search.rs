@@ -328,3 +328,37 @@ fn a_prefix_finds_every_completion_newest_first_with_few_or_many_of_them() {
     assert_eq!(found(&store, &query("quad69")).len(), 1);
     assert!(found(&store, &query("quz")).is_empty());
 }
+
+#[test]
+fn a_file_skipped_past_does_not_take_the_files_between_its_segments_with_it() {
+    // A file indexed again after an interrupted run goes on top, while its call's segment stays
+    // where it was: its segments are apart, and another file's lie between them.
+    let dir = tempfile::tempdir().unwrap();
+    let store = ArtifactStore::open(dir.path()).unwrap();
+    let oldest = put(&store, "oldest.txt", "text/plain", "demo", "tail", "c0", 1_000);
+    index(&store, &oldest, vec![segment(HitPlace::Line, 1, "nothing to see")]);
+    let again = put(&store, "again.txt", "text/plain", "demo", "tail", "c1", 1_500);
+    index(&store, &again, vec![segment(HitPlace::Line, 1, "first run")]);
+    let audit = AuditRecord {
+        call_id: "c1".into(),
+        session_id: "s1".into(),
+        server: "demo".into(),
+        tool: "tail".into(),
+        arguments: serde_json::json!({"path": "/var/log/app"}),
+        identity: None,
+        started_ms: 1,
+        duration_ms: 1,
+        outcome: "ok".into(),
+        detail: None,
+        artifact_ids: vec![again.id.clone()],
+        result_text: None,
+    };
+    store.audit(&audit).unwrap();
+    assert_eq!(store.search_index_calls(500).unwrap(), 1);
+    let newest = put(&store, "newest.txt", "text/plain", "demo", "tail", "c2", 2_000);
+    index(&store, &newest, vec![segment(HitPlace::Line, 1, "acme shipped")]);
+    // Indexed again: its text goes above the newest file's, its call stays below.
+    index(&store, &again, (1..=10).map(|i| segment(HitPlace::Line, i, "acme acme")).collect());
+    let names: Vec<String> = found(&store, &query("acme ")).into_iter().map(|h| h.0).collect();
+    assert_eq!(names, ["again.txt", "again.txt", "again.txt", "newest.txt"]);
+}

@@ -170,7 +170,7 @@ pub struct IndexStatus {
 const HITS_PER_ARTIFACT: usize = 3;
 /// At most this many segments are read from the index at a time (newest first; the first page
 /// is a little more than the hits wanted, and each next one twice the last); the catalog is
-/// free between pages.
+/// free between pages, while the hits' text is read.
 const MAX_PAGE_ROWS: i64 = 1024;
 /// A prefix with at most this many completions in the index is searched as those words (read
 /// newest first, stopping at the hits wanted); one with more, as FTS5's prefix (which reads
@@ -457,9 +457,15 @@ pub(crate) fn run(store: &crate::ArtifactStore, query: &SearchQuery, text_of: &m
     if terms.is_empty() {
         return Ok(SearchResults { hits: Vec::new(), indexed, pending, partial: false });
     }
+    // Each word a prefix is spelled out as costs FTS5 a little to set up on every page read.
+    let mut spelled_out = 0;
     let expression = {
         let conn = store.conn();
-        terms.fts5_with(&mut |prefix| completions(&conn, prefix))
+        terms.fts5_with(&mut |prefix| {
+            let words = completions(&conn, prefix);
+            spelled_out += words.as_ref().map_or(0, Vec::len);
+            words
+        })
     };
     let (sql, values) = page_sql(query, &expression);
     let mut hits: Vec<SearchHit> = Vec::new();
@@ -467,22 +473,25 @@ pub(crate) fn run(store: &crate::ArtifactStore, query: &SearchQuery, text_of: &m
     let mut refused = 0;
     let mut partial = false;
     let mut before = i64::MAX;
-    let mut rows_wanted = limit as i64 + 4;
+    // A first page a little larger than the hits wanted (and than a spelled-out prefix's words:
+    // rows cost less than setting up another read); each next one twice the last.
+    let mut rows_wanted = (limit as i64 + 4 + spelled_out as i64).min(MAX_PAGE_ROWS);
     'pages: loop {
         let rows = page(&store.conn(), &sql, &values, before, rows_wanted)?;
         let Some(&(_, last)) = rows.last() else { break };
         let full = rows.len() as i64 == rows_wanted;
         before = last;
         rows_wanted = (rows_wanted * 2).min(MAX_PAGE_ROWS);
-        for (hit, id) in rows {
+        // The file whose hits were all taken, when the page ends among its segments.
+        let mut ended_in: Option<String> = None;
+        for (hit, _) in rows {
             let Some(mut hit) = hit else { continue };
             let seen = per_artifact.entry(hit.artifact.id.clone()).or_default();
             if *seen >= HITS_PER_ARTIFACT {
-                // The rest of this artifact's segments are below its first one kept: skip them.
-                let first: Option<i64> = store.conn().query_row("SELECT MIN(id) FROM search_segments WHERE artifact_id = ?1", [&hit.artifact.id], |row| row.get(0))?;
-                before = first.unwrap_or(id).min(id);
-                continue 'pages;
+                ended_in = Some(hit.artifact.id);
+                continue;
             }
+            ended_in = None;
             let text = match hit.place {
                 HitPlace::Name => Some(match &hit.artifact.description {
                     Some(description) => format!("{} — {description}", hit.artifact.name),
@@ -510,6 +519,18 @@ pub(crate) fn run(store: &crate::ArtifactStore, query: &SearchQuery, text_of: &m
         }
         if !full {
             break;
+        }
+        if let Some(artifact_id) = ended_in {
+            // The rest of that file's run of segments (thousands, in a large file) is skipped in
+            // one step: the next page starts at the first segment below it of another file.
+            let below: Option<i64> = store
+                .conn()
+                .query_row("SELECT id FROM search_segments WHERE id < ?1 AND artifact_id <> ?2 ORDER BY id DESC LIMIT 1", params![before, artifact_id], |row| row.get(0))
+                .optional()?;
+            match below {
+                Some(id) => before = id + 1,
+                None => break,
+            }
         }
     }
     // Files newest first (by their newest hit); within a file, its hits in reading order: its

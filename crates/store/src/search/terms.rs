@@ -108,18 +108,53 @@ impl Terms {
     /// Whether every phrase searched for is in `text`, its words one after another (words
     /// compared as the index's tokenizer does: case and diacritics ignored). True when there is
     /// no phrase.
+    ///
+    /// One pass over the words of `text`, allocating only for a word with a non-ASCII letter
+    /// (a shift-and match: bit `i` of a phrase's state says the words so far end with its first
+    /// `i + 1` words). A phrase is checked at every place whose segment has its words, so this
+    /// runs over many kilobytes for each one found.
     pub fn phrases_in(&self, text: &str) -> bool {
         let phrases: Vec<(Vec<String>, bool)> =
             self.terms.iter().filter(|t| t.words.len() > 1).map(|t| (t.words.iter().map(|w| fold(w)).collect(), t.prefix)).collect();
         if phrases.is_empty() {
             return true;
         }
-        let tokens: Vec<String> = words_of(text).iter().map(|w| fold(w)).collect();
-        phrases.iter().all(|(words, prefix)| {
-            tokens.windows(words.len()).any(|window| {
-                window.iter().zip(words).enumerate().all(|(i, (token, word))| if *prefix && i + 1 == words.len() { token.starts_with(word.as_str()) } else { token == word })
-            })
-        })
+        if phrases.iter().any(|(words, _)| words.len() > 64) {
+            // Longer than a state holds: word by word.
+            let tokens: Vec<String> = words_of(text).iter().map(|w| fold(w)).collect();
+            return phrases.iter().all(|(words, prefix)| {
+                tokens.windows(words.len()).any(|window| window.iter().zip(words).enumerate().all(|(i, (token, word))| word_matches(token, word, *prefix && i + 1 == words.len())))
+            });
+        }
+        let mut states = vec![0u64; phrases.len()];
+        let mut found = vec![false; phrases.len()];
+        let mut folded = String::new();
+        for raw in text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()) {
+            let token: &str = if raw.is_ascii() {
+                &raw[..raw.len().min(MAX_WORD_CHARS)]
+            } else {
+                folded.clear();
+                folded.push_str(&fold(&raw.chars().take(MAX_WORD_CHARS).flat_map(char::to_lowercase).collect::<String>()));
+                &folded
+            };
+            for (p, (words, prefix)) in phrases.iter().enumerate() {
+                let last = words.len() - 1;
+                let mut matching = 0u64;
+                for (i, word) in words.iter().enumerate() {
+                    if word_matches(token, word, *prefix && i == last) {
+                        matching |= 1 << i;
+                    }
+                }
+                states[p] = ((states[p] << 1) | 1) & matching;
+                if states[p] & (1 << last) != 0 {
+                    found[p] = true;
+                }
+            }
+            if found.iter().all(|f| *f) {
+                return true;
+            }
+        }
+        false
     }
 
     /// The PostgreSQL `to_tsquery('simple', …)` text: words joined by `&`, phrases by `<->`,
@@ -146,6 +181,16 @@ impl Terms {
                 if is_prefix { word.starts_with(w.as_str()) } else { word == w }
             })
         })
+    }
+}
+
+/// Whether `token` (as it is in the text: lowercased already when it is not ASCII) is `word`
+/// (lowercased, folded), or starts with it when `prefix`.
+fn word_matches(token: &str, word: &str, prefix: bool) -> bool {
+    if prefix {
+        token.len() >= word.len() && token.is_char_boundary(word.len()) && token[..word.len()].eq_ignore_ascii_case(word)
+    } else {
+        token.eq_ignore_ascii_case(word)
     }
 }
 
@@ -199,6 +244,24 @@ mod tests {
         assert!(!terms.phrases_in("revenue, net of q3"));
         assert!(Terms::parse(r#""café crème""#).phrases_in("un Cafe creme"));
         assert!(Terms::parse("net revenue ").phrases_in("revenue net"), "words alone are in any order");
+    }
+
+    #[test]
+    fn a_phrase_is_found_in_one_pass_whatever_its_words() {
+        let terms = Terms::parse(r#""ha ha ho" "#);
+        assert!(terms.phrases_in("ha ha ha ho"), "a repeated word restarts the match where it can");
+        assert!(!terms.phrases_in("ha ho ha"));
+        assert!(Terms::parse(r#""NET Revenue" "#).phrases_in("net-REVENUE"), "case and punctuation between words");
+        assert!(Terms::parse(r#""crème brûlée" "#).phrases_in("Une CRÈME Brulee"), "diacritics folded, non-ASCII lowercased");
+        assert!(Terms::parse("net-reve").phrases_in("the net revenue"), "a split word's last part typed is a prefix");
+        assert!(!Terms::parse("net-reve").phrases_in("the net rev"));
+        assert!(Terms::parse(r#""a b" "c d" "#).phrases_in("c d then a b"), "every phrase, in any order");
+        assert!(!Terms::parse(r#""a b" "c d" "#).phrases_in("a b then d c"));
+        let long = "x".repeat(100);
+        assert!(Terms::parse(&format!("\"{long} y\" ")).phrases_in(&format!("{} y", "x".repeat(80))), "words compared on their first 64 characters, as indexed");
+        let many: String = (0..70).map(|i| format!("w{i} ")).collect();
+        assert!(Terms::parse(&format!("\"{many}\" ")).phrases_in(&format!("start {many}end")));
+        assert!(!Terms::parse(&format!("\"{many}\" ")).phrases_in("w0 w1 w2"));
     }
 
     #[test]
