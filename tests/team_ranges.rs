@@ -131,6 +131,31 @@ fn a_large_blob_goes_up_at_its_key_without_a_copy() {
     assert_eq!(Sha256::digest(std::fs::read(&out).unwrap()), Sha256::digest(&bytes));
 }
 
+/// A completion the server answers with 503 (a busy S3) is tried again, not given up with every
+/// part sent: the upload succeeds and the blob is placed, nothing left unfinished.
+#[test]
+fn a_completion_refused_as_busy_is_tried_again() {
+    let (pg, s3) = (Postgres::start(), S3Server::start());
+    let (mut busy, endpoint) = s3.failing_first_completion();
+    let ada = tempfile::tempdir().unwrap();
+    std::fs::write(ada.path().join("settings.toml"), settings_at(&endpoint, &pg, "ada")).unwrap();
+    let file = ada.path().join("big.bin");
+    let bytes: Vec<u8> = (0..(9u32 << 20)).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+    std::fs::write(&file, &bytes).unwrap();
+    let result = ada.path().join("result.json");
+    result_file(&file, "big.bin", "application/octet-stream", &result);
+    // The one-shot command drains its own upload before it exits: through the 503, once.
+    let run = member(ada.path(), &["normalize", "--server", "reports", "--tool", "render", result.to_str().unwrap(), "--json"], b"");
+    let _ = busy.kill();
+    let _ = busy.wait();
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let status = json_of(&member(ada.path(), &["store", "status", "--json"], b""));
+    assert_eq!(status["backlog"]["count"], 0, "the upload went through the busy answer: {status}");
+    let sha = format!("{:x}", Sha256::digest(&bytes));
+    assert_eq!(s3.keys("canvas/blobs/"), vec![format!("canvas/blobs/{}/{sha}", &sha[..2])]);
+    assert_eq!(unfinished(&s3), Vec::<String>::new());
+}
+
 /// The same against s3s-fs, which checks every request's signature and that each body hashes to
 /// what was signed (moto checks neither): a 20 MiB artifact goes up at its blob key, a teammate
 /// pulls identical bytes, and retention runs (s3s-fs does not list unfinished uploads: the run

@@ -16,6 +16,10 @@ use object_store::{
     ClientOptions,
 };
 
+/// Tries of a completion (connection lost, server error): object_store's retries cover the
+/// rest of an upload.
+const COMPLETE_TRIES: u32 = 3;
+
 /// Raw signed requests to the bucket.
 #[derive(Clone)]
 pub(crate) struct Raw {
@@ -100,15 +104,32 @@ impl Raw {
             xml.push_str("</Part>");
         }
         xml.push_str("</CompleteMultipartUpload>");
-        let (status, body) = self.send(http::Method::POST, Some(key), &[("uploadId", upload_id)], &[("If-None-Match", "*".into())], xml.into_bytes(), None).await?;
-        match status.as_u16() {
-            // S3 may answer 200 with an error in the body.
-            200 if !body.contains("<Error>") => Ok(true),
-            412 => Ok(false),
-            // Some servers answer a create-only write onto an existing object this way.
-            _ if body.contains("PreconditionFailed") || body.contains("AlreadyExists") => Ok(false),
-            _ => Err(format!("CompleteMultipartUpload of {key}: {status} {}", short(&body))),
+        let body = xml.into_bytes();
+        // A connection lost or a server error (5xx, or S3's 200 with `InternalError` in the body)
+        // is tried again: giving up would abort every part sent. A try after one whose answer
+        // was lost finds the object there (412): the bytes are placed either way.
+        for attempt in 1..=COMPLETE_TRIES {
+            let last = attempt == COMPLETE_TRIES;
+            let (status, answer) = match self.send(http::Method::POST, Some(key), &[("uploadId", upload_id)], &[("If-None-Match", "*".into())], body.clone(), None).await {
+                Ok(answered) => answered,
+                Err(_) if !last => {
+                    tokio::time::sleep(std::time::Duration::from_secs(attempt as u64)).await;
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
+            let server_error = status.is_server_error() || answer.contains("<Code>InternalError</Code>") || answer.contains("<Code>SlowDown</Code>");
+            match status.as_u16() {
+                // S3 may answer 200 with an error in the body.
+                200 if !answer.contains("<Error>") => return Ok(true),
+                412 => return Ok(false),
+                // Some servers answer a create-only write onto an existing object this way.
+                _ if answer.contains("PreconditionFailed") || answer.contains("AlreadyExists") => return Ok(false),
+                _ if server_error && !last => tokio::time::sleep(std::time::Duration::from_secs(attempt as u64)).await,
+                _ => return Err(format!("CompleteMultipartUpload of {key}: {status} {}", short(&answer))),
+            }
         }
+        unreachable!("the last try returns")
     }
 
     /// The bucket's unfinished multipart uploads under `prefix`; `None` when the server does not
