@@ -29,6 +29,24 @@ fn index(store: &ArtifactStore, record: &ArtifactRecord, segments: Vec<Segment>)
     store.search_finish(&record.id, 5, None).unwrap();
 }
 
+/// A call of `demo`'s `make_report` that produced `ids`, as the host logs it.
+fn call(call_id: &str, arguments: serde_json::Value, ids: Vec<String>) -> AuditRecord {
+    AuditRecord {
+        call_id: call_id.into(),
+        session_id: "s1".into(),
+        server: "demo".into(),
+        tool: "make_report".into(),
+        arguments,
+        identity: None,
+        started_ms: 1,
+        duration_ms: 1,
+        outcome: "ok".into(),
+        detail: None,
+        artifact_ids: ids,
+        result_text: None,
+    }
+}
+
 fn query(text: &str) -> SearchQuery {
     SearchQuery { text: text.to_owned(), ..Default::default() }
 }
@@ -161,20 +179,7 @@ fn an_interrupted_run_is_pending_and_starts_over() {
 #[test]
 fn calls_are_indexed_for_the_artifacts_they_produced() {
     let (_dir, store, report, table) = fixture();
-    let audit = |call_id: &str, arguments: serde_json::Value, ids: Vec<String>| AuditRecord {
-        call_id: call_id.into(),
-        session_id: "s1".into(),
-        server: "demo".into(),
-        tool: "make_report".into(),
-        arguments,
-        identity: None,
-        started_ms: 1,
-        duration_ms: 1,
-        outcome: "ok".into(),
-        detail: None,
-        artifact_ids: ids,
-        result_text: None,
-    };
+    let audit = call;
     store.audit(&audit("c1", serde_json::json!({"customer": "Initech", "year": 2026}), vec![report.id.clone()])).unwrap();
     store.audit(&audit("c9", serde_json::json!({"customer": "Hooli"}), vec![])).unwrap();
     assert_eq!(store.search_index_calls(500).unwrap(), 2);
@@ -229,20 +234,7 @@ fn the_models_scope_is_what_the_proxy_gave_it_and_goes_with_the_file() {
 fn a_calls_answer_is_searched_with_its_files_and_bounded() {
     let (_dir, store, report, _table) = fixture();
     let answer = format!("Report generated for Umbrella Corp. {}", "padding ".repeat(10_000));
-    let record = AuditRecord {
-        call_id: "c1".into(),
-        session_id: "s1".into(),
-        server: "demo".into(),
-        tool: "make_report".into(),
-        arguments: serde_json::json!({}),
-        identity: None,
-        started_ms: 1,
-        duration_ms: 1,
-        outcome: "ok".into(),
-        detail: None,
-        artifact_ids: vec![report.id.clone()],
-        result_text: Some(answer),
-    };
+    let record = AuditRecord { result_text: Some(answer), ..call("c1", serde_json::json!({}), vec![report.id.clone()]) };
     store.audit(&record).unwrap();
     let kept = store.audit_log(1).unwrap()[0].result_text.clone().unwrap();
     assert!(kept.len() <= mcp_canvas_store::MAX_RESULT_TEXT, "{}", kept.len());
@@ -339,20 +331,7 @@ fn a_file_skipped_past_does_not_take_the_files_between_its_segments_with_it() {
     index(&store, &oldest, vec![segment(HitPlace::Line, 1, "nothing to see")]);
     let again = put(&store, "again.txt", "text/plain", "demo", "tail", "c1", 1_500);
     index(&store, &again, vec![segment(HitPlace::Line, 1, "first run")]);
-    let audit = AuditRecord {
-        call_id: "c1".into(),
-        session_id: "s1".into(),
-        server: "demo".into(),
-        tool: "tail".into(),
-        arguments: serde_json::json!({"path": "/var/log/app"}),
-        identity: None,
-        started_ms: 1,
-        duration_ms: 1,
-        outcome: "ok".into(),
-        detail: None,
-        artifact_ids: vec![again.id.clone()],
-        result_text: None,
-    };
+    let audit = call("c1", serde_json::json!({"path": "/var/log/app"}), vec![again.id.clone()]);
     store.audit(&audit).unwrap();
     assert_eq!(store.search_index_calls(500).unwrap(), 1);
     let newest = put(&store, "newest.txt", "text/plain", "demo", "tail", "c2", 2_000);
