@@ -18,6 +18,7 @@ import { TeamAudit } from "./TeamAudit";
 import { ModelShareButton, type ModelShared, NoticeLine, type Notice, useItemActions, useModelShared } from "./actions";
 import { ServerToolFilters, TypeFilter } from "./FilterSelects";
 import { Thumb } from "./Thumb";
+import { usePagedList } from "./paged";
 import { type Scope, teamStatusDetails, teamStatusIsWarning, teamStatusText } from "./team";
 import type { ArtifactRecord } from "../wire/ArtifactRecord";
 import type { ArtifactSource } from "../wire/ArtifactSource";
@@ -50,12 +51,15 @@ type Layout = "grid" | "list";
  * "Save as…", open in the canvas, and the storage used against the quota. */
 export function ArtifactBrowser({ onClose, refresh }: Props) {
   const [filters, setFilters] = useState<BrowserFilters>(DEFAULT_FILTERS);
+  const listed = usePagedList<ArtifactRecord>(
+    (offset) => artifactsQuery(toQuery(filters, offset)).then((page) => ({ items: page.items, more: offset + page.items.length < page.total, total: page.total })),
+    (record) => record.id,
+    [filters, refresh],
+  );
+  const { items, loading, error: loadError, loadMore, update } = listed;
+  const total = listed.total ?? 0;
   const [text, setText] = useState("");
   const [layout, setLayout] = useState<Layout>("grid");
-  const [items, setItems] = useState<ArtifactRecord[]>([]);
-  const [total, setTotal] = useState(0);
-  const [loading, setLoading] = useState(true);
-  const [loadError, setLoadError] = useState<string | null>(null);
   const [sources, setSources] = useState<ArtifactSource[]>([]);
   const [usage, setUsage] = useState<StorageUsage | null>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
@@ -112,45 +116,8 @@ export function ArtifactBrowser({ onClose, refresh }: Props) {
     artifactsUsage().then(setUsage, () => undefined);
   }, []);
 
-  useEffect(() => {
-    let live = true;
-    setLoading(true);
-    artifactsQuery(toQuery(filters)).then(
-      (page) => {
-        if (!live) return;
-        setItems(page.items);
-        setTotal(page.total);
-        setLoadError(null);
-        setLoading(false);
-      },
-      (e) => {
-        if (!live) return;
-        setLoadError(errorText(e));
-        setLoading(false);
-      },
-    );
-    return () => {
-      live = false;
-    };
-  }, [filters, refresh]);
-
   useEffect(refreshFacts, [refreshFacts, refresh]);
 
-  const loadMore = () => {
-    setLoading(true);
-    artifactsQuery(toQuery(filters, items.length)).then(
-      (page) => {
-        const known = new Set(items.map((i) => i.id));
-        setItems([...items, ...page.items.filter((i) => !known.has(i.id))]);
-        setTotal(page.total);
-        setLoading(false);
-      },
-      (e) => {
-        setLoadError(errorText(e));
-        setLoading(false);
-      },
-    );
-  };
 
   const open = (record: ArtifactRecord) =>
     act(record.id, "Opening…", async () => {
@@ -160,7 +127,7 @@ export function ArtifactBrowser({ onClose, refresh }: Props) {
   const togglePin = (record: ArtifactRecord) =>
     act(record.id, record.persistence === "pinned" ? "Unpinning…" : "Pinning…", async () => {
       const updated = await artifactSetPinned(record.id, record.persistence !== "pinned");
-      setItems((list) => (filters.pinnedOnly && updated.persistence !== "pinned" ? list.filter((i) => i.id !== updated.id) : list.map((i) => (i.id === updated.id ? updated : i))));
+      update((list) => (filters.pinnedOnly && updated.persistence !== "pinned" ? list.filter((i) => i.id !== updated.id) : list.map((i) => (i.id === updated.id ? updated : i))));
       refreshFacts();
     });
 
@@ -174,8 +141,7 @@ export function ArtifactBrowser({ onClose, refresh }: Props) {
     act(record.id, "Deleting…", async () => {
       setConfirming(null);
       await artifactRemove(record.id);
-      setItems((list) => list.filter((i) => i.id !== record.id));
-      setTotal((t) => Math.max(0, t - 1));
+      update((list) => list.filter((i) => i.id !== record.id), -1);
       setNotice({ kind: "ok", text: `Deleted ${record.name}` });
       refreshFacts();
     });

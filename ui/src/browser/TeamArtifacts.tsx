@@ -1,11 +1,12 @@
 import { useEffect, useState } from "react";
-import { artifactOpen, errorText, teamArtifacts, teamMembers, teamSetPrivate } from "../ipc";
+import { artifactOpen, teamArtifacts, teamMembers, teamSetPrivate } from "../ipc";
 import type { TeamArtifact } from "../wire/TeamArtifact";
 import type { TeamMember } from "../wire/TeamMember";
 import type { TeamStatus } from "../wire/TeamStatus";
 import { FilterSelect } from "./FilterSelects";
 import { formatBytes, typeLabel, whenText } from "./filters";
-import { canChangePrivacy, mergePage } from "./team";
+import { canChangePrivacy } from "./team";
+import { usePagedList } from "./paged";
 import { type Notice, useItemActions } from "./actions";
 
 const PAGE = 100;
@@ -22,56 +23,30 @@ interface Props {
 export function TeamArtifacts({ status, refresh, onNotice }: Props) {
   const [member, setMember] = useState<string | null>(null);
   const [members, setMembers] = useState<TeamMember[]>([]);
-  const [items, setItems] = useState<TeamArtifact[]>([]);
-  const [more, setMore] = useState(false);
-  const [loading, setLoading] = useState(true);
-  const [error, setError] = useState<string | null>(null);
   const { busy, act } = useItemActions(onNotice);
   const now = Date.now();
+  const { items, more, loading, error, loadMore, update } = usePagedList<TeamArtifact>(
+    (offset) => teamArtifacts(member, offset).then((page) => ({ items: page, more: page.length === PAGE })),
+    (a) => a.record.id,
+    [member, refresh],
+  );
 
   useEffect(() => {
     let live = true;
-    setLoading(true);
-    Promise.all([teamArtifacts(member, 0), teamMembers()]).then(
-      ([page, people]) => {
-        if (!live) return;
-        setItems(page);
-        setMore(page.length === PAGE);
-        setMembers(people);
-        setError(null);
-        setLoading(false);
-      },
-      (e) => {
-        if (!live) return;
-        setError(errorText(e));
-        setLoading(false);
-      },
+    teamMembers().then(
+      (people) => live && setMembers(people),
+      () => undefined,
     );
     return () => {
       live = false;
     };
   }, [member, refresh]);
 
-  const loadMore = () => {
-    setLoading(true);
-    teamArtifacts(member, items.length).then(
-      (page) => {
-        setItems((list) => mergePage(list, page));
-        setMore(page.length === PAGE);
-        setLoading(false);
-      },
-      (e) => {
-        setError(errorText(e));
-        setLoading(false);
-      },
-    );
-  };
-
   const open = (a: TeamArtifact) => act(a.record.id, "Opening…", () => artifactOpen(a.record.id));
   const togglePrivate = (a: TeamArtifact) =>
     act(a.record.id, a.private ? "Sharing…" : "Making private…", async () => {
       await teamSetPrivate(a.record.id, !a.private);
-      setItems((list) => list.map((i) => (i.record.id === a.record.id ? { ...i, private: !a.private } : i)));
+      update((list) => list.map((i) => (i.record.id === a.record.id ? { ...i, private: !a.private } : i)));
       onNotice({ kind: "ok", text: a.private ? `${a.record.name} is shared with the team again` : `${a.record.name} is private: only you see it` });
     });
 

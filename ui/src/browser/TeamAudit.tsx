@@ -1,5 +1,6 @@
 import { useEffect, useState } from "react";
-import { errorText, teamAudit, teamAuditSources } from "../ipc";
+import { teamAudit, teamAuditSources } from "../ipc";
+import { usePagedList } from "./paged";
 import type { ExchangeRecord } from "../wire/ExchangeRecord";
 import type { TeamAuditSource } from "../wire/TeamAuditSource";
 import type { TeamLogEntry } from "../wire/TeamLogEntry";
@@ -16,7 +17,6 @@ import {
   auditTools,
   DEFAULT_AUDIT_FILTERS,
   isFailure,
-  mergeAuditPage,
   SINCE_CHOICES,
   toAuditQuery,
   whatText,
@@ -41,49 +41,23 @@ const KIND_CHOICES: { value: TeamLogKind; text: string }[] = [
 export function TeamAudit({ status, refresh }: Props) {
   const [filters, setFilters] = useState<AuditFilters>(DEFAULT_AUDIT_FILTERS);
   const [sources, setSources] = useState<TeamAuditSource[]>([]);
-  const [rows, setRows] = useState<TeamLogEntry[]>([]);
-  const [more, setMore] = useState(false);
-  const [loading, setLoading] = useState(true);
-  const [error, setError] = useState<string | null>(null);
   const now = Date.now();
+  const { items: rows, more, loading, error, loadMore } = usePagedList<TeamLogEntry>(
+    (offset) => teamAudit(toAuditQuery(filters, offset, Date.now())).then((page) => ({ items: page, more: page.length === AUDIT_PAGE })),
+    (row) => row.uid,
+    [filters, refresh],
+  );
 
   useEffect(() => {
     let live = true;
-    setLoading(true);
-    Promise.all([teamAudit(toAuditQuery(filters, 0, Date.now())), teamAuditSources()]).then(
-      ([page, found]) => {
-        if (!live) return;
-        setRows(page);
-        setMore(page.length === AUDIT_PAGE);
-        setSources(found);
-        setError(null);
-        setLoading(false);
-      },
-      (e) => {
-        if (!live) return;
-        setError(errorText(e));
-        setLoading(false);
-      },
+    teamAuditSources().then(
+      (found) => live && setSources(found),
+      () => undefined,
     );
     return () => {
       live = false;
     };
   }, [filters, refresh]);
-
-  const loadMore = () => {
-    setLoading(true);
-    teamAudit(toAuditQuery(filters, rows.length, Date.now())).then(
-      (page) => {
-        setRows((list) => mergeAuditPage(list, page));
-        setMore(page.length === AUDIT_PAGE);
-        setLoading(false);
-      },
-      (e) => {
-        setError(errorText(e));
-        setLoading(false);
-      },
-    );
-  };
 
   const me = (member: string) => (member === status.member ? `${member} (you)` : member);
   const set = (change: Partial<AuditFilters>) => setFilters((f) => ({ ...f, ...change }));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { TeamArtifact } from "../wire/TeamArtifact";
 import { teamStatusOf } from "../test/team";
-import { canChangePrivacy, mergePage, teamStatusDetails, teamStatusIsWarning, teamStatusText } from "./team";
+import { canChangePrivacy, teamStatusDetails, teamStatusIsWarning, teamStatusText } from "./team";
 
 const artifact = (id: string, member: string): TeamArtifact => ({
   record: { id, sha256: "0".repeat(64), name: `${id}.pdf`, mime: "application/pdf", size: 10, server: "s", tool: "t", call_id: "c", session_id: "x", created_at_ms: 1, last_used_at_ms: 1, persistence: "session", description: null },
@@ -47,10 +47,5 @@ describe("team artifacts", () => {
   it("only their member may change privacy", () => {
     expect(canChangePrivacy(artifact("a", "ada"), "ada")).toBe(true);
     expect(canChangePrivacy(artifact("a", "bo"), "ada")).toBe(false);
-  });
-
-  it("a further page adds only what is new", () => {
-    const merged = mergePage([artifact("a", "ada"), artifact("b", "bo")], [artifact("b", "bo"), artifact("c", "cy")]);
-    expect(merged.map((a) => a.record.id)).toEqual(["a", "b", "c"]);
   });
 });

@@ -38,8 +38,3 @@ export function canChangePrivacy(artifact: TeamArtifact, me: string): boolean {
   return artifact.member === me;
 }
 
-/** Merges a further page into the list, keeping the first copy of each id. */
-export function mergePage(items: TeamArtifact[], page: TeamArtifact[]): TeamArtifact[] {
-  const known = new Set(items.map((a) => a.record.id));
-  return [...items, ...page.filter((a) => !known.has(a.record.id))];
-}

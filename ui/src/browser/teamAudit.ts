@@ -78,8 +78,3 @@ export function argumentsText(entry: TeamLogEntry): string {
   return entry.call ? JSON.stringify(entry.call.arguments, null, 2) : "";
 }
 
-/** Merges a further page, keeping the first copy of each row. */
-export function mergeAuditPage(rows: TeamLogEntry[], page: TeamLogEntry[]): TeamLogEntry[] {
-  const known = new Set(rows.map((r) => r.uid));
-  return [...rows, ...page.filter((r) => !known.has(r.uid))];
-}
