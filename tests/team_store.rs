@@ -303,14 +303,14 @@ fn a_blob_whose_bytes_do_not_match_its_hash_is_refused_and_nothing_is_cached() {
     assert!(pulled.stderr.contains("the bucket's copy is damaged") && pulled.stderr.contains(&id), "{}", pulled.stderr);
     let listed = json_of(&member(bo.path(), &["artifacts", "list", "--json"], b""));
     assert_eq!(listed["total"], 0, "nothing damaged was cached: {listed}");
-    // A file over one ranged GET (8 MiB) is fetched by ranges: other bytes of the same size are
+    // A file over one ranged GET (16 MiB) is fetched by ranges: other bytes of the same size are
     // refused by the hash, a shorter object by its size (ranges would read only part of it).
-    let big = pdfish(51, 9 << 20);
+    let big = pdfish(51, 17 << 20);
     let big_id = store(ada.path(), &big, "big.pdf");
     let big_key = s3.keys("canvas/blobs/").into_iter().find(|k| k.ends_with(&hex(&big))).unwrap();
     let mut flipped = big.clone();
-    flipped[(9 << 20) - 10] ^= 1;
-    for damaged in [flipped, big[..(8 << 20) + 5].to_vec()] {
+    flipped[(17 << 20) - 10] ^= 1;
+    for damaged in [flipped, big[..(16 << 20) + 5].to_vec()] {
         s3.put_raw(&big_key, &damaged);
         let pulled = member(bo.path(), &["store", "pull", &big_id], b"");
         assert_ne!(pulled.code, 0);
