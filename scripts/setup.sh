@@ -197,9 +197,17 @@ fi
 # (crates/team/src/s3s_tests.rs; scripts/bench-team-transfer.py measures against it). 0.17
 # needs a newer rustc than this project's.
 S3S_FS_VERSION=0.14.1
+# Built once per machine into ~/.cache (a later fresh clone copies it in a second).
+S3S_CACHE="$HOME/.cache/mcp-canvas/s3s-fs-$S3S_FS_VERSION"
 if ((FOR_TESTS)) && ! grep -qs "\"s3s-fs $S3S_FS_VERSION " "$ROOT/.deps/s3s-fs/.crates.toml"; then
-  say "tests: cargo install s3s-fs@$S3S_FS_VERSION into .deps/s3s-fs (a few minutes)"
-  cargo install --locked --quiet "s3s-fs@$S3S_FS_VERSION" --features binary --root "$ROOT/.deps/s3s-fs"
+  if ! grep -qs "\"s3s-fs $S3S_FS_VERSION " "$S3S_CACHE/.crates.toml" || [[ ! -x "$S3S_CACHE/bin/s3s-fs" ]]; then
+    say "tests: cargo install s3s-fs@$S3S_FS_VERSION into $S3S_CACHE (a few minutes, once)"
+    cargo install --locked --quiet "s3s-fs@$S3S_FS_VERSION" --features binary --root "$S3S_CACHE"
+  fi
+  mkdir -p "$ROOT/.deps/s3s-fs/bin"
+  cp "$S3S_CACHE/bin/s3s-fs" "$ROOT/.deps/s3s-fs/bin/s3s-fs"
+  cp "$S3S_CACHE/.crates.toml" "$ROOT/.deps/s3s-fs/.crates.toml"
+  say "tests: s3s-fs $S3S_FS_VERSION copied into .deps/s3s-fs"
 elif ((FOR_TESTS)); then
   say "tests: s3s-fs $S3S_FS_VERSION present (.deps/s3s-fs)"
 fi
