@@ -4,7 +4,8 @@
 //! for a word, a phrase, a prefix and a filtered query.
 //! `scripts/bench-search.sh` installs `pdftotext`, builds the release CLI and demo, and runs
 //! `cargo run --release -p mcp-canvas-e2e --example bench_search -- [--artifacts 10000] [--pdfs 1000]
-//! [--total-mb 2000] [--queries 200] [--dir DIR] [--dump-segments FILE]`.
+//! [--total-mb 2000] [--queries 200] [--dir DIR] [--dump-segments FILE] [--no-team] [--queries-only]`
+//! (`--queries-only`: with a `--dir` a run has indexed, only the query latencies).
 //!
 //! The corpus (its generation is not timed): `--pdfs` PDFs of 1–50 pages from the real demo server
 //! (`download_workbook`, a different seed and name each: different text), the rest synthetic CSV,
@@ -355,10 +356,11 @@ struct Options {
     dir: Option<PathBuf>,
     dump: Option<PathBuf>,
     team: bool,
+    queries_only: bool,
 }
 
 fn options() -> Options {
-    let mut options = Options { artifacts: 10_000, pdfs: 1_000, total_mb: 2_000, queries: 200, dir: None, dump: None, team: true };
+    let mut options = Options { artifacts: 10_000, pdfs: 1_000, total_mb: 2_000, queries: 200, dir: None, dump: None, team: true, queries_only: false };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = || args.next().unwrap_or_else(|| panic!("{arg} needs a value"));
@@ -370,7 +372,8 @@ fn options() -> Options {
             "--dir" => options.dir = Some(PathBuf::from(value())),
             "--dump-segments" => options.dump = Some(PathBuf::from(value())),
             "--no-team" => options.team = false,
-            other => panic!("unknown argument {other}: [--artifacts N] [--pdfs N] [--total-mb N] [--queries N] [--dir DIR] [--dump-segments FILE] [--no-team]"),
+            "--queries-only" => options.queries_only = true,
+            other => panic!("unknown argument {other}: [--artifacts N] [--pdfs N] [--total-mb N] [--queries N] [--dir DIR] [--dump-segments FILE] [--no-team] [--queries-only]"),
         }
     }
     assert!(options.pdfs <= options.artifacts, "--pdfs is at most --artifacts");
@@ -774,10 +777,20 @@ fn main() {
     println!("corpus: {} artifacts ({} PDFs, {} pages), {input_mb:.0} MB", corpus.records.len(), corpus.pdfs, corpus.pdf_pages);
 
     // The baseline.
+    let kinds = [QueryKind::Word, QueryKind::Phrase, QueryKind::Prefix, QueryKind::Filtered];
+    if options.queries_only {
+        // The index a run with the same --dir built: only the query latencies, for tuning.
+        assert!(store.search_status().unwrap().pending == 0, "--queries-only needs an index built by a run with the same --dir");
+        for kind in kinds {
+            let set = queries(kind, &corpus, options.queries);
+            let (full, index) = (measure(&store, &set, true), measure(&store, &set, false));
+            println!("{kind:?}: p50 / p95 {:.1} / {:.1} ms with snippets, {:.1} / {:.1} ms the index alone (mean hits {:.1})", full.p50, full.p95, index.p50, index.p95, full.mean_hits);
+        }
+        return;
+    }
     let base_path = work.join("baseline.sqlite");
     let (base_s, base_text, base_db, base_index) = baseline(&store, &corpus.records, &base_path);
     println!("baseline: {base_s:.1} s, {:.0} MB of text, database {:.0} MB (its index without the text {:.0} MB)", base_text as f64 / 1e6, base_db as f64 / 1e6, base_index as f64 / 1e6);
-    let kinds = [QueryKind::Word, QueryKind::Phrase, QueryKind::Prefix, QueryKind::Filtered];
     let plain: Vec<Option<(f64, f64)>> = kinds.iter().map(|kind| (*kind != QueryKind::Filtered).then(|| baseline_latency(&base_path, &queries(*kind, &corpus, options.queries)))).collect();
     // The baseline's database is not needed any more (about as large as the corpus: not kept
     // while the catalog's index is built).
