@@ -279,8 +279,8 @@ pub fn search(store: &ArtifactStore, query: &SearchQuery) -> Result<SearchResult
         let piece = text::piece_text(&path, kind, piece_place, hit.position, hit.byte_range.0, hit.byte_range.1).ok()?;
         if matches!(kind, TextKind::Lines | TextKind::Table | TextKind::Markup) {
             if !terms.phrases_in(&piece) {
-                // Not here (the search refuses it): no line to look for.
-                return Some(piece);
+                // Not here: no line to look for, and nothing for the search to check again.
+                return Some(String::new());
             }
             // Lines (and blocks of markup) are indexed in groups: the hit's own, and its number.
             let (index, line) = mcp_canvas_store::search::hit_line(&piece, &terms);

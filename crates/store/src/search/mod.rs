@@ -446,7 +446,8 @@ pub(crate) fn status(conn: &Connection) -> Result<IndexStatus, StoreError> {
 ///
 /// `text_of` gives a hit's text at its place (a page's; a group of lines', where it may move
 /// `position` to the hit's own line), or `None` when it cannot; the name and the call's text are
-/// known here. Each hit's snippet is cut from that text, and a phrase searched for must be in it.
+/// known here. Each hit's snippet is cut from that text, and a phrase searched for must be in it
+/// (a caller that checked already gives an empty text for a place without it).
 pub(crate) fn run(store: &crate::ArtifactStore, query: &SearchQuery, text_of: &mut dyn FnMut(&mut SearchHit) -> Option<String>) -> Result<SearchResults, StoreError> {
     let (indexed, pending) = counts(&store.conn())?;
     let terms = Terms::parse(&query.text);
