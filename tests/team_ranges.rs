@@ -91,6 +91,23 @@ fn join_through(s3: &S3Server, pg: &Postgres, proxy: &CountingProxy, name: &str)
     dir
 }
 
+/// `size` random bytes (xorshift from `seed`) stored by the member at `dir` as a tool's result
+/// and uploaded (`store sync`, nothing left queued): the bytes and the artifact's id.
+fn store_and_sync(dir: &Path, size: usize, seed: u64) -> (Vec<u8>, String) {
+    let file = dir.join("big.bin");
+    let mut bytes = vec![0u8; size];
+    let mut x = seed;
+    for chunk in bytes.chunks_mut(8) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        chunk.copy_from_slice(&x.to_le_bytes()[..chunk.len()]);
+    }
+    std::fs::write(&file, &bytes).unwrap();
+    let id = store_and_upload(dir, &file, "big.bin", "application/octet-stream");
+    (bytes, id)
+}
+
 /// A blob over one part (8 MiB) goes up as a multipart upload straight at its blob key and is
 /// completed there create-only: no staging key, no copy, nothing left unfinished; a teammate
 /// gets the same bytes. (Before, it was staged and copied into place, in ranged part copies
@@ -100,24 +117,7 @@ fn a_large_blob_goes_up_at_its_key_without_a_copy() {
     let (pg, s3) = (Postgres::start(), S3Server::start());
     let proxy = CountingProxy::start(s3.port);
     let ada = join_through(&s3, &pg, &proxy, "ada");
-    let file = ada.path().join("big.bin");
-    let mut bytes = vec![0u8; 20 << 20];
-    let mut x = 0x2545_f491_4f6c_dd1du64;
-    for chunk in bytes.chunks_mut(8) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        chunk.copy_from_slice(&x.to_le_bytes()[..chunk.len()]);
-    }
-    std::fs::write(&file, &bytes).unwrap();
-    let result = ada.path().join("result.json");
-    result_file(&file, "big.bin", "application/octet-stream", &result);
-    let run = member(ada.path(), &["normalize", "--server", "reports", "--tool", "render", result.to_str().unwrap(), "--json"], b"");
-    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
-    let id = json_of(&run)["artifacts"][0]["id"].as_str().unwrap().to_owned();
-    let sync = member(ada.path(), &["store", "sync", "--json"], b"");
-    assert_eq!(sync.code, 0, "{}{}", sync.stdout, sync.stderr);
-    assert_eq!(json_of(&member(ada.path(), &["store", "status", "--json"], b""))["backlog"]["count"], 0, "{}", sync.stdout);
+    let (bytes, id) = store_and_sync(ada.path(), 20 << 20, 0x2545_f491_4f6c_dd1d);
     assert_eq!(proxy.copies(), 0, "no copy: the parts went to the blob's key");
     assert_eq!(s3.keys("canvas/uploads/"), Vec::<String>::new(), "no staging key");
     assert_eq!(unfinished(&s3), Vec::<String>::new(), "nothing left unfinished");
@@ -169,24 +169,7 @@ fn a_large_blob_goes_up_and_comes_back_through_a_server_that_checks_signatures()
         dir
     };
     let ada = member_at("ada");
-    let file = ada.path().join("big.bin");
-    let mut bytes = vec![0u8; (20 << 20) + 3];
-    let mut x = 0x9e37_79b9_7f4a_7c15u64;
-    for chunk in bytes.chunks_mut(8) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        chunk.copy_from_slice(&x.to_le_bytes()[..chunk.len()]);
-    }
-    std::fs::write(&file, &bytes).unwrap();
-    let result = ada.path().join("result.json");
-    result_file(&file, "big.bin", "application/octet-stream", &result);
-    let run = member(ada.path(), &["normalize", "--server", "reports", "--tool", "render", result.to_str().unwrap(), "--json"], b"");
-    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
-    let id = json_of(&run)["artifacts"][0]["id"].as_str().unwrap().to_owned();
-    let sync = member(ada.path(), &["store", "sync", "--json"], b"");
-    assert_eq!(sync.code, 0, "{}{}", sync.stdout, sync.stderr);
-    assert_eq!(json_of(&member(ada.path(), &["store", "status", "--json"], b""))["backlog"]["count"], 0, "{}", sync.stdout);
+    let (bytes, id) = store_and_sync(ada.path(), (20 << 20) + 3, 0x9e37_79b9_7f4a_7c15);
     let sha = format!("{:x}", Sha256::digest(&bytes));
     assert_eq!(std::fs::read(s3.file(&format!("canvas/blobs/{}/{sha}", &sha[..2]))).unwrap(), bytes, "the object is the bytes");
     assert!(!s3.file("canvas/uploads").exists(), "no staging key");

@@ -166,14 +166,7 @@ pub async fn run(host: &Host, command: StoreCommand) -> ExitCode {
                 ExitCode::SUCCESS
             }
             Ok(Some(report)) => {
-                outln!(
-                    "expired {} artifacts, deleted {} blobs; aborted {} unfinished uploads, deleted {} staging copies, dropped {} expired reservations",
-                    report.expired.len(),
-                    report.blobs_deleted,
-                    report.uploads_aborted,
-                    report.staging_deleted,
-                    report.reservations_dropped
-                );
+                outln!("{report}");
                 for warning in &report.warnings {
                     eprintln!("warning: {warning}");
                 }

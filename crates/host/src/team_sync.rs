@@ -108,14 +108,7 @@ impl TeamSync {
                 let Some(team) = this.upgrade().map(|this| this.team.clone()) else { return };
                 match team.retention(team.retention_days(), crate::host::Host::now_ms()).await {
                     Ok(Some(report)) => {
-                        tracing::info!(
-                            "team retention: {} artifacts expired, {} blobs deleted, {} unfinished uploads aborted, {} staging copies and {} expired reservations removed",
-                            report.expired.len(),
-                            report.blobs_deleted,
-                            report.uploads_aborted,
-                            report.staging_deleted,
-                            report.reservations_dropped
-                        );
+                        tracing::info!("team retention: {report}");
                         for warning in &report.warnings {
                             tracing::warn!("team retention: {warning}");
                         }

@@ -134,6 +134,21 @@ pub struct RetentionReport {
     pub warnings: Vec<String>,
 }
 
+impl std::fmt::Display for RetentionReport {
+    /// What the run removed, in one line (its warnings are not in it).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "expired {} artifacts, deleted {} blobs; aborted {} unfinished uploads, deleted {} staging copies, dropped {} expired reservations",
+            self.expired.len(),
+            self.blobs_deleted,
+            self.uploads_aborted,
+            self.staging_deleted,
+            self.reservations_dropped
+        )
+    }
+}
+
 /// How often the app and the proxy run team retention.
 pub const RETENTION_EVERY: std::time::Duration = std::time::Duration::from_secs(6 * 3600);
 
