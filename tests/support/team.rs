@@ -248,19 +248,20 @@ impl S3Server {
     /// An endpoint in front of this server that drops `If-None-Match` and `If-Match` (a server
     /// that ignores conditional writes); killed when dropped.
     pub fn ignoring_conditions(&self) -> (Child, String) {
-        self.behind("s3_ignoring_conditions.py")
+        self.behind("ignore-conditions")
     }
 
     /// An endpoint in front of this server that answers the first `CompleteMultipartUpload`
     /// with 503 SlowDown (a busy S3); killed when dropped.
     pub fn failing_first_completion(&self) -> (Child, String) {
-        self.behind("s3_failing_completion.py")
+        self.behind("fail-first-completion")
     }
 
-    /// `fault_servers/<script>` started in front of this server; its child and URL.
-    fn behind(&self, script: &str) -> (Child, String) {
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("fault_servers").join(script);
-        let mut child = Command::new("python3").arg(script).arg(self.endpoint()).stdout(Stdio::piped()).spawn().unwrap();
+    /// `fault_servers/s3_fault_proxy.py` in `mode` started in front of this server; its child
+    /// and URL.
+    fn behind(&self, mode: &str) -> (Child, String) {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("fault_servers/s3_fault_proxy.py");
+        let mut child = Command::new("python3").arg(script).arg(mode).arg(self.endpoint()).stdout(Stdio::piped()).spawn().unwrap();
         let mut line = String::new();
         std::io::BufRead::read_line(&mut std::io::BufReader::new(child.stdout.take().unwrap()), &mut line).unwrap();
         (child, line.trim().to_owned())
