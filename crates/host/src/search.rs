@@ -19,10 +19,7 @@ use std::{
 
 use mcp_canvas_contract::Viewer;
 use mcp_canvas_render::text::{self, PiecePlace, TextKind, TextLimits};
-use mcp_canvas_store::{
-    search::Terms,
-    ArtifactRecord, ArtifactStore, HitPlace, IndexBatch, SearchQuery, SearchResults, Segment, StoreError,
-};
+use mcp_canvas_store::{ArtifactRecord, ArtifactStore, HitPlace, IndexBatch, SearchQuery, SearchResults, Segment, StoreError};
 
 /// Runs that may start on one artifact without finishing before only its name is indexed.
 const MAX_ATTEMPTS: u32 = 2;
@@ -264,10 +261,10 @@ fn segment_of(piece: text::TextPiece) -> Segment {
     Segment { place, position: piece.position, byte_offset: piece.byte_offset, byte_length: piece.byte_length, text: piece.text }
 }
 
-/// Searches, newest first, cutting each hit's snippet from its artifact (the page's text, the
-/// lines' or rows' bytes, the block of markup) and checking phrases in it.
+/// Searches, newest first, giving the search each hit's text from its artifact (the page's
+/// text, the lines' or rows' bytes, the block of markup) to check phrases in and cut the snippet
+/// from.
 pub fn search(store: &ArtifactStore, query: &SearchQuery) -> Result<SearchResults, StoreError> {
-    let terms = Terms::parse(&query.text);
     store.search_with(query, &mut |hit| {
         let kind = text_kind(&hit.artifact.mime, &hit.artifact.name)?;
         let piece_place = match hit.place {
@@ -276,19 +273,7 @@ pub fn search(store: &ArtifactStore, query: &SearchQuery) -> Result<SearchResult
             _ => PiecePlace::Line,
         };
         let path = store.blob_path(&hit.artifact.sha256);
-        let piece = text::piece_text(&path, kind, piece_place, hit.position, hit.byte_range.0, hit.byte_range.1).ok()?;
-        if matches!(kind, TextKind::Lines | TextKind::Table | TextKind::Markup) {
-            if !terms.phrases_in(&piece) {
-                // Not here: no line to look for, and nothing for the search to check again.
-                return Some(String::new());
-            }
-            // Lines (and blocks of markup) are indexed in groups: the hit's own, and its number.
-            let (index, line) = mcp_canvas_store::search::hit_line(&piece, &terms);
-            hit.position += index as u64;
-            if terms.phrases_in(&line) { Some(line) } else { Some(piece) }
-        } else {
-            Some(piece)
-        }
+        text::piece_text(&path, kind, piece_place, hit.position, hit.byte_range.0, hit.byte_range.1).ok()
     })
 }
 

@@ -452,7 +452,7 @@ impl ArtifactStore {
 
     /// Full-text search with `text_of` giving a hit's text at its place (see [`search::run`]'s
     /// rules): its snippet is cut from it and a phrase is checked in it.
-    pub fn search_with(&self, query: &SearchQuery, text_of: &mut dyn FnMut(&mut SearchHit) -> Option<String>) -> Result<SearchResults, StoreError> {
+    pub fn search_with(&self, query: &SearchQuery, text_of: &mut dyn FnMut(&SearchHit) -> Option<String>) -> Result<SearchResults, StoreError> {
         search::run(self, query, text_of)
     }
 

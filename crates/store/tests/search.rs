@@ -53,7 +53,7 @@ fn query(text: &str) -> SearchQuery {
 
 /// Searches as the host does: each hit's text given again at its place (phrases are checked in it).
 fn search(store: &ArtifactStore, q: &SearchQuery) -> Vec<mcp_canvas_store::SearchHit> {
-    let text_of = &mut |hit: &mut mcp_canvas_store::SearchHit| {
+    let text_of = &mut |hit: &mcp_canvas_store::SearchHit| {
         TEXTS.lock().unwrap().iter().find(|(id, position, _)| *id == hit.artifact.id && *position == hit.position).map(|t| t.2.clone())
     };
     store.search_with(q, text_of).unwrap().hits
@@ -295,7 +295,7 @@ fn a_phrase_whose_words_are_apart_is_not_found() {
     // With more places holding both words than are checked, the search says it stopped early.
     let more = put(&store, "more.txt", "text/plain", "demo", "tail", "c1", 3);
     index(&store, &more, (1..=200).map(|i| segment(HitPlace::Line, i, "red, then a fox")).collect());
-    let text_of = &mut |hit: &mut mcp_canvas_store::SearchHit| {
+    let text_of = &mut |hit: &mcp_canvas_store::SearchHit| {
         TEXTS.lock().unwrap().iter().find(|(id, position, _)| *id == hit.artifact.id && *position == hit.position).map(|t| t.2.clone())
     };
     let results = store.search_with(&query("\"red fox\" "), text_of).unwrap();
@@ -340,4 +340,16 @@ fn a_file_skipped_past_does_not_take_the_files_between_its_segments_with_it() {
     index(&store, &again, (1..=10).map(|i| segment(HitPlace::Line, i, "acme acme")).collect());
     let names: Vec<String> = found(&store, &query("acme ")).into_iter().map(|h| h.0).collect();
     assert_eq!(names, ["again.txt", "again.txt", "again.txt", "newest.txt"]);
+}
+
+#[test]
+fn a_hit_in_a_group_of_lines_is_at_its_own_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = ArtifactStore::open(dir.path()).unwrap();
+    let log = put(&store, "app.log", "text/plain", "demo", "tail", "c1", 1);
+    index(&store, &log, vec![segment(HitPlace::Line, 10, "started\nlistening on 8080\nshutdown requested by operator")]);
+    let hits = search(&store, &query("\"requested by\" "));
+    assert_eq!((hits[0].place, hits[0].position), (HitPlace::Line, 12), "lines 10 to 12, the phrase on the third");
+    let shown: String = hits[0].snippet.iter().map(|p| p.text.as_str()).collect();
+    assert_eq!(shown, "shutdown requested by operator", "the snippet is that line");
 }

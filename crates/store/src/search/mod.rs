@@ -444,11 +444,11 @@ pub(crate) fn status(conn: &Connection) -> Result<IndexStatus, StoreError> {
 /// read in that order a page at a time, so a search stops as soon as it has its hits (a word in
 /// a million segments costs what a rare one does). At most three hits per artifact.
 ///
-/// `text_of` gives a hit's text at its place (a page's; a group of lines', where it may move
-/// `position` to the hit's own line), or `None` when it cannot; the name and the call's text are
-/// known here. Each hit's snippet is cut from that text, and a phrase searched for must be in it
-/// (a caller that checked already gives an empty text for a place without it).
-pub(crate) fn run(store: &crate::ArtifactStore, query: &SearchQuery, text_of: &mut dyn FnMut(&mut SearchHit) -> Option<String>) -> Result<SearchResults, StoreError> {
+/// `text_of` gives a hit's text at its place (a page's; a group of lines' or rows'), or `None`
+/// when it cannot; the name and the call's text are known here. A phrase searched for must be in
+/// that text; a hit in a group of lines or rows moves to its own line (`position`), and its
+/// snippet is cut from that line (from the whole text otherwise).
+pub(crate) fn run(store: &crate::ArtifactStore, query: &SearchQuery, text_of: &mut dyn FnMut(&SearchHit) -> Option<String>) -> Result<SearchResults, StoreError> {
     let (indexed, pending) = counts(&store.conn())?;
     let terms = Terms::parse(&query.text);
     let limit = match query.limit {
@@ -499,10 +499,10 @@ pub(crate) fn run(store: &crate::ArtifactStore, query: &SearchQuery, text_of: &m
                     None => hit.artifact.name.clone(),
                 }),
                 HitPlace::Call => call_text(&store.conn(), &hit.artifact.call_id)?,
-                _ => text_of(&mut hit),
+                _ => text_of(&hit),
             };
-            if let Some(text) = &text {
-                if !terms.phrases_in(text) {
+            if let Some(text) = text {
+                if !terms.phrases_in(&text) {
                     refused += 1;
                     if refused >= MAX_REFUSED {
                         partial = true;
@@ -510,7 +510,15 @@ pub(crate) fn run(store: &crate::ArtifactStore, query: &SearchQuery, text_of: &m
                     }
                     continue;
                 }
-                hit.snippet = snippet(text, &terms);
+                // Lines and rows are indexed in groups: the hit's own line, and its number.
+                let text = if matches!(hit.place, HitPlace::Line | HitPlace::Row) {
+                    let (index, line) = hit_line(&text, &terms);
+                    hit.position += index as u64;
+                    line
+                } else {
+                    text
+                };
+                hit.snippet = snippet(&text, &terms);
             }
             *seen += 1;
             hits.push(hit);
