@@ -155,6 +155,11 @@ impl Bucket {
         &self.url
     }
 
+    /// What every key of this bucket's starts with (`<prefix>/`, or nothing).
+    fn key_prefix(&self) -> String {
+        if self.prefix.is_empty() { String::new() } else { format!("{}/", self.prefix) }
+    }
+
     fn key(&self, rest: &str) -> Key {
         if self.prefix.is_empty() {
             Key::from(rest)
@@ -328,8 +333,7 @@ impl Bucket {
     /// reserved before it started). Returns how many were aborted, `None` when the server does
     /// not list unfinished uploads (s3s-fs).
     pub async fn abort_unfinished(&self, cutoff_ms: i64, now_ms: i64, reserved_since: impl AsyncFnOnce(Vec<String>) -> Result<std::collections::HashSet<String>, TeamError>) -> Result<Option<u32>, TeamError> {
-        let prefix = if self.prefix.is_empty() { String::new() } else { format!("{}/", self.prefix) };
-        let Some(uploads) = self.raw.unfinished(&prefix).await.map_err(|what| self.raw_error(what))? else { return Ok(None) };
+        let Some(uploads) = self.unfinished().await? else { return Ok(None) };
         let mut blobs: Vec<String> = uploads.iter().filter_map(|u| blob_sha(&u.key)).map(str::to_owned).collect();
         blobs.sort();
         blobs.dedup();
@@ -347,10 +351,8 @@ impl Bucket {
 
     /// The bucket's unfinished multipart uploads under the prefix (`None`: the server does not
     /// list them).
-    #[cfg(test)]
     pub(crate) async fn unfinished(&self) -> Result<Option<Vec<crate::multipart::Unfinished>>, TeamError> {
-        let prefix = if self.prefix.is_empty() { String::new() } else { format!("{}/", self.prefix) };
-        self.raw.unfinished(&prefix).await.map_err(|what| self.raw_error(what))
+        self.raw.unfinished(&self.key_prefix()).await.map_err(|what| self.raw_error(what))
     }
 
     /// Deletes staging copies (`<prefix>/uploads/`) last written before `cutoff_ms`: an older
