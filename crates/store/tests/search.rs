@@ -15,7 +15,9 @@ fn segment(place: HitPlace, position: u64, text: &str) -> Segment {
     Segment { place, position, byte_offset: position * 100, byte_length: text.len() as u64, text: text.to_owned() }
 }
 
-/// Every segment's text by artifact and position, as the host's extractor would give it again.
+/// Every segment's text by artifact and position, as the host's extractor would give it again
+/// (tests run side by side: an artifact's id follows its name and time, so each test names its
+/// files apart).
 static TEXTS: std::sync::Mutex<Vec<(String, u64, String)>> = std::sync::Mutex::new(Vec::new());
 
 fn index(store: &ArtifactStore, record: &ArtifactRecord, segments: Vec<Segment>) {
@@ -292,15 +294,50 @@ fn a_phrase_whose_words_are_apart_is_not_found() {
     index(&store, &apart, (1..=300).map(|i| segment(HitPlace::Line, i, "fox and the red one")).collect());
     assert_eq!(found(&store, &query("\"red fox\" ")), vec![("notes.txt".into(), HitPlace::Line, 1)]);
     assert_eq!(found(&store, &query("red fox ")).len(), 4, "as words, both files (three of the newer)");
-    // With more places holding both words than are checked, the search says it stopped early.
-    let more = put(&store, "more.txt", "text/plain", "demo", "tail", "c1", 3);
-    index(&store, &more, (1..=200).map(|i| segment(HitPlace::Line, i, "red, then a fox")).collect());
+}
+
+#[test]
+fn a_phrase_reads_again_only_the_places_where_its_words_are_adjacent() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = ArtifactStore::open(dir.path()).unwrap();
+    let r = put(&store, "quick.txt", "text/plain", "demo", "tail", "c1", 1);
+    index(&store, &r, vec![segment(HitPlace::Line, 1, "the quick red fox jumps")]);
+    // 1,000 newer places hold both words apart (more than a search checks one by one).
+    let apart = put(&store, "both-apart.txt", "text/plain", "demo", "tail", "c1", 2);
+    index(&store, &apart, (1..=1000).map(|i| segment(HitPlace::Line, i, "red, then a fox; fox before red")).collect());
+    let mut read = 0;
     let text_of = &mut |hit: &mcp_canvas_store::SearchHit| {
+        read += 1;
         TEXTS.lock().unwrap().iter().find(|(id, position, _)| *id == hit.artifact.id && *position == hit.position).map(|t| t.2.clone())
     };
     let results = store.search_with(&query("\"red fox\" "), text_of).unwrap();
+    assert_eq!(results.hits.iter().map(|h| h.artifact.name.as_str()).collect::<Vec<_>>(), ["quick.txt"]);
+    assert!(!results.partial);
+    assert_eq!(read, 1, "only the place where the words are adjacent is read again");
+    // Three words: every adjacent pair is required.
+    assert_eq!(found(&store, &query("\"quick red fox\" ")).len(), 1);
+    assert!(found(&store, &query("\"quick fox red\" ")).is_empty());
+}
+
+#[test]
+fn a_phrase_of_short_words_checks_a_bounded_number_of_places_and_says_so() {
+    // Words of one or two letters do not pair: their phrase is found by its words, then checked
+    // in the text, and more places than are checked make the search say it stopped early.
+    let dir = tempfile::tempdir().unwrap();
+    let store = ArtifactStore::open(dir.path()).unwrap();
+    let r = put(&store, "hamlet.txt", "text/plain", "demo", "tail", "c1", 1);
+    index(&store, &r, vec![segment(HitPlace::Line, 1, "to be or not")]);
+    let newer = put(&store, "seen.txt", "text/plain", "demo", "tail", "c1", 2);
+    index(&store, &newer, vec![segment(HitPlace::Line, 1, "it is to be seen")]);
+    assert_eq!(found(&store, &query("\"to be\" ")).len(), 2);
+    let more = put(&store, "be-then-to.txt", "text/plain", "demo", "tail", "c1", 3);
+    index(&store, &more, (1..=500).map(|i| segment(HitPlace::Line, i, "be, then to")).collect());
+    let text_of = &mut |hit: &mcp_canvas_store::SearchHit| {
+        TEXTS.lock().unwrap().iter().find(|(id, position, _)| *id == hit.artifact.id && *position == hit.position).map(|t| t.2.clone())
+    };
+    let results = store.search_with(&query("\"to be\" "), text_of).unwrap();
     assert!(results.partial && results.hits.is_empty(), "{results:?}");
-    assert!(!store.search_with(&query("red fox "), text_of).unwrap().partial);
+    assert!(!store.search_with(&query("to be "), text_of).unwrap().partial);
 }
 
 #[test]

@@ -12,6 +12,7 @@
 //! The index is contentless: a hit names its segment's place (page, row, line, byte range), and
 //! the caller cuts the snippet from the artifact ([`snippet`]).
 
+mod pairs;
 mod snippet;
 mod terms;
 
@@ -185,6 +186,8 @@ const MAX_REFUSED: usize = 400;
 pub struct IndexBatch {
     pub(crate) artifact_id: String,
     pub(crate) segments: Vec<Segment>,
+    /// Each segment's pair tokens (worked out as it is pushed: outside the write lock).
+    pub(crate) pairs: Vec<String>,
     pub(crate) text_bytes: usize,
 }
 
@@ -197,6 +200,9 @@ impl IndexBatch {
     /// Adds a segment.
     pub fn push(&mut self, segment: Segment) {
         self.text_bytes += segment.text.len();
+        let mut pairs = String::new();
+        pairs::append_tokens(&segment.text, &mut pairs);
+        self.pairs.push(pairs);
         self.segments.push(segment);
     }
 
@@ -250,22 +256,23 @@ pub(crate) fn write(conn: &mut Connection, batch: &IndexBatch) -> Result<bool, S
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let exists = tx.query_row("SELECT 1 FROM artifacts WHERE id = ?1", [&batch.artifact_id], |_| Ok(())).optional()?.is_some();
     if exists {
-        insert_segments(&tx, &batch.artifact_id, &batch.segments)?;
+        insert_segments(&tx, &batch.artifact_id, batch.segments.iter().zip(batch.pairs.iter().map(String::as_str)))?;
     }
     tx.commit()?;
     Ok(exists)
 }
 
-fn insert_segments(tx: &rusqlite::Transaction<'_>, artifact_id: &str, segments: &[Segment]) -> Result<(), StoreError> {
-    if segments.is_empty() {
+/// Writes `segments` (each with its pair tokens) after the artifact's others.
+fn insert_segments<'a>(tx: &rusqlite::Transaction<'_>, artifact_id: &str, segments: impl ExactSizeIterator<Item = (&'a Segment, &'a str)>) -> Result<(), StoreError> {
+    if segments.len() == 0 {
         return Ok(());
     }
     let mut id = first_segment_id(tx, artifact_id, segments.len())?;
     let mut segment_row = tx.prepare_cached(
         "INSERT INTO search_segments (id, artifact_id, place, position, byte_offset, byte_length) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     )?;
-    let mut text_row = tx.prepare_cached("INSERT INTO search_text (rowid, body) VALUES (?1, ?2)")?;
-    for segment in segments {
+    let mut text_row = tx.prepare_cached("INSERT INTO search_text (rowid, body, pairs) VALUES (?1, ?2, ?3)")?;
+    for (segment, pairs) in segments {
         segment_row.execute(params![
             id,
             artifact_id,
@@ -274,7 +281,7 @@ fn insert_segments(tx: &rusqlite::Transaction<'_>, artifact_id: &str, segments: 
             segment.byte_offset as i64,
             segment.byte_length as i64
         ])?;
-        text_row.execute(params![id, segment.text])?;
+        text_row.execute(params![id, segment.text, pairs])?;
         id += 1;
     }
     Ok(())
@@ -334,7 +341,9 @@ pub(crate) fn index_calls(conn: &mut Connection, limit: u32) -> Result<usize, St
             let exists = tx.query_row("SELECT 1 FROM artifacts WHERE id = ?1", [&id], |_| Ok(())).optional()?.is_some();
             if exists {
                 let segment = Segment { place: HitPlace::Call, position: 0, byte_offset: 0, byte_length: 0, text: text.clone() };
-                insert_segments(&tx, &id, std::slice::from_ref(&segment))?;
+                let mut pairs = String::new();
+                pairs::append_tokens(&text, &mut pairs);
+                insert_segments(&tx, &id, std::iter::once((&segment, pairs.as_str())))?;
             }
         }
     }
@@ -403,7 +412,7 @@ pub(crate) fn clear(conn: &mut Connection) -> Result<(), StoreError> {
 }
 
 /// `search_text` as the migration creates it.
-const CREATE_TEXT: &str = "CREATE VIRTUAL TABLE search_text USING fts5(body, content = '', contentless_delete = 1, detail = none, tokenize = 'unicode61 remove_diacritics 2')";
+const CREATE_TEXT: &str = "CREATE VIRTUAL TABLE search_text USING fts5(body, pairs, content = '', contentless_delete = 1, detail = none, tokenize = 'unicode61 remove_diacritics 2')";
 
 /// The text a call's `call` segments were indexed with (server, tool, arguments), from the
 /// audit log.

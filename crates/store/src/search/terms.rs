@@ -76,9 +76,9 @@ impl Terms {
         self.terms.is_empty()
     }
 
-    /// The FTS5 `MATCH` expression: every word as a quoted string, all of them required (a
-    /// phrase's words too: the index keeps no positions, so [`Self::phrases_in`] checks the
-    /// order in the text).
+    /// The FTS5 `MATCH` expression: every word as a quoted string, all of them required, and a
+    /// phrase's pairs of adjacent words as their tokens (see [`super::pairs`]: the index keeps
+    /// no positions, so [`Self::phrases_in`] checks the order in the text).
     pub fn fts5(&self) -> String {
         self.fts5_with(&mut |_| None)
     }
@@ -89,6 +89,14 @@ impl Terms {
         let quote = |word: &str| format!("\"{}\"", word.replace('"', "\"\""));
         let mut parts: Vec<String> = Vec::new();
         for term in &self.terms {
+            // A phrase's adjacent words, as the pair tokens the index has for them (the last
+            // word of a prefix phrase is not whole yet).
+            let whole = term.words.len() - usize::from(term.prefix);
+            for pair in term.words[..whole].windows(2) {
+                if let Some(token) = super::pairs::token(&fold(&pair[0]), &fold(&pair[1])) {
+                    parts.push(quote(&token));
+                }
+            }
             for (i, word) in term.words.iter().enumerate() {
                 if !(term.prefix && i + 1 == term.words.len()) {
                     parts.push(quote(word));
@@ -205,7 +213,7 @@ pub(crate) fn words_of(text: &str) -> Vec<String> {
 
 /// `word` without its diacritics (as `remove_diacritics 2` folds them): canonical decomposition,
 /// combining marks dropped.
-fn fold(word: &str) -> String {
+pub(super) fn fold(word: &str) -> String {
     use unicode_normalization::{char::is_combining_mark, UnicodeNormalization};
     if word.is_ascii() {
         return word.to_owned();
@@ -237,7 +245,10 @@ mod tests {
 
     #[test]
     fn phrases_stay_together_and_are_never_prefixes() {
-        assert_eq!(fts(r#""net revenue" q3 "#), r#""net" AND "revenue" AND "q3""#);
+        let pair = super::super::pairs::token("net", "revenue").unwrap();
+        assert_eq!(fts(r#""net revenue" q3 "#), format!(r#""{pair}" AND "net" AND "revenue" AND "q3""#));
+        assert_eq!(fts(r#""Crème brûlée""#), format!(r#""{}" AND "crème" AND "brûlée""#, super::super::pairs::token("creme", "brulee").unwrap()));
+        assert_eq!(fts("net-reve"), r#""net" AND "reve"*"#, "a prefix does not pair yet");
         assert_eq!(fts(r#"a "b c""#), r#""a" AND "b" AND "c""#);
         let terms = Terms::parse(r#""net revenue" q3 "#);
         assert!(terms.phrases_in("Q3: the NET revenue rose"));

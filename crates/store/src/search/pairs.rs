@@ -1,0 +1,125 @@
+//! Adjacent word pairs, hashed into index tokens: how a phrase is found without positions.
+//!
+//! The index keeps no positions (`detail = none`: a quarter of the size of one with them), so
+//! a phrase's words alone find every place where they are both, adjacent or not: for two words
+//! of middling frequency, tens of thousands of places in a large store, each to be read again
+//! to check the phrase. So every pair of adjacent words of a segment is also written, hashed
+//! into one of 2^[`BITS`] tokens (in the index's `pairs` column), and a phrase requires its
+//! pairs' tokens besides its words: a place is read again only when the phrase's words are
+//! adjacent in it, or when another pair of its words shares the hash (about one place in two
+//! hundred of those holding both words, measured; the text check refuses it).
+//!
+//! A word pairs when it has [`MIN_CHARS`] or more characters and is not only digits: "of the"
+//! would pair in nearly every place, and a number is rare enough that its word alone narrows a
+//! phrase. The tokens are private-use characters, which the tokenizer keeps as a word and which
+//! nothing typed into the search box reaches. The hash is stable: it is written into the index.
+
+/// log2 of the number of distinct pair tokens.
+pub(crate) const BITS: u32 = 18;
+/// A word shorter than this does not pair.
+const MIN_CHARS: usize = 3;
+/// The first private-use character of a token.
+const BASE: u32 = 0xE000;
+/// Words are compared on their first this many characters, as [`super::Terms`] cuts them.
+const WORD_CHARS: usize = 64;
+
+/// The token of the pair `first second` (both lowercased and folded, as [`super::Terms`] has
+/// its words), or `None` when one of them does not pair.
+pub(crate) fn token(first: &str, second: &str) -> Option<String> {
+    let a = word_hash(first)?;
+    let b = word_hash(second)?;
+    Some(spell(pair_hash(a, b)))
+}
+
+/// Appends to `out` the tokens of `text`'s pairs of adjacent words, each once, separated by
+/// spaces.
+pub(crate) fn append_tokens(text: &str, out: &mut String) {
+    let mut hashes: Vec<u32> = Vec::new();
+    let mut previous: Option<u64> = None;
+    let mut folded = String::new();
+    for raw in text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()) {
+        let word: &str = if raw.is_ascii() {
+            &raw[..raw.len().min(WORD_CHARS)]
+        } else {
+            folded.clear();
+            let lower: String = raw.chars().take(WORD_CHARS).flat_map(char::to_lowercase).collect();
+            folded.push_str(&super::terms::fold(&lower));
+            &folded
+        };
+        let hash = word_hash(word);
+        if let (Some(a), Some(b)) = (previous, hash) {
+            hashes.push(pair_hash(a, b));
+        }
+        previous = hash;
+    }
+    hashes.sort_unstable();
+    hashes.dedup();
+    out.reserve(hashes.len() * 7);
+    for hash in hashes {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(&spell(hash));
+    }
+}
+
+/// FNV-1a of the word, ASCII lowercased on the way; `None` for a word that does not pair.
+fn word_hash(word: &str) -> Option<u64> {
+    if word.chars().take(MIN_CHARS).count() < MIN_CHARS || word.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in word.bytes() {
+        hash ^= u64::from(byte.to_ascii_lowercase());
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    Some(hash)
+}
+
+fn pair_hash(first: u64, second: u64) -> u32 {
+    let mixed = (first.rotate_left(21) ^ second).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (mixed >> (64 - BITS)) as u32
+}
+
+/// Two private-use characters (each carries half the bits).
+fn spell(hash: u32) -> String {
+    let half = BITS.div_ceil(2);
+    let high = char::from_u32(BASE + (hash >> half)).expect("a private-use character");
+    let low = char::from_u32(BASE + (hash & ((1 << half) - 1))).expect("a private-use character");
+    [high, low].into_iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_text_gives_each_pair_once_and_only_pairs_of_words() {
+        let mut out = String::new();
+        append_tokens("Net revenue, net REVENUE of 2024 rose", &mut out);
+        let tokens: Vec<&str> = out.split(' ').collect();
+        // "net revenue" (twice, once written), "revenue net"; "revenue of", "of 2024", "2024
+        // rose": a short word or a number does not pair.
+        assert_eq!(tokens.len(), 2, "{tokens:?}");
+        assert!(tokens.contains(&token("net", "revenue").unwrap().as_str()));
+        assert!(tokens.contains(&token("revenue", "net").unwrap().as_str()));
+        assert_eq!(token("of", "the"), None);
+        assert_eq!(token("invoice", "12345"), None);
+        assert!(token("q3x", "2024a").is_some(), "letters and digits together pair");
+    }
+
+    #[test]
+    fn tokens_ignore_case_and_diacritics_as_the_words_do() {
+        let mut out = String::new();
+        append_tokens("Crème BRÛLÉE", &mut out);
+        assert_eq!(out, token("creme", "brulee").unwrap());
+        assert_ne!(token("creme", "brulee"), token("brulee", "creme"), "order counts");
+    }
+
+    #[test]
+    fn tokens_are_two_private_use_characters() {
+        let t = token("quarterly", "revenue").unwrap();
+        assert_eq!(t.chars().count(), 2);
+        assert!(t.chars().all(|c| (0xE000..0xF900).contains(&(c as u32))));
+    }
+}
