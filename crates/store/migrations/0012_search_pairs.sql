@@ -8,3 +8,9 @@ DELETE FROM search_segments;
 DELETE FROM search_indexed;
 DELETE FROM search_attempts;
 UPDATE search_calls SET audit_seq = 0 WHERE id = 1;
+-- The index's words, for prefixes (see `search::vocabulary`), in place of FTS5's vocabulary
+-- table (which counts every completion's places as it lists it); the generation moves on when
+-- the index is emptied, so an indexer forgets which words it wrote.
+DROP TABLE IF EXISTS search_vocab;
+CREATE TABLE search_words (word TEXT PRIMARY KEY) WITHOUT ROWID;
+ALTER TABLE search_calls ADD COLUMN generation INTEGER NOT NULL DEFAULT 0;

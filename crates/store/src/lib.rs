@@ -52,6 +52,8 @@ pub struct ArtifactStore {
     catalog: Mutex<rusqlite::Connection>,
     /// New artifacts are queued for the team store ([`Self::queue_for_team`]).
     queue_for_team: AtomicBool,
+    /// The search vocabulary's words this process wrote (the indexer's).
+    known_words: Mutex<search::KnownWords>,
 }
 
 impl ArtifactStore {
@@ -61,7 +63,7 @@ impl ArtifactStore {
     pub fn open(data_dir: &Path) -> Result<Self, StoreError> {
         let blobs = blobs::BlobDir::open(&data_dir.join("artifacts"))?;
         let catalog = catalog::open(&data_dir.join("catalog.sqlite"))?;
-        Ok(Self { blobs, catalog: Mutex::new(catalog), queue_for_team: AtomicBool::new(false) })
+        Ok(Self { blobs, catalog: Mutex::new(catalog), queue_for_team: AtomicBool::new(false), known_words: Mutex::default() })
     }
 
     fn conn(&self) -> MutexGuard<'_, rusqlite::Connection> {
@@ -391,7 +393,15 @@ impl ArtifactStore {
     /// Writes a batch of segments in one short transaction; `false` (nothing written) when the
     /// artifact was removed meanwhile.
     pub fn search_write(&self, batch: &IndexBatch) -> Result<bool, StoreError> {
-        search::write(&mut self.conn(), batch)
+        // The words are read before the catalog's lock is taken (a storing call waits less).
+        let generation = search::generation(&self.conn())?;
+        let mut known = self.known_words.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let prepared = search::prepare(batch, &known, generation);
+        let written = search::write(&mut self.conn(), batch, &prepared)?;
+        if written {
+            search::remember(&mut known, prepared);
+        }
+        Ok(written)
     }
 
     /// Marks `artifact_id` indexed, with a note of what was left out (a size bound, a damaged

@@ -390,3 +390,25 @@ fn a_hit_in_a_group_of_lines_is_at_its_own_line() {
     let shown: String = hits[0].snippet.iter().map(|p| p.text.as_str()).collect();
     assert_eq!(shown, "shutdown requested by operator", "the snippet is that line");
 }
+
+#[test]
+fn a_prefix_completes_to_words_written_again_after_another_process_emptied_the_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let indexer = ArtifactStore::open(dir.path()).unwrap();
+    let other = ArtifactStore::open(dir.path()).unwrap();
+    let r = put(&indexer, "glossary.txt", "text/plain", "demo", "tail", "c1", 1);
+    index(&indexer, &r, vec![segment(HitPlace::Line, 1, "Zygomorphic flowers")]);
+    assert_eq!(found(&other, &query("zygo")).len(), 1);
+    // Another process rebuilds: the index and its words are emptied; this indexer, which
+    // remembers having written "zygomorphic", writes the file again.
+    other.search_clear().unwrap();
+    assert!(found(&other, &query("zygo")).is_empty());
+    index(&indexer, &r, vec![segment(HitPlace::Line, 1, "Zygomorphic flowers"), segment(HitPlace::Line, 2, "a zygote")]);
+    assert_eq!(found(&other, &query("zygo")).len(), 2, "the word is written again, not taken as known");
+    assert_eq!(found(&other, &query("Zygomorphic flo")).len(), 1);
+    // A prefix typed with diacritics completes to the folded word.
+    let accents = put(&indexer, "menu.txt", "text/plain", "demo", "tail", "c1", 2);
+    index(&indexer, &accents, vec![segment(HitPlace::Line, 1, "Crème brûlée")]);
+    assert_eq!(found(&other, &query("crè")).len(), 1);
+    assert_eq!(found(&other, &query("BRU")).len(), 1);
+}

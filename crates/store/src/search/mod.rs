@@ -15,6 +15,7 @@
 mod pairs;
 mod snippet;
 mod terms;
+mod vocabulary;
 
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use serde::{Deserialize, Serialize};
@@ -22,6 +23,7 @@ use ts_rs::TS;
 
 pub use snippet::{hit_line, snippet, SnippetPart, SNIPPET_CHARS};
 pub use terms::{Term, Terms};
+pub use vocabulary::KnownWords;
 
 use crate::{
     catalog::{from_row, COLUMNS},
@@ -186,8 +188,6 @@ const MAX_REFUSED: usize = 400;
 pub struct IndexBatch {
     pub(crate) artifact_id: String,
     pub(crate) segments: Vec<Segment>,
-    /// Each segment's pair tokens (worked out as it is pushed: outside the write lock).
-    pub(crate) pairs: Vec<String>,
     pub(crate) text_bytes: usize,
 }
 
@@ -200,9 +200,6 @@ impl IndexBatch {
     /// Adds a segment.
     pub fn push(&mut self, segment: Segment) {
         self.text_bytes += segment.text.len();
-        let mut pairs = String::new();
-        pairs::append_tokens(&segment.text, &mut pairs);
-        self.pairs.push(pairs);
         self.segments.push(segment);
     }
 
@@ -251,15 +248,49 @@ pub(crate) fn start(conn: &mut Connection, artifact_id: &str) -> Result<u32, Sto
     Ok(attempts)
 }
 
-/// Writes `batch`, unless its artifact was removed meanwhile (then nothing, `false`).
-pub(crate) fn write(conn: &mut Connection, batch: &IndexBatch) -> Result<bool, StoreError> {
+/// What a batch adds besides its text, worked out before the write lock is taken: each
+/// segment's pair tokens, and the words the vocabulary does not have yet.
+pub(crate) struct Prepared {
+    pairs: Vec<String>,
+    words: vocabulary::NewWords,
+}
+
+/// The index's generation, for [`prepare`].
+pub(crate) fn generation(conn: &Connection) -> Result<i64, StoreError> {
+    vocabulary::generation(conn)
+}
+
+/// Reads `batch`'s words once: the pairs and the new words.
+pub(crate) fn prepare(batch: &IndexBatch, known: &KnownWords, generation: i64) -> Prepared {
+    let mut words = vocabulary::NewWords::new(generation);
+    let pairs = batch
+        .segments
+        .iter()
+        .map(|segment| {
+            let mut pairs = String::new();
+            pairs::append_tokens(&segment.text, &mut pairs, &mut |word, hash| words.meet(known, word, hash));
+            pairs
+        })
+        .collect();
+    Prepared { pairs, words }
+}
+
+/// Writes `batch`, unless its artifact was removed meanwhile (then nothing, `false`). On `true`,
+/// the caller remembers the new words ([`remember`]).
+pub(crate) fn write(conn: &mut Connection, batch: &IndexBatch, prepared: &Prepared) -> Result<bool, StoreError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let exists = tx.query_row("SELECT 1 FROM artifacts WHERE id = ?1", [&batch.artifact_id], |_| Ok(())).optional()?.is_some();
     if exists {
-        insert_segments(&tx, &batch.artifact_id, batch.segments.iter().zip(batch.pairs.iter().map(String::as_str)))?;
+        insert_segments(&tx, &batch.artifact_id, batch.segments.iter().zip(prepared.pairs.iter().map(String::as_str)))?;
+        vocabulary::write(&tx, &prepared.words)?;
     }
     tx.commit()?;
     Ok(exists)
+}
+
+/// Remembers what a committed [`write`] added to the vocabulary.
+pub(crate) fn remember(known: &mut KnownWords, prepared: Prepared) {
+    vocabulary::remember(known, prepared.words);
 }
 
 /// Writes `segments` (each with its pair tokens) after the artifact's others.
@@ -324,6 +355,7 @@ pub(crate) fn finish(conn: &Connection, artifact_id: &str, now_ms: i64, note: Op
 pub(crate) fn index_calls(conn: &mut Connection, limit: u32) -> Result<usize, StoreError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let after: i64 = tx.query_row("SELECT audit_seq FROM search_calls WHERE id = 1", [], |row| row.get(0))?;
+    let generation = vocabulary::generation(&tx)?;
     let calls: Vec<(i64, String, String, String, String, Option<String>)> = {
         let mut stmt = tx.prepare("SELECT seq, server, tool, arguments, artifact_ids, result_text FROM audit WHERE seq > ?1 ORDER BY seq LIMIT ?2")?;
         let rows = stmt.query_map(params![after, limit], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?, row.get(5)?)))?;
@@ -342,8 +374,10 @@ pub(crate) fn index_calls(conn: &mut Connection, limit: u32) -> Result<usize, St
             if exists {
                 let segment = Segment { place: HitPlace::Call, position: 0, byte_offset: 0, byte_length: 0, text: text.clone() };
                 let mut pairs = String::new();
-                pairs::append_tokens(&text, &mut pairs);
+                let mut words = vocabulary::NewWords::new(generation);
+                pairs::append_tokens(&text, &mut pairs, &mut |word, hash| words.meet(&KnownWords::default(), word, hash));
                 insert_segments(&tx, &id, std::iter::once((&segment, pairs.as_str())))?;
+                vocabulary::write(&tx, &words)?;
             }
         }
     }
@@ -400,12 +434,13 @@ fn argument_text(arguments: &str) -> String {
     out
 }
 
-/// Empties the index (every artifact becomes pending, every call unindexed). The FTS5 table is
-/// dropped and created again rather than emptied, so a damaged one is replaced whole.
+/// Empties the index (every artifact becomes pending, every call unindexed, the vocabulary
+/// empty and its generation moved on). The FTS5 table is dropped and created again rather than
+/// emptied, so a damaged one is replaced whole.
 pub(crate) fn clear(conn: &mut Connection) -> Result<(), StoreError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     tx.execute_batch(&format!(
-        "DROP TABLE IF EXISTS search_text; {CREATE_TEXT}; DELETE FROM search_segments; DELETE FROM search_indexed; DELETE FROM search_attempts; UPDATE search_calls SET audit_seq = 0 WHERE id = 1;"
+        "DROP TABLE IF EXISTS search_text; {CREATE_TEXT}; DELETE FROM search_segments; DELETE FROM search_indexed; DELETE FROM search_attempts; DELETE FROM search_words; UPDATE search_calls SET audit_seq = 0, generation = generation + 1 WHERE id = 1;"
     ))?;
     tx.commit()?;
     Ok(())
@@ -472,7 +507,7 @@ pub(crate) fn run(store: &crate::ArtifactStore, query: &SearchQuery, text_of: &m
     let expression = {
         let conn = store.conn();
         terms.fts5_with(&mut |prefix| {
-            let words = completions(&conn, prefix);
+            let words = vocabulary::completions(&conn, prefix, MAX_COMPLETIONS);
             spelled_out += words.as_ref().map_or(0, Vec::len);
             words
         })
@@ -559,14 +594,6 @@ pub(crate) fn run(store: &crate::ArtifactStore, query: &SearchQuery, text_of: &m
     }
     hits.sort_by_key(|hit| (first_seen[&hit.artifact.id], hit.place != HitPlace::Name, hit.place != HitPlace::Call, hit.position));
     Ok(SearchResults { hits, indexed, pending, partial })
-}
-
-/// The words of the index that start with `prefix`, when there are at most [`MAX_COMPLETIONS`].
-fn completions(conn: &Connection, prefix: &str) -> Option<Vec<String>> {
-    let end = format!("{prefix}\u{10FFFF}");
-    let mut stmt = conn.prepare_cached("SELECT term FROM search_vocab WHERE term >= ?1 AND term < ?2 LIMIT ?3").ok()?;
-    let terms: Vec<String> = stmt.query_map(params![prefix, end, MAX_COMPLETIONS as i64 + 1], |row| row.get(0)).ok()?.collect::<Result<_, _>>().ok()?;
-    (terms.len() <= MAX_COMPLETIONS).then_some(terms)
 }
 
 /// The query for one page of hits: its last two parameters are the id the page starts below

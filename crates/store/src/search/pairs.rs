@@ -20,37 +20,43 @@ pub(crate) const BITS: u32 = 18;
 const MIN_CHARS: usize = 3;
 /// The first private-use character of a token.
 const BASE: u32 = 0xE000;
-/// Words are compared on their first this many characters, as [`super::Terms`] cuts them.
+/// Words pair on their first this many characters, as [`super::Terms`] cuts typed ones.
 const WORD_CHARS: usize = 64;
 
 /// The token of the pair `first second` (both lowercased and folded, as [`super::Terms`] has
 /// its words), or `None` when one of them does not pair.
 pub(crate) fn token(first: &str, second: &str) -> Option<String> {
-    let a = word_hash(first)?;
-    let b = word_hash(second)?;
-    Some(spell(pair_hash(a, b)))
+    (pairs_with(first) && pairs_with(second)).then(|| spell(pair_hash(hash(first), hash(second))))
 }
 
-/// Appends to `out` the tokens of `text`'s pairs of adjacent words, each once, separated by
-/// spaces.
-pub(crate) fn append_tokens(text: &str, out: &mut String) {
+/// One pass over the words of `text` (as the index's tokenizer splits them, lowercased and
+/// folded): appends to `out` the tokens of its pairs of adjacent words, each once, separated by
+/// spaces, and gives each word with its [`hash`] to `word` (for the index's vocabulary).
+pub(crate) fn append_tokens(text: &str, out: &mut String, word: &mut dyn FnMut(&str, u64)) {
     let mut hashes: Vec<u32> = Vec::new();
     let mut previous: Option<u64> = None;
     let mut folded = String::new();
     for raw in text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()) {
-        let word: &str = if raw.is_ascii() {
-            &raw[..raw.len().min(WORD_CHARS)]
+        let text_word: &str = if raw.is_ascii() {
+            raw
         } else {
             folded.clear();
-            let lower: String = raw.chars().take(WORD_CHARS).flat_map(char::to_lowercase).collect();
+            let lower: String = raw.chars().flat_map(char::to_lowercase).collect();
             folded.push_str(&super::terms::fold(&lower));
             &folded
         };
-        let hash = word_hash(word);
-        if let (Some(a), Some(b)) = (previous, hash) {
+        let whole = hash(text_word);
+        word(text_word, whole);
+        // Compared on their first characters, as typed words are cut.
+        let cut = match text_word.char_indices().nth(WORD_CHARS) {
+            Some((end, _)) => hash(&text_word[..end]),
+            None => whole,
+        };
+        let current = pairs_with(text_word).then_some(cut);
+        if let (Some(a), Some(b)) = (previous, current) {
             hashes.push(pair_hash(a, b));
         }
-        previous = hash;
+        previous = current;
     }
     hashes.sort_unstable();
     hashes.dedup();
@@ -63,17 +69,19 @@ pub(crate) fn append_tokens(text: &str, out: &mut String) {
     }
 }
 
-/// FNV-1a of the word, ASCII lowercased on the way; `None` for a word that does not pair.
-fn word_hash(word: &str) -> Option<u64> {
-    if word.chars().take(MIN_CHARS).count() < MIN_CHARS || word.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
+/// Whether `word` pairs (see the module's documentation).
+fn pairs_with(word: &str) -> bool {
+    word.chars().take(MIN_CHARS).count() >= MIN_CHARS && !word.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// FNV-1a of a word, ASCII lowercased on the way (stable: pair tokens are written with it).
+pub(crate) fn hash(word: &str) -> u64 {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     for byte in word.bytes() {
         hash ^= u64::from(byte.to_ascii_lowercase());
         hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
     }
-    Some(hash)
+    hash
 }
 
 fn pair_hash(first: u64, second: u64) -> u32 {
@@ -96,7 +104,7 @@ mod tests {
     #[test]
     fn a_text_gives_each_pair_once_and_only_pairs_of_words() {
         let mut out = String::new();
-        append_tokens("Net revenue, net REVENUE of 2024 rose", &mut out);
+        append_tokens("Net revenue, net REVENUE of 2024 rose", &mut out, &mut |_, _| {});
         let tokens: Vec<&str> = out.split(' ').collect();
         // "net revenue" (twice, once written), "revenue net"; "revenue of", "of 2024", "2024
         // rose": a short word or a number does not pair.
@@ -111,7 +119,7 @@ mod tests {
     #[test]
     fn tokens_ignore_case_and_diacritics_as_the_words_do() {
         let mut out = String::new();
-        append_tokens("Crème BRÛLÉE", &mut out);
+        append_tokens("Crème BRÛLÉE", &mut out, &mut |_, _| {});
         assert_eq!(out, token("creme", "brulee").unwrap());
         assert_ne!(token("creme", "brulee"), token("brulee", "creme"), "order counts");
     }
