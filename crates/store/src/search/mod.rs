@@ -9,8 +9,10 @@
 //! Removing an artifact removes its segments in the same transaction (a trigger), so gc, the
 //! quota and session clears prune the index.
 //!
-//! The index is contentless: a hit names its segment's place (page, row, line, byte range), and
-//! the caller cuts the snippet from the artifact ([`snippet`]).
+//! The index is contentless and keeps no positions: a hit names its segment's place (page, row,
+//! line, byte range), and the caller cuts the snippet from the artifact ([`snippet`]). A phrase
+//! is found by its words and its adjacent pairs' tokens ([`pairs`]), then checked in that text; a
+//! prefix by the words it completes to ([`vocabulary`]).
 
 mod pairs;
 mod snippet;
@@ -175,12 +177,13 @@ const HITS_PER_ARTIFACT: usize = 3;
 /// is a little more than the hits wanted, and each next one twice the last); the catalog is
 /// free between pages, while the hits' text is read.
 const MAX_PAGE_ROWS: i64 = 1024;
-/// A prefix with at most this many completions in the index is searched as those words (read
-/// newest first, stopping at the hits wanted); one with more, as FTS5's prefix (which reads
-/// every completion's list whole).
+/// A prefix with at most this many completions in the index's word list is searched as those
+/// words (read newest first, stopping at the hits wanted); one with more, as FTS5's prefix
+/// (which reads every completion's list whole).
 const MAX_COMPLETIONS: usize = 512;
 /// A search stops after this many segments whose text did not hold a phrase searched for (the
-/// index keeps no positions: a phrase is found by its words, then checked in the text).
+/// index keeps no positions: a phrase is found by its words and pairs, then checked in the text;
+/// a phrase of words too short to pair can have its words in many places).
 const MAX_REFUSED: usize = 400;
 
 /// Segments written for one artifact, committed in one short transaction.
