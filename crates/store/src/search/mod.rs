@@ -301,12 +301,12 @@ fn insert_segments<'a>(tx: &rusqlite::Transaction<'_>, artifact_id: &str, segmen
     if segments.len() == 0 {
         return Ok(());
     }
-    let mut id = first_segment_id(tx, artifact_id, segments.len())?;
+    let first = first_segment_id(tx, artifact_id, segments.len())?;
     let mut segment_row = tx.prepare_cached(
         "INSERT INTO search_segments (id, artifact_id, place, position, byte_offset, byte_length) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     )?;
     let mut text_row = tx.prepare_cached("INSERT INTO search_text (rowid, body, pairs) VALUES (?1, ?2, ?3)")?;
-    for (segment, pairs) in segments {
+    for (id, (segment, pairs)) in (first..).zip(segments) {
         segment_row.execute(params![
             id,
             artifact_id,
@@ -316,7 +316,6 @@ fn insert_segments<'a>(tx: &rusqlite::Transaction<'_>, artifact_id: &str, segmen
             segment.byte_length as i64
         ])?;
         text_row.execute(params![id, segment.text, pairs])?;
-        id += 1;
     }
     Ok(())
 }

@@ -15,7 +15,7 @@
 //! nothing typed into the search box reaches. The hash is stable: it is written into the index.
 
 /// log2 of the number of distinct pair tokens.
-pub(crate) const BITS: u32 = 18;
+pub(crate) const BITS: u32 = 20;
 /// A word shorter than this does not pair.
 const MIN_CHARS: usize = 3;
 /// The first private-use character of a token.
