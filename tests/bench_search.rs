@@ -620,7 +620,7 @@ fn index_bytes(catalog: &Path) -> (u64, u64, Vec<(String, u64)>) {
     let mut stmt = conn.prepare("SELECT name, SUM(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC").unwrap();
     let tables: Vec<(String, u64)> = stmt.query_map([], |row| Ok((row.get::<_, String>(0)?, row.get::<_, i64>(1)? as u64))).unwrap().map(Result::unwrap).collect();
     let search: Vec<(String, u64)> = tables.iter().filter(|(name, _)| name.starts_with("search_") || name.starts_with("sqlite_autoindex_search_")).cloned().collect();
-    let fts: u64 = search.iter().filter(|(name, _)| name.starts_with("search_text")).map(|t| t.1).sum();
+    let fts: u64 = search.iter().filter(|(name, _)| name.starts_with("search_fts")).map(|t| t.1).sum();
     let all: u64 = search.iter().map(|t| t.1).sum();
     (fts, all, search)
 }

@@ -396,8 +396,8 @@ impl ArtifactStore {
         // The words are read before the catalog's lock is taken (a storing call waits less).
         let generation = search::generation(&self.conn())?;
         let mut known = self.known_words.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        let prepared = search::prepare(batch, &known, generation);
-        let written = search::write(&mut self.conn(), batch, &prepared)?;
+        let mut prepared = search::prepare(batch, &known, generation);
+        let written = search::write(&mut self.conn(), batch, &mut prepared)?;
         if written {
             search::remember(&mut known, prepared);
         }

@@ -203,7 +203,7 @@ fn a_damaged_index_is_found_and_replaced_without_touching_the_catalog() {
     // Damage FTS5's own data: its segment blobs overwritten.
     {
         let conn = rusqlite::Connection::open(dir.path().join("catalog.sqlite")).unwrap();
-        conn.execute("UPDATE search_text_data SET block = x'00ff00ff00ff00ff' WHERE id > 10", []).unwrap();
+        conn.execute("UPDATE search_fts_data SET block = x'00ff00ff00ff00ff' WHERE id > 10", []).unwrap();
     }
     let store = ArtifactStore::open(dir.path()).unwrap();
     assert!(store.search_check().is_err(), "the damage is found");
@@ -411,4 +411,36 @@ fn a_prefix_completes_to_words_written_again_after_another_process_emptied_the_i
     index(&indexer, &accents, vec![segment(HitPlace::Line, 1, "Crème brûlée")]);
     assert_eq!(found(&other, &query("crè")).len(), 1);
     assert_eq!(found(&other, &query("BRU")).len(), 1);
+}
+
+#[test]
+fn a_prefix_finds_words_however_the_index_folds_splits_or_cuts_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = ArtifactStore::open(dir.path()).unwrap();
+    let files = [
+        // FTS5 keeps "й" (Rust's folding would make it "и"); decomposed accents (as macOS names
+        // files) are one word, "resume"; a word over 64 characters; private-use characters
+        // inside a word.
+        ("names.txt", "Сергей Петров"),
+        ("other-names.txt", "серый кот"),
+        ("cv-nfd.txt", "my re\u{301}sume\u{301} here"),
+        ("results.txt", "the result"),
+        ("long.txt", "ThisIsAVeryLongGeneratedSerializerClassNameForTheFrameworkInternalsOfIt"),
+        ("short.txt", "this one"),
+    ];
+    for (i, (name, text)) in files.iter().enumerate() {
+        let r = put(&store, name, "text/plain", "demo", "tail", "c1", 100 + i as i64);
+        index(&store, &r, vec![segment(HitPlace::Line, 1, text)]);
+    }
+    let names = |q: &str| -> Vec<String> {
+        let mut names: Vec<String> = found(&store, &query(q)).into_iter().map(|h| h.0).collect();
+        names.sort();
+        names
+    };
+    assert_eq!(names("серг"), ["names.txt"]);
+    assert_eq!(names("сер"), ["names.txt", "other-names.txt"]);
+    assert_eq!(names("Сергей "), ["names.txt"]);
+    assert_eq!(names("resu"), ["cv-nfd.txt", "results.txt"]);
+    assert_eq!(names("résumé "), ["cv-nfd.txt"]);
+    assert_eq!(names("this"), ["long.txt", "short.txt"]);
 }

@@ -236,7 +236,7 @@ pub(crate) fn pending(conn: &Connection, limit: u32) -> Result<Vec<ArtifactRecor
 pub(crate) fn start(conn: &mut Connection, artifact_id: &str) -> Result<u32, StoreError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     tx.execute(
-        "DELETE FROM search_text WHERE rowid IN (SELECT id FROM search_segments WHERE artifact_id = ?1 AND place <> 'call')",
+        "DELETE FROM search_fts WHERE rowid IN (SELECT id FROM search_segments WHERE artifact_id = ?1 AND place <> 'call')",
         [artifact_id],
     )?;
     tx.execute("DELETE FROM search_segments WHERE artifact_id = ?1 AND place <> 'call'", [artifact_id])?;
@@ -271,7 +271,7 @@ pub(crate) fn prepare(batch: &IndexBatch, known: &KnownWords, generation: i64) -
         .iter()
         .map(|segment| {
             let mut pairs = String::new();
-            pairs::append_tokens(&segment.text, &mut pairs, &mut |word, hash| words.meet(known, word, hash));
+            pairs::append_tokens(&segment.text, &mut pairs, &mut |word, folded, hash| words.meet(known, word, folded, hash));
             pairs
         })
         .collect();
@@ -280,9 +280,14 @@ pub(crate) fn prepare(batch: &IndexBatch, known: &KnownWords, generation: i64) -
 
 /// Writes `batch`, unless its artifact was removed meanwhile (then nothing, `false`). On `true`,
 /// the caller remembers the new words ([`remember`]).
-pub(crate) fn write(conn: &mut Connection, batch: &IndexBatch, prepared: &Prepared) -> Result<bool, StoreError> {
+pub(crate) fn write(conn: &mut Connection, batch: &IndexBatch, prepared: &mut Prepared) -> Result<bool, StoreError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let exists = tx.query_row("SELECT 1 FROM artifacts WHERE id = ?1", [&batch.artifact_id], |_| Ok(())).optional()?.is_some();
+    let generation = vocabulary::generation(&tx)?;
+    if generation != prepared.words.generation() {
+        // The index was emptied since the words were read: what was remembered is gone too.
+        *prepared = prepare(batch, &KnownWords::default(), generation);
+    }
     if exists {
         insert_segments(&tx, &batch.artifact_id, batch.segments.iter().zip(prepared.pairs.iter().map(String::as_str)))?;
         vocabulary::write(&tx, &prepared.words)?;
@@ -305,7 +310,7 @@ fn insert_segments<'a>(tx: &rusqlite::Transaction<'_>, artifact_id: &str, segmen
     let mut segment_row = tx.prepare_cached(
         "INSERT INTO search_segments (id, artifact_id, place, position, byte_offset, byte_length) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     )?;
-    let mut text_row = tx.prepare_cached("INSERT INTO search_text (rowid, body, pairs) VALUES (?1, ?2, ?3)")?;
+    let mut text_row = tx.prepare_cached("INSERT INTO search_fts (rowid, body, pairs) VALUES (?1, ?2, ?3)")?;
     for (id, (segment, pairs)) in (first..).zip(segments) {
         segment_row.execute(params![
             id,
@@ -377,7 +382,7 @@ pub(crate) fn index_calls(conn: &mut Connection, limit: u32) -> Result<usize, St
                 let segment = Segment { place: HitPlace::Call, position: 0, byte_offset: 0, byte_length: 0, text: text.clone() };
                 let mut pairs = String::new();
                 let mut words = vocabulary::NewWords::new(generation);
-                pairs::append_tokens(&text, &mut pairs, &mut |word, hash| words.meet(&KnownWords::default(), word, hash));
+                pairs::append_tokens(&text, &mut pairs, &mut |word, folded, hash| words.meet(&KnownWords::default(), word, folded, hash));
                 insert_segments(&tx, &id, std::iter::once((&segment, pairs.as_str())))?;
                 vocabulary::write(&tx, &words)?;
             }
@@ -442,14 +447,14 @@ fn argument_text(arguments: &str) -> String {
 pub(crate) fn clear(conn: &mut Connection) -> Result<(), StoreError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     tx.execute_batch(&format!(
-        "DROP TABLE IF EXISTS search_text; {CREATE_TEXT}; DELETE FROM search_segments; DELETE FROM search_indexed; DELETE FROM search_attempts; DELETE FROM search_words; UPDATE search_calls SET audit_seq = 0, generation = generation + 1 WHERE id = 1;"
+        "DROP TABLE IF EXISTS search_fts; {CREATE_TEXT}; DELETE FROM search_segments; DELETE FROM search_indexed; DELETE FROM search_attempts; DELETE FROM search_words; UPDATE search_calls SET audit_seq = 0, generation = generation + 1 WHERE id = 1;"
     ))?;
     tx.commit()?;
     Ok(())
 }
 
-/// `search_text` as the migration creates it.
-const CREATE_TEXT: &str = "CREATE VIRTUAL TABLE search_text USING fts5(body, pairs, content = '', contentless_delete = 1, detail = none, tokenize = 'unicode61 remove_diacritics 2')";
+/// `search_fts` as the migration creates it.
+const CREATE_TEXT: &str = "CREATE VIRTUAL TABLE search_fts USING fts5(body, pairs, content = '', contentless_delete = 1, detail = none, tokenize = 'unicode61 remove_diacritics 2')";
 
 /// The text a call's `call` segments were indexed with (server, tool, arguments), from the
 /// audit log.
@@ -464,7 +469,7 @@ pub(crate) fn call_text(conn: &Connection, call_id: &str) -> Result<Option<Strin
 
 /// Checks the index's structure; `Err` when FTS5 finds it damaged.
 pub(crate) fn check(conn: &Connection) -> Result<(), StoreError> {
-    conn.execute("INSERT INTO search_text (search_text) VALUES ('integrity-check')", [])?;
+    conn.execute("INSERT INTO search_fts (search_fts) VALUES ('integrity-check')", [])?;
     Ok(())
 }
 
@@ -603,7 +608,7 @@ pub(crate) fn run(store: &crate::ArtifactStore, query: &SearchQuery, text_of: &m
 fn page_sql(query: &SearchQuery, expression: &str) -> (String, Vec<rusqlite::types::Value>) {
     let mut conditions = Conditions::default();
     let text = conditions.bind(expression.to_owned().into());
-    conditions.sql.push(format!("search_text MATCH {text}"));
+    conditions.sql.push(format!("search_fts MATCH {text}"));
     conditions.filter(&Filter {
         session: query.session.as_deref(),
         server: query.server.as_deref(),
@@ -628,11 +633,11 @@ fn page_sql(query: &SearchQuery, expression: &str) -> (String, Vec<rusqlite::typ
     }
     let before = format!("?{}", conditions.values.len() + 1);
     let rows = format!("?{}", conditions.values.len() + 2);
-    conditions.sql.push(format!("search_text.rowid < {before}"));
+    conditions.sql.push(format!("search_fts.rowid < {before}"));
     let sql = format!(
         "SELECT {COLUMNS}, s.place, s.position, s.byte_offset, s.byte_length, s.id
-         FROM search_text JOIN search_segments s ON s.id = search_text.rowid JOIN artifacts a ON a.id = s.artifact_id
-         {} ORDER BY search_text.rowid DESC LIMIT {rows}",
+         FROM search_fts JOIN search_segments s ON s.id = search_fts.rowid JOIN artifacts a ON a.id = s.artifact_id
+         {} ORDER BY search_fts.rowid DESC LIMIT {rows}",
         conditions.where_clause()
     );
     (sql, conditions.values)

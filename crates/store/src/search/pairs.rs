@@ -6,8 +6,8 @@
 //! to check the phrase. So every pair of adjacent words of a segment is also written, hashed
 //! into one of 2^[`BITS`] tokens (in the index's `pairs` column), and a phrase requires its
 //! pairs' tokens besides its words: a place is read again only when the phrase's words are
-//! adjacent in it, or when another pair of its words shares the hash (about one place in two
-//! hundred of those holding both words, measured; the text check refuses it).
+//! adjacent in it, or when another pair of its words shares the hash (about one place in 700 of
+//! those holding both words; the text check refuses it).
 //!
 //! A word pairs when it has [`MIN_CHARS`] or more characters and is not only digits: "of the"
 //! would pair in nearly every place, and a number is rare enough that its word alone narrows a
@@ -29,30 +29,36 @@ pub(crate) fn token(first: &str, second: &str) -> Option<String> {
     (pairs_with(first) && pairs_with(second)).then(|| spell(pair_hash(hash(first), hash(second))))
 }
 
-/// One pass over the words of `text` (as the index's tokenizer splits them, lowercased and
-/// folded): appends to `out` the tokens of its pairs of adjacent words, each once, separated by
-/// spaces, and gives each word with its [`hash`] to `word` (for the index's vocabulary).
-pub(crate) fn append_tokens(text: &str, out: &mut String, word: &mut dyn FnMut(&str, u64)) {
+/// One pass over the words of `text` (split as the index's tokenizer splits them): appends to
+/// `out` the tokens of its pairs of adjacent words, each once, separated by spaces, and gives
+/// each word to `word` for the index's vocabulary: lowercased (ASCII left as it is: the hash
+/// and the vocabulary lowercase it), folded as [`super::Terms`] folds typed words, and the
+/// folded form's [`hash`].
+pub(crate) fn append_tokens(text: &str, out: &mut String, word: &mut dyn FnMut(&str, &str, u64)) {
     let mut hashes: Vec<u32> = Vec::new();
     let mut previous: Option<u64> = None;
-    let mut folded = String::new();
-    for raw in text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()) {
-        let text_word: &str = if raw.is_ascii() {
-            raw
+    for raw in text.split(|c: char| !super::terms::is_word_char(c)).filter(|w| !w.is_empty()) {
+        // The word's hash for its pairs (of its first characters), and whether it pairs.
+        let (pair_hash_of_word, pairs) = if raw.is_ascii() {
+            let key = hash(raw);
+            word(raw, raw, key);
+            let cut = if raw.len() > WORD_CHARS { hash(&raw[..WORD_CHARS]) } else { key };
+            (cut, pairs_with(&raw[..raw.len().min(WORD_CHARS)]))
         } else {
-            folded.clear();
             let lower: String = raw.chars().flat_map(char::to_lowercase).collect();
-            folded.push_str(&super::terms::fold(&lower));
-            &folded
+            let folded = super::terms::fold(&lower);
+            let key = hash(&folded);
+            word(&lower, &folded, key);
+            // Typed words are cut before they are lowercased and folded: so is this one.
+            match raw.char_indices().nth(WORD_CHARS) {
+                Some((end, _)) => {
+                    let cut = super::terms::fold(&raw[..end].chars().flat_map(char::to_lowercase).collect::<String>());
+                    (hash(&cut), pairs_with(&cut))
+                }
+                None => (key, pairs_with(&folded)),
+            }
         };
-        let whole = hash(text_word);
-        word(text_word, whole);
-        // Compared on their first characters, as typed words are cut.
-        let cut = match text_word.char_indices().nth(WORD_CHARS) {
-            Some((end, _)) => hash(&text_word[..end]),
-            None => whole,
-        };
-        let current = pairs_with(text_word).then_some(cut);
+        let current = pairs.then_some(pair_hash_of_word);
         if let (Some(a), Some(b)) = (previous, current) {
             hashes.push(pair_hash(a, b));
         }
@@ -104,7 +110,7 @@ mod tests {
     #[test]
     fn a_text_gives_each_pair_once_and_only_pairs_of_words() {
         let mut out = String::new();
-        append_tokens("Net revenue, net REVENUE of 2024 rose", &mut out, &mut |_, _| {});
+        append_tokens("Net revenue, net REVENUE of 2024 rose", &mut out, &mut |_, _, _| {});
         let tokens: Vec<&str> = out.split(' ').collect();
         // "net revenue" (twice, once written), "revenue net"; "revenue of", "of 2024", "2024
         // rose": a short word or a number does not pair.
@@ -119,7 +125,7 @@ mod tests {
     #[test]
     fn tokens_ignore_case_and_diacritics_as_the_words_do() {
         let mut out = String::new();
-        append_tokens("Crème BRÛLÉE", &mut out, &mut |_, _| {});
+        append_tokens("Crème BRÛLÉE", &mut out, &mut |_, _, _| {});
         assert_eq!(out, token("creme", "brulee").unwrap());
         assert_ne!(token("creme", "brulee"), token("brulee", "creme"), "order counts");
     }

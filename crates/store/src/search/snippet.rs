@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use super::terms::Terms;
+use super::terms::{is_word_char, Terms};
 
 /// One part of a snippet: text, and whether it is a word searched for.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -29,7 +29,7 @@ pub fn snippet(text: &str, terms: &Terms) -> Vec<SnippetPart> {
     let mut words: Vec<(usize, usize)> = Vec::new();
     let mut start = None;
     for (i, c) in collapsed.iter().enumerate() {
-        match (c.is_alphanumeric(), start) {
+        match (is_word_char(*c), start) {
             (true, None) => start = Some(i),
             (false, Some(s)) => {
                 words.push((s, i));
@@ -83,7 +83,7 @@ pub fn snippet(text: &str, terms: &Terms) -> Vec<SnippetPart> {
 /// the piece; the whole piece at 0 when no single line has one (a phrase across lines).
 pub fn hit_line(piece: &str, terms: &Terms) -> (usize, String) {
     for (index, line) in piece.split('\n').enumerate() {
-        let has = line.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).any(|w| terms.matches_word(&w.to_lowercase())) && terms.phrases_in(line);
+        let has = line.split(|c: char| !is_word_char(c)).filter(|w| !w.is_empty()).any(|w| terms.matches_word(&w.to_lowercase())) && terms.phrases_in(line);
         if has {
             return (index, line.trim_end_matches('\r').to_owned());
         }

@@ -137,7 +137,7 @@ impl Terms {
         let mut states = vec![0u64; phrases.len()];
         let mut found = vec![false; phrases.len()];
         let mut folded = String::new();
-        for raw in text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()) {
+        for raw in text.split(|c: char| !is_word_char(c)).filter(|w| !w.is_empty()) {
             let token: &str = if raw.is_ascii() {
                 &raw[..raw.len().min(MAX_WORD_CHARS)]
             } else {
@@ -202,10 +202,24 @@ fn word_matches(token: &str, word: &str, prefix: bool) -> bool {
     }
 }
 
+/// Whether `c` is part of a word as the index's tokenizer (`unicode61 remove_diacritics 2`)
+/// sees it: letters, digits and private-use characters, and the combining accents U+0300–U+0331,
+/// which it keeps inside a word and then removes; other marks (a Devanagari vowel sign, U+0332)
+/// separate words. Every split of text into words here follows it, so what is typed, what the
+/// pairs and the word list are written with, and what the index holds agree.
+pub(super) fn is_word_char(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_alphanumeric();
+    }
+    ('\u{300}'..='\u{331}').contains(&c)
+        || matches!(u32::from(c), 0xE000..=0xF8FF | 0xF_0000..=0xF_FFFD | 0x10_0000..=0x10_FFFD)
+        || (c.is_alphanumeric() && !unicode_normalization::char::is_combining_mark(c))
+}
+
 /// The words of `text` as the index's tokenizer sees them: runs of letters and digits,
 /// lowercased, with the diacritics a search should ignore left to the tokenizer.
 pub(crate) fn words_of(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_alphanumeric())
+    text.split(|c: char| !is_word_char(c))
         .filter(|w| !w.is_empty())
         .map(|w| w.chars().take(MAX_WORD_CHARS).flat_map(char::to_lowercase).collect())
         .collect()

@@ -7,8 +7,11 @@
 //! written ([`KnownWords`], bounded), so a word already there costs a hash lookup, not a
 //! statement; emptying the index empties the table and moves its generation on, which makes
 //! every process forget what it remembered. Words of removed files stay until the index is
-//! rebuilt: a completion that finds nothing costs its reader only. Words longer than
-//! [`MAX_CHARS`] (identifiers, encoded data) are not completed.
+//! rebuilt: a completion that finds nothing costs its reader only. A word is listed as typed
+//! words are folded (the key looked up) and as FTS5 is to be asked for it (FTS5 folds fewer
+//! accents than we do: "сергей" stays itself there). Words longer than [`MAX_CHARS`]
+//! (identifiers, encoded data) are listed by their start and a mark: a prefix reaching one is
+//! searched as FTS5's own prefix.
 
 use std::{
     collections::HashSet,
@@ -19,10 +22,12 @@ use rusqlite::{params, Connection, Transaction};
 
 use crate::error::StoreError;
 
-/// A word longer than this is not listed.
+/// A word longer than this is listed by its first characters and [`LONG`].
 const MAX_CHARS: usize = 64;
+/// Ends the key of a word longer than [`MAX_CHARS`] (a noncharacter: never in text).
+const LONG: char = '\u{10FFFE}';
 /// At most this many words are remembered (then forgotten at once, and written again as met).
-const MAX_KNOWN: usize = 4_000_000;
+const MAX_KNOWN: usize = 2_000_000;
 
 /// A set of word hashes (already FNV-1a: mixed once more, not hashed again with SipHash, which
 /// was a sixth of indexing's own time).
@@ -59,7 +64,9 @@ pub struct KnownWords {
 pub(crate) struct NewWords {
     generation: i64,
     hashes: Vec<u64>,
-    words: Vec<String>,
+    /// `(key, word)` rows: the word folded as typed words are, and as FTS5 is to be asked for it
+    /// (empty when the same).
+    rows: Vec<(String, String)>,
     seen: HashSetOfHashes,
 }
 
@@ -69,18 +76,33 @@ impl NewWords {
         Self { generation, ..Default::default() }
     }
 
-    /// A word met in the text (lowercased and folded but for ASCII case) with its hash: kept
-    /// unless met already in this batch or remembered in `known`.
-    pub(crate) fn meet(&mut self, known: &KnownWords, word: &str, hash: u64) {
+    /// The generation it was collected for.
+    pub(crate) fn generation(&self) -> i64 {
+        self.generation
+    }
+
+    /// A word met in the text: lowercased (ASCII may still have capitals), `folded` as typed
+    /// words are, and the folded form's hash. Kept unless met already in this batch or
+    /// remembered in `known`.
+    pub(crate) fn meet(&mut self, known: &KnownWords, word: &str, folded: &str, folded_hash: u64) {
+        // Forms FTS5 may fold apart from ours ("сергей", "сергеи") are each a row.
+        let hash = if word.is_ascii() { folded_hash } else { super::pairs::hash(word) };
         // The batch's own set first: small, so the common case stays in the cache.
         if !self.seen.insert(hash) || (known.generation == self.generation && known.hashes.contains(&hash)) {
             return;
         }
-        if word.len() > MAX_CHARS * 4 || word.chars().nth(MAX_CHARS).is_some() {
-            return;
-        }
         self.hashes.push(hash);
-        self.words.push(word.to_ascii_lowercase());
+        let row = match folded.char_indices().nth(MAX_CHARS) {
+            // A long word is listed by its first characters and a mark, which makes a prefix
+            // that reaches it FTS5's own (see `completions`).
+            Some((end, _)) => (format!("{}{LONG}", folded[..end].to_ascii_lowercase()), String::new()),
+            None => {
+                let key = folded.to_ascii_lowercase();
+                let word = word.to_ascii_lowercase();
+                if word == key { (key, String::new()) } else { (key, word) }
+            }
+        };
+        self.rows.push(row);
     }
 }
 
@@ -91,9 +113,9 @@ pub(crate) fn generation(conn: &Connection) -> Result<i64, StoreError> {
 
 /// Writes `words` in `tx`.
 pub(crate) fn write(tx: &Transaction<'_>, words: &NewWords) -> Result<(), StoreError> {
-    let mut insert = tx.prepare_cached("INSERT OR IGNORE INTO search_words (word) VALUES (?1)")?;
-    for word in &words.words {
-        insert.execute([word])?;
+    let mut insert = tx.prepare_cached("INSERT OR IGNORE INTO search_words (key, word) VALUES (?1, ?2)")?;
+    for (key, word) in &words.rows {
+        insert.execute([key, word])?;
     }
     Ok(())
 }
@@ -110,12 +132,15 @@ pub(crate) fn remember(known: &mut KnownWords, words: NewWords) {
     known.hashes.extend(words.hashes);
 }
 
-/// The index's words that start with `prefix` (folded as the index folds it), when there are at
-/// most `max`.
+/// The index's words that start with `prefix` (folded as typed words are), as FTS5 is to be
+/// asked for them, when there are at most `max` and none is longer than [`MAX_CHARS`].
 pub(crate) fn completions(conn: &Connection, prefix: &str, max: usize) -> Option<Vec<String>> {
     let prefix = super::terms::fold(prefix);
     let end = format!("{prefix}\u{10FFFF}");
-    let mut stmt = conn.prepare_cached("SELECT word FROM search_words WHERE word >= ?1 AND word < ?2 ORDER BY word LIMIT ?3").ok()?;
-    let words: Vec<String> = stmt.query_map(params![prefix, end, max as i64 + 1], |row| row.get(0)).ok()?.collect::<Result<_, _>>().ok()?;
-    (words.len() <= max).then_some(words)
+    let mut stmt = conn.prepare_cached("SELECT key, word FROM search_words WHERE key >= ?1 AND key < ?2 ORDER BY key LIMIT ?3").ok()?;
+    let rows: Vec<(String, String)> = stmt.query_map(params![prefix, end, max as i64 + 1], |row| Ok((row.get(0)?, row.get(1)?))).ok()?.collect::<Result<_, _>>().ok()?;
+    if rows.len() > max || rows.iter().any(|(key, _)| key.ends_with(LONG)) {
+        return None;
+    }
+    Some(rows.into_iter().map(|(key, word)| if word.is_empty() { key } else { word }).collect())
 }
