@@ -55,10 +55,12 @@ fn query(text: &str) -> SearchQuery {
 
 /// Searches as the host does: each hit's text given again at its place (phrases are checked in it).
 fn search(store: &ArtifactStore, q: &SearchQuery) -> Vec<mcp_canvas_store::SearchHit> {
-    let text_of = &mut |hit: &mcp_canvas_store::SearchHit| {
-        TEXTS.lock().unwrap().iter().find(|(id, position, _)| *id == hit.artifact.id && *position == hit.position).map(|t| t.2.clone())
-    };
-    store.search_with(q, text_of).unwrap().hits
+    store.search_with(q, &mut text_of).unwrap().hits
+}
+
+/// A hit's text as the host's extractor would give it again.
+fn text_of(hit: &mcp_canvas_store::SearchHit) -> Option<String> {
+    TEXTS.lock().unwrap().iter().find(|(id, position, _)| *id == hit.artifact.id && *position == hit.position).map(|t| t.2.clone())
 }
 
 fn found(store: &ArtifactStore, q: &SearchQuery) -> Vec<(String, HitPlace, u64)> {
@@ -308,7 +310,7 @@ fn a_phrase_reads_again_only_the_places_where_its_words_are_adjacent() {
     let mut read = 0;
     let text_of = &mut |hit: &mcp_canvas_store::SearchHit| {
         read += 1;
-        TEXTS.lock().unwrap().iter().find(|(id, position, _)| *id == hit.artifact.id && *position == hit.position).map(|t| t.2.clone())
+        text_of(hit)
     };
     let results = store.search_with(&query("\"red fox\" "), text_of).unwrap();
     assert_eq!(results.hits.iter().map(|h| h.artifact.name.as_str()).collect::<Vec<_>>(), ["quick.txt"]);
@@ -332,12 +334,9 @@ fn a_phrase_of_short_words_checks_a_bounded_number_of_places_and_says_so() {
     assert_eq!(found(&store, &query("\"to be\" ")).len(), 2);
     let more = put(&store, "be-then-to.txt", "text/plain", "demo", "tail", "c1", 3);
     index(&store, &more, (1..=500).map(|i| segment(HitPlace::Line, i, "be, then to")).collect());
-    let text_of = &mut |hit: &mcp_canvas_store::SearchHit| {
-        TEXTS.lock().unwrap().iter().find(|(id, position, _)| *id == hit.artifact.id && *position == hit.position).map(|t| t.2.clone())
-    };
-    let results = store.search_with(&query("\"to be\" "), text_of).unwrap();
+    let results = store.search_with(&query("\"to be\" "), &mut text_of).unwrap();
     assert!(results.partial && results.hits.is_empty(), "{results:?}");
-    assert!(!store.search_with(&query("to be "), text_of).unwrap().partial);
+    assert!(!store.search_with(&query("to be "), &mut text_of).unwrap().partial);
 }
 
 #[test]
