@@ -1,0 +1,300 @@
+//! Writing the index: the indexer's side. Pending artifacts, a run started over, batches of
+//! segments with their pairs and new words (worked out before the write lock), the calls'
+//! segments, an artifact marked done, the index emptied or checked.
+
+use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+
+use super::{pairs, vocabulary, HitPlace, KnownWords, Segment};
+use crate::{
+    catalog::{from_row, COLUMNS},
+    error::StoreError,
+    record::ArtifactRecord,
+};
+
+/// Segments written for one artifact, committed in one short transaction.
+#[derive(Debug, Default)]
+pub struct IndexBatch {
+    pub(crate) artifact_id: String,
+    pub(crate) segments: Vec<Segment>,
+    pub(crate) text_bytes: usize,
+}
+
+impl IndexBatch {
+    /// An empty batch for `artifact_id`.
+    pub fn new(artifact_id: &str) -> Self {
+        Self { artifact_id: artifact_id.to_owned(), ..Default::default() }
+    }
+
+    /// Adds a segment.
+    pub fn push(&mut self, segment: Segment) {
+        self.text_bytes += segment.text.len();
+        self.segments.push(segment);
+    }
+
+    /// Bytes of text waiting (the caller commits at its bound).
+    pub fn text_bytes(&self) -> usize {
+        self.text_bytes
+    }
+
+    /// Segments waiting.
+    pub fn len(&self) -> usize {
+        self.segments.len()
+    }
+
+    /// Whether nothing is waiting.
+    pub fn is_empty(&self) -> bool {
+        self.segments.is_empty()
+    }
+}
+
+pub(crate) fn pending(conn: &Connection, limit: u32) -> Result<Vec<ArtifactRecord>, StoreError> {
+    let sql = format!(
+        "SELECT {COLUMNS} FROM artifacts a WHERE NOT EXISTS (SELECT 1 FROM search_indexed i WHERE i.artifact_id = a.id) ORDER BY a.created_at_ms DESC, a.id LIMIT ?1"
+    );
+    let mut stmt = conn.prepare(&sql)?;
+    let rows = stmt.query_map([limit], from_row)?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Drops what an interrupted run left of `artifact_id`'s text (not its call's segments) and
+/// counts this run; returns how many runs started on it without finishing, this one included.
+pub(crate) fn start(conn: &mut Connection, artifact_id: &str) -> Result<u32, StoreError> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    tx.execute(
+        "DELETE FROM search_fts WHERE rowid IN (SELECT id FROM search_segments WHERE artifact_id = ?1 AND place <> 'call')",
+        [artifact_id],
+    )?;
+    tx.execute("DELETE FROM search_segments WHERE artifact_id = ?1 AND place <> 'call'", [artifact_id])?;
+    tx.execute("DELETE FROM search_indexed WHERE artifact_id = ?1", [artifact_id])?;
+    tx.execute(
+        "INSERT INTO search_attempts (artifact_id, attempts) SELECT id, 1 FROM artifacts WHERE id = ?1
+         ON CONFLICT (artifact_id) DO UPDATE SET attempts = attempts + 1",
+        [artifact_id],
+    )?;
+    let attempts: u32 = tx.query_row("SELECT COALESCE((SELECT attempts FROM search_attempts WHERE artifact_id = ?1), 1)", [artifact_id], |row| row.get(0))?;
+    tx.commit()?;
+    Ok(attempts)
+}
+
+/// What a batch adds besides its text, worked out before the write lock is taken: each
+/// segment's pair tokens, and the words the vocabulary does not have yet.
+pub(crate) struct Prepared {
+    pairs: Vec<String>,
+    words: vocabulary::NewWords,
+}
+
+/// The index's generation, for [`prepare`].
+pub(crate) fn generation(conn: &Connection) -> Result<i64, StoreError> {
+    vocabulary::generation(conn)
+}
+
+/// Reads `batch`'s words once: the pairs and the new words.
+pub(crate) fn prepare(batch: &IndexBatch, known: &KnownWords, generation: i64) -> Prepared {
+    let mut words = vocabulary::NewWords::new(generation);
+    let pairs = batch
+        .segments
+        .iter()
+        .map(|segment| {
+            let mut pairs = String::new();
+            pairs::append_tokens(&segment.text, &mut pairs, &mut |word, folded, hash| words.meet(known, word, folded, hash));
+            pairs
+        })
+        .collect();
+    Prepared { pairs, words }
+}
+
+/// Writes `batch`, unless its artifact was removed meanwhile (then nothing, `false`). On `true`,
+/// the caller remembers the new words ([`remember`]).
+pub(crate) fn write(conn: &mut Connection, batch: &IndexBatch, prepared: &mut Prepared) -> Result<bool, StoreError> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let exists = tx.query_row("SELECT 1 FROM artifacts WHERE id = ?1", [&batch.artifact_id], |_| Ok(())).optional()?.is_some();
+    let generation = vocabulary::generation(&tx)?;
+    if generation != prepared.words.generation() {
+        // The index was emptied since the words were read: what was remembered is gone too.
+        *prepared = prepare(batch, &KnownWords::default(), generation);
+    }
+    if exists {
+        insert_segments(&tx, &batch.artifact_id, batch.segments.iter().zip(prepared.pairs.iter().map(String::as_str)))?;
+        vocabulary::write(&tx, &prepared.words)?;
+    }
+    tx.commit()?;
+    Ok(exists)
+}
+
+/// Remembers what a committed [`write`] added to the vocabulary.
+pub(crate) fn remember(known: &mut KnownWords, prepared: Prepared) {
+    vocabulary::remember(known, prepared.words);
+}
+
+/// Writes `segments` (each with its pair tokens) after the artifact's others.
+fn insert_segments<'a>(tx: &rusqlite::Transaction<'_>, artifact_id: &str, segments: impl ExactSizeIterator<Item = (&'a Segment, &'a str)>) -> Result<(), StoreError> {
+    if segments.len() == 0 {
+        return Ok(());
+    }
+    let first = first_segment_id(tx, artifact_id, segments.len())?;
+    let mut segment_row = tx.prepare_cached(
+        "INSERT INTO search_segments (id, artifact_id, place, position, byte_offset, byte_length) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?;
+    let mut text_row = tx.prepare_cached("INSERT INTO search_fts (rowid, body, pairs) VALUES (?1, ?2, ?3)")?;
+    for (id, (segment, pairs)) in (first..).zip(segments) {
+        segment_row.execute(params![
+            id,
+            artifact_id,
+            segment.place.as_str(),
+            segment.position as i64,
+            segment.byte_offset as i64,
+            segment.byte_length as i64
+        ])?;
+        text_row.execute(params![id, segment.text, pairs])?;
+    }
+    Ok(())
+}
+
+/// Segment ids order the index by time, densely (the index stores the gaps between ids: small
+/// gaps, a small index): an artifact newer than the newest indexed one goes above the highest id,
+/// one older than the oldest below the lowest (ids may be negative) — the indexer takes pending
+/// artifacts newest first, so a rebuild walks down and new files go up. One in between (a file
+/// indexed again after an interrupted run) goes on top: it sorts as new.
+fn first_segment_id(tx: &rusqlite::Transaction<'_>, artifact_id: &str, count: usize) -> Result<i64, StoreError> {
+    let created: i64 = tx.query_row("SELECT created_at_ms FROM artifacts WHERE id = ?1", [artifact_id], |row| row.get(0))?;
+    let end = |order: &str| -> Result<Option<(i64, i64)>, StoreError> {
+        let sql = format!("SELECT s.id, a.created_at_ms FROM search_segments s JOIN artifacts a ON a.id = s.artifact_id ORDER BY s.id {order} LIMIT 1");
+        Ok(tx.query_row(&sql, [], |row| Ok((row.get(0)?, row.get(1)?))).optional()?)
+    };
+    let Some((highest, newest)) = end("DESC")? else { return Ok(0) };
+    if created >= newest {
+        return Ok(highest + 1);
+    }
+    match end("ASC")? {
+        Some((lowest, oldest)) if created <= oldest => Ok(lowest - count as i64),
+        _ => Ok(highest + 1),
+    }
+}
+
+/// Marks `artifact_id` indexed (with what was left out, if anything).
+pub(crate) fn finish(conn: &Connection, artifact_id: &str, now_ms: i64, note: Option<&str>) -> Result<(), StoreError> {
+    conn.execute("DELETE FROM search_attempts WHERE artifact_id = ?1", [artifact_id])?;
+    conn.execute(
+        "INSERT OR REPLACE INTO search_indexed (artifact_id, indexed_at_ms, segments, note)
+         SELECT id, ?2, (SELECT COUNT(*) FROM search_segments WHERE artifact_id = ?1), ?3 FROM artifacts WHERE id = ?1",
+        params![artifact_id, now_ms, note],
+    )?;
+    Ok(())
+}
+
+/// Indexes the audit log's calls that produced artifacts, after the last one indexed: one `call`
+/// segment per artifact with the server, tool and (redacted) arguments. Returns how many calls.
+pub(crate) fn index_calls(conn: &mut Connection, limit: u32) -> Result<usize, StoreError> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let after: i64 = tx.query_row("SELECT audit_seq FROM search_calls WHERE id = 1", [], |row| row.get(0))?;
+    let generation = vocabulary::generation(&tx)?;
+    let calls: Vec<(i64, String, String, String, String, Option<String>)> = {
+        let mut stmt = tx.prepare("SELECT seq, server, tool, arguments, artifact_ids, result_text FROM audit WHERE seq > ?1 ORDER BY seq LIMIT ?2")?;
+        let rows = stmt.query_map(params![after, limit], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?, row.get(5)?)))?;
+        rows.collect::<Result<_, _>>()?
+    };
+    let mut last = after;
+    for (seq, server, tool, arguments, artifact_ids, result_text) in &calls {
+        last = *seq;
+        let ids: Vec<String> = serde_json::from_str(artifact_ids).unwrap_or_default();
+        if ids.is_empty() {
+            continue;
+        }
+        let text = call_segment_text(server, tool, arguments, result_text.as_deref());
+        for id in ids {
+            let exists = tx.query_row("SELECT 1 FROM artifacts WHERE id = ?1", [&id], |_| Ok(())).optional()?.is_some();
+            if exists {
+                let segment = Segment { place: HitPlace::Call, position: 0, byte_offset: 0, byte_length: 0, text: text.clone() };
+                let mut pairs = String::new();
+                let mut words = vocabulary::NewWords::new(generation);
+                pairs::append_tokens(&text, &mut pairs, &mut |word, folded, hash| words.meet(&KnownWords::default(), word, folded, hash));
+                insert_segments(&tx, &id, std::iter::once((&segment, pairs.as_str())))?;
+                vocabulary::write(&tx, &words)?;
+            }
+        }
+    }
+    tx.execute("UPDATE search_calls SET audit_seq = ?1 WHERE id = 1", [last])?;
+    tx.commit()?;
+    Ok(calls.len())
+}
+
+/// A call as it is indexed for its files: server, tool, the arguments' words, what it answered.
+fn call_segment_text(server: &str, tool: &str, arguments: &str, result_text: Option<&str>) -> String {
+    format!("{server} {tool} {} {}", argument_text(arguments), result_text.unwrap_or(""))
+}
+
+/// The largest char boundary at or below `max`.
+fn floor_boundary(text: &str, max: usize) -> usize {
+    let mut cut = max.min(text.len());
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    cut
+}
+
+/// The arguments' keys and values as words (JSON punctuation is not text), at most 16 KiB.
+fn argument_text(arguments: &str) -> String {
+    fn walk(value: &serde_json::Value, out: &mut String) {
+        if out.len() > 16 * 1024 {
+            return;
+        }
+        match value {
+            serde_json::Value::Object(map) => {
+                for (key, value) in map {
+                    out.push_str(key);
+                    out.push(' ');
+                    walk(value, out);
+                }
+            }
+            serde_json::Value::Array(items) => items.iter().for_each(|item| walk(item, out)),
+            serde_json::Value::String(text) => {
+                out.push_str(&text[..floor_boundary(text, 4096)]);
+                out.push(' ');
+            }
+            serde_json::Value::Null => {}
+            other => {
+                out.push_str(&other.to_string());
+                out.push(' ');
+            }
+        }
+    }
+    let mut out = String::new();
+    match serde_json::from_str::<serde_json::Value>(arguments) {
+        Ok(value) => walk(&value, &mut out),
+        Err(_) => out.push_str(&arguments[..floor_boundary(arguments, 4096)]),
+    }
+    out
+}
+
+/// Empties the index (every artifact becomes pending, every call unindexed, the vocabulary
+/// empty and its generation moved on). The FTS5 table is dropped and created again rather than
+/// emptied, so a damaged one is replaced whole.
+pub(crate) fn clear(conn: &mut Connection) -> Result<(), StoreError> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    tx.execute_batch(&format!(
+        "DROP TABLE IF EXISTS search_fts; {CREATE_TEXT}; DELETE FROM search_segments; DELETE FROM search_indexed; DELETE FROM search_attempts; DELETE FROM search_words; UPDATE search_calls SET audit_seq = 0, generation = generation + 1 WHERE id = 1;"
+    ))?;
+    tx.commit()?;
+    Ok(())
+}
+
+/// `search_fts` as the migration creates it.
+const CREATE_TEXT: &str = "CREATE VIRTUAL TABLE search_fts USING fts5(body, pairs, content = '', contentless_delete = 1, detail = none, tokenize = 'unicode61 remove_diacritics 2')";
+
+/// The text a call's `call` segments were indexed with (server, tool, arguments), from the
+/// audit log.
+pub(crate) fn call_text(conn: &Connection, call_id: &str) -> Result<Option<String>, StoreError> {
+    let row: Option<(String, String, String, Option<String>)> = conn
+        .query_row("SELECT server, tool, arguments, result_text FROM audit WHERE call_id = ?1 ORDER BY seq DESC LIMIT 1", [call_id], |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+        })
+        .optional()?;
+    Ok(row.map(|(server, tool, arguments, result_text)| call_segment_text(&server, &tool, &arguments, result_text.as_deref())))
+}
+
+/// Checks the index's structure; `Err` when FTS5 finds it damaged.
+pub(crate) fn check(conn: &Connection) -> Result<(), StoreError> {
+    conn.execute("INSERT INTO search_fts (search_fts) VALUES ('integrity-check')", [])?;
+    Ok(())
+}
+
