@@ -394,9 +394,8 @@ impl ArtifactStore {
     /// artifact was removed meanwhile.
     pub fn search_write(&self, batch: &IndexBatch) -> Result<bool, StoreError> {
         // The words are read before the catalog's lock is taken (a storing call waits less).
-        let generation = search::generation(&self.conn())?;
         let mut known = self.known_words.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        let mut prepared = search::prepare(batch, &known, generation);
+        let mut prepared = search::prepare(batch, &known);
         let written = search::write(&mut self.conn(), batch, &mut prepared)?;
         if written {
             search::remember(&mut known, prepared);

@@ -83,14 +83,10 @@ pub(crate) struct Prepared {
     words: vocabulary::NewWords,
 }
 
-/// The index's generation, for [`prepare`].
-pub(crate) fn generation(conn: &Connection) -> Result<i64, StoreError> {
-    vocabulary::generation(conn)
-}
-
-/// Reads `batch`'s words once: the pairs and the new words.
-pub(crate) fn prepare(batch: &IndexBatch, known: &KnownWords, generation: i64) -> Prepared {
-    let mut words = vocabulary::NewWords::new(generation);
+/// Reads `batch`'s words once: the pairs, and the words `known` does not have (for the
+/// generation it remembers; [`write`] checks that it is still the index's).
+pub(crate) fn prepare(batch: &IndexBatch, known: &KnownWords) -> Prepared {
+    let mut words = vocabulary::NewWords::new(known.generation());
     let pairs = batch
         .segments
         .iter()
@@ -111,7 +107,7 @@ pub(crate) fn write(conn: &mut Connection, batch: &IndexBatch, prepared: &mut Pr
     let generation = vocabulary::generation(&tx)?;
     if generation != prepared.words.generation() {
         // The index was emptied since the words were read: what was remembered is gone too.
-        *prepared = prepare(batch, &KnownWords::default(), generation);
+        *prepared = prepare(batch, &KnownWords::fresh(generation));
     }
     if exists {
         insert_segments(&tx, &batch.artifact_id, batch.segments.iter().zip(prepared.pairs.iter().map(String::as_str)))?;
@@ -187,7 +183,7 @@ pub(crate) fn finish(conn: &Connection, artifact_id: &str, now_ms: i64, note: Op
 pub(crate) fn index_calls(conn: &mut Connection, limit: u32) -> Result<usize, StoreError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let after: i64 = tx.query_row("SELECT audit_seq FROM search_calls WHERE id = 1", [], |row| row.get(0))?;
-    let generation = vocabulary::generation(&tx)?;
+    let nothing_known = KnownWords::fresh(vocabulary::generation(&tx)?);
     let calls: Vec<(i64, String, String, String, String, Option<String>)> = {
         let mut stmt = tx.prepare("SELECT seq, server, tool, arguments, artifact_ids, result_text FROM audit WHERE seq > ?1 ORDER BY seq LIMIT ?2")?;
         let rows = stmt.query_map(params![after, limit], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?, row.get(5)?)))?;
@@ -200,17 +196,21 @@ pub(crate) fn index_calls(conn: &mut Connection, limit: u32) -> Result<usize, St
         if ids.is_empty() {
             continue;
         }
-        let text = call_segment_text(server, tool, arguments, result_text.as_deref());
+        let segment = Segment { place: HitPlace::Call, position: 0, byte_offset: 0, byte_length: 0, text: call_segment_text(server, tool, arguments, result_text.as_deref()) };
+        // The call's words once, for all its files.
+        let mut pairs = String::new();
+        let mut words = vocabulary::NewWords::new(nothing_known.generation());
+        pairs::append_tokens(&segment.text, &mut pairs, &mut |word, folded, hash| words.meet(&nothing_known, word, folded, hash));
+        let mut written = false;
         for id in ids {
             let exists = tx.query_row("SELECT 1 FROM artifacts WHERE id = ?1", [&id], |_| Ok(())).optional()?.is_some();
             if exists {
-                let segment = Segment { place: HitPlace::Call, position: 0, byte_offset: 0, byte_length: 0, text: text.clone() };
-                let mut pairs = String::new();
-                let mut words = vocabulary::NewWords::new(generation);
-                pairs::append_tokens(&text, &mut pairs, &mut |word, folded, hash| words.meet(&KnownWords::default(), word, folded, hash));
                 insert_segments(&tx, &id, std::iter::once((&segment, pairs.as_str())))?;
-                vocabulary::write(&tx, &words)?;
+                written = true;
             }
+        }
+        if written {
+            vocabulary::write(&tx, &words)?;
         }
     }
     tx.execute("UPDATE search_calls SET audit_seq = ?1 WHERE id = 1", [last])?;

@@ -28,7 +28,7 @@ pub use snippet::{hit_line, snippet, SnippetPart, SNIPPET_CHARS};
 pub use terms::{Term, Terms};
 pub use vocabulary::KnownWords;
 pub use index::IndexBatch;
-pub(crate) use index::{call_text, check, clear, finish, generation, index_calls, pending, prepare, remember, start, write};
+pub(crate) use index::{call_text, check, clear, finish, index_calls, pending, prepare, remember, start, write};
 
 use crate::{
     catalog::{from_row, COLUMNS},

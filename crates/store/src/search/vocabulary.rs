@@ -70,6 +70,18 @@ pub(crate) struct NewWords {
     seen: HashSetOfHashes,
 }
 
+impl KnownWords {
+    /// Nothing remembered, for `generation`.
+    pub(crate) fn fresh(generation: i64) -> Self {
+        Self { generation, ..Default::default() }
+    }
+
+    /// The index's generation the hashes were remembered for.
+    pub(crate) fn generation(&self) -> i64 {
+        self.generation
+    }
+}
+
 impl NewWords {
     /// Collects for the index's current `generation`.
     pub(crate) fn new(generation: i64) -> Self {
