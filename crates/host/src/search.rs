@@ -3,7 +3,8 @@
 //!
 //! The indexer runs off the call path, on a thread of its own with a catalog connection of its
 //! own: it takes artifacts not indexed yet (newest first), extracts their text with
-//! `mcp_canvas_render::text` (streamed, bounded), and writes it in batches of about
+//! `mcp_canvas_render::text` (streamed, bounded) and reads its words and pairs on a second
+//! thread, a batch or two ahead, while the first writes it in batches of about
 //! [`BATCH_TEXT_BYTES`], each a short transaction (a storing call never waits long for the write
 //! lock). One process per data dir indexes at a time (an advisory lock on `search.lock`); the
 //! others search what it wrote. A killed indexer leaves an artifact without its "indexed" mark,
@@ -19,7 +20,7 @@ use std::{
 
 use mcp_canvas_contract::Viewer;
 use mcp_canvas_render::text::{self, PiecePlace, TextKind, TextLimits};
-use mcp_canvas_store::{ArtifactRecord, ArtifactStore, HitPlace, IndexBatch, SearchQuery, SearchResults, Segment, StoreError};
+use mcp_canvas_store::{ArtifactRecord, ArtifactStore, HitPlace, IndexBatch, PreparedBatch, SearchQuery, SearchResults, Segment, StoreError};
 
 /// Runs that may start on one artifact without finishing before only its name is indexed.
 const MAX_ATTEMPTS: u32 = 2;
@@ -143,24 +144,61 @@ pub struct IndexRun {
     pub unfinished: bool,
 }
 
+/// What the reading thread hands the writing one, in order.
+enum Step {
+    /// A batch of an artifact's segments, its words read.
+    Batch(PreparedBatch),
+    /// The artifact's text was read whole: mark it indexed (with a note of what was left out).
+    Done { artifact_id: String, note: Option<String> },
+}
+
+/// Batches read ahead of the writer at most (each about [`BATCH_TEXT_BYTES`] of text).
+const READ_AHEAD: usize = 2;
+
 /// Indexes the calls and the artifacts not indexed yet, until none is left or `deadline` comes.
-/// The caller holds [`IndexLock`].
+/// The caller holds [`IndexLock`]. One thread reads (extracts the text, reads its words and
+/// pairs) while this one writes: FTS5's work and the catalog's are on this one.
 pub fn index_pending(store: &ArtifactStore, deadline: Option<Instant>) -> Result<IndexRun, StoreError> {
     let mut run = IndexRun::default();
     let late = || deadline.is_some_and(|d| Instant::now() >= d);
-    loop {
-        let pending = store.search_pending(16)?;
-        if pending.is_empty() {
-            break;
-        }
-        for record in pending {
-            if late() {
-                run.unfinished = true;
-                return Ok(run);
+    let (steps, received) = mpsc::sync_channel::<Step>(READ_AHEAD);
+    let read = std::thread::scope(|scope| -> Result<Result<bool, StoreError>, StoreError> {
+        let reader = std::thread::Builder::new()
+            .name("search-reader".into())
+            .spawn_scoped(scope, move || read_pending(store, &late, &steps))
+            .map_err(|e| StoreError::Io { action: "starting the search indexer's reader in", path: PathBuf::from("."), source: e })?;
+        // An artifact removed while it was read: the rest of its batches are not written.
+        let mut removed: Option<String> = None;
+        for step in received {
+            match step {
+                Step::Batch(batch) if removed.as_deref() == Some(batch.artifact_id()) => {}
+                Step::Batch(batch) => {
+                    let (artifact_id, segments) = (batch.artifact_id().to_owned(), batch.len());
+                    if store.search_write_prepared(batch)? {
+                        run.segments += segments;
+                    } else {
+                        removed = Some(artifact_id);
+                    }
+                }
+                Step::Done { artifact_id, note } => {
+                    if removed.as_deref() != Some(&artifact_id) {
+                        store.search_finish(&artifact_id, crate::Host::now_ms(), note.as_deref())?;
+                        run.artifacts += 1;
+                    }
+                }
             }
-            run.segments += index_artifact(store, &record)?;
-            run.artifacts += 1;
         }
+        Ok(reader.join().unwrap_or_else(|_| Err(StoreError::Io { action: "reading artifacts' text for search in", path: PathBuf::from("."), source: std::io::Error::other("the reader panicked") })))
+    })?;
+    if read? {
+        run.unfinished = true;
+        return Ok(run);
+    }
+    // A run that wrote a quarter of the index or more merges it whole (see
+    // `ArtifactStore::search_compact`): a rebuild, a large import; a trickle of new files leaves
+    // it to FTS5's own merging.
+    if run.segments > 0 && run.segments as u64 * 4 >= store.search_status()?.segments {
+        store.search_compact()?;
     }
     while store.search_index_calls(500)? > 0 {
         if late() {
@@ -171,10 +209,40 @@ pub fn index_pending(store: &ArtifactStore, deadline: Option<Instant>) -> Result
     Ok(run)
 }
 
-/// Indexes one artifact: its name and summary, then its text, batch by batch. A file that cannot
-/// be read is indexed by name, with a note saying why. Returns the segments written.
-pub fn index_artifact(store: &ArtifactStore, record: &ArtifactRecord) -> Result<usize, StoreError> {
-    let attempts = store.search_start(&record.id)?;
+/// The reading side of [`index_pending`]: each pending artifact's batches, then its end, sent
+/// in order; `true` when `late` stopped it with artifacts left.
+fn read_pending(store: &ArtifactStore, late: &dyn Fn() -> bool, steps: &mpsc::SyncSender<Step>) -> Result<bool, StoreError> {
+    let mut extracted: Option<String> = None;
+    let mut started = std::collections::HashSet::new();
+    loop {
+        // The writer may not have marked the last ones yet: they are still pending.
+        let pending: Vec<ArtifactRecord> = store.search_pending(16 + started.len() as u32)?.into_iter().filter(|r| !started.contains(&r.id)).collect();
+        if pending.is_empty() {
+            return Ok(false);
+        }
+        for record in pending {
+            if late() {
+                return Ok(true);
+            }
+            started.insert(record.id.clone());
+            let Some(note) = read_artifact(store, &record, extracted.as_deref(), &mut |batch| steps.send(Step::Batch(store.search_prepare(batch))).is_ok())? else {
+                // The writer stopped (its error is the run's).
+                return Ok(false);
+            };
+            if steps.send(Step::Done { artifact_id: record.id.clone(), note }).is_err() {
+                return Ok(false);
+            }
+            extracted = Some(record.id);
+        }
+    }
+}
+
+/// Reads one artifact for the index: its name and summary, then its text, batch by batch,
+/// each given to `send` (`false`: stop). A file that cannot be read is indexed by name, with a
+/// note saying why; one whose runs stopped twice, by name only. Returns the note, or `None`
+/// when `send` stopped it.
+fn read_artifact(store: &ArtifactStore, record: &ArtifactRecord, extracted: Option<&str>, send: &mut dyn FnMut(IndexBatch) -> bool) -> Result<Option<Option<String>>, StoreError> {
+    let attempts = store.search_start_after(&record.id, extracted)?;
     let mut batch = IndexBatch::new(&record.id);
     if attempts > MAX_ATTEMPTS {
         // Two runs on it never finished (PDFium crashed or hung, the process was killed): its
@@ -184,40 +252,20 @@ pub fn index_artifact(store: &ArtifactStore, record: &ArtifactRecord) -> Result<
             None => record.name.clone(),
         };
         batch.push(Segment { place: HitPlace::Name, position: 0, byte_offset: 0, byte_length: 0, text: label });
-        if store.search_write(&batch)? {
-            store.search_finish(&record.id, crate::Host::now_ms(), Some("indexing its text stopped twice (a crash, a hang or a kill); only its name is searchable"))?;
-        }
-        return Ok(1);
+        let note = "indexing its text stopped twice (a crash, a hang or a kill); only its name is searchable";
+        return Ok(send(batch).then(|| Some(note.to_owned())));
     }
-    let mut written = 0usize;
-    let mut failed: Option<StoreError> = None;
+    let mut going_on = true;
     let path = store.blob_path(&record.sha256);
     let note = segments(record, &path, &mut |segment| {
         batch.push(segment);
         if batch.text_bytes() < BATCH_TEXT_BYTES {
             return true;
         }
-        written += batch.len();
-        let going_on = match store.search_write(&batch) {
-            // `false`: the artifact was removed meanwhile; stop.
-            Ok(exists) => exists,
-            Err(e) => {
-                failed = Some(e);
-                false
-            }
-        };
-        batch = IndexBatch::new(&record.id);
+        going_on = send(std::mem::replace(&mut batch, IndexBatch::new(&record.id)));
         going_on
     });
-    if let Some(e) = failed {
-        return Err(e);
-    }
-    written += batch.len();
-    if !store.search_write(&batch)? {
-        return Ok(written);
-    }
-    store.search_finish(&record.id, crate::Host::now_ms(), note.as_deref())?;
-    Ok(written)
+    Ok((going_on && send(batch)).then_some(note))
 }
 
 /// The segments of an artifact whose file is at `path`: its name and summary, then its text

@@ -23,6 +23,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0010_search_without_positions.sql"),
     include_str!("../migrations/0011_search_vocab.sql"),
     include_str!("../migrations/0012_search_pairs.sql"),
+    include_str!("../migrations/0013_search_automerge.sql"),
 ];
 
 pub(crate) const COLUMNS: &str =

@@ -33,7 +33,7 @@ pub use outbox::{OutboxStats, Queued};
 pub use query::{ArtifactPage, ArtifactQuery, ArtifactSource, MimeFamily, SortKey, StorageUsage};
 pub use sampling::SamplingRow;
 pub use team_log::{LogEntry, QueuedLog};
-pub use search::{HitPlace, IndexBatch, IndexStatus, SearchHit, SearchQuery, SearchResults, Segment, SnippetPart};
+pub use search::{HitPlace, IndexBatch, IndexStatus, PreparedBatch, SearchHit, SearchQuery, SearchResults, Segment, SnippetPart};
 pub use record::{ArtifactRecord, NewArtifact, Persistence};
 pub use verify::VerifyReport;
 
@@ -387,7 +387,14 @@ impl ArtifactStore {
     /// Starts (or restarts) indexing `artifact_id`: drops what an interrupted run left, and
     /// returns how many runs have started on it without finishing (this one included).
     pub fn search_start(&self, artifact_id: &str) -> Result<u32, StoreError> {
-        search::start(&mut self.conn(), artifact_id)
+        search::start(&mut self.conn(), artifact_id, None)
+    }
+
+    /// [`Self::search_start`] for an indexer whose writes follow its reading: `extracted` is the
+    /// artifact whose text it read whole just before (a run that stops before that text is
+    /// written is not counted against it).
+    pub fn search_start_after(&self, artifact_id: &str, extracted: Option<&str>) -> Result<u32, StoreError> {
+        search::start(&mut self.conn(), artifact_id, extracted)
     }
 
     /// Writes a batch of segments in one short transaction; `false` (nothing written) when the
@@ -398,6 +405,25 @@ impl ArtifactStore {
         let mut prepared = search::prepare(batch, &known);
         let written = search::write(&mut self.conn(), batch, &mut prepared)?;
         if written {
+            search::remember(&mut known, prepared);
+        }
+        Ok(written)
+    }
+
+    /// Reads a batch's words (its pairs, the words not in the vocabulary yet) for
+    /// [`Self::search_write_prepared`]: an indexer does it on one thread while another writes.
+    pub fn search_prepare(&self, batch: IndexBatch) -> PreparedBatch {
+        let known = self.known_words.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let prepared = search::prepare(&batch, &known);
+        PreparedBatch { batch, prepared }
+    }
+
+    /// [`Self::search_write`] for a batch whose words were read.
+    pub fn search_write_prepared(&self, batch: PreparedBatch) -> Result<bool, StoreError> {
+        let PreparedBatch { batch, mut prepared } = batch;
+        let written = search::write(&mut self.conn(), &batch, &mut prepared)?;
+        if written {
+            let mut known = self.known_words.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
             search::remember(&mut known, prepared);
         }
         Ok(written)
@@ -418,6 +444,14 @@ impl ArtifactStore {
     /// Empties the index: everything is indexed again.
     pub fn search_clear(&self) -> Result<(), StoreError> {
         search::clear(&mut self.conn())
+    }
+
+    /// Merges the search index's b-trees into one, in short steps (after a run that wrote much
+    /// of it: smaller, and quicker to query).
+    pub fn search_compact(&self) -> Result<(), StoreError> {
+        // A step at a time, the catalog's lock let go between them.
+        while search::compact_step(&self.conn())? {}
+        Ok(())
     }
 
     /// Checks the index; an error when it is damaged (then [`Self::search_clear`] and index again).

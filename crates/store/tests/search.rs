@@ -181,6 +181,29 @@ fn an_interrupted_run_is_pending_and_starts_over() {
 }
 
 #[test]
+fn a_file_read_whole_before_a_stop_is_not_counted_against_it() {
+    // The indexer reads a file or two ahead of its writes: when the process stops, a file read
+    // whole but not yet written was not what stopped it; the one being read may have been.
+    let dir = tempfile::tempdir().unwrap();
+    let store = ArtifactStore::open(dir.path()).unwrap();
+    let read = put(&store, "read-ahead.md", "text/markdown", "demo", "write", "c1", 1);
+    let crashing = put(&store, "crashing.pdf", "application/pdf", "demo", "write", "c2", 2);
+    for run in 1..=3 {
+        assert_eq!(store.search_start_after(&read.id, None).unwrap(), 1, "run {run}: the file read whole is on its first try again");
+        assert_eq!(store.search_start_after(&crashing.id, Some(&read.id)).unwrap(), run, "run {run}: the file being read when it stopped counts");
+        // The process dies here: neither is written.
+    }
+    // Without being told, the file read whole counts too (a file whose runs never end is
+    // indexed by name only after two).
+    let plain = put(&store, "plain.md", "text/markdown", "demo", "write", "c3", 3);
+    store.search_start(&plain.id).unwrap();
+    assert_eq!(store.search_start(&plain.id).unwrap(), 2);
+    // A crashing file's count is not taken away by a file read after it.
+    assert_eq!(store.search_start_after(&plain.id, Some(&read.id)).unwrap(), 3);
+    assert_eq!(store.search_start_after(&crashing.id, Some(&plain.id)).unwrap(), 4);
+}
+
+#[test]
 fn calls_are_indexed_for_the_artifacts_they_produced() {
     let (_dir, store, report, table) = fixture();
     let audit = call;

@@ -58,8 +58,13 @@ pub(crate) fn pending(conn: &Connection, limit: u32) -> Result<Vec<ArtifactRecor
 
 /// Drops what an interrupted run left of `artifact_id`'s text (not its call's segments) and
 /// counts this run; returns how many runs started on it without finishing, this one included.
-pub(crate) fn start(conn: &mut Connection, artifact_id: &str) -> Result<u32, StoreError> {
+/// `extracted`: the artifact whose text was read whole just before (its run is not counted
+/// against it if the process stops before its text is written).
+pub(crate) fn start(conn: &mut Connection, artifact_id: &str, extracted: Option<&str>) -> Result<u32, StoreError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    if let Some(extracted) = extracted {
+        tx.execute("DELETE FROM search_attempts WHERE artifact_id = ?1", [extracted])?;
+    }
     tx.execute(
         "DELETE FROM search_fts WHERE rowid IN (SELECT id FROM search_segments WHERE artifact_id = ?1 AND place <> 'call')",
         [artifact_id],
@@ -81,6 +86,29 @@ pub(crate) fn start(conn: &mut Connection, artifact_id: &str) -> Result<u32, Sto
 pub(crate) struct Prepared {
     pairs: Vec<String>,
     words: vocabulary::NewWords,
+}
+
+/// A batch whose words were read (see [`crate::ArtifactStore::search_prepare`]).
+pub struct PreparedBatch {
+    pub(crate) batch: IndexBatch,
+    pub(crate) prepared: Prepared,
+}
+
+impl PreparedBatch {
+    /// The artifact whose segments these are.
+    pub fn artifact_id(&self) -> &str {
+        &self.batch.artifact_id
+    }
+
+    /// Segments in it.
+    pub fn len(&self) -> usize {
+        self.batch.len()
+    }
+
+    /// Whether it has none.
+    pub fn is_empty(&self) -> bool {
+        self.batch.is_empty()
+    }
 }
 
 /// Reads `batch`'s words once: the pairs, and the words `known` does not have (for the
@@ -279,7 +307,7 @@ pub(crate) fn clear(conn: &mut Connection) -> Result<(), StoreError> {
 }
 
 /// `search_fts` as the migration creates it.
-const CREATE_TEXT: &str = "CREATE VIRTUAL TABLE search_fts USING fts5(body, pairs, content = '', contentless_delete = 1, detail = none, tokenize = 'unicode61 remove_diacritics 2')";
+const CREATE_TEXT: &str = "CREATE VIRTUAL TABLE search_fts USING fts5(body, pairs, content = '', contentless_delete = 1, detail = none, tokenize = 'unicode61 remove_diacritics 2'); INSERT INTO search_fts (search_fts, rank) VALUES ('automerge', 16)";
 
 /// The text a call's `call` segments were indexed with (server, tool, arguments), from the
 /// audit log.
@@ -290,6 +318,18 @@ pub(crate) fn call_text(conn: &Connection, call_id: &str) -> Result<Option<Strin
         })
         .optional()?;
     Ok(row.map(|(server, tool, arguments, result_text)| call_segment_text(&server, &tool, &arguments, result_text.as_deref())))
+}
+
+/// One step of merging the index's b-trees into one (about 2,000 pages written, one short
+/// transaction); `false` when nothing was left to merge. FTS5 merges them as the index grows
+/// only once 16 are on a level (each entry written again less often); after a run that wrote
+/// much of the index, the indexer merges them whole: a smaller index, fewer b-trees for each
+/// query to look into.
+pub(crate) fn compact_step(conn: &Connection) -> Result<bool, StoreError> {
+    let before = conn.total_changes();
+    conn.execute("INSERT INTO search_fts (search_fts, rank) VALUES ('merge', -2000)", [])?;
+    // Fewer than two changes: nothing was left to merge.
+    Ok(conn.total_changes() - before >= 2)
 }
 
 /// Checks the index's structure; `Err` when FTS5 finds it damaged.

@@ -27,8 +27,8 @@ use ts_rs::TS;
 pub use snippet::{hit_line, snippet, SnippetPart, SNIPPET_CHARS};
 pub use terms::{Term, Terms};
 pub use vocabulary::KnownWords;
-pub use index::IndexBatch;
-pub(crate) use index::{call_text, check, clear, finish, index_calls, pending, prepare, remember, start, write};
+pub use index::{IndexBatch, PreparedBatch};
+pub(crate) use index::{call_text, check, clear, compact_step, finish, index_calls, pending, prepare, remember, start, write};
 
 use crate::{
     catalog::{from_row, COLUMNS},
