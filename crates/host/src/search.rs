@@ -195,10 +195,12 @@ pub fn index_pending(store: &ArtifactStore, deadline: Option<Instant>) -> Result
         return Ok(run);
     }
     // A run that wrote a quarter of the index or more merges it whole (see
-    // `ArtifactStore::search_compact`): a rebuild, a large import; a trickle of new files leaves
+    // `ArtifactStore::search_compact_step`): a rebuild, a large import; a trickle of new files leaves
     // it to FTS5's own merging.
     if run.segments > 0 && run.segments as u64 * 4 >= store.search_status()?.segments {
-        store.search_compact()?;
+        // A step at a time, the catalog free between them, until the deadline (what is left
+        // is merged by the next run, or by FTS5's own merging).
+        while !late() && store.search_compact_step()? {}
     }
     while store.search_index_calls(500)? > 0 {
         if late() {

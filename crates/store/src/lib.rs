@@ -446,12 +446,13 @@ impl ArtifactStore {
         search::clear(&mut self.conn())
     }
 
-    /// Merges the search index's b-trees into one, in short steps (after a run that wrote much
-    /// of it: smaller, and quicker to query).
-    pub fn search_compact(&self) -> Result<(), StoreError> {
-        // A step at a time, the catalog's lock let go between them.
-        while search::compact_step(&self.conn())? {}
-        Ok(())
+    /// One step of merging the search index's b-trees into one (about 2,000 pages, one short
+    /// transaction); `false` when nothing was left to merge. After a run that wrote much of the
+    /// index, the indexer takes steps until none is left or its deadline comes (a merge left
+    /// half done is taken up by the next one, or by FTS5's own merging): smaller, and quicker to
+    /// query.
+    pub fn search_compact_step(&self) -> Result<bool, StoreError> {
+        search::compact_step(&self.conn())
     }
 
     /// Checks the index; an error when it is damaged (then [`Self::search_clear`] and index again).

@@ -244,6 +244,33 @@ fn a_damaged_index_is_found_and_replaced_without_touching_the_catalog() {
     assert_eq!(found(&store, &query("third ")).len(), 1);
 }
 
+/// FTS5's merge settings, as the catalog's file has them.
+fn merge_settings(dir: &std::path::Path) -> Vec<(String, i64)> {
+    let conn = rusqlite::Connection::open(dir.join("catalog.sqlite")).unwrap();
+    let mut stmt = conn.prepare("SELECT k, v FROM search_fts_config WHERE k IN ('automerge', 'crisismerge') ORDER BY k").unwrap();
+    stmt.query_map([], |row| Ok((row.get(0)?, row.get(1)?))).unwrap().map(Result::unwrap).collect()
+}
+
+#[test]
+fn merges_are_spread_over_the_writes_in_a_new_index_and_a_rebuilt_one() {
+    // Merging once 16 b-trees are on a level writes each entry again less often; a level merged
+    // whole in the write that fills it (FTS5's "crisis" merge, by default at 16 too) would hold
+    // the write lock for seconds in a large index: it waits for 64.
+    let (dir, store, report, _table) = fixture();
+    let wanted = vec![("automerge".to_owned(), 16), ("crisismerge".to_owned(), 64)];
+    assert_eq!(merge_settings(dir.path()), wanted, "as the migration leaves it");
+    store.search_clear().unwrap();
+    assert_eq!(merge_settings(dir.path()), wanted, "as a rebuild leaves it");
+    // Merging whole, a step at a time, ends; what was written is still found.
+    index(&store, &report, vec![segment(HitPlace::Page, 12, "third quarter")]);
+    let mut steps = 0;
+    while store.search_compact_step().unwrap() {
+        steps += 1;
+        assert!(steps < 1000, "merging ends");
+    }
+    assert_eq!(found(&store, &query("third ")), vec![("report.pdf".into(), HitPlace::Page, 12)]);
+}
+
 #[test]
 fn the_models_scope_is_what_the_proxy_gave_it_and_goes_with_the_file() {
     let (_dir, store, report, table) = fixture();

@@ -307,7 +307,7 @@ pub(crate) fn clear(conn: &mut Connection) -> Result<(), StoreError> {
 }
 
 /// `search_fts` as the migration creates it.
-const CREATE_TEXT: &str = "CREATE VIRTUAL TABLE search_fts USING fts5(body, pairs, content = '', contentless_delete = 1, detail = none, tokenize = 'unicode61 remove_diacritics 2'); INSERT INTO search_fts (search_fts, rank) VALUES ('automerge', 16)";
+const CREATE_TEXT: &str = "CREATE VIRTUAL TABLE search_fts USING fts5(body, pairs, content = '', contentless_delete = 1, detail = none, tokenize = 'unicode61 remove_diacritics 2'); INSERT INTO search_fts (search_fts, rank) VALUES ('automerge', 16); INSERT INTO search_fts (search_fts, rank) VALUES ('crisismerge', 64)";
 
 /// The text a call's `call` segments were indexed with (server, tool, arguments), from the
 /// audit log.
