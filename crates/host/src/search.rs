@@ -161,11 +161,37 @@ const READ_AHEAD: usize = 2;
 pub fn index_pending(store: &ArtifactStore, deadline: Option<Instant>) -> Result<IndexRun, StoreError> {
     let mut run = IndexRun::default();
     let late = || deadline.is_some_and(|d| Instant::now() >= d);
+    // Most looks find nothing: no reader thread for them.
+    let left = !store.search_pending(1)?.is_empty() && read_and_write(store, &late, &mut run)?;
+    if left {
+        run.unfinished = true;
+        return Ok(run);
+    }
+    // A run that wrote a quarter of the index or more merges it whole (see
+    // `ArtifactStore::search_compact_step`): a rebuild, a large import; a trickle of new files leaves
+    // it to FTS5's own merging.
+    if run.segments > 0 && run.segments as u64 * 4 >= store.search_status()?.segments {
+        // A step at a time, the catalog free between them, until the deadline (what is left
+        // is merged by the next run, or by FTS5's own merging).
+        while !late() && store.search_compact_step()? {}
+    }
+    while store.search_index_calls(500)? > 0 {
+        if late() {
+            run.unfinished = true;
+            return Ok(run);
+        }
+    }
+    Ok(run)
+}
+
+/// [`index_pending`]'s artifacts: read on a thread of its own, written on this one; `true` when
+/// the deadline left some. The writer's error first (the reader then stops at its next batch).
+fn read_and_write(store: &ArtifactStore, late: &(dyn Fn() -> bool + Sync), run: &mut IndexRun) -> Result<bool, StoreError> {
     let (steps, received) = mpsc::sync_channel::<Step>(READ_AHEAD);
-    let read = std::thread::scope(|scope| -> Result<Result<bool, StoreError>, StoreError> {
+    std::thread::scope(|scope| -> Result<Result<bool, StoreError>, StoreError> {
         let reader = std::thread::Builder::new()
             .name("search-reader".into())
-            .spawn_scoped(scope, move || read_pending(store, &late, &steps))
+            .spawn_scoped(scope, move || read_pending(store, late, &steps))
             .map_err(|e| StoreError::Io { action: "starting the search indexer's reader in", path: PathBuf::from("."), source: e })?;
         // An artifact removed while it was read: the rest of its batches are not written.
         let mut removed: Option<String> = None;
@@ -189,26 +215,8 @@ pub fn index_pending(store: &ArtifactStore, deadline: Option<Instant>) -> Result
             }
         }
         Ok(reader.join().unwrap_or_else(|_| Err(StoreError::Io { action: "reading artifacts' text for search in", path: PathBuf::from("."), source: std::io::Error::other("the reader panicked") })))
-    })?;
-    if read? {
-        run.unfinished = true;
-        return Ok(run);
-    }
-    // A run that wrote a quarter of the index or more merges it whole (see
-    // `ArtifactStore::search_compact_step`): a rebuild, a large import; a trickle of new files leaves
-    // it to FTS5's own merging.
-    if run.segments > 0 && run.segments as u64 * 4 >= store.search_status()?.segments {
-        // A step at a time, the catalog free between them, until the deadline (what is left
-        // is merged by the next run, or by FTS5's own merging).
-        while !late() && store.search_compact_step()? {}
-    }
-    while store.search_index_calls(500)? > 0 {
-        if late() {
-            run.unfinished = true;
-            return Ok(run);
-        }
-    }
-    Ok(run)
+    })
+    .and_then(std::convert::identity)
 }
 
 /// The reading side of [`index_pending`]: each pending artifact's batches, then its end, sent
