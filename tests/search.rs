@@ -203,6 +203,26 @@ fn put(store: &ArtifactStore, name: &str, mime: &str, bytes: &[u8]) -> String {
 }
 
 #[test]
+fn a_run_stopped_by_its_deadline_leaves_the_rest_pending_and_the_next_one_finishes_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = ArtifactStore::open(dir.path()).unwrap();
+    let mut ids: Vec<String> = (0..3).map(|i| put(&store, &format!("note-{i}.txt"), "text/plain", format!("deadline words {i}").as_bytes())).collect();
+    // A deadline already passed: the reading thread starts no file, none is marked indexed.
+    let run = host_search::index_pending(&store, Some(Instant::now())).unwrap();
+    assert_eq!((run.artifacts, run.unfinished), (0, true));
+    assert_eq!(store.search_status().unwrap().pending, 3);
+    // The next run reads and writes them all, each once.
+    let run = host_search::index_pending(&store, None).unwrap();
+    assert_eq!((run.artifacts, run.unfinished), (3, false));
+    assert_eq!(store.search_status().unwrap().pending, 0);
+    let hits = host_search::search(&store, &SearchQuery { text: "deadline ".into(), ..Default::default() }).unwrap().hits;
+    let mut found: Vec<(String, HitPlace)> = hits.iter().map(|h| (h.artifact.id.clone(), h.place)).collect();
+    found.sort_by(|a, b| a.0.cmp(&b.0));
+    ids.sort();
+    assert_eq!(found, ids.into_iter().map(|id| (id, HitPlace::Line)).collect::<Vec<_>>());
+}
+
+#[test]
 fn hostile_files_are_indexed_within_bounds_and_the_catalog_stays_whole() {
     let dir = tempfile::tempdir().unwrap();
     let store = ArtifactStore::open(dir.path()).unwrap();
