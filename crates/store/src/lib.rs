@@ -70,6 +70,10 @@ impl ArtifactStore {
         self.catalog.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
+    fn known_words(&self) -> MutexGuard<'_, search::KnownWords> {
+        self.known_words.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
     /// Streams `bytes` into the store and records it in the catalog, linked to the session.
     ///
     /// The artifact id is `<namespace>_<first 12 hex digits of sha256>`, the namespace being the
@@ -398,23 +402,17 @@ impl ArtifactStore {
     }
 
     /// Writes a batch of segments in one short transaction; `false` (nothing written) when the
-    /// artifact was removed meanwhile.
-    pub fn search_write(&self, batch: &IndexBatch) -> Result<bool, StoreError> {
-        // The words are read before the catalog's lock is taken (a storing call waits less).
-        let mut known = self.known_words.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        let mut prepared = search::prepare(batch, &known);
-        let written = search::write(&mut self.conn(), batch, &mut prepared)?;
-        if written {
-            search::remember(&mut known, prepared);
-        }
-        Ok(written)
+    /// artifact was removed meanwhile. Its words are read first, before the catalog's lock is
+    /// taken (a storing call waits less); an indexer reads them on another thread
+    /// ([`Self::search_prepare`], [`Self::search_write_prepared`]).
+    pub fn search_write(&self, batch: IndexBatch) -> Result<bool, StoreError> {
+        self.search_write_prepared(self.search_prepare(batch))
     }
 
     /// Reads a batch's words (its pairs, the words not in the vocabulary yet) for
     /// [`Self::search_write_prepared`]: an indexer does it on one thread while another writes.
     pub fn search_prepare(&self, batch: IndexBatch) -> PreparedBatch {
-        let known = self.known_words.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        let prepared = search::prepare(&batch, &known);
+        let prepared = search::prepare(&batch, &self.known_words());
         PreparedBatch { batch, prepared }
     }
 
@@ -423,8 +421,7 @@ impl ArtifactStore {
         let PreparedBatch { batch, mut prepared } = batch;
         let written = search::write(&mut self.conn(), &batch, &mut prepared)?;
         if written {
-            let mut known = self.known_words.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-            search::remember(&mut known, prepared);
+            search::remember(&mut self.known_words(), prepared);
         }
         Ok(written)
     }

@@ -27,7 +27,7 @@ fn index(store: &ArtifactStore, record: &ArtifactRecord, segments: Vec<Segment>)
     for s in segments {
         batch.push(s);
     }
-    assert!(store.search_write(&batch).unwrap());
+    assert!(store.search_write(batch).unwrap());
     store.search_finish(&record.id, 5, None).unwrap();
 }
 
@@ -153,7 +153,7 @@ fn removing_an_artifact_removes_its_text() {
     // Segments of a removed artifact are not written (the indexer was mid-file).
     let mut batch = IndexBatch::new(&report.id);
     batch.push(segment(HitPlace::Page, 2, "late page"));
-    assert!(!store.search_write(&batch).unwrap());
+    assert!(!store.search_write(batch).unwrap());
     assert!(found(&store, &query("late page ")).is_empty());
 }
 
@@ -165,7 +165,7 @@ fn an_interrupted_run_is_pending_and_starts_over() {
     store.search_start(&doc.id).unwrap();
     let mut batch = IndexBatch::new(&doc.id);
     batch.push(segment(HitPlace::Line, 1, "first half"));
-    store.search_write(&batch).unwrap();
+    store.search_write(batch).unwrap();
     // What is written counts at once, finished or not (another process watches it grow).
     assert_eq!(ArtifactStore::open(dir.path()).unwrap().search_status().unwrap().segments, 1);
     // The process dies here: no finish.
