@@ -422,6 +422,8 @@ impl ArtifactStore {
         let written = search::write(&mut self.conn(), &batch, &mut prepared)?;
         if written {
             search::remember(&mut self.known_words(), prepared);
+            // The pair blocks' merges that are due (each read and encoded off the write lock).
+            while search::merge_pairs_step(&mut self.conn())? {}
         }
         Ok(written)
     }

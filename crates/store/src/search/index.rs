@@ -4,7 +4,7 @@
 
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
-use super::{pairs, vocabulary, HitPlace, KnownWords, Segment};
+use super::{blocks, pairs, vocabulary, HitPlace, KnownWords, Segment};
 use crate::{
     catalog::{from_row, COLUMNS},
     error::StoreError,
@@ -81,10 +81,10 @@ pub(crate) fn start(conn: &mut Connection, artifact_id: &str, extracted: Option<
     Ok(attempts)
 }
 
-/// What a batch adds besides its text, worked out before the write lock is taken: each
-/// segment's pair tokens, and the words the vocabulary does not have yet.
+/// What a batch adds besides its text, worked out before the write lock is taken: its pair
+/// tokens' block, and the words the vocabulary does not have yet.
 pub(crate) struct Prepared {
-    pairs: Vec<String>,
+    block: Option<blocks::NewBlock>,
     words: vocabulary::NewWords,
 }
 
@@ -111,20 +111,21 @@ impl PreparedBatch {
     }
 }
 
-/// Reads `batch`'s words once: the pairs, and the words `known` does not have (for the
-/// generation it remembers; [`write`] checks that it is still the index's).
+/// Reads `batch`'s words once: the pairs (encoded as the batch's block), and the words `known`
+/// does not have (for the generation it remembers; [`write`] checks that it is still the
+/// index's).
 pub(crate) fn prepare(batch: &IndexBatch, known: &KnownWords) -> Prepared {
     let mut words = vocabulary::NewWords::new(known.generation());
-    let pairs = batch
+    let tokens: Vec<Vec<u32>> = batch
         .segments
         .iter()
         .map(|segment| {
-            let mut pairs = String::new();
-            pairs::append_tokens(&segment.text, &mut pairs, &mut |word, folded, hash| words.meet(known, word, folded, hash));
-            pairs
+            let mut tokens = Vec::new();
+            pairs::tokens_of(&segment.text, &mut tokens, &mut |word, folded, hash| words.meet(known, word, folded, hash));
+            tokens
         })
         .collect();
-    Prepared { pairs, words }
+    Prepared { block: blocks::NewBlock::of_segments(&tokens), words }
 }
 
 /// Writes `batch`, unless its artifact was removed meanwhile (then nothing, `false`). On `true`,
@@ -138,7 +139,10 @@ pub(crate) fn write(conn: &mut Connection, batch: &IndexBatch, prepared: &mut Pr
         *prepared = prepare(batch, &KnownWords::fresh(generation));
     }
     if exists {
-        insert_segments(&tx, &batch.artifact_id, batch.segments.iter().zip(prepared.pairs.iter().map(String::as_str)))?;
+        let first = insert_segments(&tx, &batch.artifact_id, batch.segments.iter())?;
+        if let (Some(first), Some(block)) = (first, &prepared.block) {
+            blocks::insert(&tx, first, block)?;
+        }
         vocabulary::write(&tx, &prepared.words)?;
     }
     tx.commit()?;
@@ -150,17 +154,18 @@ pub(crate) fn remember(known: &mut KnownWords, prepared: Prepared) {
     vocabulary::remember(known, prepared.words);
 }
 
-/// Writes `segments` (each with its pair tokens) after the artifact's others.
-fn insert_segments<'a>(tx: &rusqlite::Transaction<'_>, artifact_id: &str, segments: impl ExactSizeIterator<Item = (&'a Segment, &'a str)>) -> Result<(), StoreError> {
+/// Writes `segments` after the artifact's others; returns the first one's id (`None` when
+/// there are none).
+fn insert_segments<'a>(tx: &rusqlite::Transaction<'_>, artifact_id: &str, segments: impl ExactSizeIterator<Item = &'a Segment>) -> Result<Option<i64>, StoreError> {
     if segments.len() == 0 {
-        return Ok(());
+        return Ok(None);
     }
     let first = first_segment_id(tx, artifact_id, segments.len())?;
     let mut segment_row = tx.prepare_cached(
         "INSERT INTO search_segments (id, artifact_id, place, position, byte_offset, byte_length) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     )?;
-    let mut text_row = tx.prepare_cached("INSERT INTO search_fts (rowid, body, pairs) VALUES (?1, ?2, ?3)")?;
-    for (id, (segment, pairs)) in (first..).zip(segments) {
+    let mut text_row = tx.prepare_cached("INSERT INTO search_fts (rowid, body) VALUES (?1, ?2)")?;
+    for (id, segment) in (first..).zip(segments) {
         segment_row.execute(params![
             id,
             artifact_id,
@@ -169,9 +174,9 @@ fn insert_segments<'a>(tx: &rusqlite::Transaction<'_>, artifact_id: &str, segmen
             segment.byte_offset as i64,
             segment.byte_length as i64
         ])?;
-        text_row.execute(params![id, segment.text, pairs])?;
+        text_row.execute(params![id, segment.text])?;
     }
-    Ok(())
+    Ok(Some(first))
 }
 
 /// Segment ids order the index by time, densely (the index stores the gaps between ids: small
@@ -218,6 +223,7 @@ pub(crate) fn index_calls(conn: &mut Connection, limit: u32) -> Result<usize, St
         rows.collect::<Result<_, _>>()?
     };
     let mut last = after;
+    let mut call_segments: Vec<(i64, Vec<u32>)> = Vec::new();
     for (seq, server, tool, arguments, artifact_ids, result_text) in &calls {
         last = *seq;
         let ids: Vec<String> = serde_json::from_str(artifact_ids).unwrap_or_default();
@@ -226,19 +232,29 @@ pub(crate) fn index_calls(conn: &mut Connection, limit: u32) -> Result<usize, St
         }
         let segment = Segment { place: HitPlace::Call, position: 0, byte_offset: 0, byte_length: 0, text: call_segment_text(server, tool, arguments, result_text.as_deref()) };
         // The call's words once, for all its files.
-        let mut pairs = String::new();
+        let mut tokens = Vec::new();
         let mut words = vocabulary::NewWords::new(nothing_known.generation());
-        pairs::append_tokens(&segment.text, &mut pairs, &mut |word, folded, hash| words.meet(&nothing_known, word, folded, hash));
+        pairs::tokens_of(&segment.text, &mut tokens, &mut |word, folded, hash| words.meet(&nothing_known, word, folded, hash));
         let mut written = false;
         for id in ids {
             let exists = tx.query_row("SELECT 1 FROM artifacts WHERE id = ?1", [&id], |_| Ok(())).optional()?.is_some();
             if exists {
-                insert_segments(&tx, &id, std::iter::once((&segment, pairs.as_str())))?;
+                if let Some(segment_id) = insert_segments(&tx, &id, std::iter::once(&segment))? {
+                    call_segments.push((segment_id, tokens.clone()));
+                }
                 written = true;
             }
         }
         if written {
             vocabulary::write(&tx, &words)?;
+        }
+    }
+    // The calls' pairs, one block for the segments written here (their ids are scattered).
+    if let (Some(lo), Some(hi)) = (call_segments.iter().map(|c| c.0).min(), call_segments.iter().map(|c| c.0).max()) {
+        let span = (hi - lo + 1) as u64;
+        let mut values: Vec<u64> = call_segments.iter().flat_map(|(id, tokens)| tokens.iter().map(move |t| u64::from(*t) * span + (id - lo) as u64)).collect();
+        if let Some(block) = blocks::NewBlock::of_values(span, &mut values) {
+            blocks::insert(&tx, lo, &block)?;
         }
     }
     tx.execute("UPDATE search_calls SET audit_seq = ?1 WHERE id = 1", [last])?;
@@ -300,14 +316,14 @@ fn argument_text(arguments: &str) -> String {
 pub(crate) fn clear(conn: &mut Connection) -> Result<(), StoreError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     tx.execute_batch(&format!(
-        "DROP TABLE IF EXISTS search_fts; {CREATE_TEXT}; DELETE FROM search_segments; DELETE FROM search_indexed; DELETE FROM search_attempts; DELETE FROM search_words; UPDATE search_calls SET audit_seq = 0, generation = generation + 1 WHERE id = 1;"
+        "DROP TABLE IF EXISTS search_fts; {CREATE_TEXT}; DELETE FROM search_pair_blocks; DELETE FROM search_segments; DELETE FROM search_indexed; DELETE FROM search_attempts; DELETE FROM search_words; UPDATE search_calls SET audit_seq = 0, generation = generation + 1 WHERE id = 1;"
     ))?;
     tx.commit()?;
     Ok(())
 }
 
 /// `search_fts` as the migration creates it.
-const CREATE_TEXT: &str = "CREATE VIRTUAL TABLE search_fts USING fts5(body, pairs, content = '', contentless_delete = 1, detail = none, tokenize = 'unicode61 remove_diacritics 2'); INSERT INTO search_fts (search_fts, rank) VALUES ('automerge', 16); INSERT INTO search_fts (search_fts, rank) VALUES ('crisismerge', 64)";
+const CREATE_TEXT: &str = "CREATE VIRTUAL TABLE search_fts USING fts5(body, content = '', contentless_delete = 1, detail = none, tokenize = 'unicode61 remove_diacritics 2'); INSERT INTO search_fts (search_fts, rank) VALUES ('automerge', 16); INSERT INTO search_fts (search_fts, rank) VALUES ('crisismerge', 64)";
 
 /// The text a call's `call` segments were indexed with (server, tool, arguments), from the
 /// audit log.
@@ -332,9 +348,9 @@ pub(crate) fn compact_step(conn: &Connection) -> Result<bool, StoreError> {
     Ok(conn.total_changes() - before >= 2)
 }
 
-/// Checks the index's structure; `Err` when FTS5 finds it damaged.
+/// Checks the index's structure; `Err` when FTS5 finds it damaged, or a pair block is.
 pub(crate) fn check(conn: &Connection) -> Result<(), StoreError> {
     conn.execute("INSERT INTO search_fts (search_fts) VALUES ('integrity-check')", [])?;
-    Ok(())
+    blocks::check(conn)
 }
 

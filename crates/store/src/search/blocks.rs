@@ -1,0 +1,269 @@
+//! Pair blocks: which segments hold which adjacent word pairs, beside FTS5 rather than in it.
+//!
+//! A phrase is found by its words (FTS5) and its pairs' tokens ([`super::pairs`]). The tokens
+//! used to be a second FTS5 column: as many entries as the words themselves, each hashed,
+//! sorted and merged by FTS5 — half the indexer's time. Here each written batch's tokens become
+//! one row (`search_pair_blocks`): the set of `token × span + segment offset`, Rice-coded with a
+//! directory ([`super::rice`]), encoded on the indexer's reading thread, so the write is one
+//! insert. Like FTS5's segments, blocks of a level are merged sixteen at a time into one of the
+//! next (streamed, at most [`MAX_MERGED`] values: a bounded size in memory), outside the write
+//! lock; a block too large to merge again stays as it is. A phrase's lookup reads, in each
+//! block, the directory entries and the bucket of each of its tokens — a few dozen bytes through
+//! SQLite's incremental blob reading.
+//!
+//! Removing an artifact leaves its segments' values in the blocks: a segment found there is
+//! still required to be in FTS5 with the phrase's words, and then the phrase is checked in its
+//! text, so a stale value costs a lookup, never a wrong hit. A merge drops the values of
+//! segments that are gone.
+
+use std::{cmp::Reverse, collections::BinaryHeap};
+
+use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+
+use super::rice::{self, Damage, Encoder, Header};
+use crate::error::StoreError;
+
+/// Blocks of a level merged at once.
+const FAN_IN: usize = 16;
+/// A merge writes at most this many values (about 12 MB of block); larger blocks stay.
+const MAX_MERGED: u64 = 8 << 20;
+/// The level of a block that is not merged again.
+const FINAL_LEVEL: i64 = 1_000;
+
+/// A block encoded for segments not numbered yet (offsets from the first).
+pub(crate) struct NewBlock {
+    span: u64,
+    data: Vec<u8>,
+}
+
+impl NewBlock {
+    /// The block of segments `0..tokens.len()`, each with its sorted tokens; `None` when none
+    /// has a pair.
+    pub fn of_segments(tokens: &[Vec<u32>]) -> Option<Self> {
+        let span = tokens.len() as u64;
+        let mut values: Vec<u64> = tokens.iter().enumerate().flat_map(|(i, t)| t.iter().map(move |token| u64::from(*token) * span + i as u64)).collect();
+        Self::of_values(span, &mut values)
+    }
+
+    /// The block of `values` (`token × span + offset`, any order, no repeats).
+    pub fn of_values(span: u64, values: &mut [u64]) -> Option<Self> {
+        if values.is_empty() {
+            return None;
+        }
+        values.sort_unstable();
+        let mut encoder = Encoder::new(span, values.len());
+        values.iter().for_each(|v| encoder.push(*v));
+        Some(NewBlock { span, data: encoder.finish() })
+    }
+}
+
+/// Writes `block` for the segments numbered from `first`.
+pub(crate) fn insert(tx: &rusqlite::Transaction<'_>, first: i64, block: &NewBlock) -> Result<(), StoreError> {
+    let entries = Header::parse(&block.data, block.data.len()).map_err(damaged)?.entries;
+    tx.prepare_cached("INSERT INTO search_pair_blocks (level, lo, span, entries, data) VALUES (0, ?1, ?2, ?3, ?4)")?
+        .execute(params![first, block.span as i64, entries, block.data])?;
+    Ok(())
+}
+
+/// The segments holding every one of `tokens`, newest (highest id) first. Segments of removed
+/// artifacts may be among them (see the module's documentation).
+pub(crate) fn segments_with(conn: &Connection, tokens: &[u32]) -> Result<Vec<i64>, StoreError> {
+    let blocks: Vec<(i64, i64, u64)> = {
+        let mut stmt = conn.prepare_cached("SELECT id, lo, span FROM search_pair_blocks")?;
+        let rows = stmt.query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get::<_, i64>(2)? as u64)))?;
+        rows.collect::<Result<_, _>>()?
+    };
+    let mut found: Vec<i64> = Vec::new();
+    let Some(&(first_id, ..)) = blocks.first() else { return Ok(found) };
+    let mut blob = conn.blob_open(rusqlite::MAIN_DB, "search_pair_blocks", "data", first_id, true)?;
+    let mut in_block: Vec<u64> = Vec::new();
+    let mut of_token: Vec<u64> = Vec::new();
+    for (id, lo, span) in blocks {
+        blob.reopen(id)?;
+        let mut head = [0u8; rice::HEADER_BYTES];
+        read_exact(&blob, &mut head, 0)?;
+        let header = Header::parse(&head, blob.len()).map_err(damaged)?;
+        if header.span != span {
+            return Err(damaged(Damage("a pair block's span differs from its row's")));
+        }
+        for (i, token) in tokens.iter().enumerate() {
+            of_token.clear();
+            let (low, high) = header.range_of(*token);
+            let buckets = header.buckets_of(*token);
+            let mut entries = vec![0u8; 4 * (buckets.end() - buckets.start() + 2)];
+            read_exact(&blob, &mut entries, header.directory_offset(*buckets.start()))?;
+            let entry = |b: usize| u64::from(u32::from_le_bytes(entries[4 * b..4 * b + 4].try_into().unwrap()));
+            let (start, end) = (entry(0), entry(buckets.end() - buckets.start() + 1));
+            if start > end || header.data_start() as u64 + end.div_ceil(8) > blob.len() as u64 {
+                return Err(damaged(Damage("a pair block's directory is out of order")));
+            }
+            let first_byte = start / 8;
+            let mut data = vec![0u8; (end.div_ceil(8) - first_byte) as usize];
+            read_exact(&blob, &mut data, header.data_start() + first_byte as usize)?;
+            for (n, bucket) in buckets.enumerate() {
+                let (from, to) = (entry(n), entry(n + 1));
+                if from > to {
+                    return Err(damaged(Damage("a pair block's directory is out of order")));
+                }
+                rice::decode_bucket(&header, bucket, &data, from - first_byte * 8, to - first_byte * 8, &mut |v| {
+                    if (low..high).contains(&v) {
+                        of_token.push(v - low);
+                    }
+                })
+                .map_err(damaged)?;
+            }
+            if i == 0 {
+                std::mem::swap(&mut in_block, &mut of_token);
+            } else {
+                in_block.retain(|offset| of_token.binary_search(offset).is_ok());
+            }
+            if in_block.is_empty() {
+                break;
+            }
+        }
+        found.extend(in_block.drain(..).map(|offset| lo + offset as i64));
+    }
+    found.sort_unstable_by(|a, b| b.cmp(a));
+    found.dedup();
+    Ok(found)
+}
+
+fn read_exact(blob: &rusqlite::blob::Blob<'_>, buf: &mut [u8], at: usize) -> Result<(), StoreError> {
+    if at + buf.len() > blob.len() {
+        return Err(damaged(Damage("a pair block is shorter than its directory says")));
+    }
+    blob.read_at_exact(buf, at)?;
+    Ok(())
+}
+
+fn damaged(damage: Damage) -> StoreError {
+    StoreError::SearchDamaged(damage.0.to_owned())
+}
+
+/// One merge, if one is due: the oldest blocks of the lowest level with [`FAN_IN`] of them,
+/// as many as fit in [`MAX_MERGED`] values, become one block of the next level (or a block
+/// too large to merge with the next is set aside at the final level). Read and encoded outside
+/// the write lock; `false` when none was due (or the index was emptied meanwhile).
+pub(crate) fn merge_step(conn: &mut Connection) -> Result<bool, StoreError> {
+    let level: Option<i64> = conn
+        .query_row(
+            "SELECT level FROM search_pair_blocks WHERE level < ?1 GROUP BY level HAVING COUNT(*) >= ?2 ORDER BY level LIMIT 1",
+            params![FINAL_LEVEL, FAN_IN as i64],
+            |row| row.get(0),
+        )
+        .optional()?;
+    let Some(level) = level else { return Ok(false) };
+    let blocks: Vec<(i64, i64, u64, u64)> = {
+        let mut stmt = conn.prepare_cached("SELECT id, lo, span, entries FROM search_pair_blocks WHERE level = ?1 ORDER BY id LIMIT ?2")?;
+        let rows = stmt.query_map(params![level, FAN_IN as i64], |row| Ok((row.get(0)?, row.get(1)?, row.get::<_, i64>(2)? as u64, row.get::<_, i64>(3)? as u64)))?;
+        rows.collect::<Result<_, _>>()?
+    };
+    let mut total = 0;
+    let group: Vec<(i64, i64, u64, u64)> = blocks.into_iter().take_while(|b| {
+        total += b.3;
+        total <= MAX_MERGED
+    }).collect();
+    if group.len() < 2 {
+        // The oldest block alone is as large as a merge may be: it stays as it is.
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        tx.execute(
+            "UPDATE search_pair_blocks SET level = ?1 WHERE id = (SELECT id FROM search_pair_blocks WHERE level = ?2 ORDER BY id LIMIT 1)",
+            params![FINAL_LEVEL, level],
+        )?;
+        tx.commit()?;
+        return Ok(true);
+    }
+    let (lo, merged) = merge(conn, &group)?;
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let mut still_there = 0;
+    for (id, ..) in &group {
+        still_there += tx.execute("DELETE FROM search_pair_blocks WHERE id = ?1", [id])?;
+    }
+    if still_there != group.len() {
+        // The index was emptied meanwhile.
+        return Ok(false);
+    }
+    if let Some(merged) = merged {
+        let entries = Header::parse(&merged.data, merged.data.len()).map_err(damaged)?.entries;
+        tx.execute(
+            "INSERT INTO search_pair_blocks (level, lo, span, entries, data) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![level + 1, lo, merged.span as i64, entries, merged.data],
+        )?;
+    }
+    tx.commit()?;
+    Ok(true)
+}
+
+/// The blocks `group` (id, lo, span, entries) as one, without the values of segments that are
+/// gone: its first segment id and the block (`None` when nothing is left).
+fn merge(conn: &Connection, group: &[(i64, i64, u64, u64)]) -> Result<(i64, Option<NewBlock>), StoreError> {
+    let lo = group.iter().map(|b| b.1).min().unwrap_or(0);
+    let hi = group.iter().map(|b| b.1 + b.2 as i64 - 1).max().unwrap_or(0);
+    let span = (hi - lo + 1) as u64;
+    // The segments still there, as a bit each.
+    let mut live = vec![0u64; span.div_ceil(64) as usize];
+    {
+        let mut stmt = conn.prepare_cached("SELECT id FROM search_segments WHERE id BETWEEN ?1 AND ?2")?;
+        let mut rows = stmt.query(params![lo, hi])?;
+        while let Some(row) = rows.next()? {
+            let offset = (row.get::<_, i64>(0)? - lo) as usize;
+            live[offset / 64] |= 1 << (offset % 64);
+        }
+    }
+    // Each block's values as (token, segment id), in order, merged through a heap: the blocks
+    // are held encoded (about 12 bits a value), never decoded whole.
+    let blobs: Vec<Vec<u8>> = group
+        .iter()
+        .map(|(id, ..)| conn.query_row("SELECT data FROM search_pair_blocks WHERE id = ?1", [id], |row| row.get(0)))
+        .collect::<Result<_, _>>()?;
+    let mut streams = Vec::with_capacity(group.len());
+    for ((_, block_lo, block_span, _), blob) in group.iter().zip(&blobs) {
+        let values = rice::Values::new(blob).map_err(damaged)?;
+        if values.header().span != *block_span {
+            return Err(damaged(Damage("a pair block's span differs from its row's")));
+        }
+        let (block_lo, block_span) = (*block_lo, *block_span);
+        streams.push(values.map(move |v| v.map(|v| ((v / block_span) as u32, block_lo + (v % block_span) as i64))));
+    }
+    let expected: u64 = group.iter().map(|b| b.3).sum();
+    let mut encoder = Encoder::new(span, expected as usize);
+    let mut heap: BinaryHeap<Reverse<((u32, i64), usize)>> = BinaryHeap::new();
+    for (i, stream) in streams.iter_mut().enumerate() {
+        if let Some(first) = stream.next() {
+            heap.push(Reverse((first.map_err(damaged)?, i)));
+        }
+    }
+    let mut last: Option<u64> = None;
+    while let Some(Reverse(((token, id), i))) = heap.pop() {
+        if let Some(next) = streams[i].next() {
+            heap.push(Reverse((next.map_err(damaged)?, i)));
+        }
+        let offset = (id - lo) as usize;
+        let value = u64::from(token) * span + offset as u64;
+        if live[offset / 64] & (1 << (offset % 64)) != 0 && last.is_none_or(|l| value > l) {
+            encoder.push(value);
+            last = Some(value);
+        }
+    }
+    if encoder.entries() == 0 {
+        return Ok((lo, None));
+    }
+    Ok((lo, Some(NewBlock { span, data: encoder.finish() })))
+}
+
+/// Reads every block whole; `Err` for the first damaged one.
+pub(crate) fn check(conn: &Connection) -> Result<(), StoreError> {
+    let mut stmt = conn.prepare("SELECT span, entries, data FROM search_pair_blocks")?;
+    let mut rows = stmt.query([])?;
+    while let Some(row) = rows.next()? {
+        let (span, entries): (i64, i64) = (row.get(0)?, row.get(1)?);
+        let rusqlite::types::ValueRef::Blob(data) = row.get_ref(2)? else {
+            return Err(damaged(Damage("a pair block is not a blob")));
+        };
+        let header = rice::decode_all(data, &mut |_| {}).map_err(damaged)?;
+        if header.span != span as u64 || i64::from(header.entries) != entries {
+            return Err(damaged(Damage("a pair block's header differs from its row")));
+        }
+    }
+    Ok(())
+}
