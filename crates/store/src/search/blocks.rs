@@ -7,7 +7,8 @@
 //! directory ([`super::rice`]), encoded on the indexer's reading thread, so the write is one
 //! insert. Like FTS5's segments, blocks of a level are merged sixteen at a time into one of the
 //! next (streamed, at most [`MAX_MERGED`] values: a bounded size in memory), outside the write
-//! lock; a block too large to merge again stays as it is. A phrase's lookup reads, in each
+//! lock and without the connection (the indexer merges on its reading thread while the other
+//! writes); a block too large to merge again stays as it is. A phrase's lookup reads, in each
 //! block, the directory entries and the bucket of each of its tokens — a few dozen bytes through
 //! SQLite's incremental blob reading.
 //!
@@ -140,11 +141,33 @@ fn damaged(damage: Damage) -> StoreError {
     StoreError::SearchDamaged(damage.0.to_owned())
 }
 
-/// One merge, if one is due: the oldest blocks of the lowest level with [`FAN_IN`] of them,
-/// as many as fit in [`MAX_MERGED`] values, become one block of the next level (or a block
-/// too large to merge with the next is set aside at the final level). Read and encoded outside
-/// the write lock; `false` when none was due (or the index was emptied meanwhile).
-pub(crate) fn merge_step(conn: &mut Connection) -> Result<bool, StoreError> {
+/// A merge that is due, with what it reads (see [`plan_merge`]).
+pub(crate) struct MergeInput {
+    level: i64,
+    /// (id, lo, span, entries) of each block merged, oldest first.
+    group: Vec<(i64, i64, u64, u64)>,
+    blobs: Vec<Vec<u8>>,
+    lo: i64,
+    span: u64,
+    /// The segments still there in `lo .. lo + span`, a bit each.
+    live: Vec<u64>,
+}
+
+/// What a look for a merge found.
+pub(crate) enum MergeDue {
+    /// Nothing to merge.
+    Nothing,
+    /// A block too large to merge again was set aside (done: look again).
+    SetAside,
+    /// Blocks to merge ([`merge`] them, then [`commit_merge`]).
+    Merge(MergeInput),
+}
+
+/// The merge that is due, if any: the oldest blocks of the lowest level with [`FAN_IN`] of
+/// them, as many as fit in [`MAX_MERGED`] values, read with the segments still there; a block
+/// too large to merge with the next is set aside at the final level here. The caller merges
+/// them without holding the connection ([`merge`]), then commits ([`commit_merge`]).
+pub(crate) fn plan_merge(conn: &mut Connection) -> Result<MergeDue, StoreError> {
     let level: Option<i64> = conn
         .query_row(
             "SELECT level FROM search_pair_blocks WHERE level < ?1 GROUP BY level HAVING COUNT(*) >= ?2 ORDER BY level LIMIT 1",
@@ -152,55 +175,31 @@ pub(crate) fn merge_step(conn: &mut Connection) -> Result<bool, StoreError> {
             |row| row.get(0),
         )
         .optional()?;
-    let Some(level) = level else { return Ok(false) };
+    let Some(level) = level else { return Ok(MergeDue::Nothing) };
     let blocks: Vec<(i64, i64, u64, u64)> = {
         let mut stmt = conn.prepare_cached("SELECT id, lo, span, entries FROM search_pair_blocks WHERE level = ?1 ORDER BY id LIMIT ?2")?;
         let rows = stmt.query_map(params![level, FAN_IN as i64], |row| Ok((row.get(0)?, row.get(1)?, row.get::<_, i64>(2)? as u64, row.get::<_, i64>(3)? as u64)))?;
         rows.collect::<Result<_, _>>()?
     };
     let mut total = 0;
-    let group: Vec<(i64, i64, u64, u64)> = blocks.into_iter().take_while(|b| {
-        total += b.3;
-        total <= MAX_MERGED
-    }).collect();
+    let group: Vec<(i64, i64, u64, u64)> = blocks
+        .into_iter()
+        .take_while(|b| {
+            total += b.3;
+            total <= MAX_MERGED
+        })
+        .collect();
     if group.len() < 2 {
         // The oldest block alone is as large as a merge may be: it stays as it is.
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        tx.execute(
+        conn.execute(
             "UPDATE search_pair_blocks SET level = ?1 WHERE id = (SELECT id FROM search_pair_blocks WHERE level = ?2 ORDER BY id LIMIT 1)",
             params![FINAL_LEVEL, level],
         )?;
-        tx.commit()?;
-        return Ok(true);
+        return Ok(MergeDue::SetAside);
     }
-    let (lo, merged) = merge(conn, &group)?;
-    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    let mut still_there = 0;
-    for (id, ..) in &group {
-        still_there += tx.execute("DELETE FROM search_pair_blocks WHERE id = ?1", [id])?;
-    }
-    if still_there != group.len() {
-        // The index was emptied meanwhile.
-        return Ok(false);
-    }
-    if let Some(merged) = merged {
-        let entries = Header::parse(&merged.data, merged.data.len()).map_err(damaged)?.entries;
-        tx.execute(
-            "INSERT INTO search_pair_blocks (level, lo, span, entries, data) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![level + 1, lo, merged.span as i64, entries, merged.data],
-        )?;
-    }
-    tx.commit()?;
-    Ok(true)
-}
-
-/// The blocks `group` (id, lo, span, entries) as one, without the values of segments that are
-/// gone: its first segment id and the block (`None` when nothing is left).
-fn merge(conn: &Connection, group: &[(i64, i64, u64, u64)]) -> Result<(i64, Option<NewBlock>), StoreError> {
     let lo = group.iter().map(|b| b.1).min().unwrap_or(0);
     let hi = group.iter().map(|b| b.1 + b.2 as i64 - 1).max().unwrap_or(0);
     let span = (hi - lo + 1) as u64;
-    // The segments still there, as a bit each.
     let mut live = vec![0u64; span.div_ceil(64) as usize];
     {
         let mut stmt = conn.prepare_cached("SELECT id FROM search_segments WHERE id BETWEEN ?1 AND ?2")?;
@@ -210,14 +209,21 @@ fn merge(conn: &Connection, group: &[(i64, i64, u64, u64)]) -> Result<(i64, Opti
             live[offset / 64] |= 1 << (offset % 64);
         }
     }
-    // Each block's values as (token, segment id), in order, merged through a heap: the blocks
-    // are held encoded (about 12 bits a value), never decoded whole.
     let blobs: Vec<Vec<u8>> = group
         .iter()
         .map(|(id, ..)| conn.query_row("SELECT data FROM search_pair_blocks WHERE id = ?1", [id], |row| row.get(0)))
         .collect::<Result<_, _>>()?;
-    let mut streams = Vec::with_capacity(group.len());
-    for ((_, block_lo, block_span, _), blob) in group.iter().zip(&blobs) {
+    Ok(MergeDue::Merge(MergeInput { level, group, blobs, lo, span, live }))
+}
+
+/// The blocks of `input` as one, without the values of segments that are gone (`None` when
+/// nothing is left). Streamed: the blocks are held encoded (about 12 bits a value), never
+/// decoded whole; no connection is needed.
+pub(crate) fn merge(input: &MergeInput) -> Result<Option<NewBlock>, StoreError> {
+    let (lo, span) = (input.lo, input.span);
+    // Each block's values as (token, segment id), in order, merged through a heap.
+    let mut streams = Vec::with_capacity(input.group.len());
+    for ((_, block_lo, block_span, _), blob) in input.group.iter().zip(&input.blobs) {
         let values = rice::Values::new(blob).map_err(damaged)?;
         if values.header().span != *block_span {
             return Err(damaged(Damage("a pair block's span differs from its row's")));
@@ -225,7 +231,7 @@ fn merge(conn: &Connection, group: &[(i64, i64, u64, u64)]) -> Result<(i64, Opti
         let (block_lo, block_span) = (*block_lo, *block_span);
         streams.push(values.map(move |v| v.map(|v| ((v / block_span) as u32, block_lo + (v % block_span) as i64))));
     }
-    let expected: u64 = group.iter().map(|b| b.3).sum();
+    let expected: u64 = input.group.iter().map(|b| b.3).sum();
     let mut encoder = Encoder::new(span, expected as usize);
     let mut heap: BinaryHeap<Reverse<((u32, i64), usize)>> = BinaryHeap::new();
     for (i, stream) in streams.iter_mut().enumerate() {
@@ -240,15 +246,37 @@ fn merge(conn: &Connection, group: &[(i64, i64, u64, u64)]) -> Result<(i64, Opti
         }
         let offset = (id - lo) as usize;
         let value = u64::from(token) * span + offset as u64;
-        if live[offset / 64] & (1 << (offset % 64)) != 0 && last.is_none_or(|l| value > l) {
+        if input.live[offset / 64] & (1 << (offset % 64)) != 0 && last.is_none_or(|l| value > l) {
             encoder.push(value);
             last = Some(value);
         }
     }
     if encoder.entries() == 0 {
-        return Ok((lo, None));
+        return Ok(None);
     }
-    Ok((lo, Some(NewBlock { span, data: encoder.finish() })))
+    Ok(Some(NewBlock { span, data: encoder.finish() }))
+}
+
+/// Replaces `input`'s blocks with `merged`, one level up; `false` when they are gone (the index
+/// was emptied meanwhile: nothing is written).
+pub(crate) fn commit_merge(conn: &mut Connection, input: &MergeInput, merged: Option<NewBlock>) -> Result<bool, StoreError> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let mut still_there = 0;
+    for (id, ..) in &input.group {
+        still_there += tx.execute("DELETE FROM search_pair_blocks WHERE id = ?1", [id])?;
+    }
+    if still_there != input.group.len() {
+        return Ok(false);
+    }
+    if let Some(merged) = merged {
+        let entries = Header::parse(&merged.data, merged.data.len()).map_err(damaged)?.entries;
+        tx.execute(
+            "INSERT INTO search_pair_blocks (level, lo, span, entries, data) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![input.level + 1, input.lo, merged.span as i64, entries, merged.data],
+        )?;
+    }
+    tx.commit()?;
+    Ok(true)
 }
 
 /// Reads every block whole; `Err` for the first damaged one.

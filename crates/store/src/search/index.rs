@@ -58,27 +58,46 @@ pub(crate) fn pending(conn: &Connection, limit: u32) -> Result<Vec<ArtifactRecor
 
 /// Drops what an interrupted run left of `artifact_id`'s text (not its call's segments) and
 /// counts this run; returns how many runs started on it without finishing, this one included.
-/// `extracted`: the artifact whose text was read whole just before (its run is not counted
-/// against it if the process stops before its text is written).
-pub(crate) fn start(conn: &mut Connection, artifact_id: &str, extracted: Option<&str>) -> Result<u32, StoreError> {
+pub(crate) fn start(conn: &mut Connection, artifact_id: &str) -> Result<u32, StoreError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    if let Some(extracted) = extracted {
-        tx.execute("DELETE FROM search_attempts WHERE artifact_id = ?1", [extracted])?;
-    }
+    drop_leftovers(&tx, artifact_id)?;
+    count_stopped_run(&tx, artifact_id)?;
+    let attempts = attempts(&tx, artifact_id)?;
+    tx.commit()?;
+    Ok(attempts)
+}
+
+/// Drops what an interrupted run left of `artifact_id`'s text (not its call's segments).
+pub(crate) fn restart(conn: &mut Connection, artifact_id: &str) -> Result<(), StoreError> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    drop_leftovers(&tx, artifact_id)?;
+    tx.commit()?;
+    Ok(())
+}
+
+fn drop_leftovers(tx: &rusqlite::Transaction<'_>, artifact_id: &str) -> Result<(), StoreError> {
     tx.execute(
         "DELETE FROM search_fts WHERE rowid IN (SELECT id FROM search_segments WHERE artifact_id = ?1 AND place <> 'call')",
         [artifact_id],
     )?;
     tx.execute("DELETE FROM search_segments WHERE artifact_id = ?1 AND place <> 'call'", [artifact_id])?;
     tx.execute("DELETE FROM search_indexed WHERE artifact_id = ?1", [artifact_id])?;
-    tx.execute(
+    Ok(())
+}
+
+/// Counts a run that started on `artifact_id` and did not finish.
+pub(crate) fn count_stopped_run(conn: &Connection, artifact_id: &str) -> Result<(), StoreError> {
+    conn.execute(
         "INSERT INTO search_attempts (artifact_id, attempts) SELECT id, 1 FROM artifacts WHERE id = ?1
          ON CONFLICT (artifact_id) DO UPDATE SET attempts = attempts + 1",
         [artifact_id],
     )?;
-    let attempts: u32 = tx.query_row("SELECT COALESCE((SELECT attempts FROM search_attempts WHERE artifact_id = ?1), 1)", [artifact_id], |row| row.get(0))?;
-    tx.commit()?;
-    Ok(attempts)
+    Ok(())
+}
+
+/// The runs counted on `artifact_id` that did not finish.
+pub(crate) fn attempts(conn: &Connection, artifact_id: &str) -> Result<u32, StoreError> {
+    Ok(conn.query_row("SELECT COALESCE((SELECT attempts FROM search_attempts WHERE artifact_id = ?1), 0)", [artifact_id], |row| row.get(0))?)
 }
 
 /// What a batch adds besides its text, worked out before the write lock is taken: its pair
@@ -111,21 +130,28 @@ impl PreparedBatch {
     }
 }
 
-/// Reads `batch`'s words once: the pairs (encoded as the batch's block), and the words `known`
-/// does not have (for the generation it remembers; [`write`] checks that it is still the
-/// index's).
-pub(crate) fn prepare(batch: &IndexBatch, known: &KnownWords) -> Prepared {
-    let mut words = vocabulary::NewWords::new(known.generation());
+/// Reads `batch`'s words once: the pairs (encoded as the batch's block), and its distinct words
+/// (then [`Prepared::drop_known`] drops those already written).
+pub(crate) fn prepare(batch: &IndexBatch) -> Prepared {
+    let mut words = vocabulary::NewWords::new(0);
     let tokens: Vec<Vec<u32>> = batch
         .segments
         .iter()
         .map(|segment| {
             let mut tokens = Vec::new();
-            pairs::tokens_of(&segment.text, &mut tokens, &mut |word, folded, hash| words.meet(known, word, folded, hash));
+            pairs::tokens_of(&segment.text, &mut tokens, &mut |word, folded, hash| words.meet(word, folded, hash));
             tokens
         })
         .collect();
     Prepared { block: blocks::NewBlock::of_segments(&tokens), words }
+}
+
+impl Prepared {
+    /// Drops the words `known` remembers as written, and takes its generation ([`write`] checks
+    /// that it is still the index's).
+    pub(crate) fn drop_known(&mut self, known: &KnownWords) {
+        self.words.drop_known(known);
+    }
 }
 
 /// Writes `batch`, unless its artifact was removed meanwhile (then nothing, `false`). On `true`,
@@ -136,7 +162,8 @@ pub(crate) fn write(conn: &mut Connection, batch: &IndexBatch, prepared: &mut Pr
     let generation = vocabulary::generation(&tx)?;
     if generation != prepared.words.generation() {
         // The index was emptied since the words were read: what was remembered is gone too.
-        *prepared = prepare(batch, &KnownWords::fresh(generation));
+        *prepared = prepare(batch);
+        prepared.drop_known(&KnownWords::fresh(generation));
     }
     if exists {
         let first = insert_segments(&tx, &batch.artifact_id, batch.segments.iter())?;
@@ -216,7 +243,7 @@ pub(crate) fn finish(conn: &Connection, artifact_id: &str, now_ms: i64, note: Op
 pub(crate) fn index_calls(conn: &mut Connection, limit: u32) -> Result<usize, StoreError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let after: i64 = tx.query_row("SELECT audit_seq FROM search_calls WHERE id = 1", [], |row| row.get(0))?;
-    let nothing_known = KnownWords::fresh(vocabulary::generation(&tx)?);
+    let generation = vocabulary::generation(&tx)?;
     let calls: Vec<(i64, String, String, String, String, Option<String>)> = {
         let mut stmt = tx.prepare("SELECT seq, server, tool, arguments, artifact_ids, result_text FROM audit WHERE seq > ?1 ORDER BY seq LIMIT ?2")?;
         let rows = stmt.query_map(params![after, limit], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?, row.get(5)?)))?;
@@ -233,8 +260,8 @@ pub(crate) fn index_calls(conn: &mut Connection, limit: u32) -> Result<usize, St
         let segment = Segment { place: HitPlace::Call, position: 0, byte_offset: 0, byte_length: 0, text: call_segment_text(server, tool, arguments, result_text.as_deref()) };
         // The call's words once, for all its files.
         let mut tokens = Vec::new();
-        let mut words = vocabulary::NewWords::new(nothing_known.generation());
-        pairs::tokens_of(&segment.text, &mut tokens, &mut |word, folded, hash| words.meet(&nothing_known, word, folded, hash));
+        let mut words = vocabulary::NewWords::new(generation);
+        pairs::tokens_of(&segment.text, &mut tokens, &mut |word, folded, hash| words.meet(word, folded, hash));
         let mut written = false;
         for id in ids {
             let exists = tx.query_row("SELECT 1 FROM artifacts WHERE id = ?1", [&id], |_| Ok(())).optional()?.is_some();

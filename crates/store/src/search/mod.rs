@@ -30,8 +30,8 @@ pub use snippet::{hit_line, snippet, SnippetPart, SNIPPET_CHARS};
 pub use terms::{Term, Terms};
 pub use vocabulary::KnownWords;
 pub use index::{IndexBatch, PreparedBatch};
-pub(crate) use blocks::merge_step as merge_pairs_step;
-pub(crate) use index::{call_text, check, clear, compact_step, finish, index_calls, pending, prepare, remember, start, write};
+pub(crate) use blocks::{commit_merge, merge as merge_blocks, plan_merge, MergeDue};
+pub(crate) use index::{attempts, call_text, check, clear, compact_step, count_stopped_run, finish, index_calls, pending, prepare, remember, restart, start, write};
 
 use crate::{
     catalog::{from_row, COLUMNS},
