@@ -8,15 +8,18 @@ DROP TABLE search_fts;
 CREATE VIRTUAL TABLE search_fts USING fts5(body, content = '', contentless_delete = 1, detail = none, tokenize = 'unicode61 remove_diacritics 2');
 INSERT INTO search_fts (search_fts, rank) VALUES ('automerge', 16);
 INSERT INTO search_fts (search_fts, rank) VALUES ('crisismerge', 64);
--- `lo`, `span`: the segment ids the block covers (lo .. lo + span); `data`: search::rice's format.
+-- `lo`, `span`: the segment ids the block covers (lo .. lo + span); its `bytes` (search::rice's
+-- format) are in `search_pair_chunks`, rows `id × 65536 + n` of 1,000 bytes each (a row within a
+-- page: a part is read without walking a large value's overflow pages from its start).
 CREATE TABLE search_pair_blocks (
     id INTEGER PRIMARY KEY,
     level INTEGER NOT NULL,
     lo INTEGER NOT NULL,
     span INTEGER NOT NULL,
     entries INTEGER NOT NULL,
-    data BLOB NOT NULL
+    bytes INTEGER NOT NULL
 );
+CREATE TABLE search_pair_chunks (id INTEGER PRIMARY KEY, data BLOB NOT NULL);
 CREATE INDEX search_pair_blocks_level ON search_pair_blocks (level, id);
 DELETE FROM search_segments;
 DELETE FROM search_indexed;

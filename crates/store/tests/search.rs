@@ -567,7 +567,7 @@ fn a_damaged_pair_block_is_a_clear_error_and_a_rebuild_mends_it() {
     {
         let conn = rusqlite::Connection::open(dir.path().join("catalog.sqlite")).unwrap();
         // The directory and data of every block overwritten with ones; headers kept.
-        conn.execute("UPDATE search_pair_blocks SET data = CAST(substr(data, 1, 16) || unhex(replace(hex(zeroblob(length(data) - 16)), '00', 'FF')) AS BLOB)", []).unwrap();
+        conn.execute("UPDATE search_pair_chunks SET data = CAST(substr(data, 1, 16) || unhex(replace(hex(zeroblob(length(data) - 16)), '00', 'FF')) AS BLOB)", []).unwrap();
     }
     let error = store.search_check().unwrap_err().to_string();
     assert!(error.contains("search index is damaged") && error.contains("reindex"), "{error}");

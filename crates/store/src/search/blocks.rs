@@ -9,8 +9,10 @@
 //! next (streamed, at most [`MAX_MERGED`] values: a bounded size in memory), outside the write
 //! lock and without the connection (the indexer merges on its reading thread while the other
 //! writes); a block too large to merge again stays as it is. A phrase's lookup reads, in each
-//! block, the directory entries and the bucket of each of its tokens — a few dozen bytes through
-//! SQLite's incremental blob reading.
+//! block, the directory entries and the bucket of each of its tokens — a few dozen bytes. A
+//! block is kept in rows of [`CHUNK`] bytes (`search_pair_chunks`), each within a page: one
+//! large value is a chain of overflow pages that SQLite walks from its start to read any part
+//! of it (a lookup read whole 10 MB blocks that way: 50 ms a phrase).
 //!
 //! Removing an artifact leaves its segments' values in the blocks: a segment found there is
 //! still required to be in FTS5 with the phrase's words, and then the phrase is checked in its
@@ -60,30 +62,75 @@ impl NewBlock {
 
 /// Writes `block` for the segments numbered from `first`.
 pub(crate) fn insert(tx: &rusqlite::Transaction<'_>, first: i64, block: &NewBlock) -> Result<(), StoreError> {
+    write_block(tx, 0, first, block)
+}
+
+/// Bytes of a block per row of `search_pair_chunks` (a row fits in a page: read alone, where
+/// one large value's overflow pages are walked from its start).
+const CHUNK: usize = 1000;
+/// A block's chunks are rows `id × CHUNK_IDS + n`.
+const CHUNK_IDS: i64 = 1 << 16;
+
+fn write_block(tx: &rusqlite::Transaction<'_>, level: i64, lo: i64, block: &NewBlock) -> Result<(), StoreError> {
     let entries = Header::parse(&block.data, block.data.len()).map_err(damaged)?.entries;
-    tx.prepare_cached("INSERT INTO search_pair_blocks (level, lo, span, entries, data) VALUES (0, ?1, ?2, ?3, ?4)")?
-        .execute(params![first, block.span as i64, entries, block.data])?;
+    tx.prepare_cached("INSERT INTO search_pair_blocks (level, lo, span, entries, bytes) VALUES (?1, ?2, ?3, ?4, ?5)")?
+        .execute(params![level, lo, block.span as i64, entries, block.data.len() as i64])?;
+    let id = tx.last_insert_rowid();
+    let mut chunk = tx.prepare_cached("INSERT INTO search_pair_chunks (id, data) VALUES (?1, ?2)")?;
+    for (n, bytes) in block.data.chunks(CHUNK).enumerate() {
+        chunk.execute(params![id * CHUNK_IDS + n as i64, bytes])?;
+    }
     Ok(())
+}
+
+/// Bytes `at .. at + len` of block `id` of `bytes` bytes.
+fn read_block(conn: &Connection, id: i64, bytes: usize, at: usize, len: usize) -> Result<Vec<u8>, StoreError> {
+    if at + len > bytes {
+        return Err(damaged(Damage("a pair block is shorter than its directory says")));
+    }
+    let mut out = Vec::with_capacity(len);
+    if len == 0 {
+        return Ok(out);
+    }
+    let (first, last) = ((at / CHUNK) as i64, ((at + len - 1) / CHUNK) as i64);
+    let mut stmt = conn.prepare_cached("SELECT data FROM search_pair_chunks WHERE id BETWEEN ?1 AND ?2 ORDER BY id")?;
+    let mut rows = stmt.query(params![id * CHUNK_IDS + first, id * CHUNK_IDS + last])?;
+    let mut skip = at - first as usize * CHUNK;
+    while let Some(row) = rows.next()? {
+        let rusqlite::types::ValueRef::Blob(chunk) = row.get_ref(0)? else {
+            return Err(damaged(Damage("a pair block is not a blob")));
+        };
+        let from = skip.min(chunk.len());
+        skip -= from;
+        let take = (len - out.len()).min(chunk.len() - from);
+        out.extend_from_slice(&chunk[from..from + take]);
+    }
+    if out.len() != len {
+        return Err(damaged(Damage("a pair block is shorter than its directory says")));
+    }
+    Ok(out)
+}
+
+/// Removes block `id` and its chunks; how many blocks were removed.
+fn delete_block(tx: &rusqlite::Transaction<'_>, id: i64) -> Result<usize, StoreError> {
+    tx.execute("DELETE FROM search_pair_chunks WHERE id BETWEEN ?1 AND ?2", params![id * CHUNK_IDS, id * CHUNK_IDS + CHUNK_IDS - 1])?;
+    Ok(tx.execute("DELETE FROM search_pair_blocks WHERE id = ?1", [id])?)
 }
 
 /// The segments holding every one of `tokens`, newest (highest id) first. Segments of removed
 /// artifacts may be among them (see the module's documentation).
 pub(crate) fn segments_with(conn: &Connection, tokens: &[u32]) -> Result<Vec<i64>, StoreError> {
-    let blocks: Vec<(i64, i64, u64)> = {
-        let mut stmt = conn.prepare_cached("SELECT id, lo, span FROM search_pair_blocks")?;
-        let rows = stmt.query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get::<_, i64>(2)? as u64)))?;
+    let blocks: Vec<(i64, i64, u64, usize)> = {
+        let mut stmt = conn.prepare_cached("SELECT id, lo, span, bytes FROM search_pair_blocks")?;
+        let rows = stmt.query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get::<_, i64>(2)? as u64, row.get::<_, i64>(3)?.max(0) as usize)))?;
         rows.collect::<Result<_, _>>()?
     };
     let mut found: Vec<i64> = Vec::new();
-    let Some(&(first_id, ..)) = blocks.first() else { return Ok(found) };
-    let mut blob = conn.blob_open(rusqlite::MAIN_DB, "search_pair_blocks", "data", first_id, true)?;
     let mut in_block: Vec<u64> = Vec::new();
     let mut of_token: Vec<u64> = Vec::new();
-    for (id, lo, span) in blocks {
-        blob.reopen(id)?;
-        let mut head = [0u8; rice::HEADER_BYTES];
-        read_exact(&blob, &mut head, 0)?;
-        let header = Header::parse(&head, blob.len()).map_err(damaged)?;
+    for (id, lo, span, bytes) in blocks {
+        let head = read_block(conn, id, bytes, 0, rice::HEADER_BYTES)?;
+        let header = Header::parse(&head, bytes).map_err(damaged)?;
         if header.span != span {
             return Err(damaged(Damage("a pair block's span differs from its row's")));
         }
@@ -91,16 +138,14 @@ pub(crate) fn segments_with(conn: &Connection, tokens: &[u32]) -> Result<Vec<i64
             of_token.clear();
             let (low, high) = header.range_of(*token);
             let buckets = header.buckets_of(*token);
-            let mut entries = vec![0u8; 4 * (buckets.end() - buckets.start() + 2)];
-            read_exact(&blob, &mut entries, header.directory_offset(*buckets.start()))?;
+            let entries = read_block(conn, id, bytes, header.directory_offset(*buckets.start()), 4 * (buckets.end() - buckets.start() + 2))?;
             let entry = |b: usize| u64::from(u32::from_le_bytes(entries[4 * b..4 * b + 4].try_into().unwrap()));
             let (start, end) = (entry(0), entry(buckets.end() - buckets.start() + 1));
-            if start > end || header.data_start() as u64 + end.div_ceil(8) > blob.len() as u64 {
+            if start > end || header.data_start() as u64 + end.div_ceil(8) > bytes as u64 {
                 return Err(damaged(Damage("a pair block's directory is out of order")));
             }
             let first_byte = start / 8;
-            let mut data = vec![0u8; (end.div_ceil(8) - first_byte) as usize];
-            read_exact(&blob, &mut data, header.data_start() + first_byte as usize)?;
+            let data = read_block(conn, id, bytes, header.data_start() + first_byte as usize, (end.div_ceil(8) - first_byte) as usize)?;
             for (n, bucket) in buckets.enumerate() {
                 let (from, to) = (entry(n), entry(n + 1));
                 if from > to {
@@ -129,14 +174,6 @@ pub(crate) fn segments_with(conn: &Connection, tokens: &[u32]) -> Result<Vec<i64
     Ok(found)
 }
 
-fn read_exact(blob: &rusqlite::blob::Blob<'_>, buf: &mut [u8], at: usize) -> Result<(), StoreError> {
-    if at + buf.len() > blob.len() {
-        return Err(damaged(Damage("a pair block is shorter than its directory says")));
-    }
-    blob.read_at_exact(buf, at)?;
-    Ok(())
-}
-
 fn damaged(damage: Damage) -> StoreError {
     StoreError::SearchDamaged(damage.0.to_owned())
 }
@@ -144,8 +181,8 @@ fn damaged(damage: Damage) -> StoreError {
 /// A merge that is due, with what it reads (see [`plan_merge`]).
 pub(crate) struct MergeInput {
     level: i64,
-    /// (id, lo, span, entries) of each block merged, oldest first.
-    group: Vec<(i64, i64, u64, u64)>,
+    /// (id, lo, span, entries, bytes) of each block merged, oldest first.
+    group: Vec<(i64, i64, u64, u64, usize)>,
     blobs: Vec<Vec<u8>>,
     lo: i64,
     span: u64,
@@ -176,13 +213,15 @@ pub(crate) fn plan_merge(conn: &mut Connection) -> Result<MergeDue, StoreError> 
         )
         .optional()?;
     let Some(level) = level else { return Ok(MergeDue::Nothing) };
-    let blocks: Vec<(i64, i64, u64, u64)> = {
-        let mut stmt = conn.prepare_cached("SELECT id, lo, span, entries FROM search_pair_blocks WHERE level = ?1 ORDER BY id LIMIT ?2")?;
-        let rows = stmt.query_map(params![level, FAN_IN as i64], |row| Ok((row.get(0)?, row.get(1)?, row.get::<_, i64>(2)? as u64, row.get::<_, i64>(3)? as u64)))?;
+    let blocks: Vec<(i64, i64, u64, u64, usize)> = {
+        let mut stmt = conn.prepare_cached("SELECT id, lo, span, entries, bytes FROM search_pair_blocks WHERE level = ?1 ORDER BY id LIMIT ?2")?;
+        let rows = stmt.query_map(params![level, FAN_IN as i64], |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get::<_, i64>(2)? as u64, row.get::<_, i64>(3)? as u64, row.get::<_, i64>(4)?.max(0) as usize))
+        })?;
         rows.collect::<Result<_, _>>()?
     };
     let mut total = 0;
-    let group: Vec<(i64, i64, u64, u64)> = blocks
+    let group: Vec<(i64, i64, u64, u64, usize)> = blocks
         .into_iter()
         .take_while(|b| {
             total += b.3;
@@ -209,10 +248,7 @@ pub(crate) fn plan_merge(conn: &mut Connection) -> Result<MergeDue, StoreError> 
             live[offset / 64] |= 1 << (offset % 64);
         }
     }
-    let blobs: Vec<Vec<u8>> = group
-        .iter()
-        .map(|(id, ..)| conn.query_row("SELECT data FROM search_pair_blocks WHERE id = ?1", [id], |row| row.get(0)))
-        .collect::<Result<_, _>>()?;
+    let blobs: Vec<Vec<u8>> = group.iter().map(|b| read_block(conn, b.0, b.4, 0, b.4)).collect::<Result<_, _>>()?;
     Ok(MergeDue::Merge(MergeInput { level, group, blobs, lo, span, live }))
 }
 
@@ -223,7 +259,7 @@ pub(crate) fn merge(input: &MergeInput) -> Result<Option<NewBlock>, StoreError> 
     let (lo, span) = (input.lo, input.span);
     // Each block's values as (token, segment id), in order, merged through a heap.
     let mut streams = Vec::with_capacity(input.group.len());
-    for ((_, block_lo, block_span, _), blob) in input.group.iter().zip(&input.blobs) {
+    for ((_, block_lo, block_span, ..), blob) in input.group.iter().zip(&input.blobs) {
         let values = rice::Values::new(blob).map_err(damaged)?;
         if values.header().span != *block_span {
             return Err(damaged(Damage("a pair block's span differs from its row's")));
@@ -263,17 +299,13 @@ pub(crate) fn commit_merge(conn: &mut Connection, input: &MergeInput, merged: Op
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let mut still_there = 0;
     for (id, ..) in &input.group {
-        still_there += tx.execute("DELETE FROM search_pair_blocks WHERE id = ?1", [id])?;
+        still_there += delete_block(&tx, *id)?;
     }
     if still_there != input.group.len() {
         return Ok(false);
     }
     if let Some(merged) = merged {
-        let entries = Header::parse(&merged.data, merged.data.len()).map_err(damaged)?.entries;
-        tx.execute(
-            "INSERT INTO search_pair_blocks (level, lo, span, entries, data) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![input.level + 1, input.lo, merged.span as i64, entries, merged.data],
-        )?;
+        write_block(&tx, input.level + 1, input.lo, &merged)?;
     }
     tx.commit()?;
     Ok(true)
@@ -281,14 +313,14 @@ pub(crate) fn commit_merge(conn: &mut Connection, input: &MergeInput, merged: Op
 
 /// Reads every block whole; `Err` for the first damaged one.
 pub(crate) fn check(conn: &Connection) -> Result<(), StoreError> {
-    let mut stmt = conn.prepare("SELECT span, entries, data FROM search_pair_blocks")?;
-    let mut rows = stmt.query([])?;
-    while let Some(row) = rows.next()? {
-        let (span, entries): (i64, i64) = (row.get(0)?, row.get(1)?);
-        let rusqlite::types::ValueRef::Blob(data) = row.get_ref(2)? else {
-            return Err(damaged(Damage("a pair block is not a blob")));
-        };
-        let header = rice::decode_all(data, &mut |_| {}).map_err(damaged)?;
+    let blocks: Vec<(i64, i64, i64, usize)> = {
+        let mut stmt = conn.prepare("SELECT id, span, entries, bytes FROM search_pair_blocks")?;
+        let rows = stmt.query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get::<_, i64>(3)?.max(0) as usize)))?;
+        rows.collect::<Result<_, _>>()?
+    };
+    for (id, span, entries, bytes) in blocks {
+        let data = read_block(conn, id, bytes, 0, bytes)?;
+        let header = rice::decode_all(&data, &mut |_| {}).map_err(damaged)?;
         if header.span != span as u64 || i64::from(header.entries) != entries {
             return Err(damaged(Damage("a pair block's header differs from its row")));
         }

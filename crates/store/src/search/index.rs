@@ -343,7 +343,7 @@ fn argument_text(arguments: &str) -> String {
 pub(crate) fn clear(conn: &mut Connection) -> Result<(), StoreError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     tx.execute_batch(&format!(
-        "DROP TABLE IF EXISTS search_fts; {CREATE_TEXT}; DELETE FROM search_pair_blocks; DELETE FROM search_segments; DELETE FROM search_indexed; DELETE FROM search_attempts; DELETE FROM search_words; UPDATE search_calls SET audit_seq = 0, generation = generation + 1 WHERE id = 1;"
+        "DROP TABLE IF EXISTS search_fts; {CREATE_TEXT}; DELETE FROM search_pair_blocks; DELETE FROM search_pair_chunks; DELETE FROM search_segments; DELETE FROM search_indexed; DELETE FROM search_attempts; DELETE FROM search_words; UPDATE search_calls SET audit_seq = 0, generation = generation + 1 WHERE id = 1;"
     ))?;
     tx.commit()?;
     Ok(())
