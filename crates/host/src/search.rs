@@ -146,6 +146,8 @@ pub struct IndexRun {
 
 /// What the reading thread hands the writing one, in order.
 enum Step {
+    /// An artifact is being read: drop what an earlier run left of its text.
+    Start(String),
     /// A batch of an artifact's segments, its words read.
     Batch(PreparedBatch),
     /// The artifact's text was read whole: mark it indexed (with a note of what was left out).
@@ -153,11 +155,12 @@ enum Step {
 }
 
 /// Batches read ahead of the writer at most (each about [`BATCH_TEXT_BYTES`] of text).
-const READ_AHEAD: usize = 2;
+const READ_AHEAD: usize = 4;
 
 /// Indexes the calls and the artifacts not indexed yet, until none is left or `deadline` comes.
 /// The caller holds [`IndexLock`]. One thread reads (extracts the text, reads its words and
-/// pairs) while this one writes: FTS5's work and the catalog's are on this one.
+/// pairs, encodes the batch's pair block) while this one writes: FTS5's work and the catalog's
+/// are on this one.
 pub fn index_pending(store: &ArtifactStore, deadline: Option<Instant>) -> Result<IndexRun, StoreError> {
     let mut run = IndexRun::default();
     let late = || deadline.is_some_and(|d| Instant::now() >= d);
@@ -197,6 +200,7 @@ fn read_and_write(store: &ArtifactStore, late: &(dyn Fn() -> bool + Sync), run: 
         let mut removed: Option<String> = None;
         for step in received {
             match step {
+                Step::Start(artifact_id) => store.search_restart(&artifact_id)?,
                 Step::Batch(batch) if removed.as_deref() == Some(batch.artifact_id()) => {}
                 Step::Batch(batch) => {
                     let (artifact_id, segments) = (batch.artifact_id().to_owned(), batch.len());
@@ -222,11 +226,11 @@ fn read_and_write(store: &ArtifactStore, late: &(dyn Fn() -> bool + Sync), run: 
 /// The reading side of [`index_pending`]: each pending artifact's batches, then its end, sent
 /// in order; `true` when `late` stopped it with artifacts left.
 fn read_pending(store: &ArtifactStore, late: &dyn Fn() -> bool, steps: &mpsc::SyncSender<Step>) -> Result<bool, StoreError> {
-    let mut extracted: Option<String> = None;
+    let mut reader = store.search_reader()?;
     let mut started = std::collections::HashSet::new();
     loop {
         // The writer may not have marked the last ones yet: they are still pending.
-        let pending: Vec<ArtifactRecord> = store.search_pending(16 + started.len() as u32)?.into_iter().filter(|r| !started.contains(&r.id)).collect();
+        let pending: Vec<ArtifactRecord> = reader.pending(16 + started.len() as u32)?.into_iter().filter(|r| !started.contains(&r.id)).collect();
         if pending.is_empty() {
             return Ok(false);
         }
@@ -235,24 +239,30 @@ fn read_pending(store: &ArtifactStore, late: &dyn Fn() -> bool, steps: &mpsc::Sy
                 return Ok(true);
             }
             started.insert(record.id.clone());
-            let Some(note) = read_artifact(store, &record, extracted.as_deref(), &mut |batch| steps.send(Step::Batch(store.search_prepare(batch))).is_ok())? else {
+            let attempts = reader.begin(&record.id)?;
+            if steps.send(Step::Start(record.id.clone())).is_err() {
+                return Ok(false);
+            }
+            let Some(note) = read_artifact(store, &record, attempts, &mut |batch| steps.send(Step::Batch(store.search_prepare(batch))).is_ok())? else {
                 // The writer stopped (its error is the run's).
                 return Ok(false);
             };
+            reader.read_whole()?;
             if steps.send(Step::Done { artifact_id: record.id.clone(), note }).is_err() {
                 return Ok(false);
             }
-            extracted = Some(record.id);
+            // The pair blocks' merges that are due, here rather than on the writer (which has
+            // FTS5's work): the catalog is held only to read them and to commit.
+            while reader.merge_step()? {}
         }
     }
 }
 
 /// Reads one artifact for the index: its name and summary, then its text, batch by batch,
-/// each given to `send` (`false`: stop). A file that cannot be read is indexed by name, with a
+/// each given to `send` (`false`: stop); `attempts`: the runs started on it. A file that cannot be read is indexed by name, with a
 /// note saying why; one whose runs stopped twice, by name only. Returns the note, or `None`
 /// when `send` stopped it.
-fn read_artifact(store: &ArtifactStore, record: &ArtifactRecord, extracted: Option<&str>, send: &mut dyn FnMut(IndexBatch) -> bool) -> Result<Option<Option<String>>, StoreError> {
-    let attempts = store.search_start_after(&record.id, extracted)?;
+fn read_artifact(store: &ArtifactStore, record: &ArtifactRecord, attempts: u32, send: &mut dyn FnMut(IndexBatch) -> bool) -> Result<Option<Option<String>>, StoreError> {
     let mut batch = IndexBatch::new(&record.id);
     if attempts > MAX_ATTEMPTS {
         // Two runs on it never finished (PDFium crashed or hung, the process was killed): its

@@ -24,6 +24,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0011_search_vocab.sql"),
     include_str!("../migrations/0012_search_pairs.sql"),
     include_str!("../migrations/0013_search_automerge.sql"),
+    include_str!("../migrations/0014_search_pair_blocks.sql"),
 ];
 
 pub(crate) const COLUMNS: &str =

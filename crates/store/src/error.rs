@@ -29,6 +29,9 @@ pub enum StoreError {
     /// No artifact with that id.
     #[error("no artifact with id `{0}`")]
     NotFound(String),
+    /// The search index cannot be read (it is emptied and built again by the indexer).
+    #[error("the search index is damaged ({0}); it is built again when the indexer next starts, or now with `mcp-canvas-cli artifacts reindex`")]
+    SearchDamaged(String),
     /// Catalog and blob disagree.
     #[error("artifact `{id}` is damaged: {reason}")]
     Corrupt {

@@ -54,6 +54,59 @@ pub struct ArtifactStore {
     queue_for_team: AtomicBool,
     /// The search vocabulary's words this process wrote (the indexer's).
     known_words: Mutex<search::KnownWords>,
+    /// The catalog's file (a second connection: [`Self::search_reader`]).
+    catalog_path: PathBuf,
+}
+
+/// The search indexer's reading side, on a catalog connection of its own: the files to read,
+/// the runs started on each, the pair blocks merged — while the writing side holds the store's
+/// own connection for FTS5's work. It never waits for the writer: which file it is reading is
+/// a marker file beside the catalog (`search.reading`), not a row, so a run that stops while
+/// reading a file (PDFium crashed, the process was killed) is counted against that file when
+/// the next reader starts.
+pub struct SearchReader<'a> {
+    store: &'a ArtifactStore,
+    conn: rusqlite::Connection,
+    marker: PathBuf,
+}
+
+impl SearchReader<'_> {
+    /// [`ArtifactStore::search_pending`].
+    pub fn pending(&self, limit: u32) -> Result<Vec<ArtifactRecord>, StoreError> {
+        search::pending(&self.conn, limit)
+    }
+
+    /// Starts reading `artifact_id`: returns how many runs started on it without finishing,
+    /// this one included. Until [`Self::read_whole`], a stop counts against it. (The writer
+    /// drops what an earlier run left of its text: [`ArtifactStore::search_restart`].)
+    pub fn begin(&mut self, artifact_id: &str) -> Result<u32, StoreError> {
+        std::fs::write(&self.marker, artifact_id).map_err(error::io("writing", &self.marker))?;
+        Ok(search::attempts(&self.conn, artifact_id)? + 1)
+    }
+
+    /// The artifact begun was read whole: a stop from here on is not counted against it.
+    pub fn read_whole(&mut self) -> Result<(), StoreError> {
+        match std::fs::remove_file(&self.marker) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(error::io("removing", &self.marker)(e)),
+            _ => Ok(()),
+        }
+    }
+
+    /// [`ArtifactStore::search_prepare`].
+    pub fn prepare(&self, batch: IndexBatch) -> PreparedBatch {
+        self.store.search_prepare(batch)
+    }
+
+    /// [`ArtifactStore::search_merge_step`], on this connection.
+    pub fn merge_step(&mut self) -> Result<bool, StoreError> {
+        let input = match search::plan_merge(&mut self.conn)? {
+            search::MergeDue::Nothing => return Ok(false),
+            search::MergeDue::SetAside => return Ok(true),
+            search::MergeDue::Merge(input) => input,
+        };
+        let merged = search::merge_blocks(&input)?;
+        search::commit_merge(&mut self.store.conn(), &input, merged)
+    }
 }
 
 impl ArtifactStore {
@@ -62,8 +115,9 @@ impl ArtifactStore {
     /// newer MCP Canvas is refused with [`StoreError::SchemaTooNew`].
     pub fn open(data_dir: &Path) -> Result<Self, StoreError> {
         let blobs = blobs::BlobDir::open(&data_dir.join("artifacts"))?;
-        let catalog = catalog::open(&data_dir.join("catalog.sqlite"))?;
-        Ok(Self { blobs, catalog: Mutex::new(catalog), queue_for_team: AtomicBool::new(false), known_words: Mutex::default() })
+        let catalog_path = data_dir.join("catalog.sqlite");
+        let catalog = catalog::open(&catalog_path)?;
+        Ok(Self { blobs, catalog: Mutex::new(catalog), queue_for_team: AtomicBool::new(false), known_words: Mutex::default(), catalog_path })
     }
 
     fn conn(&self) -> MutexGuard<'_, rusqlite::Connection> {
@@ -391,28 +445,60 @@ impl ArtifactStore {
     /// Starts (or restarts) indexing `artifact_id`: drops what an interrupted run left, and
     /// returns how many runs have started on it without finishing (this one included).
     pub fn search_start(&self, artifact_id: &str) -> Result<u32, StoreError> {
-        search::start(&mut self.conn(), artifact_id, None)
+        search::start(&mut self.conn(), artifact_id)
     }
 
-    /// [`Self::search_start`] for an indexer whose writes follow its reading: `extracted` is the
-    /// artifact whose text it read whole just before (a run that stops before that text is
-    /// written is not counted against it).
-    pub fn search_start_after(&self, artifact_id: &str, extracted: Option<&str>) -> Result<u32, StoreError> {
-        search::start(&mut self.conn(), artifact_id, extracted)
+    /// The search indexer's reading side, on a catalog connection of its own (see
+    /// [`SearchReader`]).
+    pub fn search_reader(&self) -> Result<SearchReader<'_>, StoreError> {
+        let conn = catalog::open(&self.catalog_path)?;
+        let marker = self.catalog_path.with_file_name("search.reading");
+        // A run stopped while reading that file: counted against it.
+        if let Ok(stopped_on) = std::fs::read_to_string(&marker) {
+            search::count_stopped_run(&conn, stopped_on.trim())?;
+            std::fs::remove_file(&marker).map_err(error::io("removing", &marker))?;
+        }
+        Ok(SearchReader { store: self, conn, marker })
+    }
+
+    /// Drops what an interrupted run left of `artifact_id`'s text, before it is written again
+    /// (the indexer's writer, for what [`SearchReader::begin`] began).
+    pub fn search_restart(&self, artifact_id: &str) -> Result<(), StoreError> {
+        search::restart(&mut self.conn(), artifact_id)
     }
 
     /// Writes a batch of segments in one short transaction; `false` (nothing written) when the
     /// artifact was removed meanwhile. Its words are read first, before the catalog's lock is
     /// taken (a storing call waits less); an indexer reads them on another thread
     /// ([`Self::search_prepare`], [`Self::search_write_prepared`]).
+    /// Then the merges of pair blocks that are due ([`Self::search_merge_step`]: an indexer with
+    /// a second thread takes them there).
     pub fn search_write(&self, batch: IndexBatch) -> Result<bool, StoreError> {
-        self.search_write_prepared(self.search_prepare(batch))
+        let written = self.search_write_prepared(self.search_prepare(batch))?;
+        while self.search_merge_step()? {}
+        Ok(written)
+    }
+
+    /// One merge of the index's pair blocks, if one is due (`false`: none): read, then merged
+    /// and encoded without holding the catalog (a writer goes on meanwhile), then committed in
+    /// a short transaction.
+    pub fn search_merge_step(&self) -> Result<bool, StoreError> {
+        let input = match search::plan_merge(&mut self.conn())? {
+            search::MergeDue::Nothing => return Ok(false),
+            search::MergeDue::SetAside => return Ok(true),
+            search::MergeDue::Merge(input) => input,
+        };
+        let merged = search::merge_blocks(&input)?;
+        search::commit_merge(&mut self.conn(), &input, merged)
     }
 
     /// Reads a batch's words (its pairs, the words not in the vocabulary yet) for
     /// [`Self::search_write_prepared`]: an indexer does it on one thread while another writes.
     pub fn search_prepare(&self, batch: IndexBatch) -> PreparedBatch {
-        let prepared = search::prepare(&batch, &self.known_words());
+        let mut prepared = search::prepare(&batch);
+        // The lock on what was written is taken for the batch's distinct words only: the
+        // indexer's writer takes it after each write.
+        prepared.drop_known(&self.known_words());
         PreparedBatch { batch, prepared }
     }
 

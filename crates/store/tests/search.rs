@@ -189,18 +189,24 @@ fn a_file_read_whole_before_a_stop_is_not_counted_against_it() {
     let read = put(&store, "read-ahead.md", "text/markdown", "demo", "write", "c1", 1);
     let crashing = put(&store, "crashing.pdf", "application/pdf", "demo", "write", "c2", 2);
     for run in 1..=3 {
-        assert_eq!(store.search_start_after(&read.id, None).unwrap(), 1, "run {run}: the file read whole is on its first try again");
-        assert_eq!(store.search_start_after(&crashing.id, Some(&read.id)).unwrap(), run, "run {run}: the file being read when it stopped counts");
+        let mut reader = store.search_reader().unwrap();
+        assert_eq!(reader.begin(&read.id).unwrap(), 1, "run {run}: the file read whole is on its first try again");
+        reader.read_whole().unwrap();
+        assert_eq!(reader.begin(&crashing.id).unwrap(), run, "run {run}: the file being read when it stopped counts");
         // The process dies here: neither is written.
     }
-    // Without being told, the file read whole counts too (a file whose runs never end is
-    // indexed by name only after two).
+    // Written and marked indexed: its count is gone.
+    let mut reader = store.search_reader().unwrap();
+    assert_eq!(reader.begin(&crashing.id).unwrap(), 4);
+    store.search_restart(&crashing.id).unwrap();
+    store.search_finish(&crashing.id, 5, None).unwrap();
+    reader.read_whole().unwrap();
+    drop(reader);
+    assert_eq!(store.search_reader().unwrap().begin(&crashing.id).unwrap(), 1);
+    // The one-call start counts each start until the file is finished.
     let plain = put(&store, "plain.md", "text/markdown", "demo", "write", "c3", 3);
     store.search_start(&plain.id).unwrap();
     assert_eq!(store.search_start(&plain.id).unwrap(), 2);
-    // A crashing file's count is not taken away by a file read after it.
-    assert_eq!(store.search_start_after(&plain.id, Some(&read.id)).unwrap(), 3);
-    assert_eq!(store.search_start_after(&crashing.id, Some(&plain.id)).unwrap(), 4);
 }
 
 #[test]
@@ -212,6 +218,7 @@ fn calls_are_indexed_for_the_artifacts_they_produced() {
     assert_eq!(store.search_index_calls(500).unwrap(), 2);
     assert_eq!(store.search_index_calls(500).unwrap(), 0, "each call once");
     assert_eq!(found(&store, &query("initech ")), vec![("report.pdf".into(), HitPlace::Call, 0)]);
+    assert_eq!(found(&store, &query("\"make_report customer initech\" ")), vec![("report.pdf".into(), HitPlace::Call, 0)], "a call's phrase, by its pairs");
     assert!(found(&store, &query("hooli ")).is_empty(), "a call without artifacts has nothing to find");
     assert!(store.search_call_text("c1").unwrap().unwrap().contains("Initech"));
     // Re-indexing an artifact's text keeps its call.
@@ -492,4 +499,83 @@ fn a_prefix_finds_words_however_the_index_folds_splits_or_cuts_them() {
     assert_eq!(names("resu"), ["cv-nfd.txt", "results.txt"]);
     assert_eq!(names("résumé "), ["cv-nfd.txt"]);
     assert_eq!(names("this"), ["long.txt", "short.txt"]);
+}
+
+/// The pair blocks as (level, values), oldest first, from the catalog's file.
+fn pair_blocks(dir: &std::path::Path) -> Vec<(i64, i64)> {
+    let conn = rusqlite::Connection::open(dir.join("catalog.sqlite")).unwrap();
+    let mut stmt = conn.prepare("SELECT level, entries FROM search_pair_blocks ORDER BY id").unwrap();
+    stmt.query_map([], |row| Ok((row.get(0)?, row.get(1)?))).unwrap().map(Result::unwrap).collect()
+}
+
+#[test]
+fn phrases_are_found_through_pair_blocks_merged_level_over_level() {
+    // Each batch's pairs are one block; sixteen blocks of a level merge into one of the next.
+    let dir = tempfile::tempdir().unwrap();
+    let store = ArtifactStore::open(dir.path()).unwrap();
+    let files = 16 * 16 + 5;
+    for i in 0..files {
+        let r = put(&store, &format!("ledger-{i}.txt"), "text/plain", "demo", "tail", "c1", i as i64 + 1);
+        index(&store, &r, vec![segment(HitPlace::Line, 1, &format!("entry {i}: quarterly revenue tag{i} rose")), segment(HitPlace::Line, 2, "revenue, then quarterly")]);
+    }
+    let blocks = pair_blocks(dir.path());
+    assert!(blocks.iter().any(|b| b.0 == 2), "sixteen merged blocks merged again: {blocks:?}");
+    assert!(blocks.len() < 16 * 3, "{} blocks", blocks.len());
+    // A phrase of every file: each one's first line, newest first.
+    let hits = search(&store, &SearchQuery { text: "\"quarterly revenue\" ".into(), limit: 200, ..Default::default() });
+    assert_eq!(hits.len(), 200);
+    assert!(hits.iter().all(|h| h.position == 1), "the second lines have the words apart");
+    let newest: Vec<String> = (files - 200..files).rev().map(|i| format!("ledger-{i}.txt")).collect();
+    assert_eq!(hits.iter().map(|h| h.artifact.name.clone()).collect::<Vec<_>>(), newest);
+    // A phrase of one file, whatever level its block is at now.
+    for i in [0, 7, 130, 255, files - 1] {
+        assert_eq!(found(&store, &query(&format!("\"revenue tag{i}\" "))), vec![(format!("ledger-{i}.txt"), HitPlace::Line, 1)], "file {i}");
+    }
+    assert!(found(&store, &query("\"revenue quarterly\" ")).is_empty());
+}
+
+#[test]
+fn a_merge_drops_the_pairs_of_removed_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = ArtifactStore::open(dir.path()).unwrap();
+    let mut records = Vec::new();
+    for i in 0..15 {
+        let r = put(&store, &format!("memo-{i}.txt"), "text/plain", "demo", "tail", "c1", i + 1);
+        index(&store, &r, vec![segment(HitPlace::Line, 1, &format!("board memo number{i} approved"))]);
+        records.push(r);
+    }
+    let before: i64 = pair_blocks(dir.path()).iter().map(|b| b.1).sum();
+    for r in &records[..10] {
+        store.remove(&r.id).unwrap();
+    }
+    // Removed files' pairs stay until their blocks merge; no phrase of theirs is found meanwhile.
+    assert_eq!(pair_blocks(dir.path()).iter().map(|b| b.1).sum::<i64>(), before);
+    assert!(found(&store, &query("\"memo number3\" ")).is_empty());
+    // The sixteenth block: the merge keeps the pairs of the files still there.
+    let last = put(&store, "memo-15.txt", "text/plain", "demo", "tail", "c1", 16);
+    index(&store, &last, vec![segment(HitPlace::Line, 1, "board memo number15 approved")]);
+    let blocks = pair_blocks(dir.path());
+    assert_eq!(blocks.len(), 1, "{blocks:?}");
+    assert_eq!(blocks[0], (1, 6 * 3), "three pairs for each of the six files left");
+    assert_eq!(found(&store, &query("\"memo number12\" ")), vec![("memo-12.txt".into(), HitPlace::Line, 1)]);
+    assert_eq!(found(&store, &query("\"board memo\" ")).len(), 6);
+}
+
+#[test]
+fn a_damaged_pair_block_is_a_clear_error_and_a_rebuild_mends_it() {
+    let (dir, store, report, _table) = fixture();
+    {
+        let conn = rusqlite::Connection::open(dir.path().join("catalog.sqlite")).unwrap();
+        // The directory and data of every block overwritten with ones; headers kept.
+        conn.execute("UPDATE search_pair_chunks SET data = CAST(substr(data, 1, 16) || unhex(replace(hex(zeroblob(length(data) - 16)), '00', 'FF')) AS BLOB)", []).unwrap();
+    }
+    let error = store.search_check().unwrap_err().to_string();
+    assert!(error.contains("search index is damaged") && error.contains("reindex"), "{error}");
+    let error = store.search_with(&query("\"net revenue\" "), &mut text_of).unwrap_err().to_string();
+    assert!(error.contains("search index is damaged"), "{error}");
+    assert_eq!(found(&store, &query("revenue ")).len(), 2, "words alone do not need the blocks");
+    store.search_clear().unwrap();
+    store.search_check().unwrap();
+    index(&store, &report, vec![segment(HitPlace::Page, 12, "Net revenue rose")]);
+    assert_eq!(found(&store, &query("\"net revenue\" ")), vec![("report.pdf".into(), HitPlace::Page, 12)]);
 }

@@ -4,7 +4,7 @@
 
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
-use super::{pairs, vocabulary, HitPlace, KnownWords, Segment};
+use super::{blocks, pairs, vocabulary, HitPlace, KnownWords, Segment};
 use crate::{
     catalog::{from_row, COLUMNS},
     error::StoreError,
@@ -58,33 +58,52 @@ pub(crate) fn pending(conn: &Connection, limit: u32) -> Result<Vec<ArtifactRecor
 
 /// Drops what an interrupted run left of `artifact_id`'s text (not its call's segments) and
 /// counts this run; returns how many runs started on it without finishing, this one included.
-/// `extracted`: the artifact whose text was read whole just before (its run is not counted
-/// against it if the process stops before its text is written).
-pub(crate) fn start(conn: &mut Connection, artifact_id: &str, extracted: Option<&str>) -> Result<u32, StoreError> {
+pub(crate) fn start(conn: &mut Connection, artifact_id: &str) -> Result<u32, StoreError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    if let Some(extracted) = extracted {
-        tx.execute("DELETE FROM search_attempts WHERE artifact_id = ?1", [extracted])?;
-    }
+    drop_leftovers(&tx, artifact_id)?;
+    count_stopped_run(&tx, artifact_id)?;
+    let attempts = attempts(&tx, artifact_id)?;
+    tx.commit()?;
+    Ok(attempts)
+}
+
+/// Drops what an interrupted run left of `artifact_id`'s text (not its call's segments).
+pub(crate) fn restart(conn: &mut Connection, artifact_id: &str) -> Result<(), StoreError> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    drop_leftovers(&tx, artifact_id)?;
+    tx.commit()?;
+    Ok(())
+}
+
+fn drop_leftovers(tx: &rusqlite::Transaction<'_>, artifact_id: &str) -> Result<(), StoreError> {
     tx.execute(
         "DELETE FROM search_fts WHERE rowid IN (SELECT id FROM search_segments WHERE artifact_id = ?1 AND place <> 'call')",
         [artifact_id],
     )?;
     tx.execute("DELETE FROM search_segments WHERE artifact_id = ?1 AND place <> 'call'", [artifact_id])?;
     tx.execute("DELETE FROM search_indexed WHERE artifact_id = ?1", [artifact_id])?;
-    tx.execute(
+    Ok(())
+}
+
+/// Counts a run that started on `artifact_id` and did not finish.
+pub(crate) fn count_stopped_run(conn: &Connection, artifact_id: &str) -> Result<(), StoreError> {
+    conn.execute(
         "INSERT INTO search_attempts (artifact_id, attempts) SELECT id, 1 FROM artifacts WHERE id = ?1
          ON CONFLICT (artifact_id) DO UPDATE SET attempts = attempts + 1",
         [artifact_id],
     )?;
-    let attempts: u32 = tx.query_row("SELECT COALESCE((SELECT attempts FROM search_attempts WHERE artifact_id = ?1), 1)", [artifact_id], |row| row.get(0))?;
-    tx.commit()?;
-    Ok(attempts)
+    Ok(())
 }
 
-/// What a batch adds besides its text, worked out before the write lock is taken: each
-/// segment's pair tokens, and the words the vocabulary does not have yet.
+/// The runs counted on `artifact_id` that did not finish.
+pub(crate) fn attempts(conn: &Connection, artifact_id: &str) -> Result<u32, StoreError> {
+    Ok(conn.query_row("SELECT COALESCE((SELECT attempts FROM search_attempts WHERE artifact_id = ?1), 0)", [artifact_id], |row| row.get(0))?)
+}
+
+/// What a batch adds besides its text, worked out before the write lock is taken: its pair
+/// tokens' block, and the words the vocabulary does not have yet.
 pub(crate) struct Prepared {
-    pairs: Vec<String>,
+    block: Option<blocks::NewBlock>,
     words: vocabulary::NewWords,
 }
 
@@ -111,20 +130,28 @@ impl PreparedBatch {
     }
 }
 
-/// Reads `batch`'s words once: the pairs, and the words `known` does not have (for the
-/// generation it remembers; [`write`] checks that it is still the index's).
-pub(crate) fn prepare(batch: &IndexBatch, known: &KnownWords) -> Prepared {
-    let mut words = vocabulary::NewWords::new(known.generation());
-    let pairs = batch
+/// Reads `batch`'s words once: the pairs (encoded as the batch's block), and its distinct words
+/// (then [`Prepared::drop_known`] drops those already written).
+pub(crate) fn prepare(batch: &IndexBatch) -> Prepared {
+    let mut words = vocabulary::NewWords::new(0);
+    let tokens: Vec<Vec<u32>> = batch
         .segments
         .iter()
         .map(|segment| {
-            let mut pairs = String::new();
-            pairs::append_tokens(&segment.text, &mut pairs, &mut |word, folded, hash| words.meet(known, word, folded, hash));
-            pairs
+            let mut tokens = Vec::new();
+            pairs::tokens_of(&segment.text, &mut tokens, &mut |word, folded, hash| words.meet(word, folded, hash));
+            tokens
         })
         .collect();
-    Prepared { pairs, words }
+    Prepared { block: blocks::NewBlock::of_segments(&tokens), words }
+}
+
+impl Prepared {
+    /// Drops the words `known` remembers as written, and takes its generation ([`write`] checks
+    /// that it is still the index's).
+    pub(crate) fn drop_known(&mut self, known: &KnownWords) {
+        self.words.drop_known(known);
+    }
 }
 
 /// Writes `batch`, unless its artifact was removed meanwhile (then nothing, `false`). On `true`,
@@ -135,10 +162,14 @@ pub(crate) fn write(conn: &mut Connection, batch: &IndexBatch, prepared: &mut Pr
     let generation = vocabulary::generation(&tx)?;
     if generation != prepared.words.generation() {
         // The index was emptied since the words were read: what was remembered is gone too.
-        *prepared = prepare(batch, &KnownWords::fresh(generation));
+        *prepared = prepare(batch);
+        prepared.drop_known(&KnownWords::fresh(generation));
     }
     if exists {
-        insert_segments(&tx, &batch.artifact_id, batch.segments.iter().zip(prepared.pairs.iter().map(String::as_str)))?;
+        let first = insert_segments(&tx, &batch.artifact_id, batch.segments.iter())?;
+        if let (Some(first), Some(block)) = (first, &prepared.block) {
+            blocks::insert(&tx, first, block)?;
+        }
         vocabulary::write(&tx, &prepared.words)?;
     }
     tx.commit()?;
@@ -150,17 +181,18 @@ pub(crate) fn remember(known: &mut KnownWords, prepared: Prepared) {
     vocabulary::remember(known, prepared.words);
 }
 
-/// Writes `segments` (each with its pair tokens) after the artifact's others.
-fn insert_segments<'a>(tx: &rusqlite::Transaction<'_>, artifact_id: &str, segments: impl ExactSizeIterator<Item = (&'a Segment, &'a str)>) -> Result<(), StoreError> {
+/// Writes `segments` after the artifact's others; returns the first one's id (`None` when
+/// there are none).
+fn insert_segments<'a>(tx: &rusqlite::Transaction<'_>, artifact_id: &str, segments: impl ExactSizeIterator<Item = &'a Segment>) -> Result<Option<i64>, StoreError> {
     if segments.len() == 0 {
-        return Ok(());
+        return Ok(None);
     }
     let first = first_segment_id(tx, artifact_id, segments.len())?;
     let mut segment_row = tx.prepare_cached(
         "INSERT INTO search_segments (id, artifact_id, place, position, byte_offset, byte_length) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     )?;
-    let mut text_row = tx.prepare_cached("INSERT INTO search_fts (rowid, body, pairs) VALUES (?1, ?2, ?3)")?;
-    for (id, (segment, pairs)) in (first..).zip(segments) {
+    let mut text_row = tx.prepare_cached("INSERT INTO search_fts (rowid, body) VALUES (?1, ?2)")?;
+    for (id, segment) in (first..).zip(segments) {
         segment_row.execute(params![
             id,
             artifact_id,
@@ -169,9 +201,9 @@ fn insert_segments<'a>(tx: &rusqlite::Transaction<'_>, artifact_id: &str, segmen
             segment.byte_offset as i64,
             segment.byte_length as i64
         ])?;
-        text_row.execute(params![id, segment.text, pairs])?;
+        text_row.execute(params![id, segment.text])?;
     }
-    Ok(())
+    Ok(Some(first))
 }
 
 /// Segment ids order the index by time, densely (the index stores the gaps between ids: small
@@ -211,13 +243,14 @@ pub(crate) fn finish(conn: &Connection, artifact_id: &str, now_ms: i64, note: Op
 pub(crate) fn index_calls(conn: &mut Connection, limit: u32) -> Result<usize, StoreError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let after: i64 = tx.query_row("SELECT audit_seq FROM search_calls WHERE id = 1", [], |row| row.get(0))?;
-    let nothing_known = KnownWords::fresh(vocabulary::generation(&tx)?);
+    let generation = vocabulary::generation(&tx)?;
     let calls: Vec<(i64, String, String, String, String, Option<String>)> = {
         let mut stmt = tx.prepare("SELECT seq, server, tool, arguments, artifact_ids, result_text FROM audit WHERE seq > ?1 ORDER BY seq LIMIT ?2")?;
         let rows = stmt.query_map(params![after, limit], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?, row.get(5)?)))?;
         rows.collect::<Result<_, _>>()?
     };
     let mut last = after;
+    let mut call_segments: Vec<(i64, Vec<u32>)> = Vec::new();
     for (seq, server, tool, arguments, artifact_ids, result_text) in &calls {
         last = *seq;
         let ids: Vec<String> = serde_json::from_str(artifact_ids).unwrap_or_default();
@@ -226,19 +259,29 @@ pub(crate) fn index_calls(conn: &mut Connection, limit: u32) -> Result<usize, St
         }
         let segment = Segment { place: HitPlace::Call, position: 0, byte_offset: 0, byte_length: 0, text: call_segment_text(server, tool, arguments, result_text.as_deref()) };
         // The call's words once, for all its files.
-        let mut pairs = String::new();
-        let mut words = vocabulary::NewWords::new(nothing_known.generation());
-        pairs::append_tokens(&segment.text, &mut pairs, &mut |word, folded, hash| words.meet(&nothing_known, word, folded, hash));
+        let mut tokens = Vec::new();
+        let mut words = vocabulary::NewWords::new(generation);
+        pairs::tokens_of(&segment.text, &mut tokens, &mut |word, folded, hash| words.meet(word, folded, hash));
         let mut written = false;
         for id in ids {
             let exists = tx.query_row("SELECT 1 FROM artifacts WHERE id = ?1", [&id], |_| Ok(())).optional()?.is_some();
             if exists {
-                insert_segments(&tx, &id, std::iter::once((&segment, pairs.as_str())))?;
+                if let Some(segment_id) = insert_segments(&tx, &id, std::iter::once(&segment))? {
+                    call_segments.push((segment_id, tokens.clone()));
+                }
                 written = true;
             }
         }
         if written {
             vocabulary::write(&tx, &words)?;
+        }
+    }
+    // The calls' pairs, one block for the segments written here (their ids are scattered).
+    if let (Some(lo), Some(hi)) = (call_segments.iter().map(|c| c.0).min(), call_segments.iter().map(|c| c.0).max()) {
+        let span = (hi - lo + 1) as u64;
+        let mut values: Vec<u64> = call_segments.iter().flat_map(|(id, tokens)| tokens.iter().map(move |t| u64::from(*t) * span + (id - lo) as u64)).collect();
+        if let Some(block) = blocks::NewBlock::of_values(span, &mut values) {
+            blocks::insert(&tx, lo, &block)?;
         }
     }
     tx.execute("UPDATE search_calls SET audit_seq = ?1 WHERE id = 1", [last])?;
@@ -300,14 +343,14 @@ fn argument_text(arguments: &str) -> String {
 pub(crate) fn clear(conn: &mut Connection) -> Result<(), StoreError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     tx.execute_batch(&format!(
-        "DROP TABLE IF EXISTS search_fts; {CREATE_TEXT}; DELETE FROM search_segments; DELETE FROM search_indexed; DELETE FROM search_attempts; DELETE FROM search_words; UPDATE search_calls SET audit_seq = 0, generation = generation + 1 WHERE id = 1;"
+        "DROP TABLE IF EXISTS search_fts; {CREATE_TEXT}; DELETE FROM search_pair_blocks; DELETE FROM search_pair_chunks; DELETE FROM search_segments; DELETE FROM search_indexed; DELETE FROM search_attempts; DELETE FROM search_words; UPDATE search_calls SET audit_seq = 0, generation = generation + 1 WHERE id = 1;"
     ))?;
     tx.commit()?;
     Ok(())
 }
 
 /// `search_fts` as the migration creates it.
-const CREATE_TEXT: &str = "CREATE VIRTUAL TABLE search_fts USING fts5(body, pairs, content = '', contentless_delete = 1, detail = none, tokenize = 'unicode61 remove_diacritics 2'); INSERT INTO search_fts (search_fts, rank) VALUES ('automerge', 16); INSERT INTO search_fts (search_fts, rank) VALUES ('crisismerge', 64)";
+const CREATE_TEXT: &str = "CREATE VIRTUAL TABLE search_fts USING fts5(body, content = '', contentless_delete = 1, detail = none, tokenize = 'unicode61 remove_diacritics 2'); INSERT INTO search_fts (search_fts, rank) VALUES ('automerge', 16); INSERT INTO search_fts (search_fts, rank) VALUES ('crisismerge', 64)";
 
 /// The text a call's `call` segments were indexed with (server, tool, arguments), from the
 /// audit log.
@@ -332,9 +375,9 @@ pub(crate) fn compact_step(conn: &Connection) -> Result<bool, StoreError> {
     Ok(conn.total_changes() - before >= 2)
 }
 
-/// Checks the index's structure; `Err` when FTS5 finds it damaged.
+/// Checks the index's structure; `Err` when FTS5 finds it damaged, or a pair block is.
 pub(crate) fn check(conn: &Connection) -> Result<(), StoreError> {
     conn.execute("INSERT INTO search_fts (search_fts) VALUES ('integrity-check')", [])?;
-    Ok(())
+    blocks::check(conn)
 }
 

@@ -11,11 +11,13 @@
 //!
 //! The index is contentless and keeps no positions: a hit names its segment's place (page, row,
 //! line, byte range), and the caller cuts the snippet from the artifact ([`snippet`]). A phrase
-//! is found by its words and its adjacent pairs' tokens ([`pairs`]), then checked in that text; a
-//! prefix by the words it completes to ([`vocabulary`]).
+//! is found by its words and its adjacent pairs' tokens ([`pairs`], kept in [`blocks`] beside
+//! FTS5), then checked in that text; a prefix by the words it completes to ([`vocabulary`]).
 
+mod blocks;
 mod index;
 mod pairs;
+mod rice;
 mod snippet;
 mod terms;
 mod vocabulary;
@@ -28,7 +30,8 @@ pub use snippet::{hit_line, snippet, SnippetPart, SNIPPET_CHARS};
 pub use terms::{Term, Terms};
 pub use vocabulary::KnownWords;
 pub use index::{IndexBatch, PreparedBatch};
-pub(crate) use index::{call_text, check, clear, compact_step, finish, index_calls, pending, prepare, remember, start, write};
+pub(crate) use blocks::{commit_merge, merge as merge_blocks, plan_merge, MergeDue};
+pub(crate) use index::{attempts, call_text, check, clear, compact_step, count_stopped_run, finish, index_calls, pending, prepare, remember, restart, start, write};
 
 use crate::{
     catalog::{from_row, COLUMNS},
@@ -235,7 +238,11 @@ pub(crate) fn run(store: &crate::ArtifactStore, query: &SearchQuery, text_of: &m
             words
         })
     };
-    let (sql, values) = page_sql(query, &expression);
+    // A phrase's pairs: the segments that can hold it, newest first (`None`: no phrase that
+    // pairs, every segment can).
+    let pair_tokens = terms.pair_tokens();
+    let candidates = if pair_tokens.is_empty() { None } else { Some(blocks::segments_with(&store.conn(), &pair_tokens)?) };
+    let (sql, values) = page_sql(query, &expression, candidates.is_some());
     let mut hits: Vec<SearchHit> = Vec::new();
     let mut per_artifact: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     let mut refused = 0;
@@ -245,9 +252,31 @@ pub(crate) fn run(store: &crate::ArtifactStore, query: &SearchQuery, text_of: &m
     // rows cost less than setting up another read); each next one twice the last.
     let mut rows_wanted = (limit as i64 + 4 + spelled_out as i64).min(MAX_PAGE_ROWS);
     'pages: loop {
-        let rows = page(&store.conn(), &sql, &values, before, rows_wanted)?;
-        let Some(&(_, last)) = rows.last() else { break };
+        // With a phrase's candidates, a page looks at the next ones below `before`, at most
+        // [`MAX_PAGE_ROWS`] of them; `chunk_end`: the lowest it looked at, when more are left.
+        let (chunk, chunk_end) = match &candidates {
+            Some(candidates) => {
+                let start = candidates.partition_point(|id| *id >= before);
+                let end = (start + MAX_PAGE_ROWS as usize).min(candidates.len());
+                if start == end {
+                    break;
+                }
+                let more = end < candidates.len();
+                (Some(serde_json::to_string(&candidates[start..end]).unwrap_or_default()), more.then(|| candidates[end - 1]))
+            }
+            None => (None, None),
+        };
+        let rows = page(&store.conn(), &sql, &values, chunk, before, rows_wanted)?;
         let full = rows.len() as i64 == rows_wanted;
+        let Some(&(_, last)) = rows.last() else {
+            match chunk_end {
+                Some(end) => {
+                    before = end;
+                    continue;
+                }
+                None => break,
+            }
+        };
         before = last;
         rows_wanted = (rows_wanted * 2).min(MAX_PAGE_ROWS);
         // The file whose hits were all taken, when the page ends among its segments.
@@ -294,7 +323,14 @@ pub(crate) fn run(store: &crate::ArtifactStore, query: &SearchQuery, text_of: &m
             }
         }
         if !full {
-            break;
+            match chunk_end {
+                // The candidates looked at are done with: on to the next ones.
+                Some(end) => {
+                    before = end;
+                    continue;
+                }
+                None => break,
+            }
         }
         if let Some(artifact_id) = ended_in {
             // The rest of that file's run of segments (thousands, in a large file) is skipped in
@@ -320,11 +356,11 @@ pub(crate) fn run(store: &crate::ArtifactStore, query: &SearchQuery, text_of: &m
 }
 
 /// The query for one page of hits: its last two parameters are the id the page starts below
-/// and how many rows it reads.
-fn page_sql(query: &SearchQuery, expression: &str) -> (String, Vec<rusqlite::types::Value>) {
+/// and how many rows it reads; with `candidates`, one more before them: the segments it may
+/// find, a JSON array (a phrase's, from the pair blocks).
+fn page_sql(query: &SearchQuery, expression: &str, candidates: bool) -> (String, Vec<rusqlite::types::Value>) {
     let mut conditions = Conditions::default();
     let text = conditions.bind(expression.to_owned().into());
-    conditions.sql.push(format!("search_fts MATCH {text}"));
     conditions.filter(&Filter {
         session: query.session.as_deref(),
         server: query.server.as_deref(),
@@ -347,24 +383,39 @@ fn page_sql(query: &SearchQuery, expression: &str) -> (String, Vec<rusqlite::typ
         let p = conditions.bind(until.into());
         conditions.sql.push(format!("a.created_at_ms < {p}"));
     }
-    let before = format!("?{}", conditions.values.len() + 1);
-    let rows = format!("?{}", conditions.values.len() + 2);
-    conditions.sql.push(format!("search_fts.rowid < {before}"));
-    let sql = format!(
-        "SELECT {COLUMNS}, s.place, s.position, s.byte_offset, s.byte_length, s.id
-         FROM search_fts JOIN search_segments s ON s.id = search_fts.rowid JOIN artifacts a ON a.id = s.artifact_id
-         {} ORDER BY search_fts.rowid DESC LIMIT {rows}",
-        conditions.where_clause()
-    );
+    let next = conditions.values.len() + 1;
+    let (before, rows) = (format!("?{}", next + usize::from(candidates)), format!("?{}", next + 1 + usize::from(candidates)));
+    let sql = if candidates {
+        // Each candidate is looked up in FTS5 by its rowid (a seek in each word's list).
+        conditions.sql.push(format!("s.id < {before}"));
+        conditions.sql.push(format!("EXISTS (SELECT 1 FROM search_fts WHERE search_fts MATCH {text} AND search_fts.rowid = s.id)"));
+        format!(
+            "SELECT {COLUMNS}, s.place, s.position, s.byte_offset, s.byte_length, s.id
+             FROM json_each(?{next}) c JOIN search_segments s ON s.id = c.value JOIN artifacts a ON a.id = s.artifact_id
+             {} ORDER BY s.id DESC LIMIT {rows}",
+            conditions.where_clause()
+        )
+    } else {
+        conditions.sql.push(format!("search_fts MATCH {text}"));
+        conditions.sql.push(format!("search_fts.rowid < {before}"));
+        format!(
+            "SELECT {COLUMNS}, s.place, s.position, s.byte_offset, s.byte_length, s.id
+             FROM search_fts JOIN search_segments s ON s.id = search_fts.rowid JOIN artifacts a ON a.id = s.artifact_id
+             {} ORDER BY search_fts.rowid DESC LIMIT {rows}",
+            conditions.where_clause()
+        )
+    };
     (sql, conditions.values)
 }
 
-/// One page of hits below `before`, newest first, with their segment ids.
+/// One page of hits below `before`, newest first, with their segment ids (among `candidates`
+/// when given: see [`page_sql`]).
 /// (`None` for a place this build does not know: skipped, but it still moves the search on).
-fn page(conn: &Connection, sql: &str, values: &[rusqlite::types::Value], before: i64, rows: i64) -> Result<Vec<(Option<SearchHit>, i64)>, StoreError> {
+fn page(conn: &Connection, sql: &str, values: &[rusqlite::types::Value], candidates: Option<String>, before: i64, rows: i64) -> Result<Vec<(Option<SearchHit>, i64)>, StoreError> {
     let mut stmt = conn.prepare_cached(sql)?;
     let bounds = [rusqlite::types::Value::Integer(before), rusqlite::types::Value::Integer(rows)];
-    let rows = stmt.query_map(rusqlite::params_from_iter(values.iter().chain(bounds.iter())), |row| {
+    let candidates = candidates.map(rusqlite::types::Value::Text);
+    let rows = stmt.query_map(rusqlite::params_from_iter(values.iter().chain(candidates.iter()).chain(bounds.iter())), |row| {
         let artifact = from_row(row)?;
         let place: String = row.get(13)?;
         let hit = HitPlace::parse(&place).map(|place| SearchHit {

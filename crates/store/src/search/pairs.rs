@@ -4,38 +4,35 @@
 //! a phrase's words alone find every place where they are both, adjacent or not: for two words
 //! of middling frequency, tens of thousands of places in a large store, each to be read again
 //! to check the phrase. So every pair of adjacent words of a segment is also written, hashed
-//! into one of 2^[`BITS`] tokens (in the index's `pairs` column), and a phrase requires its
-//! pairs' tokens besides its words: a place is read again only when the phrase's words are
+//! into one of 2^[`BITS`] tokens (kept in pair blocks beside the index: [`super::blocks`]), and
+//! a phrase requires its pairs' tokens besides its words: a place is read again only when the phrase's words are
 //! adjacent in it, or when another pair of its words shares the hash (about one place in 700 of
 //! those holding both words; the text check refuses it).
 //!
 //! A word pairs when it has [`MIN_CHARS`] or more characters and is not only digits: "of the"
 //! would pair in nearly every place, and a number is rare enough that its word alone narrows a
-//! phrase. The tokens are private-use characters, which the tokenizer keeps as a word and which
-//! nothing typed into the search box reaches. The hash is stable: it is written into the index.
+//! phrase. The hash is stable: it is written into the index.
 
 /// log2 of the number of distinct pair tokens.
 pub(crate) const BITS: u32 = 20;
 /// A word shorter than this does not pair.
 const MIN_CHARS: usize = 3;
-/// The first private-use character of a token.
-const BASE: u32 = 0xE000;
 /// Words pair on their first this many characters, as [`super::Terms`] cuts typed ones.
 const WORD_CHARS: usize = 64;
 
 /// The token of the pair `first second` (both lowercased and folded, as [`super::Terms`] has
 /// its words), or `None` when one of them does not pair.
-pub(crate) fn token(first: &str, second: &str) -> Option<String> {
-    (pairs_with(first) && pairs_with(second)).then(|| spell(pair_hash(hash(first), hash(second))))
+pub(crate) fn token(first: &str, second: &str) -> Option<u32> {
+    (pairs_with(first) && pairs_with(second)).then(|| pair_hash(hash(first), hash(second)))
 }
 
-/// One pass over the words of `text` (split as the index's tokenizer splits them): appends to
-/// `out` the tokens of its pairs of adjacent words, each once, separated by spaces, and gives
+/// One pass over the words of `text` (split as the index's tokenizer splits them): sets `hashes` to
+/// the tokens of its pairs of adjacent words, sorted, each once, and gives
 /// each word to `word` for the index's vocabulary: lowercased (ASCII left as it is: the hash
 /// and the vocabulary lowercase it), folded as [`super::Terms`] folds typed words, and the
 /// folded form's [`hash`].
-pub(crate) fn append_tokens(text: &str, out: &mut String, word: &mut dyn FnMut(&str, &str, u64)) {
-    let mut hashes: Vec<u32> = Vec::new();
+pub(crate) fn tokens_of(text: &str, hashes: &mut Vec<u32>, word: &mut dyn FnMut(&str, &str, u64)) {
+    hashes.clear();
     let mut previous: Option<u64> = None;
     for raw in text.split(|c: char| !super::terms::is_word_char(c)).filter(|w| !w.is_empty()) {
         // The word's hash for its pairs (of its first characters), and whether it pairs.
@@ -66,13 +63,6 @@ pub(crate) fn append_tokens(text: &str, out: &mut String, word: &mut dyn FnMut(&
     }
     hashes.sort_unstable();
     hashes.dedup();
-    out.reserve(hashes.len() * 7);
-    for hash in hashes {
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.push_str(&spell(hash));
-    }
 }
 
 /// Whether `word` pairs (see the module's documentation).
@@ -95,28 +85,25 @@ fn pair_hash(first: u64, second: u64) -> u32 {
     (mixed >> (64 - BITS)) as u32
 }
 
-/// Two private-use characters (each carries half the bits).
-fn spell(hash: u32) -> String {
-    let half = BITS.div_ceil(2);
-    let high = char::from_u32(BASE + (hash >> half)).expect("a private-use character");
-    let low = char::from_u32(BASE + (hash & ((1 << half) - 1))).expect("a private-use character");
-    [high, low].into_iter().collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn tokens(text: &str) -> Vec<u32> {
+        let mut out = Vec::new();
+        tokens_of(text, &mut out, &mut |_, _, _| {});
+        out
+    }
+
     #[test]
     fn a_text_gives_each_pair_once_and_only_pairs_of_words() {
-        let mut out = String::new();
-        append_tokens("Net revenue, net REVENUE of 2024 rose", &mut out, &mut |_, _, _| {});
-        let tokens: Vec<&str> = out.split(' ').collect();
+        let tokens = tokens("Net revenue, net REVENUE of 2024 rose");
         // "net revenue" (twice, once written), "revenue net"; "revenue of", "of 2024", "2024
         // rose": a short word or a number does not pair.
         assert_eq!(tokens.len(), 2, "{tokens:?}");
-        assert!(tokens.contains(&token("net", "revenue").unwrap().as_str()));
-        assert!(tokens.contains(&token("revenue", "net").unwrap().as_str()));
+        assert!(tokens.contains(&token("net", "revenue").unwrap()));
+        assert!(tokens.contains(&token("revenue", "net").unwrap()));
+        assert!(tokens.windows(2).all(|w| w[0] < w[1]), "sorted");
         assert_eq!(token("of", "the"), None);
         assert_eq!(token("invoice", "12345"), None);
         assert!(token("q3x", "2024a").is_some(), "letters and digits together pair");
@@ -124,16 +111,8 @@ mod tests {
 
     #[test]
     fn tokens_ignore_case_and_diacritics_as_the_words_do() {
-        let mut out = String::new();
-        append_tokens("Crème BRÛLÉE", &mut out, &mut |_, _, _| {});
-        assert_eq!(out, token("creme", "brulee").unwrap());
+        assert_eq!(tokens("Crème BRÛLÉE"), vec![token("creme", "brulee").unwrap()]);
         assert_ne!(token("creme", "brulee"), token("brulee", "creme"), "order counts");
-    }
-
-    #[test]
-    fn tokens_are_two_private_use_characters() {
-        let t = token("quarterly", "revenue").unwrap();
-        assert_eq!(t.chars().count(), 2);
-        assert!(t.chars().all(|c| (0xE000..0xF900).contains(&(c as u32))));
+        assert!(token("quarterly", "revenue").unwrap() < 1 << BITS);
     }
 }

@@ -76,11 +76,27 @@ impl Terms {
         self.terms.is_empty()
     }
 
-    /// The FTS5 `MATCH` expression: every word as a quoted string, all of them required, and a
-    /// phrase's pairs of adjacent words as their tokens (see [`super::pairs`]: the index keeps
-    /// no positions, so [`Self::phrases_in`] checks the order in the text).
+    /// The FTS5 `MATCH` expression: every word as a quoted string, all of them required (the
+    /// index keeps no positions: a phrase's pairs are looked up in the pair blocks, see
+    /// [`Self::pair_tokens`], and [`Self::phrases_in`] checks the order in the text).
     pub fn fts5(&self) -> String {
         self.fts5_with(&mut |_| None)
+    }
+
+    /// The tokens of the phrases' pairs of adjacent words (see [`super::pairs`]; the last word
+    /// of a prefix phrase is not whole yet), sorted, each once: a segment holding a phrase has
+    /// them all.
+    pub fn pair_tokens(&self) -> Vec<u32> {
+        let mut tokens: Vec<u32> = Vec::new();
+        for term in &self.terms {
+            let whole = term.words.len() - usize::from(term.prefix);
+            for pair in term.words[..whole].windows(2) {
+                tokens.extend(super::pairs::token(&fold(&pair[0]), &fold(&pair[1])));
+            }
+        }
+        tokens.sort_unstable();
+        tokens.dedup();
+        tokens
     }
 
     /// [`Self::fts5`], with each prefix given as the words it completes to when `completions`
@@ -89,14 +105,6 @@ impl Terms {
         let quote = |word: &str| format!("\"{}\"", word.replace('"', "\"\""));
         let mut parts: Vec<String> = Vec::new();
         for term in &self.terms {
-            // A phrase's adjacent words, as the pair tokens the index has for them (the last
-            // word of a prefix phrase is not whole yet).
-            let whole = term.words.len() - usize::from(term.prefix);
-            for pair in term.words[..whole].windows(2) {
-                if let Some(token) = super::pairs::token(&fold(&pair[0]), &fold(&pair[1])) {
-                    parts.push(quote(&token));
-                }
-            }
             for (i, word) in term.words.iter().enumerate() {
                 if !(term.prefix && i + 1 == term.words.len()) {
                     parts.push(quote(word));
@@ -259,10 +267,16 @@ mod tests {
 
     #[test]
     fn phrases_stay_together_and_are_never_prefixes() {
-        let pair = super::super::pairs::token("net", "revenue").unwrap();
-        assert_eq!(fts(r#""net revenue" q3 "#), format!(r#""{pair}" AND "net" AND "revenue" AND "q3""#));
-        assert_eq!(fts(r#""Crème brûlée""#), format!(r#""{}" AND "crème" AND "brûlée""#, super::super::pairs::token("creme", "brulee").unwrap()));
-        assert_eq!(fts("net-reve"), r#""net" AND "reve"*"#, "a prefix does not pair yet");
+        let token = |a: &str, b: &str| super::super::pairs::token(a, b).unwrap();
+        assert_eq!(fts(r#""net revenue" q3 "#), r#""net" AND "revenue" AND "q3""#);
+        assert_eq!(Terms::parse(r#""net revenue" q3 "#).pair_tokens(), vec![token("net", "revenue")]);
+        assert_eq!(Terms::parse(r#""Crème brûlée""#).pair_tokens(), vec![token("creme", "brulee")]);
+        let mut three = vec![token("net", "revenue"), token("revenue", "growth")];
+        three.sort_unstable();
+        assert_eq!(Terms::parse(r#""net revenue growth" "net revenue""#).pair_tokens(), three, "each once");
+        assert_eq!(fts("net-reve"), r#""net" AND "reve"*"#);
+        assert!(Terms::parse("net-reve").pair_tokens().is_empty(), "a prefix does not pair yet");
+        assert!(Terms::parse("net revenue ").pair_tokens().is_empty(), "words, not a phrase");
         assert_eq!(fts(r#"a "b c""#), r#""a" AND "b" AND "c""#);
         let terms = Terms::parse(r#""net revenue" q3 "#);
         assert!(terms.phrases_in("Q3: the NET revenue rose"));

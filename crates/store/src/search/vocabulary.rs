@@ -75,11 +75,6 @@ impl KnownWords {
     pub(crate) fn fresh(generation: i64) -> Self {
         Self { generation, ..Default::default() }
     }
-
-    /// The index's generation the hashes were remembered for.
-    pub(crate) fn generation(&self) -> i64 {
-        self.generation
-    }
 }
 
 impl NewWords {
@@ -94,13 +89,12 @@ impl NewWords {
     }
 
     /// A word met in the text: lowercased (ASCII may still have capitals), `folded` as typed
-    /// words are, and the folded form's hash. Kept unless met already in this batch or
-    /// remembered in `known`.
-    pub(crate) fn meet(&mut self, known: &KnownWords, word: &str, folded: &str, folded_hash: u64) {
+    /// words are, and the folded form's hash. Kept unless met already in this batch (the words
+    /// remembered as written are dropped afterwards, in one pass: [`Self::drop_known`]).
+    pub(crate) fn meet(&mut self, word: &str, folded: &str, folded_hash: u64) {
         // Forms FTS5 may fold apart from ours ("сергей", "сергеи") are each a row.
         let hash = if word.is_ascii() { folded_hash } else { super::pairs::hash(word) };
-        // The batch's own set first: small, so the common case stays in the cache.
-        if !self.seen.insert(hash) || (known.generation == self.generation && known.hashes.contains(&hash)) {
+        if !self.seen.insert(hash) {
             return;
         }
         self.hashes.push(hash);
@@ -115,6 +109,27 @@ impl NewWords {
             }
         };
         self.rows.push(row);
+    }
+}
+
+impl NewWords {
+    /// Drops the words `known` remembers as written, and takes its generation: one pass over
+    /// the batch's distinct words (the indexer's writer waits for `known` meanwhile, not for
+    /// the reading of the whole batch).
+    pub(crate) fn drop_known(&mut self, known: &KnownWords) {
+        self.generation = known.generation;
+        let mut rows = std::mem::take(&mut self.rows).into_iter();
+        let mut kept_rows = Vec::new();
+        self.hashes.retain(|hash| {
+            let row = rows.next();
+            let keep = !known.hashes.contains(hash);
+            if keep {
+                kept_rows.extend(row);
+            }
+            keep
+        });
+        self.rows = kept_rows;
+        self.seen = HashSetOfHashes::default();
     }
 }
 
