@@ -8,6 +8,9 @@ DROP TABLE search_fts;
 CREATE VIRTUAL TABLE search_fts USING fts5(body, content = '', contentless_delete = 1, detail = none, tokenize = 'unicode61 remove_diacritics 2');
 INSERT INTO search_fts (search_fts, rank) VALUES ('automerge', 16);
 INSERT INTO search_fts (search_fts, rank) VALUES ('crisismerge', 64);
+-- The terms of a transaction are kept in memory up to 16 MiB (FTS5's default: 1 MiB) and written
+-- out once: the indexer writes a few batches per transaction.
+INSERT INTO search_fts (search_fts, rank) VALUES ('hashsize', 16777216);
 -- `lo`, `span`: the segment ids the block covers (lo .. lo + span); its `bytes` (search::rice's
 -- format) are in `search_pair_chunks`, rows `id × 65536 + n` of 1,000 bytes each (a row within a
 -- page: a part is read without walking a large value's overflow pages from its start).

@@ -33,7 +33,7 @@ pub use outbox::{OutboxStats, Queued};
 pub use query::{ArtifactPage, ArtifactQuery, ArtifactSource, MimeFamily, SortKey, StorageUsage};
 pub use sampling::SamplingRow;
 pub use team_log::{LogEntry, QueuedLog};
-pub use search::{HitPlace, IndexBatch, IndexStatus, PreparedBatch, SearchHit, SearchQuery, SearchResults, Segment, SnippetPart};
+pub use search::{Applied as SearchApplied, HitPlace, IndexBatch, IndexStatus, IndexStep, MergedBlocks, PreparedBatch, SearchHit, SearchQuery, SearchResults, Segment, SnippetPart};
 pub use record::{ArtifactRecord, NewArtifact, Persistence};
 pub use verify::VerifyReport;
 
@@ -97,15 +97,17 @@ impl SearchReader<'_> {
         self.store.search_prepare(batch)
     }
 
-    /// [`ArtifactStore::search_merge_step`], on this connection.
-    pub fn merge_step(&mut self) -> Result<bool, StoreError> {
-        let input = match search::plan_merge(&mut self.conn)? {
-            search::MergeDue::Nothing => return Ok(false),
-            search::MergeDue::SetAside => return Ok(true),
-            search::MergeDue::Merge(input) => input,
-        };
-        let merged = search::merge_blocks(&input)?;
-        search::commit_merge(&mut self.store.conn(), &input, merged)
+    /// The next merge of pair blocks that is due, done on this connection without waiting for
+    /// the catalog's lock (`None`: none is due). The writer commits it
+    /// ([`IndexStep::Merged`]); until then, look for no other.
+    pub fn merge(&mut self) -> Result<Option<MergedBlocks>, StoreError> {
+        loop {
+            match search::plan_merge(&mut self.conn)? {
+                search::MergeDue::Nothing => return Ok(None),
+                search::MergeDue::SetAside => continue,
+                search::MergeDue::Merge(input) => return search::merged(input).map(Some),
+            }
+        }
     }
 }
 
@@ -488,14 +490,14 @@ impl ArtifactStore {
             search::MergeDue::SetAside => return Ok(true),
             search::MergeDue::Merge(input) => input,
         };
-        let merged = search::merge_blocks(&input)?;
-        search::commit_merge(&mut self.conn(), &input, merged)
+        let merged = search::merged(input)?;
+        search::commit_merge(&mut self.conn(), merged)
     }
 
     /// Reads a batch's words (its pairs, the words not in the vocabulary yet) for
     /// [`Self::search_write_prepared`]: an indexer does it on one thread while another writes.
-    pub fn search_prepare(&self, batch: IndexBatch) -> PreparedBatch {
-        let mut prepared = search::prepare(&batch);
+    pub fn search_prepare(&self, mut batch: IndexBatch) -> PreparedBatch {
+        let mut prepared = search::prepare(&mut batch);
         // The lock on what was written is taken for the batch's distinct words only: the
         // indexer's writer takes it after each write.
         prepared.drop_known(&self.known_words());
@@ -504,12 +506,20 @@ impl ArtifactStore {
 
     /// [`Self::search_write`] for a batch whose words were read.
     pub fn search_write_prepared(&self, batch: PreparedBatch) -> Result<bool, StoreError> {
-        let PreparedBatch { batch, mut prepared } = batch;
-        let written = search::write(&mut self.conn(), &batch, &mut prepared)?;
-        if written {
-            search::remember(&mut self.known_words(), prepared);
-        }
-        Ok(written)
+        let PreparedBatch { batch, prepared } = batch;
+        let written = search::write(&mut self.conn(), batch, prepared)?;
+        Ok(written.map(|prepared| search::remember(&mut self.known_words(), prepared)).is_some())
+    }
+
+    /// The indexer's writes in order, in one transaction: what an interrupted run left dropped,
+    /// batches written, artifacts marked indexed (nothing for an artifact removed meanwhile).
+    /// FTS5 writes its terms out once per transaction, so a few batches together cost less
+    /// than each alone; the indexer groups what its reader has ready, up to a bound.
+    pub fn search_apply(&self, steps: Vec<IndexStep>) -> Result<SearchApplied, StoreError> {
+        let (applied, written) = search::apply(&mut self.conn(), steps)?;
+        let mut known = self.known_words();
+        written.into_iter().for_each(|prepared| search::remember(&mut known, prepared));
+        Ok(applied)
     }
 
     /// Marks `artifact_id` indexed, with a note of what was left out (a size bound, a damaged

@@ -293,21 +293,43 @@ pub(crate) fn merge(input: &MergeInput) -> Result<Option<NewBlock>, StoreError> 
     Ok(Some(NewBlock { span, data: encoder.finish() }))
 }
 
+/// A merge done, to be committed ([`commit_merge_in`]): by the indexer's writer, in its next
+/// transaction, so the reader that merged never waits for the catalog's lock.
+pub struct MergedBlocks {
+    input: MergeInput,
+    merged: Option<NewBlock>,
+}
+
+/// [`merge`]s `input`.
+pub(crate) fn merged(input: MergeInput) -> Result<MergedBlocks, StoreError> {
+    let merged = merge(&input)?;
+    Ok(MergedBlocks { input, merged })
+}
+
 /// Replaces `input`'s blocks with `merged`, one level up; `false` when they are gone (the index
 /// was emptied meanwhile: nothing is written).
-pub(crate) fn commit_merge(conn: &mut Connection, input: &MergeInput, merged: Option<NewBlock>) -> Result<bool, StoreError> {
+pub(crate) fn commit_merge(conn: &mut Connection, merged: MergedBlocks) -> Result<bool, StoreError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    let mut still_there = 0;
+    let done = commit_merge_in(&tx, merged)?;
+    tx.commit()?;
+    Ok(done)
+}
+
+/// [`commit_merge`] in the caller's transaction.
+pub(crate) fn commit_merge_in(tx: &rusqlite::Transaction<'_>, merged: MergedBlocks) -> Result<bool, StoreError> {
+    let MergedBlocks { input, merged } = merged;
+    let mut there = tx.prepare_cached("SELECT 1 FROM search_pair_blocks WHERE id = ?1")?;
     for (id, ..) in &input.group {
-        still_there += delete_block(&tx, *id)?;
+        if !there.exists([id])? {
+            return Ok(false);
+        }
     }
-    if still_there != input.group.len() {
-        return Ok(false);
+    for (id, ..) in &input.group {
+        delete_block(tx, *id)?;
     }
     if let Some(merged) = merged {
-        write_block(&tx, input.level + 1, input.lo, &merged)?;
+        write_block(tx, input.level + 1, input.lo, &merged)?;
     }
-    tx.commit()?;
     Ok(true)
 }
 

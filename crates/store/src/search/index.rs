@@ -131,19 +131,44 @@ impl PreparedBatch {
 }
 
 /// Reads `batch`'s words once: the pairs (encoded as the batch's block), and its distinct words
-/// (then [`Prepared::drop_known`] drops those already written).
-pub(crate) fn prepare(batch: &IndexBatch) -> Prepared {
+/// (then [`Prepared::drop_known`] drops those already written). Each segment's text becomes its
+/// distinct words, as they are in the text, for FTS5: with no positions kept, FTS5 needs only
+/// which words a segment has, and reading each once is about half the tokens to read, hash and
+/// look up inside the write lock.
+pub(crate) fn prepare(batch: &mut IndexBatch) -> Prepared {
     let mut words = vocabulary::NewWords::new(0);
-    let tokens: Vec<Vec<u32>> = batch
-        .segments
-        .iter()
-        .map(|segment| {
-            let mut tokens = Vec::new();
-            pairs::tokens_of(&segment.text, &mut tokens, &mut |word, folded, hash| words.meet(word, folded, hash));
-            tokens
-        })
-        .collect();
-    Prepared { block: blocks::NewBlock::of_segments(&tokens), words }
+    let mut in_segment = vocabulary::HashSetOfHashes::default();
+    let mut tokens = Vec::new();
+    let mut all: Vec<Vec<u32>> = Vec::with_capacity(batch.segments.len());
+    let mut text_bytes = 0;
+    for segment in &mut batch.segments {
+        in_segment.clear();
+        let mut body = String::with_capacity(segment.text.len() / 2);
+        pairs::tokens_of(&segment.text, &mut tokens, &mut |raw, word, folded, hash| {
+            // Forms FTS5 may fold apart from ours are each kept, as in the vocabulary.
+            let key = if word.is_ascii() { hash } else { pairs::hash(word) };
+            if in_segment.insert(key) {
+                body.push_str(raw);
+                body.push(' ');
+                words.meet(word, folded, hash);
+            }
+        });
+        all.push(std::mem::take(&mut tokens));
+        text_bytes += body.len();
+        segment.text = body;
+    }
+    batch.text_bytes = text_bytes;
+    Prepared { block: blocks::NewBlock::of_segments(&all), words }
+}
+
+/// The words of `batch` once [`prepare`]d, for a vocabulary emptied since.
+fn words_again(batch: &IndexBatch) -> vocabulary::NewWords {
+    let mut words = vocabulary::NewWords::new(0);
+    let mut tokens = Vec::new();
+    for segment in &batch.segments {
+        pairs::tokens_of(&segment.text, &mut tokens, &mut |_, word, folded, hash| words.meet(word, folded, hash));
+    }
+    words
 }
 
 impl Prepared {
@@ -154,26 +179,121 @@ impl Prepared {
     }
 }
 
-/// Writes `batch`, unless its artifact was removed meanwhile (then nothing, `false`). On `true`,
-/// the caller remembers the new words ([`remember`]).
-pub(crate) fn write(conn: &mut Connection, batch: &IndexBatch, prepared: &mut Prepared) -> Result<bool, StoreError> {
-    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    let exists = tx.query_row("SELECT 1 FROM artifacts WHERE id = ?1", [&batch.artifact_id], |_| Ok(())).optional()?.is_some();
-    let generation = vocabulary::generation(&tx)?;
-    if generation != prepared.words.generation() {
-        // The index was emptied since the words were read: what was remembered is gone too.
-        *prepared = prepare(batch);
-        prepared.drop_known(&KnownWords::fresh(generation));
-    }
-    if exists {
-        let first = insert_segments(&tx, &batch.artifact_id, batch.segments.iter())?;
-        if let (Some(first), Some(block)) = (first, &prepared.block) {
-            blocks::insert(&tx, first, block)?;
+/// One of the indexer's writes, in the order it read them (see [`apply`]).
+pub enum IndexStep {
+    /// An artifact is read again from its start: drop what an earlier run left of its text.
+    Restart(String),
+    /// A batch of its segments, its words read.
+    Batch(PreparedBatch),
+    /// Its text was read whole: mark it indexed (with a note of what was left out).
+    Finish {
+        /// The artifact.
+        artifact_id: String,
+        /// When (ms since the epoch).
+        now_ms: i64,
+        /// What was left out (a bound reached, a file that could not be read), if anything.
+        note: Option<String>,
+    },
+    /// Pair blocks merged off the lock ([`crate::SearchReader::merge`]): replace them.
+    Merged(blocks::MergedBlocks),
+}
+
+impl IndexStep {
+    /// Bytes of text it writes.
+    pub fn text_bytes(&self) -> usize {
+        match self {
+            IndexStep::Batch(batch) => batch.batch.text_bytes,
+            _ => 0,
         }
-        vocabulary::write(&tx, &prepared.words)?;
+    }
+}
+
+/// What [`apply`] wrote.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Applied {
+    /// Artifacts marked indexed.
+    pub artifacts: usize,
+    /// Segments written.
+    pub segments: usize,
+}
+
+/// Applies `steps` in order in one transaction (FTS5 writes its in-memory terms out once per
+/// transaction: a few batches together cost much less than each alone). An artifact removed
+/// meanwhile has nothing written. Returns what was written and the batches' words, which the
+/// caller remembers once it is committed ([`remember`]).
+pub(crate) fn apply(conn: &mut Connection, steps: Vec<IndexStep>) -> Result<(Applied, Vec<Prepared>), StoreError> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let generation = vocabulary::generation(&tx)?;
+    let mut applied = Applied::default();
+    let mut written: Vec<(IndexBatch, Prepared)> = Vec::new();
+    // FTS5's rows: (segment id, batch, segment), written last, by id. FTS5 writes its terms out
+    // whenever a row's id is below the last one's, and a rebuild numbers batches downwards.
+    let mut texts: Vec<(i64, usize, usize)> = Vec::new();
+    // The last artifact looked up, and whether it is still stored.
+    let mut exists: Option<(String, bool)> = None;
+    let mut still_stored = |tx: &rusqlite::Transaction<'_>, id: &str| -> Result<bool, StoreError> {
+        if let Some((known, there)) = &exists {
+            if known == id {
+                return Ok(*there);
+            }
+        }
+        let there = tx.query_row("SELECT 1 FROM artifacts WHERE id = ?1", [id], |_| Ok(())).optional()?.is_some();
+        exists = Some((id.to_owned(), there));
+        Ok(there)
+    };
+    for step in steps {
+        match step {
+            IndexStep::Restart(artifact_id) => {
+                drop_leftovers(&tx, &artifact_id)?;
+            }
+            IndexStep::Batch(PreparedBatch { batch, mut prepared }) => {
+                if !still_stored(&tx, &batch.artifact_id)? {
+                    continue;
+                }
+                if generation != prepared.words.generation() {
+                    // The index was emptied since the words were read: what was remembered is gone too.
+                    prepared.words = words_again(&batch);
+                    prepared.drop_known(&KnownWords::fresh(generation));
+                }
+                let first = insert_segment_rows(&tx, &batch.artifact_id, batch.segments.iter())?;
+                if let Some(first) = first {
+                    texts.extend((0..batch.segments.len()).map(|n| (first + n as i64, written.len(), n)));
+                    if let Some(block) = &prepared.block {
+                        blocks::insert(&tx, first, block)?;
+                    }
+                }
+                vocabulary::write(&tx, &prepared.words)?;
+                applied.segments += batch.segments.len();
+                written.push((batch, prepared));
+            }
+            IndexStep::Merged(merged) => {
+                blocks::commit_merge_in(&tx, merged)?;
+            }
+            IndexStep::Finish { artifact_id, now_ms, note } => {
+                if still_stored(&tx, &artifact_id)? {
+                    finish(&tx, &artifact_id, now_ms, note.as_deref())?;
+                    applied.artifacts += 1;
+                }
+            }
+        }
+    }
+    texts.sort_unstable();
+    {
+        let mut text_row = tx.prepare_cached("INSERT INTO search_fts (rowid, body) VALUES (?1, ?2)")?;
+        for (id, batch, n) in texts {
+            text_row.execute(params![id, written[batch].0.segments[n].text])?;
+        }
     }
     tx.commit()?;
-    Ok(exists)
+    Ok((applied, written.into_iter().map(|(_, prepared)| prepared).collect()))
+}
+
+/// Writes `batch`, unless its artifact was removed meanwhile (then nothing, `None`); the words
+/// written, which the caller remembers ([`remember`]).
+pub(crate) fn write(conn: &mut Connection, batch: IndexBatch, prepared: Prepared) -> Result<Option<Prepared>, StoreError> {
+    let (_, mut written) = apply(conn, vec![IndexStep::Batch(PreparedBatch { batch, prepared })])?;
+    let prepared = written.pop();
+    Ok(prepared)
 }
 
 /// Remembers what a committed [`write`] added to the vocabulary.
@@ -181,9 +301,22 @@ pub(crate) fn remember(known: &mut KnownWords, prepared: Prepared) {
     vocabulary::remember(known, prepared.words);
 }
 
-/// Writes `segments` after the artifact's others; returns the first one's id (`None` when
-/// there are none).
-fn insert_segments<'a>(tx: &rusqlite::Transaction<'_>, artifact_id: &str, segments: impl ExactSizeIterator<Item = &'a Segment>) -> Result<Option<i64>, StoreError> {
+/// Writes `segments` after the artifact's others, their text too; returns the first one's id
+/// (`None` when there are none).
+fn insert_segments<'a>(tx: &rusqlite::Transaction<'_>, artifact_id: &str, segments: impl ExactSizeIterator<Item = &'a Segment> + Clone) -> Result<Option<i64>, StoreError> {
+    let first = insert_segment_rows(tx, artifact_id, segments.clone())?;
+    if let Some(first) = first {
+        let mut text_row = tx.prepare_cached("INSERT INTO search_fts (rowid, body) VALUES (?1, ?2)")?;
+        for (id, segment) in (first..).zip(segments) {
+            text_row.execute(params![id, segment.text])?;
+        }
+    }
+    Ok(first)
+}
+
+/// Numbers `segments` after the artifact's others and writes their rows (not their text);
+/// returns the first one's id (`None` when there are none).
+fn insert_segment_rows<'a>(tx: &rusqlite::Transaction<'_>, artifact_id: &str, segments: impl ExactSizeIterator<Item = &'a Segment>) -> Result<Option<i64>, StoreError> {
     if segments.len() == 0 {
         return Ok(None);
     }
@@ -191,7 +324,6 @@ fn insert_segments<'a>(tx: &rusqlite::Transaction<'_>, artifact_id: &str, segmen
     let mut segment_row = tx.prepare_cached(
         "INSERT INTO search_segments (id, artifact_id, place, position, byte_offset, byte_length) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     )?;
-    let mut text_row = tx.prepare_cached("INSERT INTO search_fts (rowid, body) VALUES (?1, ?2)")?;
     for (id, segment) in (first..).zip(segments) {
         segment_row.execute(params![
             id,
@@ -201,7 +333,6 @@ fn insert_segments<'a>(tx: &rusqlite::Transaction<'_>, artifact_id: &str, segmen
             segment.byte_offset as i64,
             segment.byte_length as i64
         ])?;
-        text_row.execute(params![id, segment.text])?;
     }
     Ok(Some(first))
 }
@@ -261,7 +392,7 @@ pub(crate) fn index_calls(conn: &mut Connection, limit: u32) -> Result<usize, St
         // The call's words once, for all its files.
         let mut tokens = Vec::new();
         let mut words = vocabulary::NewWords::new(generation);
-        pairs::tokens_of(&segment.text, &mut tokens, &mut |word, folded, hash| words.meet(word, folded, hash));
+        pairs::tokens_of(&segment.text, &mut tokens, &mut |_, word, folded, hash| words.meet(word, folded, hash));
         let mut written = false;
         for id in ids {
             let exists = tx.query_row("SELECT 1 FROM artifacts WHERE id = ?1", [&id], |_| Ok(())).optional()?.is_some();
@@ -350,7 +481,7 @@ pub(crate) fn clear(conn: &mut Connection) -> Result<(), StoreError> {
 }
 
 /// `search_fts` as the migration creates it.
-const CREATE_TEXT: &str = "CREATE VIRTUAL TABLE search_fts USING fts5(body, content = '', contentless_delete = 1, detail = none, tokenize = 'unicode61 remove_diacritics 2'); INSERT INTO search_fts (search_fts, rank) VALUES ('automerge', 16); INSERT INTO search_fts (search_fts, rank) VALUES ('crisismerge', 64)";
+const CREATE_TEXT: &str = "CREATE VIRTUAL TABLE search_fts USING fts5(body, content = '', contentless_delete = 1, detail = none, tokenize = 'unicode61 remove_diacritics 2'); INSERT INTO search_fts (search_fts, rank) VALUES ('automerge', 16); INSERT INTO search_fts (search_fts, rank) VALUES ('crisismerge', 64); INSERT INTO search_fts (search_fts, rank) VALUES ('hashsize', 16777216)";
 
 /// The text a call's `call` segments were indexed with (server, tool, arguments), from the
 /// audit log.

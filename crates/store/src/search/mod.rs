@@ -29,9 +29,10 @@ use ts_rs::TS;
 pub use snippet::{hit_line, snippet, SnippetPart, SNIPPET_CHARS};
 pub use terms::{Term, Terms};
 pub use vocabulary::KnownWords;
-pub use index::{IndexBatch, PreparedBatch};
-pub(crate) use blocks::{commit_merge, merge as merge_blocks, plan_merge, MergeDue};
-pub(crate) use index::{attempts, call_text, check, clear, compact_step, count_stopped_run, finish, index_calls, pending, prepare, remember, restart, start, write};
+pub use index::{Applied, IndexBatch, IndexStep, PreparedBatch};
+pub use blocks::MergedBlocks;
+pub(crate) use blocks::{commit_merge, merged, plan_merge, MergeDue};
+pub(crate) use index::{apply, attempts, call_text, check, clear, compact_step, count_stopped_run, finish, index_calls, pending, prepare, remember, restart, start, write};
 
 use crate::{
     catalog::{from_row, COLUMNS},

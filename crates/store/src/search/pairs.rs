@@ -30,22 +30,22 @@ pub(crate) fn token(first: &str, second: &str) -> Option<u32> {
 /// the tokens of its pairs of adjacent words, sorted, each once, and gives
 /// each word to `word` for the index's vocabulary: lowercased (ASCII left as it is: the hash
 /// and the vocabulary lowercase it), folded as [`super::Terms`] folds typed words, and the
-/// folded form's [`hash`].
-pub(crate) fn tokens_of(text: &str, hashes: &mut Vec<u32>, word: &mut dyn FnMut(&str, &str, u64)) {
+/// folded form's [`hash`], after the word as it is in the text.
+pub(crate) fn tokens_of(text: &str, hashes: &mut Vec<u32>, word: &mut dyn FnMut(&str, &str, &str, u64)) {
     hashes.clear();
     let mut previous: Option<u64> = None;
     for raw in text.split(|c: char| !super::terms::is_word_char(c)).filter(|w| !w.is_empty()) {
         // The word's hash for its pairs (of its first characters), and whether it pairs.
         let (pair_hash_of_word, pairs) = if raw.is_ascii() {
             let key = hash(raw);
-            word(raw, raw, key);
+            word(raw, raw, raw, key);
             let cut = if raw.len() > WORD_CHARS { hash(&raw[..WORD_CHARS]) } else { key };
             (cut, pairs_with(&raw[..raw.len().min(WORD_CHARS)]))
         } else {
             let lower: String = raw.chars().flat_map(char::to_lowercase).collect();
             let folded = super::terms::fold(&lower);
             let key = hash(&folded);
-            word(&lower, &folded, key);
+            word(raw, &lower, &folded, key);
             // Typed words are cut before they are lowercased and folded: so is this one.
             match raw.char_indices().nth(WORD_CHARS) {
                 Some((end, _)) => {
@@ -91,7 +91,7 @@ mod tests {
 
     fn tokens(text: &str) -> Vec<u32> {
         let mut out = Vec::new();
-        tokens_of(text, &mut out, &mut |_, _, _| {});
+        tokens_of(text, &mut out, &mut |_, _, _, _| {});
         out
     }
 

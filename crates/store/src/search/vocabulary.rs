@@ -31,10 +31,10 @@ const MAX_KNOWN: usize = 2_000_000;
 
 /// A set of word hashes (already FNV-1a: mixed once more, not hashed again with SipHash, which
 /// was a sixth of indexing's own time).
-type HashSetOfHashes = HashSet<u64, BuildHasherDefault<MixHasher>>;
+pub(crate) type HashSetOfHashes = HashSet<u64, BuildHasherDefault<MixHasher>>;
 
 #[derive(Default)]
-struct MixHasher(u64);
+pub(crate) struct MixHasher(u64);
 
 impl Hasher for MixHasher {
     fn finish(&self) -> u64 {
@@ -66,7 +66,10 @@ pub(crate) struct NewWords {
     hashes: Vec<u64>,
     /// `(key, word)` rows: the word folded as typed words are, and as FTS5 is to be asked for it
     /// (empty when the same).
-    rows: Vec<(String, String)>,
+    /// Kept in one string (`text`), each row its key's end and its word's end there (a row
+    /// starts where the last one ended): one allocation for a batch's tens of thousands.
+    rows: Vec<(u32, u32)>,
+    text: String,
     seen: HashSetOfHashes,
 }
 
@@ -98,17 +101,38 @@ impl NewWords {
             return;
         }
         self.hashes.push(hash);
-        let row = match folded.char_indices().nth(MAX_CHARS) {
+        match folded.char_indices().nth(MAX_CHARS) {
             // A long word is listed by its first characters and a mark, which makes a prefix
             // that reaches it FTS5's own (see `completions`).
-            Some((end, _)) => (format!("{}{LONG}", folded[..end].to_ascii_lowercase()), String::new()),
-            None => {
-                let key = folded.to_ascii_lowercase();
-                let word = word.to_ascii_lowercase();
-                if word == key { (key, String::new()) } else { (key, word) }
+            Some((end, _)) => {
+                self.text.extend(folded[..end].chars().map(|c| c.to_ascii_lowercase()));
+                self.text.push(LONG);
+                let key_end = self.text.len() as u32;
+                self.rows.push((key_end, key_end));
             }
-        };
-        self.rows.push(row);
+            None => {
+                let start = self.text.len();
+                self.text.extend(folded.chars().map(|c| c.to_ascii_lowercase()));
+                let key_end = self.text.len();
+                // The word as FTS5 is to be asked for it, when it differs from the key.
+                let same = word.len() == key_end - start && word.bytes().zip(self.text[start..key_end].bytes()).all(|(a, b)| a.to_ascii_lowercase() == b);
+                if !same {
+                    self.text.extend(word.chars().map(|c| c.to_ascii_lowercase()));
+                }
+                self.rows.push((key_end as u32, self.text.len() as u32));
+            }
+        }
+    }
+
+    /// The `(key, word)` rows (`word` empty when it is the key).
+    fn rows(&self) -> impl Iterator<Item = (&str, &str)> {
+        let mut start = 0usize;
+        self.rows.iter().map(move |&(key_end, word_end)| {
+            let (key_end, word_end) = (key_end as usize, word_end as usize);
+            let row = (&self.text[start..key_end], &self.text[key_end..word_end]);
+            start = word_end;
+            row
+        })
     }
 }
 
@@ -118,17 +142,22 @@ impl NewWords {
     /// the reading of the whole batch).
     pub(crate) fn drop_known(&mut self, known: &KnownWords) {
         self.generation = known.generation;
-        let mut rows = std::mem::take(&mut self.rows).into_iter();
-        let mut kept_rows = Vec::new();
+        let (rows, text) = (std::mem::take(&mut self.rows), std::mem::take(&mut self.text));
+        let mut rows = rows.into_iter();
+        let mut start = 0usize;
         self.hashes.retain(|hash| {
-            let row = rows.next();
+            let (key_end, word_end) = rows.next().map_or((start, start), |(k, w)| (k as usize, w as usize));
+            let (key, word) = (&text[start..key_end], &text[key_end..word_end]);
+            start = word_end;
             let keep = !known.hashes.contains(hash);
             if keep {
-                kept_rows.extend(row);
+                self.text.push_str(key);
+                let key_end = self.text.len() as u32;
+                self.text.push_str(word);
+                self.rows.push((key_end, self.text.len() as u32));
             }
             keep
         });
-        self.rows = kept_rows;
         self.seen = HashSetOfHashes::default();
     }
 }
@@ -141,7 +170,7 @@ pub(crate) fn generation(conn: &Connection) -> Result<i64, StoreError> {
 /// Writes `words` in `tx`.
 pub(crate) fn write(tx: &Transaction<'_>, words: &NewWords) -> Result<(), StoreError> {
     let mut insert = tx.prepare_cached("INSERT OR IGNORE INTO search_words (key, word) VALUES (?1, ?2)")?;
-    for (key, word) in &words.rows {
+    for (key, word) in words.rows() {
         insert.execute([key, word])?;
     }
     Ok(())
