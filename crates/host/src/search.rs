@@ -209,17 +209,19 @@ fn read_and_write(store: &ArtifactStore, late: &(dyn Fn() -> bool + Sync), run: 
         while let Ok(first) = received.recv() {
             let until = Instant::now() + GROUP_WAIT;
             let mut bytes = first.text_bytes();
+            // A merge is committed at once: the reader looks for the next one after it.
+            let mut merges = matches!(first, IndexStep::Merged(_));
             let mut group = vec![first];
-            while bytes < GROUP_TEXT_BYTES {
+            while bytes < GROUP_TEXT_BYTES && !merges {
                 match received.recv_timeout(until.saturating_duration_since(Instant::now())) {
                     Ok(step) => {
                         bytes += step.text_bytes();
+                        merges = matches!(step, IndexStep::Merged(_));
                         group.push(step);
                     }
                     Err(_) => break,
                 }
             }
-            let merges = group.iter().any(|step| matches!(step, IndexStep::Merged(_)));
             let applied = store.search_apply(group)?;
             room.written(bytes);
             if merges {
@@ -248,6 +250,11 @@ struct Room {
 }
 
 impl Pipe<'_> {
+    /// Whether the writer stopped.
+    fn closed(&self) -> bool {
+        self.room.closed.load(Ordering::Acquire)
+    }
+
     /// Sends `step` once there is room; `false` when the writer stopped.
     fn send(&self, step: IndexStep) -> bool {
         let bytes = step.text_bytes();
@@ -291,7 +298,21 @@ fn read_pending(store: &ArtifactStore, late: &dyn Fn() -> bool, steps: &Pipe<'_>
         // The writer may not have marked the last ones yet: they are still pending.
         let pending: Vec<ArtifactRecord> = reader.pending(16 + started.len() as u32)?.into_iter().filter(|r| !started.contains(&r.id)).collect();
         if pending.is_empty() {
-            return Ok(false);
+            // The merges still due, each once the last is committed (a phrase looks into every
+            // block: few blocks, a quick phrase).
+            loop {
+                while merging.load(Ordering::Acquire) {
+                    if steps.closed() {
+                        return Ok(false);
+                    }
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+                let Some(merged) = reader.merge()? else { return Ok(false) };
+                merging.store(true, Ordering::Release);
+                if !steps.send(IndexStep::Merged(merged)) {
+                    return Ok(false);
+                }
+            }
         }
         for record in pending {
             if late() {

@@ -13,9 +13,11 @@ INSERT INTO search_fts (search_fts, rank) VALUES ('crisismerge', 64);
 INSERT INTO search_fts (search_fts, rank) VALUES ('hashsize', 16777216);
 -- `lo`, `span`: the segment ids the block covers (lo .. lo + span); its `bytes` (search::rice's
 -- format) are in `search_pair_chunks`, rows `id × 65536 + n` of 1,000 bytes each (a row within a
--- page: a part is read without walking a large value's overflow pages from its start).
+-- page: a part is read without walking a large value's overflow pages from its start). A block
+-- never changes and its id is never reused (`AUTOINCREMENT`): a process keeps the directories
+-- it read.
 CREATE TABLE search_pair_blocks (
-    id INTEGER PRIMARY KEY,
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
     level INTEGER NOT NULL,
     lo INTEGER NOT NULL,
     span INTEGER NOT NULL,

@@ -54,6 +54,8 @@ pub struct ArtifactStore {
     queue_for_team: AtomicBool,
     /// The search vocabulary's words this process wrote (the indexer's).
     known_words: Mutex<search::KnownWords>,
+    /// The pair blocks' directories this process read (a phrase's lookup).
+    pair_directories: Mutex<search::Directories>,
     /// The catalog's file (a second connection: [`Self::search_reader`]).
     catalog_path: PathBuf,
 }
@@ -119,7 +121,7 @@ impl ArtifactStore {
         let blobs = blobs::BlobDir::open(&data_dir.join("artifacts"))?;
         let catalog_path = data_dir.join("catalog.sqlite");
         let catalog = catalog::open(&catalog_path)?;
-        Ok(Self { blobs, catalog: Mutex::new(catalog), queue_for_team: AtomicBool::new(false), known_words: Mutex::default(), catalog_path })
+        Ok(Self { blobs, catalog: Mutex::new(catalog), queue_for_team: AtomicBool::new(false), known_words: Mutex::default(), pair_directories: Mutex::default(), catalog_path })
     }
 
     fn conn(&self) -> MutexGuard<'_, rusqlite::Connection> {

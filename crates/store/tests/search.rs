@@ -579,3 +579,54 @@ fn a_damaged_pair_block_is_a_clear_error_and_a_rebuild_mends_it() {
     index(&store, &report, vec![segment(HitPlace::Page, 12, "Net revenue rose")]);
     assert_eq!(found(&store, &query("\"net revenue\" ")), vec![("report.pdf".into(), HitPlace::Page, 12)]);
 }
+
+#[test]
+fn a_group_of_files_written_in_one_transaction_is_found_as_if_each_were_alone() {
+    use mcp_canvas_store::IndexStep;
+    let dir = tempfile::tempdir().unwrap();
+    let store = ArtifactStore::open(dir.path()).unwrap();
+    let newer = put(&store, "newer.txt", "text/plain", "demo", "tail", "g1", 9_000);
+    let older = put(&store, "older.txt", "text/plain", "demo", "tail", "g1", 5_000);
+    let gone = put(&store, "gone.txt", "text/plain", "demo", "tail", "g1", 1_000);
+    // As a rebuild reads them: newest first, numbered downwards, two batches for the newer
+    // one (each numbered below the last); one file is removed before the group is written.
+    let mut steps = Vec::new();
+    let lines = [
+        (&newer, vec![(1, "ledger closing balance ledger ledger"), (2, "closing balance again")]),
+        (&newer, vec![(3, "appendix ledger")]),
+        (&older, vec![(1, "opening balance ledger")]),
+        (&gone, vec![(1, "ledger of a removed file")]),
+    ];
+    let mut last: Option<&str> = None;
+    for (record, segments) in &lines {
+        if last != Some(record.id.as_str()) {
+            if let Some(id) = last {
+                steps.push(IndexStep::Finish { artifact_id: id.to_owned(), now_ms: 5, note: None });
+            }
+            steps.push(IndexStep::Restart(record.id.clone()));
+            last = Some(&record.id);
+        }
+        let mut batch = IndexBatch::new(&record.id);
+        for (position, text) in segments {
+            TEXTS.lock().unwrap().push((record.id.clone(), *position, text.to_string()));
+            batch.push(segment(HitPlace::Line, *position, text));
+        }
+        steps.push(IndexStep::Batch(store.search_prepare(batch)));
+    }
+    steps.push(IndexStep::Finish { artifact_id: gone.id.clone(), now_ms: 5, note: None });
+    store.remove(&gone.id).unwrap();
+    let applied = store.search_apply(steps).unwrap();
+    assert_eq!((applied.artifacts, applied.segments), (2, 4), "the removed file has nothing written");
+    // Words, a phrase (its pairs read from the text, not from the distinct words FTS5 is given),
+    // newest first.
+    let ledger: Vec<(String, u64)> = found(&store, &query("ledger ")).into_iter().map(|h| (h.0, h.2)).collect();
+    assert_eq!(ledger, [("newer.txt".to_owned(), 1), ("newer.txt".to_owned(), 3), ("older.txt".to_owned(), 1)]);
+    assert_eq!(found(&store, &query("\"closing balance\" ")).len(), 2);
+    assert_eq!(found(&store, &query("\"opening balance\" ")), vec![("older.txt".into(), HitPlace::Line, 1)]);
+    assert!(found(&store, &query("\"balance closing\" ")).is_empty(), "the words are there, never in that order");
+    assert_eq!(store.search_status().unwrap().pending, 0);
+    // FTS5 keeps a transaction's terms in memory up to 16 MiB before writing them out.
+    let conn = rusqlite::Connection::open(dir.path().join("catalog.sqlite")).unwrap();
+    let hashsize: i64 = conn.query_row("SELECT v FROM search_fts_config WHERE k = 'hashsize'", [], |row| row.get(0)).unwrap();
+    assert_eq!(hashsize, 16 << 20);
+}

@@ -117,41 +117,75 @@ fn delete_block(tx: &rusqlite::Transaction<'_>, id: i64) -> Result<usize, StoreE
     Ok(tx.execute("DELETE FROM search_pair_blocks WHERE id = ?1", [id])?)
 }
 
+/// A block's header and directory, read once per process and kept: blocks never change, they
+/// are only replaced by merges (ids are never reused: `AUTOINCREMENT`). A phrase's lookup then
+/// reads one range of each block — its token's buckets.
+pub(crate) struct Directory {
+    header: Header,
+    /// Bit offsets of the buckets' starts in the data, and the data's end.
+    entries: Vec<u32>,
+}
+
+/// The directories of the blocks this process looked into, by block id.
+#[derive(Default)]
+pub struct Directories(std::collections::HashMap<i64, std::sync::Arc<Directory>>);
+
+fn directory(conn: &Connection, id: i64, span: u64, bytes: usize) -> Result<Directory, StoreError> {
+    let head = read_block(conn, id, bytes, 0, rice::HEADER_BYTES)?;
+    let header = Header::parse(&head, bytes).map_err(damaged)?;
+    if header.span != span {
+        return Err(damaged(Damage("a pair block's span differs from its row's")));
+    }
+    let count = (1usize << header.d) + 1;
+    let raw = read_block(conn, id, bytes, header.directory_offset(0), 4 * count)?;
+    let entries: Vec<u32> = raw.chunks_exact(4).map(|b| u32::from_le_bytes(b.try_into().unwrap())).collect();
+    if entries.windows(2).any(|w| w[0] > w[1]) || header.data_start() as u64 + u64::from(entries[count - 1]).div_ceil(8) > bytes as u64 {
+        return Err(damaged(Damage("a pair block's directory is out of order")));
+    }
+    Ok(Directory { header, entries })
+}
+
 /// The segments holding every one of `tokens`, newest (highest id) first. Segments of removed
 /// artifacts may be among them (see the module's documentation).
-pub(crate) fn segments_with(conn: &Connection, tokens: &[u32]) -> Result<Vec<i64>, StoreError> {
+pub(crate) fn segments_with(conn: &Connection, directories: &std::sync::Mutex<Directories>, tokens: &[u32]) -> Result<Vec<i64>, StoreError> {
     let blocks: Vec<(i64, i64, u64, usize)> = {
         let mut stmt = conn.prepare_cached("SELECT id, lo, span, bytes FROM search_pair_blocks")?;
         let rows = stmt.query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get::<_, i64>(2)? as u64, row.get::<_, i64>(3)?.max(0) as usize)))?;
         rows.collect::<Result<_, _>>()?
     };
+    // The directories: those kept, those read now; those of blocks merged away forgotten.
+    let looked_up: Vec<std::sync::Arc<Directory>> = {
+        let mut kept = directories.lock().unwrap_or_else(|p| p.into_inner());
+        let ids: std::collections::HashSet<i64> = blocks.iter().map(|b| b.0).collect();
+        kept.0.retain(|id, _| ids.contains(id));
+        blocks
+            .iter()
+            .map(|&(id, _, span, bytes)| match kept.0.get(&id) {
+                Some(found) => Ok(found.clone()),
+                None => {
+                    let read = std::sync::Arc::new(directory(conn, id, span, bytes)?);
+                    kept.0.insert(id, read.clone());
+                    Ok(read)
+                }
+            })
+            .collect::<Result<_, StoreError>>()?
+    };
     let mut found: Vec<i64> = Vec::new();
     let mut in_block: Vec<u64> = Vec::new();
     let mut of_token: Vec<u64> = Vec::new();
-    for (id, lo, span, bytes) in blocks {
-        let head = read_block(conn, id, bytes, 0, rice::HEADER_BYTES)?;
-        let header = Header::parse(&head, bytes).map_err(damaged)?;
-        if header.span != span {
-            return Err(damaged(Damage("a pair block's span differs from its row's")));
-        }
+    for ((id, lo, _, bytes), directory) in blocks.into_iter().zip(looked_up) {
+        let header = &directory.header;
         for (i, token) in tokens.iter().enumerate() {
             of_token.clear();
             let (low, high) = header.range_of(*token);
             let buckets = header.buckets_of(*token);
-            let entries = read_block(conn, id, bytes, header.directory_offset(*buckets.start()), 4 * (buckets.end() - buckets.start() + 2))?;
-            let entry = |b: usize| u64::from(u32::from_le_bytes(entries[4 * b..4 * b + 4].try_into().unwrap()));
-            let (start, end) = (entry(0), entry(buckets.end() - buckets.start() + 1));
-            if start > end || header.data_start() as u64 + end.div_ceil(8) > bytes as u64 {
-                return Err(damaged(Damage("a pair block's directory is out of order")));
-            }
+            let entry = |b: usize| u64::from(directory.entries[b]);
+            let (start, end) = (entry(*buckets.start()), entry(*buckets.end() + 1));
             let first_byte = start / 8;
             let data = read_block(conn, id, bytes, header.data_start() + first_byte as usize, (end.div_ceil(8) - first_byte) as usize)?;
-            for (n, bucket) in buckets.enumerate() {
-                let (from, to) = (entry(n), entry(n + 1));
-                if from > to {
-                    return Err(damaged(Damage("a pair block's directory is out of order")));
-                }
-                rice::decode_bucket(&header, bucket, &data, from - first_byte * 8, to - first_byte * 8, &mut |v| {
+            for bucket in buckets {
+                let (from, to) = (entry(bucket), entry(bucket + 1));
+                rice::decode_bucket(header, bucket, &data, from - first_byte * 8, to - first_byte * 8, &mut |v| {
                     if (low..high).contains(&v) {
                         of_token.push(v - low);
                     }

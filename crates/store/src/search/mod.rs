@@ -30,7 +30,7 @@ pub use snippet::{hit_line, snippet, SnippetPart, SNIPPET_CHARS};
 pub use terms::{Term, Terms};
 pub use vocabulary::KnownWords;
 pub use index::{Applied, IndexBatch, IndexStep, PreparedBatch};
-pub use blocks::MergedBlocks;
+pub use blocks::{Directories, MergedBlocks};
 pub(crate) use blocks::{commit_merge, merged, plan_merge, MergeDue};
 pub(crate) use index::{apply, attempts, call_text, check, clear, compact_step, count_stopped_run, finish, index_calls, pending, prepare, remember, restart, start, write};
 
@@ -242,7 +242,7 @@ pub(crate) fn run(store: &crate::ArtifactStore, query: &SearchQuery, text_of: &m
     // A phrase's pairs: the segments that can hold it, newest first (`None`: no phrase that
     // pairs, every segment can).
     let pair_tokens = terms.pair_tokens();
-    let candidates = if pair_tokens.is_empty() { None } else { Some(blocks::segments_with(&store.conn(), &pair_tokens)?) };
+    let candidates = if pair_tokens.is_empty() { None } else { Some(blocks::segments_with(&store.conn(), &store.pair_directories, &pair_tokens)?) };
     let (sql, values) = page_sql(query, &expression, candidates.is_some());
     let mut hits: Vec<SearchHit> = Vec::new();
     let mut per_artifact: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
