@@ -148,7 +148,14 @@ class WebDriver:
         return v[ELEMENT_KEY]
 
     def try_find(self, css=None, xpath=None):
-        els = self.find(css=css, xpath=xpath, many=True)
+        try:
+            els = self.find(css=css, xpath=xpath, many=True)
+        except WebDriverError as e:
+            # WebKit reports a node re-rendered while the query ran as stale (seen on a busy
+            # machine): not found yet, look again.
+            if e.error != "stale element reference":
+                raise
+            return None
         return els[0] if els else None
 
     def click(self, eid):
